@@ -1,0 +1,68 @@
+//===- NNDialect.td - the DLAS `nn` dialect ----------------*- tablegen -*-===//
+#ifndef DLAS_DIALECT_NN_NNDIALECT_TD
+#define DLAS_DIALECT_NN_NNDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def NN_Dialect : Dialect {
+  let name = "nn";
+  let cppNamespace = "::mlir::dlas::nn";
+  let summary = "Dense neural-network operators on ranked tensors";
+  let description = [{
+    The `nn` dialect holds the dense operators that neural networks are made
+    of: convolutions of every kind, matmul/dense, normalization, pooling,
+    activations, softmax, broadcasting elementwise arithmetic and the shape
+    operators around them. Ops work on ranked tensors, NCHW unless a `layout`
+    attribute says otherwise; the batch dimension may be dynamic.
+
+    Every op verifies its operands and infers its result type (through
+    `InferTypeOpInterface`), so a wrong shape is rejected with a diagnostic
+    naming the operand and the numbers. `convert-nn-to-linalg` lowers every
+    op to `linalg` on tensors.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 0;
+}
+
+class NN_Op<string mnemonic, list<Trait> traits = []>
+    : Op<NN_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def NN_Layout : I32EnumAttr<"Layout", "activation data layout", [
+    I32EnumAttrCase<"NCHW", 0, "nchw">,
+    I32EnumAttrCase<"NHWC", 1, "nhwc">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_LayoutAttr : EnumAttr<NN_Dialect, NN_Layout, "layout">;
+
+def NN_ResizeMode : I32EnumAttr<"ResizeMode", "interpolation mode of nn.resize", [
+    I32EnumAttrCase<"Nearest", 0, "nearest">,
+    I32EnumAttrCase<"Bilinear", 1, "bilinear">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_ResizeModeAttr : EnumAttr<NN_Dialect, NN_ResizeMode, "resize_mode">;
+
+def NN_BatchNormMode : I32EnumAttr<"BatchNormMode", "parameter shape of nn.batch_norm", [
+    I32EnumAttrCase<"Spatial", 0, "spatial">,
+    I32EnumAttrCase<"PerActivation", 1, "per_activation">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_BatchNormModeAttr : EnumAttr<NN_Dialect, NN_BatchNormMode, "batch_norm_mode">;
+
+def NN_GeluApproximation : I32EnumAttr<"GeluApproximation", "gelu formula", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Tanh", 1, "tanh">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_GeluApproximationAttr : EnumAttr<NN_Dialect, NN_GeluApproximation, "gelu_approximation">;
+
+#endif // DLAS_DIALECT_NN_NNDIALECT_TD

@@ -1,0 +1,478 @@
+//===- NNOps.td - operations of the nn dialect -------------*- tablegen -*-===//
+#ifndef DLAS_DIALECT_NN_NNOPS_TD
+#define DLAS_DIALECT_NN_NNOPS_TD
+
+include "DLAS/Dialect/NN/NNDialect.td"
+include "DLAS/Dialect/NN/NNInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def NN_ElementType : AnyTypeOf<[F32, F16, BF16, I8, I32]>;
+def NN_Tensor : RankedTensorOf<[F32, F16, BF16, I8, I32]>;
+def NN_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def NN_Tensor4D : 4DTensorOf<[F32, F16, BF16, I8, I32]>;
+def NN_FloatTensor4D : 4DTensorOf<[F32, F16, BF16]>;
+
+class NN_I64ArrayOfSize<int n, string defaultValue>
+    : DefaultValuedAttr<ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<n>]>,
+                        defaultValue>;
+
+// Common traits: no side effects, result type inferred from operands and
+// attributes (the verifier compares the written result type with it).
+class NN_PureOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)>;
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+def NN_Conv2DOp : NN_PureOp<"conv2d",
+    [DeclareOpInterfaceMethods<NN_FlopCountOpInterface>]> {
+  let summary = "2-D convolution (strided, padded, dilated, grouped, depthwise)";
+  let description = [{
+    Cross-correlation of a 4-D `input` with a 4-D `filter`, plus an optional
+    per-output-channel `bias`. With the default `nchw` layout the input is
+    `N x C_in x H x W`, the filter `C_out x C_in/groups x K_h x K_w` (PyTorch's
+    OIHW) and the result `N x C_out x H_out x W_out`, where
+    `H_out = (H + pad_top + pad_bottom - dilation_h * (K_h - 1) - 1) / stride_h + 1`.
+    `padding` is `[top, left, bottom, right]`. `groups` splits the channels;
+    `groups == C_in == C_out` is a depthwise convolution. With layout `nhwc`
+    input and result are `N x H x W x C` (the filter stays OIHW).
+
+    Example:
+    ```mlir
+    %y = nn.conv2d %x, %w, %b {strides = array<i64: 2, 2>,
+                               padding = array<i64: 1, 1, 1, 1>, groups = 32 : i64}
+        : (tensor<1x32x56x56xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>)
+        -> tensor<1x32x28x28xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor4D:$input, NN_Tensor4D:$filter,
+                       Optional<1DTensorOf<[F32, F16, BF16, I8, I32]>>:$bias,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$strides,
+                       NN_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DefaultValuedAttr<NN_LayoutAttr, "::mlir::dlas::nn::Layout::NCHW">:$layout);
+  let results = (outs NN_Tensor4D:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_ConvTranspose2DOp : NN_PureOp<"conv_transpose2d",
+    [DeclareOpInterfaceMethods<NN_FlopCountOpInterface>]> {
+  let summary = "2-D transposed convolution (fractionally strided)";
+  let description = [{
+    The gradient of `nn.conv2d` with respect to its input, as PyTorch's
+    `ConvTranspose2d`: input `N x C_in x H x W`, filter
+    `C_in x C_out/groups x K_h x K_w`, result `N x C_out x H_out x W_out` with
+    `H_out = (H - 1) * stride_h - pad_top - pad_bottom + dilation_h * (K_h - 1)
+    + output_padding_h + 1`. `padding` is `[top, left, bottom, right]`;
+    `output_padding` (`[h, w]`) must be smaller than the stride or the dilation.
+
+    Example:
+    ```mlir
+    %y = nn.conv_transpose2d %x, %w {strides = array<i64: 2, 2>,
+            padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>}
+        : (tensor<1x8x7x7xf32>, tensor<8x4x3x3xf32>) -> tensor<1x4x14x14xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor4D:$input, NN_Tensor4D:$filter,
+                       Optional<1DTensorOf<[F32, F16, BF16, I8, I32]>>:$bias,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$strides,
+                       NN_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
+                       NN_I64ArrayOfSize<2, "{0, 0}">:$output_padding,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs NN_Tensor4D:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+def NN_MatmulOp : NN_PureOp<"matmul",
+    [DeclareOpInterfaceMethods<NN_FlopCountOpInterface>]> {
+  let summary = "matrix product of two 2-D tensors";
+  let description = [{
+    `M x K` times `K x N` gives `M x N`.
+
+    ```mlir
+    %c = nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins 2DTensorOf<[F32, F16, BF16, I8, I32]>:$lhs,
+                       2DTensorOf<[F32, F16, BF16, I8, I32]>:$rhs);
+  let results = (outs 2DTensorOf<[F32, F16, BF16, I8, I32]>:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_BatchMatmulOp : NN_PureOp<"batch_matmul",
+    [DeclareOpInterfaceMethods<NN_FlopCountOpInterface>]> {
+  let summary = "batched matrix product of two 3-D tensors";
+  let description = [{
+    `B x M x K` times `B x K x N` gives `B x M x N`.
+
+    ```mlir
+    %c = nn.batch_matmul %a, %b
+        : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins 3DTensorOf<[F32, F16, BF16, I8, I32]>:$lhs,
+                       3DTensorOf<[F32, F16, BF16, I8, I32]>:$rhs);
+  let results = (outs 3DTensorOf<[F32, F16, BF16, I8, I32]>:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_LinearOp : NN_PureOp<"linear",
+    [DeclareOpInterfaceMethods<NN_FlopCountOpInterface>]> {
+  let summary = "dense (fully connected) layer: input x weight^T + bias";
+  let description = [{
+    As PyTorch's `Linear`: input `N x K`, weight `O x K`, optional bias `O`,
+    result `N x O`.
+
+    ```mlir
+    %y = nn.linear %x, %w, %b
+        : (tensor<?x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins 2DTensorOf<[F32, F16, BF16, I8, I32]>:$input,
+                       2DTensorOf<[F32, F16, BF16, I8, I32]>:$weight,
+                       Optional<1DTensorOf<[F32, F16, BF16, I8, I32]>>:$bias);
+  let results = (outs 2DTensorOf<[F32, F16, BF16, I8, I32]>:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def NN_BatchNormOp : NN_PureOp<"batch_norm"> {
+  let summary = "batch normalization in inference form";
+  let description = [{
+    `(input - mean) / sqrt(variance + epsilon) * scale + bias` with running
+    statistics. In `spatial` mode (the default) the four parameters have shape
+    `C`; in `per_activation` mode they have the shape of one sample,
+    `C x H x W`. The input is NCHW.
+
+    ```mlir
+    %y = nn.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f64}
+        : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>,
+           tensor<8xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor4D:$input, NN_FloatTensor:$scale,
+                       NN_FloatTensor:$bias, NN_FloatTensor:$mean,
+                       NN_FloatTensor:$variance,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
+                       DefaultValuedAttr<NN_BatchNormModeAttr,
+                           "::mlir::dlas::nn::BatchNormMode::Spatial">:$mode);
+  let results = (outs NN_FloatTensor4D:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+def NN_MaxPool2DOp : NN_PureOp<"max_pool2d"> {
+  let summary = "2-D max pooling";
+  let description = [{
+    Maximum over `kernel` windows. `padding` is `[top, left, bottom, right]`
+    (padded elements never win); with `ceil_mode` the output size rounds up,
+    as in PyTorch, and a window must start inside the input or left padding.
+
+    ```mlir
+    %y = nn.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                           padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor4D:$input,
+                       ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>:$kernel,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$strides,
+                       NN_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<NN_LayoutAttr, "::mlir::dlas::nn::Layout::NCHW">:$layout);
+  let results = (outs NN_Tensor4D:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_AvgPool2DOp : NN_PureOp<"avg_pool2d"> {
+  let summary = "2-D average pooling";
+  let description = [{
+    Mean over `kernel` windows, as PyTorch's `AvgPool2d`: with
+    `count_include_pad` (the default) the divisor counts padded elements inside
+    the padded input, otherwise only real ones; with `ceil_mode` the output size
+    rounds up and windows are clipped at the padded edge.
+
+    ```mlir
+    %y = nn.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor4D:$input,
+                       ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>:$kernel,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$strides,
+                       NN_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       DefaultValuedAttr<NN_LayoutAttr, "::mlir::dlas::nn::Layout::NCHW">:$layout);
+  let results = (outs NN_FloatTensor4D:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_GlobalAvgPool2DOp : NN_PureOp<"global_avg_pool2d"> {
+  let summary = "mean over the spatial dimensions, keeping them as 1 x 1";
+  let description = [{
+    ```mlir
+    %y = nn.global_avg_pool2d %x : (tensor<?x512x7x7xf32>) -> tensor<?x512x1x1xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor4D:$input,
+                       DefaultValuedAttr<NN_LayoutAttr, "::mlir::dlas::nn::Layout::NCHW">:$layout);
+  let results = (outs NN_FloatTensor4D:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Activations (elementwise, same type in and out)
+//===----------------------------------------------------------------------===//
+
+// Ops whose result type is their operand's: ODS infers it from the trait.
+class NN_SameTypeOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)>;
+
+class NN_UnaryOp<string mnemonic, string formula, Type tensorType = NN_FloatTensor,
+                 list<Trait> traits = []>
+    : NN_SameTypeOp<mnemonic, traits> {
+  let summary = "elementwise " # mnemonic # ": " # formula;
+  let description = [{
+    Applies `}] # formula # [{` to every element.
+
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %x : tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = (ins tensorType:$input);
+  let results = (outs tensorType:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NN_ReluOp : NN_UnaryOp<"relu", "max(x, 0)", NN_Tensor>;
+def NN_Relu6Op : NN_UnaryOp<"relu6", "min(max(x, 0), 6)"> {
+  let hasCanonicalizer = 1;
+}
+def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def NN_TanhOp : NN_UnaryOp<"tanh", "tanh(x)">;
+def NN_SiluOp : NN_UnaryOp<"silu", "x * sigmoid(x)">;
+
+def NN_ClipOp : NN_SameTypeOp<"clip"> {
+  let summary = "elementwise clamp to [min, max]";
+  let description = [{
+    ```mlir
+    %y = nn.clip %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$min, F64Attr:$max);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def NN_LeakyReluOp : NN_SameTypeOp<"leaky_relu"> {
+  let summary = "elementwise x if x >= 0 else alpha * x";
+  let description = [{
+    ```mlir
+    %y = nn.leaky_relu %x {alpha = 0.01 : f64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$alpha);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NN_GeluOp : NN_SameTypeOp<"gelu"> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `x * Phi(x)` with the exact erf form (default) or, with
+    `approximate = tanh`, `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+
+    ```mlir
+    %y = nn.gelu %x : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input,
+                       DefaultValuedAttr<NN_GeluApproximationAttr,
+                           "::mlir::dlas::nn::GeluApproximation::None">:$approximate);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+class NN_SoftmaxLikeOp<string mnemonic, string formula>
+    : NN_SameTypeOp<mnemonic> {
+  let summary = mnemonic # " along one axis";
+  let hasVerifier = 1;
+  let description = [{
+    `}] # formula # [{` along `axis` (negative counts from the end), computed
+    stably by subtracting the maximum first.
+
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %x {axis = 1 : i64} : tensor<2x10xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+def NN_SoftmaxOp : NN_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
+def NN_LogSoftmaxOp : NN_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
+
+//===----------------------------------------------------------------------===//
+// Broadcasting binary arithmetic
+//===----------------------------------------------------------------------===//
+
+class NN_BinaryOp<string mnemonic, string formula>
+    : NN_PureOp<mnemonic, [SameOperandsElementType]> {
+  let summary = "elementwise " # formula # " with numpy broadcasting";
+  let description = [{
+    Shapes broadcast as in numpy: aligned from the last dimension, each pair
+    of sizes equal or one of them 1.
+
+    ```mlir
+    %z = nn.}] # mnemonic # [{ %x, %y : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+def NN_AddOp : NN_BinaryOp<"add", "lhs + rhs">;
+def NN_SubOp : NN_BinaryOp<"sub", "lhs - rhs">;
+def NN_MulOp : NN_BinaryOp<"mul", "lhs * rhs">;
+def NN_DivOp : NN_BinaryOp<"div", "lhs / rhs">;
+def NN_MaxOp : NN_BinaryOp<"max", "max(lhs, rhs)">;
+def NN_MinOp : NN_BinaryOp<"min", "min(lhs, rhs)">;
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+def NN_ConcatOp : NN_PureOp<"concat", [SameOperandsAndResultElementType]> {
+  let summary = "concatenation along one axis";
+  let description = [{
+    ```mlir
+    %y = nn.concat %a, %b {axis = 1 : i64}
+        : (tensor<1x8x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def NN_ReshapeOp : NN_PureOp<"reshape", [SameOperandsAndResultElementType]> {
+  let summary = "reshape to a new shape with the same number of elements";
+  let description = [{
+    `shape` gives the new sizes; at most one may be `-1`, inferred from the
+    element count (the only way to keep a dynamic batch).
+
+    ```mlir
+    %y = nn.reshape %x {shape = array<i64: 1, -1>} : (tensor<1x8x2x2xf32>) -> tensor<1x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def NN_FlattenOp : NN_PureOp<"flatten", [SameOperandsAndResultElementType]> {
+  let summary = "collapse dimensions [axis, rank) into one (PyTorch flatten(x, axis))";
+  let description = [{
+    ```mlir
+    %y = nn.flatten %x {axis = 1 : i64} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def NN_TransposeOp : NN_PureOp<"transpose", [SameOperandsAndResultElementType]> {
+  let summary = "permute dimensions: result dim i is input dim perm[i]";
+  let description = [{
+    ```mlir
+    %y = nn.transpose %x {perm = array<i64: 0, 2, 3, 1>}
+        : (tensor<1x8x4x5xf32>) -> tensor<1x4x5x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def NN_PadOp : NN_PureOp<"pad", [SameOperandsAndResultElementType]> {
+  let summary = "pad with a constant value";
+  let description = [{
+    `pads` holds, for every dimension, the elements added before it, then
+    for every dimension the elements added after it (ONNX order: `b_0 ... b_(r-1), e_0 ... e_(r-1)`). Pads must not be negative.
+
+    ```mlir
+    %y = nn.pad %x {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, value = 0.0 : f64}
+        : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
+  let summary = "spatial up/down-sampling (nearest or bilinear) of NCHW tensors";
+  let description = [{
+    Resizes H and W of an NCHW tensor, as PyTorch's `interpolate`. Give
+    exactly one of `scales` (`[s_h, s_w]`, output size `floor(size * s)`, and
+    source coordinate `dst / s`) or `sizes` (`[H_out, W_out]`, source
+    coordinate `dst * in / out`). `nearest` takes `floor` of the source
+    coordinate; `bilinear` uses half-pixel centres, or the corner-aligned
+    mapping with `align_corners`.
+
+    ```mlir
+    %y = nn.resize %x {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>}
+        : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor4D:$input,
+                       DefaultValuedAttr<NN_ResizeModeAttr,
+                           "::mlir::dlas::nn::ResizeMode::Nearest">:$mode,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs NN_FloatTensor4D:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // DLAS_DIALECT_NN_NNOPS_TD

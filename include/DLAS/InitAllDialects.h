@@ -1,0 +1,15 @@
+//===- InitAllDialects.h - register every DLAS dialect ----------*- C++ -*-===//
+#ifndef DLAS_INITALLDIALECTS_H
+#define DLAS_INITALLDIALECTS_H
+
+#include "DLAS/Dialect/NN/NNDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::dlas {
+inline void registerAllDialects(DialectRegistry &registry) {
+  registry.insert<nn::NNDialect>();
+}
+} // namespace mlir::dlas
+
+#endif // DLAS_INITALLDIALECTS_H

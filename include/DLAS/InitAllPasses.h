@@ -1,0 +1,17 @@
+//===- InitAllPasses.h - register every DLAS pass and pipeline --*- C++ -*-===//
+#ifndef DLAS_INITALLPASSES_H
+#define DLAS_INITALLPASSES_H
+
+#include "DLAS/Conversion/Passes.h"
+#include "DLAS/Pipelines/Pipelines.h"
+#include "DLAS/Transforms/Passes.h"
+
+namespace mlir::dlas {
+inline void registerAllPasses() {
+  registerDLASConversionPasses();
+  registerDLASTransformsPasses();
+  registerDLASPipelines();
+}
+} // namespace mlir::dlas
+
+#endif // DLAS_INITALLPASSES_H

@@ -1,0 +1,41 @@
+//===- Pipelines.h - named DLAS pass pipelines ------------------*- C++ -*-===//
+#ifndef DLAS_PIPELINES_PIPELINES_H
+#define DLAS_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::dlas {
+
+/// Options of `dlas-cpu-pipeline`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("Lower to the LLVM dialect; false stops after the loop "
+                     "stage (scf/cf on memrefs) for inspection"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Give public functions _mlir_ciface_ wrappers and a "
+                     "dlas.signature attribute (needed by dlas-run)"),
+      llvm::cl::init(true)};
+};
+
+/// The stages of the CPU pipeline, in order. The codegen strategy (tiling,
+/// packing, vectorization, threading) runs between the linalg and the
+/// bufferization stages.
+void buildNNToLinalgStage(OpPassManager &pm);
+void buildCPUCodegenStrategyStage(OpPassManager &pm,
+                                  const CPUPipelineOptions &options);
+void buildBufferizationStage(OpPassManager &pm);
+void buildLoopLoweringStage(OpPassManager &pm);
+void buildLLVMLoweringStage(OpPassManager &pm);
+
+/// nn -> linalg -> bufferization -> loops -> LLVM dialect for the host CPU.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+void registerDLASPipelines();
+
+} // namespace mlir::dlas
+
+#endif // DLAS_PIPELINES_PIPELINES_H

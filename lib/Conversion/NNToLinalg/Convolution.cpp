@@ -1,0 +1,269 @@
+//===- Convolution.cpp - nn.conv2d / nn.conv_transpose2d to linalg --------===//
+//
+// Convolutions lower to upstream named ops so that later linalg transforms
+// (tiling, packing, vectorization) recognise them. Groups never unroll into
+// one op per group: grouped operands are reshaped to the G-dimensional
+// layout of `linalg.conv_2d_ngchw_gfchw`, whose IR size is independent of G.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
+#include "Utils.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+using namespace mlir::dlas::nnlowering;
+
+namespace {
+
+/// The accumulator of a convolution: the bias broadcast along channels when
+/// there is one (saving a separate add), zeros otherwise.
+Value convAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
+                      Value sizeSource, Value bias) {
+  if (bias)
+    return broadcastChannels(b, loc, bias, type, sizeSource, /*dim=*/1);
+  return filledTensor(b, loc, type, sizeSource,
+                      scalarConstant(b, loc, type.getElementType(), 0.0));
+}
+
+/// Splits dimension `dim` of `value` into (`outer`, size / `outer`).
+Value splitDim(OpBuilder &b, Location loc, Value value, int64_t dim,
+               int64_t outer) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = type.getDimSize(dim) / outer;
+  shape.insert(shape.begin() + dim, outer);
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t i = 0, r = 0; i < type.getRank(); ++i, ++r) {
+    if (i == dim) {
+      reassociation.push_back({r, r + 1});
+      ++r;
+    } else {
+      reassociation.push_back({r});
+    }
+  }
+  SmallVector<OpFoldResult> outputShape =
+      tensor::getMixedSizes(b, loc, value);
+  outputShape[dim] = b.getIndexAttr(type.getDimSize(dim) / outer);
+  outputShape.insert(outputShape.begin() + dim, b.getIndexAttr(outer));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, value,
+                                       reassociation, outputShape);
+}
+
+/// Merges dimensions `dim` and `dim + 1` of `value`.
+Value mergeDims(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (i == dim) {
+      reassociation.push_back({i, i + 1});
+      ++i;
+    } else {
+      reassociation.push_back({i});
+    }
+  }
+  return tensor::CollapseShapeOp::create(b, loc, value, reassociation);
+}
+
+/// Runs an NCHW convolution of the (already padded) input with an OIHW
+/// filter, choosing the named op from the group structure.
+Value nchwConvolution(OpBuilder &b, Location loc, Value input, Value filter,
+                      Value bias, RankedTensorType resultType, int64_t groups,
+                      ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  int64_t channels = inputType.getDimSize(1);
+  int64_t outChannels = filterType.getDimSize(0);
+  Attribute strideAttr = b.getI64TensorAttr(strides);
+  Attribute dilationAttr = b.getI64TensorAttr(dilations);
+
+  if (groups == 1) {
+    Value init = convAccumulator(b, loc, resultType, input, bias);
+    return linalg::Conv2DNchwFchwOp::create(b, loc, resultType,
+                                            ValueRange{input, filter},
+                                            ValueRange{init}, strideAttr,
+                                            dilationAttr)
+        .getResult(0);
+  }
+  if (groups == channels && outChannels == channels) {
+    // Depthwise: the filter C x 1 x Kh x Kw is the C x Kh x Kw of the op.
+    Value depthwiseFilter =
+        tensor::CollapseShapeOp::create(b, loc, filter,
+                                        SmallVector<ReassociationIndices>{
+                                            {0, 1}, {2}, {3}});
+    Value init = convAccumulator(b, loc, resultType, input, bias);
+    return linalg::DepthwiseConv2DNchwChwOp::create(
+               b, loc, resultType, ValueRange{input, depthwiseFilter},
+               ValueRange{init}, strideAttr, dilationAttr)
+        .getResult(0);
+  }
+  // General groups: N x G x C/G x H x W and G x F/G x C/G x Kh x Kw.
+  Value groupedInput = splitDim(b, loc, input, 1, groups);
+  Value groupedFilter = splitDim(b, loc, filter, 0, groups);
+  SmallVector<int64_t> groupedShape(resultType.getShape());
+  groupedShape[1] = outChannels / groups;
+  groupedShape.insert(groupedShape.begin() + 1, groups);
+  auto groupedType =
+      RankedTensorType::get(groupedShape, resultType.getElementType());
+  Value init = convAccumulator(b, loc, resultType, input, bias);
+  Value groupedInit = splitDim(b, loc, init, 1, groups);
+  Value grouped = linalg::Conv2DNgchwGfchwOp::create(
+                      b, loc, groupedType, ValueRange{groupedInput, groupedFilter},
+                      ValueRange{groupedInit}, strideAttr, dilationAttr)
+                      .getResult(0);
+  return mergeDims(b, loc, grouped, 1);
+}
+
+struct Conv2DLowering : OpConversionPattern<nn::Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(nn::Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value input = adaptor.getInput();
+    bool nhwc = op.getLayout() == nn::Layout::NHWC;
+    // NHWC runs the NCHW kernel between transposes; layout propagation and
+    // NHWC-native kernels belong to the codegen strategy.
+    if (nhwc)
+      input = transpose(rewriter, loc, input, kNhwcToNchw);
+    RankedTensorType nchwResultType = resultType;
+    if (nhwc) {
+      ArrayRef<int64_t> s = resultType.getShape();
+      nchwResultType = RankedTensorType::get({s[0], s[3], s[1], s[2]},
+                                             resultType.getElementType());
+    }
+    ArrayRef<int64_t> pad = op.getPadding();
+    Value zero = scalarConstant(
+        rewriter, loc, cast<RankedTensorType>(input.getType()).getElementType(),
+        0.0);
+    input = padSpatial(rewriter, loc, input, pad[0], pad[1], pad[2], pad[3],
+                       zero);
+    Value result = nchwConvolution(rewriter, loc, input, adaptor.getFilter(),
+                                   adaptor.getBias(), nchwResultType,
+                                   op.getGroups(), op.getStrides(),
+                                   op.getDilations());
+    if (nhwc)
+      result = transpose(rewriter, loc, result, kNchwToNhwc);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// conv_transpose2d(x, W) = conv2d(zero-inserted, re-padded x, W'), with W'
+/// the filter flipped in space and regrouped from C_in x C_out/g to
+/// g x C_out/g x C_in/g.
+struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(nn::ConvTranspose2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto filterType = cast<RankedTensorType>(adaptor.getFilter().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (ShapedType::isDynamic(inputType.getDimSize(2)) ||
+        ShapedType::isDynamic(inputType.getDimSize(3)))
+      return unsupported(rewriter, op, "dynamic spatial sizes");
+    Type elementType = inputType.getElementType();
+    int64_t groups = op.getGroups();
+    ArrayRef<int64_t> stride = op.getStrides();
+    ArrayRef<int64_t> dilation = op.getDilations();
+    ArrayRef<int64_t> pad = op.getPadding();
+    ArrayRef<int64_t> outPad = op.getOutputPadding();
+    ArrayRef<int64_t> filterShape = filterType.getShape();
+    int64_t kh = filterShape[2], kw = filterShape[3];
+
+    // Padding of the zero-inserted input seen by the equivalent convolution;
+    // negative amounts crop.
+    int64_t before[2], after[2], dilatedSize[2];
+    for (int i = 0; i < 2; ++i) {
+      int64_t k = filterShape[2 + i];
+      before[i] = dilation[i] * (k - 1) - pad[i];
+      after[i] = dilation[i] * (k - 1) - pad[i + 2] + outPad[i];
+      dilatedSize[i] = (inputType.getDimSize(2 + i) - 1) * stride[i] + 1;
+    }
+    // Zero tensor big enough for the non-negative pads; insert x with strides.
+    int64_t fullH = dilatedSize[0] + std::max<int64_t>(before[0], 0) +
+                    std::max<int64_t>(after[0], 0);
+    int64_t fullW = dilatedSize[1] + std::max<int64_t>(before[1], 0) +
+                    std::max<int64_t>(after[1], 0);
+    auto fullType = RankedTensorType::get(
+        {inputType.getDimSize(0), inputType.getDimSize(1), fullH, fullW},
+        elementType);
+    Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
+    Value full = filledTensor(rewriter, loc, fullType, input, zero);
+    SmallVector<OpFoldResult> offsets = {
+        rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+        rewriter.getIndexAttr(std::max<int64_t>(before[0], 0)),
+        rewriter.getIndexAttr(std::max<int64_t>(before[1], 0))};
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> strides = {
+        rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
+        rewriter.getIndexAttr(stride[0]), rewriter.getIndexAttr(stride[1])};
+    Value padded = tensor::InsertSliceOp::create(rewriter, loc, input, full,
+                                                 offsets, sizes, strides);
+    int64_t cropTop = std::max<int64_t>(-before[0], 0);
+    int64_t cropLeft = std::max<int64_t>(-before[1], 0);
+    int64_t cropBottom = std::max<int64_t>(-after[0], 0);
+    int64_t cropRight = std::max<int64_t>(-after[1], 0);
+    if (cropTop || cropLeft || cropBottom || cropRight) {
+      auto croppedType = RankedTensorType::get(
+          {fullType.getDimSize(0), fullType.getDimSize(1),
+           fullH - cropTop - cropBottom, fullW - cropLeft - cropRight},
+          elementType);
+      SmallVector<OpFoldResult> cropOffsets = {
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+          rewriter.getIndexAttr(cropTop), rewriter.getIndexAttr(cropLeft)};
+      SmallVector<OpFoldResult> cropSizes =
+          tensor::getMixedSizes(rewriter, loc, padded);
+      cropSizes[2] = rewriter.getIndexAttr(croppedType.getDimSize(2));
+      cropSizes[3] = rewriter.getIndexAttr(croppedType.getDimSize(3));
+      SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
+      padded = tensor::ExtractSliceOp::create(rewriter, loc, croppedType,
+                                              padded, cropOffsets, cropSizes,
+                                              unitStrides);
+    }
+
+    // W'[g, f, c, h, w] = W[g * C_in/g + c, f, Kh-1-h, Kw-1-w].
+    int64_t inPerGroup = filterShape[0] / groups;
+    int64_t outPerGroup = filterShape[1];
+    auto regroupedType = RankedTensorType::get(
+        {groups, outPerGroup, inPerGroup, kh, kw}, elementType);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr g, f, c, h, w;
+    bindDims(ctx, g, f, c, h, w);
+    AffineMap readMap = AffineMap::get(
+        5, 0, {g * inPerGroup + c, f, kh - 1 - h, kw - 1 - w}, ctx);
+    Value regrouped = elementwise(
+        rewriter, loc, regroupedType, Value(), adaptor.getFilter(), readMap,
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+
+    // Convolution with stride 1 and the op's dilation, in grouped form.
+    Value groupedInput = splitDim(rewriter, loc, padded, 1, groups);
+    Value init = convAccumulator(rewriter, loc, resultType, input,
+                                 adaptor.getBias());
+    Value groupedInit = splitDim(rewriter, loc, init, 1, groups);
+    auto groupedType = cast<RankedTensorType>(groupedInit.getType());
+    Value grouped =
+        linalg::Conv2DNgchwGfchwOp::create(
+            rewriter, loc, groupedType, ValueRange{groupedInput, regrouped},
+            ValueRange{groupedInit}, rewriter.getI64TensorAttr({1, 1}),
+            rewriter.getI64TensorAttr(dilation))
+            .getResult(0);
+    rewriter.replaceOp(op, mergeDims(rewriter, loc, grouped, 1));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::dlas::populateNNConvolutionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<Conv2DLowering, ConvTranspose2DLowering>(patterns.getContext());
+}

@@ -1,0 +1,243 @@
+//===- Pointwise.cpp - nn elementwise ops and batch norm to linalg --------===//
+//
+// Elementwise ops become one all-parallel linalg.generic each, so that
+// upstream elementwise fusion and the codegen strategy treat them alike.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
+#include "Utils.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+using namespace mlir::dlas::nnlowering;
+
+namespace {
+
+using ScalarFn = function_ref<Value(OpBuilder &, Location, Value)>;
+
+Value unaryGeneric(OpBuilder &b, Location loc, Value input, ScalarFn fn) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return elementwise(b, loc, type, input, input,
+                     b.getMultiDimIdentityMap(type.getRank()),
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       return fn(nb, l, args[0]);
+                     });
+}
+
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = scalarConstant(b, loc, x.getType(), 1.0);
+  Value negX = arith::NegFOp::create(b, loc, x);
+  Value denom = arith::AddFOp::create(b, loc, one, math::ExpOp::create(b, loc, negX));
+  return arith::DivFOp::create(b, loc, one, denom);
+}
+
+Value clamp(OpBuilder &b, Location loc, Value x, double lo, double hi) {
+  Value low = scalarConstant(b, loc, x.getType(), lo);
+  Value high = scalarConstant(b, loc, x.getType(), hi);
+  return arith::MinimumFOp::create(b, loc,
+                                   arith::MaximumFOp::create(b, loc, x, low),
+                                   high);
+}
+
+/// Lowers a unary nn op with `fn` applied to every element.
+template <typename OpTy>
+struct UnaryLowering : OpConversionPattern<OpTy> {
+  using Fn = Value (*)(OpBuilder &, Location, Value, OpTy);
+  UnaryLowering(MLIRContext *ctx, Fn fn)
+      : OpConversionPattern<OpTy>(ctx), fn(fn) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = unaryGeneric(
+        rewriter, op.getLoc(), adaptor.getInput(),
+        [&](OpBuilder &b, Location l, Value x) { return fn(b, l, x, op); });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  Fn fn;
+};
+
+Value reluBody(OpBuilder &b, Location loc, Value x, nn::ReluOp) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, zero);
+  return arith::MaxSIOp::create(b, loc, x, zero);
+}
+Value relu6Body(OpBuilder &b, Location loc, Value x, nn::Relu6Op) {
+  return clamp(b, loc, x, 0.0, 6.0);
+}
+Value clipBody(OpBuilder &b, Location loc, Value x, nn::ClipOp op) {
+  return clamp(b, loc, x, op.getMin().convertToDouble(),
+               op.getMax().convertToDouble());
+}
+Value leakyReluBody(OpBuilder &b, Location loc, Value x, nn::LeakyReluOp op) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
+  Value alpha =
+      scalarConstant(b, loc, x.getType(), op.getAlpha().convertToDouble());
+  Value isPositive =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, zero);
+  return arith::SelectOp::create(b, loc, isPositive, x,
+                                 arith::MulFOp::create(b, loc, alpha, x));
+}
+Value sigmoidBody(OpBuilder &b, Location loc, Value x, nn::SigmoidOp) {
+  return sigmoid(b, loc, x);
+}
+Value tanhBody(OpBuilder &b, Location loc, Value x, nn::TanhOp) {
+  return math::TanhOp::create(b, loc, x);
+}
+Value siluBody(OpBuilder &b, Location loc, Value x, nn::SiluOp) {
+  return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+}
+Value geluBody(OpBuilder &b, Location loc, Value x, nn::GeluOp op) {
+  Type t = x.getType();
+  Value half = scalarConstant(b, loc, t, 0.5);
+  Value one = scalarConstant(b, loc, t, 1.0);
+  Value inner;
+  if (op.getApproximate() == nn::GeluApproximation::Tanh) {
+    // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
+    Value x3 = arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+    Value poly = arith::AddFOp::create(
+        b, loc, x,
+        arith::MulFOp::create(b, loc, scalarConstant(b, loc, t, 0.044715), x3));
+    inner = math::TanhOp::create(
+        b, loc,
+        arith::MulFOp::create(
+            b, loc, scalarConstant(b, loc, t, 0.7978845608028654), poly));
+  } else {
+    // erf(x / sqrt(2))
+    inner = math::ErfOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, x,
+                              scalarConstant(b, loc, t, 0.7071067811865476)));
+  }
+  return arith::MulFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, half, x),
+      arith::AddFOp::create(b, loc, one, inner));
+}
+
+/// Broadcasting binary op with a float and an integer scalar body.
+template <typename OpTy, typename FloatOp, typename IntOp>
+struct BinaryLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    // Dynamic result sizes come from whichever operand is dynamic there.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < resultType.getRank(); ++i) {
+      int64_t size = resultType.getDimSize(i);
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(rewriter.getIndexAttr(size));
+        continue;
+      }
+      int64_t li = i - (resultType.getRank() - lhsType.getRank());
+      bool fromLhs = li >= 0 && ShapedType::isDynamic(lhsType.getDimSize(li));
+      int64_t ri = i - (resultType.getRank() - rhsType.getRank());
+      sizes.push_back(
+          tensor::DimOp::create(rewriter, loc, fromLhs ? lhs : rhs,
+                                fromLhs ? li : ri)
+              .getResult());
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                         resultType.getElementType());
+    SmallVector<AffineMap> maps = {broadcastMap(lhsType, resultType),
+                                   broadcastMap(rhsType, resultType),
+                                   rewriter.getMultiDimIdentityMap(
+                                       resultType.getRank())};
+    SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                               utils::IteratorType::parallel);
+    bool isFloat = isa<FloatType>(resultType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value v = isFloat ? FloatOp::create(b, l, args[0], args[1]).getResult()
+                            : IntOp::create(b, l, args[0], args[1]).getResult();
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Inference batch norm as y = x * a + c with a = scale / sqrt(var + eps)
+/// and c = bias - mean * a computed once per channel (or per activation).
+struct BatchNormLowering : OpConversionPattern<nn::BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto paramType = cast<RankedTensorType>(adaptor.getScale().getType());
+    Type elementType = paramType.getElementType();
+    double epsilon = op.getEpsilon().convertToDouble();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(paramType.getRank());
+    SmallVector<AffineMap> paramMaps(4, identity);
+    Value multiplier = elementwise(
+        rewriter, loc, paramType, Value(),
+        ValueRange{adaptor.getScale(), adaptor.getVariance()},
+        {identity, identity}, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value eps = scalarConstant(b, l, elementType, epsilon);
+          Value stddev =
+              math::SqrtOp::create(b, l, arith::AddFOp::create(b, l, args[1], eps));
+          return arith::DivFOp::create(b, l, args[0], stddev).getResult();
+        });
+    Value shift = elementwise(
+        rewriter, loc, paramType, Value(),
+        ValueRange{adaptor.getBias(), adaptor.getMean(), multiplier},
+        {identity, identity, identity},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return arith::SubFOp::create(
+                     b, l, args[0], arith::MulFOp::create(b, l, args[1], args[2]))
+              .getResult();
+        });
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    MLIRContext *ctx = rewriter.getContext();
+    // Parameters are indexed by c (spatial) or by (c, h, w).
+    AffineMap paramMap =
+        op.getMode() == nn::BatchNormMode::Spatial
+            ? AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx)
+            : AffineMap::get(4, 0,
+                             {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
+                              getAffineDimExpr(3, ctx)},
+                             ctx);
+    Value result = elementwise(
+        rewriter, loc, inputType, adaptor.getInput(),
+        ValueRange{adaptor.getInput(), multiplier, shift},
+        {rewriter.getMultiDimIdentityMap(4), paramMap, paramMap},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return arith::AddFOp::create(
+                     b, l, arith::MulFOp::create(b, l, args[0], args[1]), args[2])
+              .getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::dlas::populateNNPointwiseToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<UnaryLowering<nn::ReluOp>>(ctx, reluBody);
+  patterns.add<UnaryLowering<nn::Relu6Op>>(ctx, relu6Body);
+  patterns.add<UnaryLowering<nn::ClipOp>>(ctx, clipBody);
+  patterns.add<UnaryLowering<nn::LeakyReluOp>>(ctx, leakyReluBody);
+  patterns.add<UnaryLowering<nn::SigmoidOp>>(ctx, sigmoidBody);
+  patterns.add<UnaryLowering<nn::TanhOp>>(ctx, tanhBody);
+  patterns.add<UnaryLowering<nn::SiluOp>>(ctx, siluBody);
+  patterns.add<UnaryLowering<nn::GeluOp>>(ctx, geluBody);
+  patterns.add<BinaryLowering<nn::AddOp, arith::AddFOp, arith::AddIOp>,
+               BinaryLowering<nn::SubOp, arith::SubFOp, arith::SubIOp>,
+               BinaryLowering<nn::MulOp, arith::MulFOp, arith::MulIOp>,
+               BinaryLowering<nn::DivOp, arith::DivFOp, arith::DivSIOp>,
+               BinaryLowering<nn::MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
+               BinaryLowering<nn::MinOp, arith::MinimumFOp, arith::MinSIOp>,
+               BatchNormLowering>(ctx);
+}

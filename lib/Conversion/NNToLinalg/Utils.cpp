@@ -1,0 +1,138 @@
+//===- Utils.cpp - helpers shared by the nn-to-linalg patterns ------------===//
+#include "Utils.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+SmallVector<OpFoldResult> nnlowering::mixedSizes(OpBuilder &b, Location loc,
+                                             RankedTensorType type,
+                                             Value source,
+                                             ArrayRef<int64_t> sourceDims) {
+  SmallVector<OpFoldResult> sizes;
+  for (auto [i, size] : llvm::enumerate(type.getShape())) {
+    if (!ShapedType::isDynamic(size)) {
+      sizes.push_back(b.getIndexAttr(size));
+      continue;
+    }
+    int64_t dim = sourceDims.empty() ? i : sourceDims[i];
+    sizes.push_back(tensor::DimOp::create(b, loc, source, dim).getResult());
+  }
+  return sizes;
+}
+
+Value nnlowering::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                          Value source, ArrayRef<int64_t> sourceDims) {
+  return tensor::EmptyOp::create(b, loc,
+                                 mixedSizes(b, loc, type, source, sourceDims),
+                                 type.getElementType());
+}
+
+Value nnlowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                           Value source, Value value,
+                           ArrayRef<int64_t> sourceDims) {
+  Value empty = emptyTensor(b, loc, type, source, sourceDims);
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+Value nnlowering::scalarConstant(OpBuilder &b, Location loc, Type type,
+                             double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, (int64_t)value));
+}
+
+Value nnlowering::lowestValue(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics(), true)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
+}
+
+Value nnlowering::padSpatial(OpBuilder &b, Location loc, Value input, int64_t top,
+                         int64_t left, int64_t bottom, int64_t right,
+                         Value value) {
+  if (top == 0 && left == 0 && bottom == 0 && right == 0)
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] = ShapedType::isDynamic(shape[2]) ? shape[2] : shape[2] + top + bottom;
+  shape[3] = ShapedType::isDynamic(shape[3]) ? shape[3] : shape[3] + left + right;
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                   b.getIndexAttr(top), b.getIndexAttr(left)};
+  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(bottom),
+                                    b.getIndexAttr(right)};
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), input, low,
+      high, value);
+}
+
+Value nnlowering::transpose(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value init = emptyTensor(b, loc, resultType, input, perm);
+  return linalg::TransposeOp::create(b, loc, input, init, perm).getResult()[0];
+}
+
+Value nnlowering::elementwise(
+    OpBuilder &b, Location loc, RankedTensorType resultType, Value sizeSource,
+    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value init = emptyTensor(b, loc, resultType, sizeSource);
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, init, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+AffineMap nnlowering::broadcastMap(RankedTensorType operandType,
+                               RankedTensorType resultType) {
+  MLIRContext *ctx = operandType.getContext();
+  int64_t offset = resultType.getRank() - operandType.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < operandType.getRank(); ++i) {
+    bool broadcast = operandType.getDimSize(i) == 1 &&
+                     resultType.getDimSize(i + offset) != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(i + offset, ctx));
+  }
+  return AffineMap::get(resultType.getRank(), 0, exprs, ctx);
+}
+
+Value nnlowering::broadcastChannels(OpBuilder &b, Location loc, Value vector,
+                                RankedTensorType resultType, Value sizeSource,
+                                int64_t dim) {
+  Value init = emptyTensor(b, loc, resultType, sizeSource);
+  SmallVector<int64_t> addedDims;
+  for (int64_t i = 0; i < resultType.getRank(); ++i)
+    if (i != dim)
+      addedDims.push_back(i);
+  return linalg::BroadcastOp::create(b, loc, vector, init, addedDims)
+      .getResult()[0];
+}
+
+LogicalResult nnlowering::unsupported(ConversionPatternRewriter &rewriter,
+                                  Operation *op, const Twine &reason) {
+  // A conversion failure alone says only "failed to legalize"; say why.
+  op->emitError() << "convert-nn-to-linalg cannot lower '"
+                  << op->getName() << "': " << reason;
+  return rewriter.notifyMatchFailure(op, reason);
+}

@@ -1,0 +1,72 @@
+//===- Utils.h - helpers shared by the nn-to-linalg patterns ----*- C++ -*-===//
+#ifndef DLAS_LIB_CONVERSION_NNTOLINALG_UTILS_H
+#define DLAS_LIB_CONVERSION_NNTOLINALG_UTILS_H
+
+#include "DLAS/Dialect/NN/NNDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::dlas::nnlowering {
+
+/// Sizes of `type` as OpFoldResults; a dynamic size i is read with
+/// tensor.dim from dimension `sourceDims[i]` of `source` (dimension i when
+/// `sourceDims` is empty).
+SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc,
+                                     RankedTensorType type, Value source,
+                                     ArrayRef<int64_t> sourceDims = {});
+
+/// tensor.empty of `type`, dynamic sizes as in mixedSizes.
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                  Value source, ArrayRef<int64_t> sourceDims = {});
+
+/// tensor.empty of `type` filled with `value`.
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   Value source, Value value,
+                   ArrayRef<int64_t> sourceDims = {});
+
+/// A scalar constant of `type` (float or integer) holding `value`.
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// The smallest value of a float (-inf) or signed integer type.
+Value lowestValue(OpBuilder &b, Location loc, Type type);
+
+/// Pads the two trailing (spatial) dimensions of a 4-D tensor with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value input, int64_t top,
+                 int64_t left, int64_t bottom, int64_t right, Value value);
+
+/// linalg.transpose of `input` by `perm`.
+Value transpose(OpBuilder &b, Location loc, Value input,
+                ArrayRef<int64_t> perm);
+
+/// Permutations between NCHW and NHWC.
+inline constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+inline constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
+
+/// A linalg.generic over the iteration space of `resultType` (all parallel)
+/// reading `inputs` through `inputMaps` and yielding what `body` returns.
+Value elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                  Value sizeSource, ValueRange inputs,
+                  ArrayRef<AffineMap> inputMaps,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+/// Index maps reading an operand of `operandType` broadcast (numpy rules)
+/// into `resultType`.
+AffineMap broadcastMap(RankedTensorType operandType,
+                       RankedTensorType resultType);
+
+/// linalg.broadcast of a 1-D tensor into a 4-D one along dimension `dim`.
+Value broadcastChannels(OpBuilder &b, Location loc, Value vector,
+                        RankedTensorType resultType, Value sizeSource,
+                        int64_t dim);
+
+/// Reports an op the lowering cannot handle with its name and the reason.
+LogicalResult unsupported(ConversionPatternRewriter &rewriter, Operation *op,
+                          const Twine &reason);
+
+} // namespace mlir::dlas::nnlowering
+
+#endif // DLAS_LIB_CONVERSION_NNTOLINALG_UTILS_H

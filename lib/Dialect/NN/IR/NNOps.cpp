@@ -1,0 +1,790 @@
+//===- NNOps.cpp - nn op verification and shape inference -----------------===//
+//
+// Every shaped nn op infers its result type in `inferReturnTypes`; the
+// InferTypeOpInterface verifier then compares it with the written type. All
+// semantic checks live in the inference so that a malformed op is reported
+// once, with the operand and the numbers that are wrong.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Dialect/NN/NNDialect.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::dlas::nn;
+
+static constexpr int64_t kDynamic = ShapedType::kDynamic;
+
+namespace {
+/// Emits errors in inferReturnTypes with the op name in front, the way an
+/// op verifier would, when a location is available.
+class ShapeChecker {
+public:
+  ShapeChecker(std::optional<Location> loc, StringRef opName)
+      : loc(loc), opName(opName) {}
+
+  template <typename... Args>
+  LogicalResult fail(Args &&...args) const {
+    return emitOptionalError(loc, "'nn.", opName, "' op ",
+                             std::forward<Args>(args)...);
+  }
+
+  LogicalResult requirePositive(ArrayRef<int64_t> values,
+                                StringRef attrName) const {
+    for (int64_t v : values)
+      if (v <= 0)
+        return fail("attribute '", attrName, "' must be positive, got [",
+                    llvm::make_range(values.begin(), values.end()), "]");
+    return success();
+  }
+
+  LogicalResult requireNonNegative(ArrayRef<int64_t> values,
+                                   StringRef attrName) const {
+    for (int64_t v : values)
+      if (v < 0)
+        return fail("attribute '", attrName, "' must not be negative, got [",
+                    llvm::make_range(values.begin(), values.end()), "]");
+    return success();
+  }
+
+  LogicalResult requireStatic(RankedTensorType type,
+                              StringRef operandName) const {
+    if (!type.hasStaticShape())
+      return fail("operand '", operandName, "' must have a static shape, got ",
+                  type);
+    return success();
+  }
+
+private:
+  std::optional<Location> loc;
+  StringRef opName;
+};
+} // namespace
+
+static RankedTensorType rankedType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Quantized products accumulate in i32; every other type keeps its own.
+static Type accumulatorType(Type elementType) {
+  if (elementType.isInteger(8))
+    return IntegerType::get(elementType.getContext(), 32);
+  return elementType;
+}
+
+/// Output size of a sliding window along one dimension; kDynamic when the
+/// input size is.
+static int64_t windowOutputSize(int64_t inputSize, int64_t padBefore,
+                                int64_t padAfter, int64_t kernel,
+                                int64_t stride, int64_t dilation,
+                                bool ceilMode = false) {
+  if (ShapedType::isDynamic(inputSize))
+    return kDynamic;
+  int64_t span = inputSize + padBefore + padAfter - dilation * (kernel - 1) - 1;
+  if (span < 0)
+    return 0;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // PyTorch: the last window must start inside the input or the left padding.
+  if (ceilMode && (out - 1) * stride >= inputSize + padBefore)
+    --out;
+  return out;
+}
+
+namespace {
+/// Positions of N, C, H, W in a 4-D activation for a layout.
+struct ActivationDims {
+  unsigned n = 0, c = 1, h = 2, w = 3;
+  explicit ActivationDims(Layout layout) {
+    if (layout == Layout::NHWC) {
+      h = 1;
+      w = 2;
+      c = 3;
+    }
+  }
+  SmallVector<int64_t> build(int64_t nv, int64_t cv, int64_t hv,
+                             int64_t wv) const {
+    SmallVector<int64_t> shape(4);
+    shape[n] = nv;
+    shape[c] = cv;
+    shape[h] = hv;
+    shape[w] = wv;
+    return shape;
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "conv2d");
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType filterType = rankedType(adaptor.getFilter());
+  if (inputType.getElementType() != filterType.getElementType())
+    return check.fail("operand 'filter' element type ",
+                      filterType.getElementType(),
+                      " differs from operand 'input' element type ",
+                      inputType.getElementType());
+  if (failed(check.requireStatic(filterType, "filter")) ||
+      failed(check.requirePositive(adaptor.getStrides(), "strides")) ||
+      failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
+      failed(check.requireNonNegative(adaptor.getPadding(), "padding")))
+    return failure();
+  int64_t groups = adaptor.getGroups();
+  if (groups <= 0)
+    return check.fail("attribute 'groups' must be positive, got ", groups);
+
+  ActivationDims dims(adaptor.getLayout());
+  ArrayRef<int64_t> in = inputType.getShape();
+  ArrayRef<int64_t> filter = filterType.getShape();
+  int64_t channels = in[dims.c];
+  if (ShapedType::isDynamic(channels))
+    return check.fail("operand 'input' must have a static channel dimension");
+  if (channels % groups != 0)
+    return check.fail("input channel count ", channels,
+                      " is not divisible by groups = ", groups);
+  if (filter[0] % groups != 0)
+    return check.fail("output channel count (filter dim 0) ", filter[0],
+                      " is not divisible by groups = ", groups);
+  if (filter[1] != channels / groups)
+    return check.fail("operand 'filter' dim 1 is ", filter[1],
+                      " but input channels / groups = ", channels, " / ",
+                      groups, " = ", channels / groups);
+  if (Value bias = adaptor.getBias()) {
+    RankedTensorType biasType = rankedType(bias);
+    if (biasType.getDimSize(0) != filter[0])
+      return check.fail("operand 'bias' has ", biasType.getDimSize(0),
+                        " elements but the filter has ", filter[0],
+                        " output channels");
+    if (biasType.getElementType() != accumulatorType(inputType.getElementType()))
+      return check.fail("operand 'bias' element type ",
+                        biasType.getElementType(), " should be ",
+                        accumulatorType(inputType.getElementType()));
+  }
+
+  ArrayRef<int64_t> pad = adaptor.getPadding();
+  ArrayRef<int64_t> stride = adaptor.getStrides();
+  ArrayRef<int64_t> dilation = adaptor.getDilations();
+  int64_t outH = windowOutputSize(in[dims.h], pad[0], pad[2], filter[2],
+                                  stride[0], dilation[0]);
+  int64_t outW = windowOutputSize(in[dims.w], pad[1], pad[3], filter[3],
+                                  stride[1], dilation[1]);
+  if (outH == 0 || outW == 0)
+    return check.fail("dilated kernel ", filter[2], "x", filter[3],
+                      " is larger than the padded input ", in[dims.h], "x",
+                      in[dims.w]);
+  results.push_back(RankedTensorType::get(
+      dims.build(in[dims.n], filter[0], outH, outW),
+      accumulatorType(inputType.getElementType())));
+  return success();
+}
+
+std::optional<int64_t> Conv2DOp::getFlopCount() {
+  auto outType = cast<RankedTensorType>(getType());
+  if (!outType.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> filter = getFilter().getType().getShape();
+  // Each output element takes C_in/g * K_h * K_w multiply-accumulates.
+  return 2 * outType.getNumElements() * filter[1] * filter[2] * filter[3];
+}
+
+LogicalResult
+ConvTranspose2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "conv_transpose2d");
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType filterType = rankedType(adaptor.getFilter());
+  if (inputType.getElementType() != filterType.getElementType())
+    return check.fail("operand 'filter' element type ",
+                      filterType.getElementType(),
+                      " differs from operand 'input' element type ",
+                      inputType.getElementType());
+  if (failed(check.requireStatic(filterType, "filter")) ||
+      failed(check.requirePositive(adaptor.getStrides(), "strides")) ||
+      failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
+      failed(check.requireNonNegative(adaptor.getPadding(), "padding")) ||
+      failed(check.requireNonNegative(adaptor.getOutputPadding(),
+                                      "output_padding")))
+    return failure();
+  int64_t groups = adaptor.getGroups();
+  if (groups <= 0)
+    return check.fail("attribute 'groups' must be positive, got ", groups);
+  ArrayRef<int64_t> in = inputType.getShape();
+  ArrayRef<int64_t> filter = filterType.getShape();
+  if (ShapedType::isDynamic(in[1]))
+    return check.fail("operand 'input' must have a static channel dimension");
+  if (in[1] % groups != 0)
+    return check.fail("input channel count ", in[1],
+                      " is not divisible by groups = ", groups);
+  if (filter[0] != in[1])
+    return check.fail("operand 'filter' dim 0 is ", filter[0],
+                      " but the input has ", in[1], " channels");
+  ArrayRef<int64_t> stride = adaptor.getStrides();
+  ArrayRef<int64_t> dilation = adaptor.getDilations();
+  ArrayRef<int64_t> outPad = adaptor.getOutputPadding();
+  for (int i = 0; i < 2; ++i)
+    if (outPad[i] >= std::max(stride[i], dilation[i]))
+      return check.fail("output_padding ", outPad[i],
+                        " must be smaller than the stride ", stride[i],
+                        " or the dilation ", dilation[i]);
+  int64_t outChannels = filter[1] * groups;
+  if (Value bias = adaptor.getBias()) {
+    RankedTensorType biasType = rankedType(bias);
+    if (biasType.getDimSize(0) != outChannels)
+      return check.fail("operand 'bias' has ", biasType.getDimSize(0),
+                        " elements but the op has ", outChannels,
+                        " output channels");
+  }
+  ArrayRef<int64_t> pad = adaptor.getPadding();
+  auto outSize = [&](int64_t size, int dim) -> int64_t {
+    if (ShapedType::isDynamic(size))
+      return kDynamic;
+    return (size - 1) * stride[dim] - pad[dim] - pad[dim + 2] +
+           dilation[dim] * (filter[2 + dim] - 1) + outPad[dim] + 1;
+  };
+  int64_t outH = outSize(in[2], 0), outW = outSize(in[3], 1);
+  if ((!ShapedType::isDynamic(outH) && outH <= 0) ||
+      (!ShapedType::isDynamic(outW) && outW <= 0))
+    return check.fail("padding [", llvm::make_range(pad.begin(), pad.end()),
+                      "] leaves an empty output (", outH, "x", outW, ")");
+  results.push_back(RankedTensorType::get(
+      {in[0], outChannels, outH, outW},
+      accumulatorType(inputType.getElementType())));
+  return success();
+}
+
+std::optional<int64_t> ConvTranspose2DOp::getFlopCount() {
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  if (!inType.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> filter = getFilter().getType().getShape();
+  // Every input element scatters into C_out/g * K_h * K_w outputs.
+  return 2 * inType.getNumElements() * filter[1] * filter[2] * filter[3];
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkSameElementType(const ShapeChecker &check,
+                                          RankedTensorType lhs,
+                                          RankedTensorType rhs,
+                                          StringRef rhsName) {
+  if (lhs.getElementType() != rhs.getElementType())
+    return check.fail("operand '", rhsName, "' element type ",
+                      rhs.getElementType(), " differs from ",
+                      lhs.getElementType());
+  return success();
+}
+
+static bool dimsConflict(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "matmul");
+  RankedTensorType lhs = rankedType(adaptor.getLhs());
+  RankedTensorType rhs = rankedType(adaptor.getRhs());
+  if (failed(checkSameElementType(check, lhs, rhs, "rhs")))
+    return failure();
+  if (dimsConflict(lhs.getDimSize(1), rhs.getDimSize(0)))
+    return check.fail("contraction sizes differ: lhs is ", lhs,
+                      " and rhs is ", rhs, " (", lhs.getDimSize(1),
+                      " vs ", rhs.getDimSize(0), ")");
+  results.push_back(RankedTensorType::get(
+      {lhs.getDimSize(0), rhs.getDimSize(1)},
+      accumulatorType(lhs.getElementType())));
+  return success();
+}
+
+std::optional<int64_t> MatmulOp::getFlopCount() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (!lhs.hasStaticShape() || !out.hasStaticShape())
+    return std::nullopt;
+  return 2 * out.getNumElements() * lhs.getDimSize(1);
+}
+
+LogicalResult
+BatchMatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                Adaptor adaptor,
+                                SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "batch_matmul");
+  RankedTensorType lhs = rankedType(adaptor.getLhs());
+  RankedTensorType rhs = rankedType(adaptor.getRhs());
+  if (failed(checkSameElementType(check, lhs, rhs, "rhs")))
+    return failure();
+  if (dimsConflict(lhs.getDimSize(0), rhs.getDimSize(0)))
+    return check.fail("batch sizes differ: ", lhs.getDimSize(0), " vs ",
+                      rhs.getDimSize(0));
+  if (dimsConflict(lhs.getDimSize(2), rhs.getDimSize(1)))
+    return check.fail("contraction sizes differ: ", lhs.getDimSize(2),
+                      " vs ", rhs.getDimSize(1));
+  int64_t batch = ShapedType::isDynamic(lhs.getDimSize(0)) ? rhs.getDimSize(0)
+                                                            : lhs.getDimSize(0);
+  results.push_back(RankedTensorType::get(
+      {batch, lhs.getDimSize(1), rhs.getDimSize(2)},
+      accumulatorType(lhs.getElementType())));
+  return success();
+}
+
+std::optional<int64_t> BatchMatmulOp::getFlopCount() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (!lhs.hasStaticShape() || !out.hasStaticShape())
+    return std::nullopt;
+  return 2 * out.getNumElements() * lhs.getDimSize(2);
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "linear");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  RankedTensorType weight = rankedType(adaptor.getWeight());
+  if (failed(checkSameElementType(check, input, weight, "weight")))
+    return failure();
+  if (dimsConflict(input.getDimSize(1), weight.getDimSize(1)))
+    return check.fail("operand 'input' has ", input.getDimSize(1),
+                      " features but operand 'weight' expects ",
+                      weight.getDimSize(1));
+  if (Value bias = adaptor.getBias()) {
+    if (dimsConflict(rankedType(bias).getDimSize(0), weight.getDimSize(0)))
+      return check.fail("operand 'bias' has ", rankedType(bias).getDimSize(0),
+                        " elements but the weight has ", weight.getDimSize(0),
+                        " outputs");
+  }
+  results.push_back(RankedTensorType::get(
+      {input.getDimSize(0), weight.getDimSize(0)},
+      accumulatorType(input.getElementType())));
+  return success();
+}
+
+std::optional<int64_t> LinearOp::getFlopCount() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (!input.hasStaticShape() || !out.hasStaticShape())
+    return std::nullopt;
+  return 2 * out.getNumElements() * input.getDimSize(1);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "batch_norm");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  if (adaptor.getEpsilon().convertToDouble() < 0)
+    return check.fail("attribute 'epsilon' must not be negative, got ",
+                      adaptor.getEpsilon().convertToDouble());
+  SmallVector<int64_t> expected;
+  if (adaptor.getMode() == BatchNormMode::Spatial)
+    expected = {input.getDimSize(1)};
+  else
+    expected = llvm::to_vector(input.getShape().drop_front());
+  std::pair<Value, StringRef> params[] = {{adaptor.getScale(), "scale"},
+                                          {adaptor.getBias(), "bias"},
+                                          {adaptor.getMean(), "mean"},
+                                          {adaptor.getVariance(), "variance"}};
+  for (auto [value, name] : params) {
+    RankedTensorType type = rankedType(value);
+    if (type.getElementType() != input.getElementType())
+      return check.fail("operand '", name, "' element type ",
+                        type.getElementType(), " differs from the input's ",
+                        input.getElementType());
+    bool matches = type.getRank() == (int64_t)expected.size() &&
+                   llvm::all_of(llvm::zip(type.getShape(), expected),
+                                [](auto p) {
+                                  return !dimsConflict(std::get<0>(p),
+                                                       std::get<1>(p));
+                                });
+    if (!matches)
+      return check.fail("operand '", name, "' has shape ", type,
+                        " but mode '", stringifyBatchNormMode(adaptor.getMode()),
+                        "' needs [", llvm::make_range(expected.begin(), expected.end()),
+                        "]");
+  }
+  results.push_back(input);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+static LogicalResult
+inferPoolType(const ShapeChecker &check, RankedTensorType input,
+              ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+              ArrayRef<int64_t> pad, ArrayRef<int64_t> dilation, bool ceilMode,
+              Layout layout, SmallVectorImpl<Type> &results) {
+  if (failed(check.requirePositive(kernel, "kernel")) ||
+      failed(check.requirePositive(stride, "strides")) ||
+      failed(check.requirePositive(dilation, "dilations")) ||
+      failed(check.requireNonNegative(pad, "padding")))
+    return failure();
+  // As PyTorch: a window never lies wholly in the padding.
+  for (int i = 0; i < 4; ++i)
+    if (pad[i] * 2 > dilation[i % 2] * (kernel[i % 2] - 1) + 1)
+      return check.fail("padding ", pad[i],
+                        " is more than half the (dilated) kernel size ",
+                        dilation[i % 2] * (kernel[i % 2] - 1) + 1);
+  ActivationDims dims(layout);
+  ArrayRef<int64_t> in = input.getShape();
+  int64_t outH = windowOutputSize(in[dims.h], pad[0], pad[2], kernel[0],
+                                  stride[0], dilation[0], ceilMode);
+  int64_t outW = windowOutputSize(in[dims.w], pad[1], pad[3], kernel[1],
+                                  stride[1], dilation[1], ceilMode);
+  if (outH == 0 || outW == 0)
+    return check.fail("kernel ", kernel[0], "x", kernel[1],
+                      " is larger than the padded input ", in[dims.h], "x",
+                      in[dims.w]);
+  results.push_back(RankedTensorType::get(
+      dims.build(in[dims.n], in[dims.c], outH, outW), input.getElementType()));
+  return success();
+}
+
+LogicalResult
+MaxPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferPoolType(ShapeChecker(loc, "max_pool2d"),
+                       rankedType(adaptor.getInput()), adaptor.getKernel(),
+                       adaptor.getStrides(), adaptor.getPadding(),
+                       adaptor.getDilations(), adaptor.getCeilMode(),
+                       adaptor.getLayout(), results);
+}
+
+LogicalResult
+AvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  int64_t noDilation[] = {1, 1};
+  return inferPoolType(ShapeChecker(loc, "avg_pool2d"),
+                       rankedType(adaptor.getInput()), adaptor.getKernel(),
+                       adaptor.getStrides(), adaptor.getPadding(), noDilation,
+                       adaptor.getCeilMode(), adaptor.getLayout(), results);
+}
+
+LogicalResult GlobalAvgPool2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  RankedTensorType input = rankedType(adaptor.getInput());
+  ActivationDims dims(adaptor.getLayout());
+  results.push_back(RankedTensorType::get(
+      dims.build(input.getDimSize(dims.n), input.getDimSize(dims.c), 1, 1),
+      input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClipOp::verify() {
+  if (getMin().convertToDouble() > getMax().convertToDouble())
+    return emitOpError("attribute 'min' (")
+           << getMin().convertToDouble() << ") is greater than 'max' ("
+           << getMax().convertToDouble() << ")";
+  return success();
+}
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError("attribute 'axis' = ")
+           << axis << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting binary ops
+//===----------------------------------------------------------------------===//
+
+/// Numpy broadcasting of two shapes; fails naming the first incompatible
+/// dimension pair.
+static LogicalResult broadcastShapes(const ShapeChecker &check,
+                                     RankedTensorType lhs, RankedTensorType rhs,
+                                     SmallVectorImpl<Type> &results) {
+  int64_t rank = std::max(lhs.getRank(), rhs.getRank());
+  SmallVector<int64_t> shape(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t li = i - (rank - lhs.getRank()), ri = i - (rank - rhs.getRank());
+    int64_t l = li >= 0 ? lhs.getDimSize(li) : 1;
+    int64_t r = ri >= 0 ? rhs.getDimSize(ri) : 1;
+    if (l == 1)
+      shape[i] = r;
+    else if (r == 1)
+      shape[i] = l;
+    else if (ShapedType::isDynamic(l))
+      shape[i] = r;
+    else if (ShapedType::isDynamic(r) || l == r)
+      shape[i] = l;
+    else
+      return check.fail("operands are not broadcastable: ", lhs, " and ", rhs,
+                        " differ in dimension ", i, " (", l, " vs ", r, ")");
+  }
+  results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+#define DLAS_BINARY_INFER(OP, NAME)                                            \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    return broadcastShapes(ShapeChecker(loc, NAME),                            \
+                           rankedType(adaptor.getLhs()),                       \
+                           rankedType(adaptor.getRhs()), results);             \
+  }
+DLAS_BINARY_INFER(AddOp, "add")
+DLAS_BINARY_INFER(SubOp, "sub")
+DLAS_BINARY_INFER(MulOp, "mul")
+DLAS_BINARY_INFER(DivOp, "div")
+DLAS_BINARY_INFER(MaxOp, "max")
+DLAS_BINARY_INFER(MinOp, "min")
+#undef DLAS_BINARY_INFER
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "concat");
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return check.fail("needs at least one input");
+  RankedTensorType first = rankedType(inputs.front());
+  int64_t rank = first.getRank();
+  int64_t axis = adaptor.getAxis();
+  if (axis < -rank || axis >= rank)
+    return check.fail("attribute 'axis' = ", axis,
+                      " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> shape = llvm::to_vector(first.getShape());
+  for (auto [index, value] : llvm::enumerate(inputs.drop_front())) {
+    RankedTensorType type = rankedType(value);
+    if (type.getRank() != rank)
+      return check.fail("input #", index + 1, " has rank ", type.getRank(),
+                        " but input #0 has rank ", rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = type.getDimSize(d);
+      if (d == axis) {
+        shape[d] = (ShapedType::isDynamic(shape[d]) ||
+                    ShapedType::isDynamic(size))
+                       ? kDynamic
+                       : shape[d] + size;
+      } else if (dimsConflict(shape[d], size)) {
+        return check.fail("input #", index + 1, " has size ", size,
+                          " in dimension ", d, " but input #0 has ",
+                          shape[d]);
+      }
+    }
+  }
+  results.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  return {};
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "reshape");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  int64_t inferredIndex = -1, knownProduct = 1;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (size == -1) {
+      if (inferredIndex >= 0)
+        return check.fail("attribute 'shape' has more than one -1");
+      inferredIndex = i;
+    } else if (size <= 0) {
+      return check.fail("attribute 'shape' has size ", size, " at index ", i,
+                        "; sizes must be positive or -1");
+    } else {
+      knownProduct *= size;
+    }
+  }
+  SmallVector<int64_t> resultShape(shape);
+  if (input.hasStaticShape()) {
+    int64_t count = input.getNumElements();
+    if (inferredIndex >= 0) {
+      if (count % knownProduct != 0)
+        return check.fail("cannot reshape ", count, " elements into [",
+                          llvm::make_range(shape.begin(), shape.end()), "]");
+      resultShape[inferredIndex] = count / knownProduct;
+    } else if (count != knownProduct) {
+      return check.fail("cannot reshape ", count, " elements into [",
+                        llvm::make_range(shape.begin(), shape.end()), "] (",
+                        knownProduct, " elements)");
+    }
+  } else {
+    if (inferredIndex < 0)
+      return check.fail("a dynamic input needs a -1 in attribute 'shape'");
+    resultShape[inferredIndex] = kDynamic;
+  }
+  results.push_back(RankedTensorType::get(resultShape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  return {};
+}
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "flatten");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  int64_t rank = input.getRank(), axis = adaptor.getAxis();
+  if (rank == 0 || axis < 0 || axis >= rank)
+    return check.fail("attribute 'axis' = ", axis,
+                      " must be in [0, rank) for rank ", rank);
+  SmallVector<int64_t> shape(input.getShape().take_front(axis));
+  int64_t product = 1;
+  for (int64_t size : input.getShape().drop_front(axis))
+    product = ShapedType::isDynamic(size) || ShapedType::isDynamic(product)
+                  ? kDynamic
+                  : product * size;
+  shape.push_back(product);
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult FlattenOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult
+TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "transpose");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != input.getRank())
+    return check.fail("attribute 'perm' has ", perm.size(),
+                      " entries but the input has rank ", input.getRank());
+  llvm::SmallBitVector seen(perm.size());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= input.getRank() || seen.test(p))
+      return check.fail("attribute 'perm' [",
+                        llvm::make_range(perm.begin(), perm.end()),
+                        "] is not a permutation of [0, ", input.getRank(), ")");
+    seen.set(p);
+    shape.push_back(input.getDimSize(p));
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if ((int64_t)i != p)
+      return {};
+  return getInput();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "pad");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  int64_t rank = input.getRank();
+  if ((int64_t)pads.size() != 2 * rank)
+    return check.fail("attribute 'pads' has ", pads.size(),
+                      " entries but a rank-", rank, " input needs ", 2 * rank);
+  if (failed(check.requireNonNegative(pads, "pads")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = input.getDimSize(d);
+    shape.push_back(ShapedType::isDynamic(size) ? kDynamic
+                                                : size + pads[d] + pads[d + rank]);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (llvm::all_of(getPads(), [](int64_t p) { return p == 0; }))
+    return getInput();
+  return {};
+}
+
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "resize");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  std::optional<ArrayRef<double>> scales = adaptor.getScales();
+  std::optional<ArrayRef<int64_t>> sizes = adaptor.getSizes();
+  if (scales.has_value() == sizes.has_value())
+    return check.fail("needs exactly one of attributes 'scales' and 'sizes'");
+  if (adaptor.getAlignCorners() && adaptor.getMode() != ResizeMode::Bilinear)
+    return check.fail("'align_corners' applies only to bilinear mode");
+  SmallVector<int64_t> shape(input.getShape());
+  if (sizes) {
+    if (sizes->size() != 2)
+      return check.fail("attribute 'sizes' needs 2 entries (H, W), got ",
+                        sizes->size());
+    if (failed(check.requirePositive(*sizes, "sizes")))
+      return failure();
+    shape[2] = (*sizes)[0];
+    shape[3] = (*sizes)[1];
+  } else {
+    if (scales->size() != 2)
+      return check.fail("attribute 'scales' needs 2 entries (H, W), got ",
+                        scales->size());
+    for (int i = 0; i < 2; ++i) {
+      double s = (*scales)[i];
+      if (!(s > 0))
+        return check.fail("attribute 'scales' must be positive, got ", s);
+      int64_t size = input.getDimSize(2 + i);
+      shape[2 + i] = ShapedType::isDynamic(size)
+                         ? kDynamic
+                         : (int64_t)std::floor((double)size * s);
+      if (shape[2 + i] == 0)
+        return check.fail("scale ", s, " makes dimension ", 2 + i,
+                          " of size ", size, " empty");
+    }
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "DLAS/Dialect/NN/NNOps.cpp.inc"

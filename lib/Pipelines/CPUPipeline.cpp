@@ -1,0 +1,81 @@
+//===- CPUPipeline.cpp - dlas-cpu-pipeline --------------------------------===//
+#include "DLAS/Conversion/Passes.h"
+#include "DLAS/Pipelines/Pipelines.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+void dlas::buildNNToLinalgStage(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
+                                        const CPUPipelineOptions &options) {
+  // Tiling, packing, vectorization and threading land here. Until then the
+  // linalg ops go to loops unchanged.
+  if (options.emitCInterface)
+    pm.addPass(createPrepareEntryABI());
+}
+
+void dlas::buildBufferizationStage(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  // Contiguous buffers across calls keep the C interface simple for callers.
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void dlas::buildLoopLoweringStage(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
+  // Math ops with an LLVM intrinsic become intrinsics; the rest (erf, ...)
+  // become libm calls that the JIT resolves in the host process.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void dlas::buildCPUPipeline(OpPassManager &pm,
+                            const CPUPipelineOptions &options) {
+  buildNNToLinalgStage(pm);
+  buildCPUCodegenStrategyStage(pm, options);
+  buildBufferizationStage(pm);
+  buildLoopLoweringStage(pm);
+  if (options.lowerToLLVM)
+    buildLLVMLoweringStage(pm);
+}
+
+void dlas::registerDLASPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "dlas-cpu-pipeline",
+      "Compile nn (or linalg-on-tensors) IR to the LLVM dialect for the host "
+      "CPU",
+      buildCPUPipeline);
+}
