@@ -39,6 +39,7 @@ void dlas::buildBufferizationStage(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createMemRefCopyToLinalg());
 }
 
 void dlas::buildLoopLoweringStage(OpPassManager &pm) {

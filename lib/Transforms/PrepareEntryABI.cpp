@@ -1,6 +1,7 @@
 //===- PrepareEntryABI.cpp - the dlas-prepare-entry-abi pass --------------===//
 #include "DLAS/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -22,6 +23,11 @@ struct PrepareEntryABIPass
                     UnitAttr::get(&getContext()));
       func->setAttr(dlas::kSignatureAttrName,
                     TypeAttr::get(func.getFunctionType()));
+      // Callers own the inputs: bufferization must not write into them.
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (isa<TensorType>(func.getArgument(i).getType()))
+          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                          BoolAttr::get(&getContext(), false));
     }
   }
 };

@@ -26,4 +26,24 @@ def PrepareEntryABI : Pass<"dlas-prepare-entry-abi", "mlir::ModuleOp"> {
   }];
 }
 
+def MemRefCopyToLinalg : Pass<"dlas-memref-copy-to-linalg"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    The LLVM lowering turns a `memref.copy` between non-contiguous buffers
+    into a call to `memrefCopy` from MLIR's C runner library, which a
+    JIT-compiled or exported module would then have to link. As a
+    `linalg.copy` the copy lowers to plain loops with the rest of the code.
+
+    Before:
+    ```mlir
+    memref.copy %a, %b : memref<4x4xf32, strided<[8, 1]>> to memref<4x4xf32>
+    ```
+    After:
+    ```mlir
+    linalg.copy ins(%a : memref<4x4xf32, strided<[8, 1]>>) outs(%b : memref<4x4xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // DLAS_TRANSFORMS_PASSES_TD

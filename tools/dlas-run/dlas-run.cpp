@@ -1,0 +1,620 @@
+//===- dlas-run.cpp - JIT-compile and run a DLAS module -------------------===//
+//
+// dlas-run model.mlir [-e entry] [--input x.npy ...] [--random-inputs --seed N]
+//          [--output-dir DIR] [--expect y.npy ... --rtol R --atol A]
+//          [--warmup W --repeat N] [--pipeline=... | --target=cpu]
+//
+// Compiles the module through the CPU pipeline (or takes LLVM-dialect IR as
+// it is), JITs it at -O3 for the host, runs the entry on .npy or seeded
+// random inputs, prints every output's shape and checksum, compares with
+// expected outputs and times repeated runs.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/InitAllDialects.h"
+#include "DLAS/InitAllPasses.h"
+#include "DLAS/Support/Npy.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/thread.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::dlas;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory runCategory("dlas-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<module.mlir>"),
+                                          cl::init("-"), cl::cat(runCategory));
+static cl::opt<std::string> entryName("e", cl::desc("Entry function"),
+                                      cl::init("main"), cl::cat(runCategory));
+static cl::alias entryAlias("entry", cl::aliasopt(entryName),
+                            cl::desc("Alias for -e"));
+static cl::list<std::string> inputFiles("input",
+                                        cl::desc("Input .npy, one per argument "
+                                                 "in order"),
+                                        cl::cat(runCategory));
+static cl::opt<bool> randomInputs("random-inputs",
+                                  cl::desc("Generate seeded random inputs"),
+                                  cl::cat(runCategory));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of --random-inputs"),
+                              cl::init(0), cl::cat(runCategory));
+static cl::opt<int64_t> dynamicDimSize(
+    "dynamic-dim-size",
+    cl::desc("Size given to dynamic dimensions of random inputs"),
+    cl::init(1), cl::cat(runCategory));
+static cl::opt<std::string> outputDir("output-dir",
+                                      cl::desc("Write outputs as "
+                                               "DIR/<entry>_output<i>.npy"),
+                                      cl::cat(runCategory));
+static cl::list<std::string> expectFiles("expect",
+                                         cl::desc("Expected output .npy, one "
+                                                  "per result in order"),
+                                         cl::cat(runCategory));
+static cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance"),
+                            cl::init(1e-5), cl::cat(runCategory));
+static cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance"),
+                            cl::init(1e-5), cl::cat(runCategory));
+static cl::opt<unsigned> warmup("warmup",
+                                cl::desc("Untimed runs before timing"),
+                                cl::init(0), cl::cat(runCategory));
+static cl::opt<unsigned> repeat("repeat",
+                                cl::desc("Timed runs (0: run once, untimed)"),
+                                cl::init(0), cl::cat(runCategory));
+static cl::opt<std::string>
+    pipeline("pipeline",
+             cl::desc("Textual pass pipeline replacing the target's, e.g. "
+                      "'builtin.module(dlas-cpu-pipeline)'"),
+             cl::cat(runCategory));
+static cl::opt<std::string> target("target",
+                                   cl::desc("Compilation target (cpu)"),
+                                   cl::init("cpu"), cl::cat(runCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
+                                  cl::init(3), cl::Prefix,
+                                  cl::cat(runCategory));
+static cl::opt<bool> dumpLLVMDialect("print-lowered",
+                                     cl::desc("Print the LLVM-dialect module "
+                                              "that is JIT-compiled"),
+                                     cl::cat(runCategory));
+
+namespace {
+
+/// Prints "dlas-run: error: ..." and returns the failure exit code.
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "dlas-run: error: " << message << "\n";
+  return 1;
+}
+
+/// A memref descriptor of rank R as the LLVM lowering lays it out:
+/// {allocated, aligned, offset, sizes[R], strides[R]}, all 8 bytes.
+struct Descriptor {
+  explicit Descriptor(int64_t rank) : words(3 + 2 * rank, 0), rank(rank) {}
+  void *&allocated() { return reinterpret_cast<void *&>(words[0]); }
+  void *&aligned() { return reinterpret_cast<void *&>(words[1]); }
+  int64_t &offset() { return words[2]; }
+  int64_t &size(int64_t i) { return words[3 + i]; }
+  int64_t &stride(int64_t i) { return words[3 + rank + i]; }
+  SmallVector<int64_t> words;
+  int64_t rank;
+};
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+std::optional<NpyDType> dtypeOf(Type type) {
+  if (type.isF32())
+    return NpyDType::F32;
+  if (type.isF16())
+    return NpyDType::F16;
+  if (type.isBF16())
+    return NpyDType::BF16;
+  if (type.isInteger(8))
+    return NpyDType::I8;
+  if (type.isInteger(32))
+    return NpyDType::I32;
+  if (type.isInteger(64))
+    return NpyDType::I64;
+  return std::nullopt;
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + (ShapedType::isDynamic(d) ? "?" : std::to_string(d));
+  return s.empty() ? "scalar" : s;
+}
+
+/// The entry's argument and result types, which must be ranked tensors or
+/// memrefs with a supported element type.
+struct EntrySignature {
+  SmallVector<ShapedType> inputs, results;
+};
+
+FailureOr<EntrySignature> entrySignature(FunctionType type, StringRef entry) {
+  EntrySignature sig;
+  auto convert = [&](TypeRange types, SmallVectorImpl<ShapedType> &out,
+                     StringRef what) -> LogicalResult {
+    for (auto [i, t] : llvm::enumerate(types)) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      if (!shaped || !shaped.hasRank() || !dtypeOf(shaped.getElementType())) {
+        fail("entry '" + entry + "' " + what + " #" + llvm::Twine(i) +
+             " has unsupported type " + llvm::Twine(typeString(t)) +
+             " (need a ranked tensor of f32, f16, bf16, i8, i32 or i64)");
+        return failure();
+      }
+      out.push_back(shaped);
+    }
+    return success();
+  };
+  if (failed(convert(type.getInputs(), sig.inputs, "argument")) ||
+      failed(convert(type.getResults(), sig.results, "result")))
+    return failure();
+  return sig;
+}
+
+/// Sum of the FLOP counts of the nn ops in `func`, when all are known.
+std::optional<int64_t> countFlops(Operation *func) {
+  int64_t total = 0;
+  bool known = true;
+  func->walk([&](nn::FlopCountOpInterface op) {
+    std::optional<int64_t> flops = op.getFlopCount();
+    if (flops)
+      total += *flops;
+    else
+      known = false;
+  });
+  if (!known || total == 0)
+    return std::nullopt;
+  return total;
+}
+
+bool isLLVMDialectModule(ModuleOp module) {
+  bool onlyLLVM = true;
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation() &&
+        !isa<LLVM::LLVMDialect>(op->getDialect()))
+      onlyLLVM = false;
+  });
+  return onlyLLVM;
+}
+
+FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
+                              std::mt19937 &rng) {
+  NpyDType dtype = *dtypeOf(type.getElementType());
+  if (!inputFiles.empty()) {
+    StringRef path = inputFiles[index];
+    llvm::Expected<NpyArray> array = readNpy(path);
+    if (!array) {
+      fail("input #" + llvm::Twine(index) + " " +
+           llvm::toString(array.takeError()));
+      return failure();
+    }
+    if (array->dtype() != dtype) {
+      fail("input #" + llvm::Twine(index) + " '" + path + "' has dtype " +
+           npyDTypeName(array->dtype()) + " but the entry expects " +
+           npyDTypeName(dtype));
+      return failure();
+    }
+    bool shapeOk = (int64_t)array->shape().size() == type.getRank();
+    for (int64_t d = 0; shapeOk && d < type.getRank(); ++d)
+      shapeOk = type.isDynamicDim(d) || type.getDimSize(d) == array->shape()[d];
+    if (!shapeOk) {
+      fail("input #" + llvm::Twine(index) + " '" + path + "' has shape " +
+           shapeString(array->shape()) + " but the entry expects " +
+           shapeString(type.getShape()));
+      return failure();
+    }
+    return std::move(*array);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d : type.getShape())
+    shape.push_back(ShapedType::isDynamic(d) ? dynamicDimSize.getValue() : d);
+  NpyArray array(dtype, shape);
+  bool isFloat = isa<FloatType>(type.getElementType());
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(-8, 8);
+  for (int64_t i = 0, e = array.numElements(); i < e; ++i)
+    array.set(i, isFloat ? real(rng) : integer(rng));
+  return std::move(array);
+}
+
+/// Compares an output with an expected array; returns true on PASS.
+bool compare(unsigned index, const NpyArray &actual, const NpyArray &expected) {
+  if (actual.shape() != expected.shape()) {
+    llvm::outs() << "output #" << index << ": FAIL shape "
+                 << shapeString(actual.shape()) << " but expected "
+                 << shapeString(expected.shape()) << "\n";
+    return false;
+  }
+  double maxAbs = 0, maxExpected = 0;
+  int64_t mismatches = 0, worst = -1;
+  double worstExcess = -1;
+  for (int64_t i = 0, e = actual.numElements(); i < e; ++i) {
+    double a = actual.at(i), b = expected.at(i);
+    double diff = std::fabs(a - b);
+    if (std::isnan(a) != std::isnan(b))
+      diff = INFINITY;
+    else if (std::isnan(a))
+      diff = 0;
+    maxAbs = std::max(maxAbs, diff);
+    maxExpected = std::max(maxExpected, std::fabs(b));
+    double excess = diff - (absTolerance + relTolerance * std::fabs(b));
+    if (excess > 0) {
+      ++mismatches;
+      if (excess > worstExcess) {
+        worstExcess = excess;
+        worst = i;
+      }
+    }
+  }
+  double maxRel = maxExpected > 0 ? maxAbs / maxExpected : maxAbs;
+  llvm::outs() << "output #" << index << ": max abs err "
+               << llvm::format("%.3e", maxAbs) << ", max rel err "
+               << llvm::format("%.3e", maxRel)
+               << " (to max |expected| " << llvm::format("%.3e", maxExpected)
+               << "), rtol " << relTolerance << ", atol " << absTolerance << ": ";
+  if (mismatches == 0) {
+    llvm::outs() << "PASS\n";
+    return true;
+  }
+  llvm::outs() << "FAIL (" << mismatches << " of " << actual.numElements()
+               << " elements; worst at flat index " << worst << ": got "
+               << actual.at(worst) << ", expected " << expected.at(worst)
+               << ")\n";
+  return false;
+}
+
+/// Runs the JIT-compiled entry: owns input descriptors and the result
+/// buffers each call returns.
+class EntryRunner {
+public:
+  EntryRunner(ExecutionEngine &engine, std::string symbol,
+              const EntrySignature &sig, SmallVector<NpyArray> &inputs)
+      : engine(engine), symbol(std::move(symbol)), sig(sig) {
+    for (NpyArray &input : inputs) {
+      Descriptor d(input.shape().size());
+      d.allocated() = d.aligned() = input.data();
+      int64_t stride = 1;
+      for (int64_t i = d.rank - 1; i >= 0; --i) {
+        d.size(i) = input.shape()[i];
+        d.stride(i) = stride;
+        stride *= input.shape()[i];
+      }
+      inputDescriptors.push_back(std::move(d));
+      inputPointers.insert(input.data());
+    }
+    size_t resultWords = 0;
+    for (ShapedType t : sig.results)
+      resultWords += 3 + 2 * t.getRank();
+    resultStorage.assign(resultWords, 0);
+  }
+  ~EntryRunner() { releaseResults(); }
+
+  llvm::Error run() {
+    releaseResults();
+    SmallVector<void *> descriptorPointers, args;
+    // With results, the C interface takes a pointer to them first.
+    void *resultPointer = resultStorage.data();
+    if (!sig.results.empty())
+      args.push_back(&resultPointer);
+    for (Descriptor &d : inputDescriptors)
+      descriptorPointers.push_back(d.words.data());
+    for (void *&p : descriptorPointers)
+      args.push_back(&p);
+    if (llvm::Error err = engine.invokePacked(symbol, args))
+      return err;
+    hasResults = true;
+    return llvm::Error::success();
+  }
+
+  /// Copies result `index` into a dense array (results may be strided).
+  NpyArray result(unsigned index) {
+    int64_t *words = resultWords(index);
+    int64_t rank = sig.results[index].getRank();
+    SmallVector<int64_t> shape(words + 3, words + 3 + rank);
+    NpyDType dtype = *dtypeOf(sig.results[index].getElementType());
+    NpyArray array(dtype, shape);
+    size_t elementSize = npyElementSize(dtype);
+    const char *base = reinterpret_cast<const char *>(words[1]) +
+                       words[2] * elementSize;
+    char *dst = static_cast<char *>(array.data());
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t flat = 0, e = array.numElements(); flat < e; ++flat) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        offset += idx[d] * words[3 + rank + d];
+      std::memcpy(dst + flat * elementSize, base + offset * elementSize,
+                  elementSize);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < shape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    return array;
+  }
+
+private:
+  int64_t *resultWords(unsigned index) {
+    size_t offset = 0;
+    for (unsigned i = 0; i < index; ++i)
+      offset += 3 + 2 * sig.results[i].getRank();
+    return resultStorage.data() + offset;
+  }
+
+  /// Frees the buffers the last call allocated for its results; not the
+  /// inputs it may have returned, nor constant globals (whose allocated
+  /// pointer the lowering sets to 0xdeadbeef).
+  void releaseResults() {
+    if (!hasResults)
+      return;
+    llvm::SmallPtrSet<void *, 4> freed;
+    for (unsigned i = 0; i < sig.results.size(); ++i) {
+      void *allocated = reinterpret_cast<void *>(resultWords(i)[0]);
+      if (!allocated || inputPointers.contains(allocated) ||
+          allocated == reinterpret_cast<void *>(0xdeadbeef) ||
+          !freed.insert(allocated).second)
+        continue;
+      std::free(allocated);
+    }
+    hasResults = false;
+  }
+
+  ExecutionEngine &engine;
+  std::string symbol;
+  const EntrySignature &sig;
+  SmallVector<Descriptor> inputDescriptors;
+  llvm::SmallPtrSet<void *, 4> inputPointers;
+  SmallVector<int64_t> resultStorage;
+  bool hasResults = false;
+};
+
+int runMain() {
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  dlas::registerAllDialects(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &errorMessage);
+  if (!file)
+    return fail("cannot open '" + inputFilename + "': " + errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse '" + inputFilename + "'");
+  if (failed(verify(*module)))
+    return fail("'" + inputFilename + "' does not verify");
+
+  // The entry's tensor signature: from func.func, or from the
+  // dlas.signature attribute that dlas-cpu-pipeline leaves on LLVM funcs.
+  FunctionType entryType;
+  std::optional<int64_t> flops;
+  bool alreadyLowered = isLLVMDialectModule(*module);
+  if (alreadyLowered) {
+    auto llvmFunc = module->lookupSymbol<LLVM::LLVMFuncOp>(entryName);
+    if (!llvmFunc)
+      return fail("entry function '" + entryName + "' not found");
+    auto sigAttr = llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName);
+    if (!sigAttr || !module->lookupSymbol("_mlir_ciface_" + entryName))
+      return fail("LLVM-dialect entry '" + entryName +
+                  "' lacks the dlas.signature attribute or its "
+                  "_mlir_ciface_ wrapper; lower it with dlas-cpu-pipeline");
+    entryType = cast<FunctionType>(sigAttr.getValue());
+  } else {
+    auto func = module->lookupSymbol<func::FuncOp>(entryName);
+    if (!func || func.isExternal())
+      return fail("entry function '" + entryName + "' not found in '" +
+                  inputFilename + "'");
+    entryType = func.getFunctionType();
+    flops = countFlops(func);
+  }
+  FailureOr<EntrySignature> sig = entrySignature(entryType, entryName);
+  if (failed(sig))
+    return 1;
+
+  // Inputs.
+  if (!inputFiles.empty() && randomInputs)
+    return fail("give either --input files or --random-inputs, not both");
+  if (inputFiles.empty() && !randomInputs && !sig->inputs.empty())
+    return fail("entry '" + entryName + "' takes " +
+                llvm::Twine(sig->inputs.size()) +
+                " argument(s): give --input files or --random-inputs");
+  if (!inputFiles.empty() && inputFiles.size() != sig->inputs.size())
+    return fail("entry '" + entryName + "' takes " +
+                llvm::Twine(sig->inputs.size()) + " argument(s) but " +
+                llvm::Twine(inputFiles.size()) + " --input file(s) were given");
+  if (!expectFiles.empty() && expectFiles.size() != sig->results.size())
+    return fail("entry '" + entryName + "' returns " +
+                llvm::Twine(sig->results.size()) + " result(s) but " +
+                llvm::Twine(expectFiles.size()) +
+                " --expect file(s) were given");
+  SmallVector<NpyArray> expected;
+  for (StringRef path : expectFiles) {
+    llvm::Expected<NpyArray> array = readNpy(path);
+    if (!array)
+      return fail("expected output " + llvm::toString(array.takeError()));
+    expected.push_back(std::move(*array));
+  }
+  std::mt19937 rng(seed);
+  SmallVector<NpyArray> inputs;
+  for (auto [i, type] : llvm::enumerate(sig->inputs)) {
+    FailureOr<NpyArray> input = makeInput(i, type, rng);
+    if (failed(input))
+      return 1;
+    inputs.push_back(std::move(*input));
+  }
+
+  // Compile.
+  auto compileStart = std::chrono::steady_clock::now();
+  if (!alreadyLowered) {
+    if (target != "cpu")
+      return fail("unknown --target '" + target + "' (supported: cpu)");
+    PassManager pm(&context);
+    if (!pipeline.empty()) {
+      if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+        return fail("cannot parse --pipeline '" + pipeline + "'");
+    } else {
+      buildCPUPipeline(pm, CPUPipelineOptions());
+    }
+    if (failed(pm.run(*module)))
+      return fail("compilation pipeline failed on '" + inputFilename + "'");
+    if (!module->lookupSymbol("_mlir_ciface_" + entryName))
+      return fail("the pipeline did not produce '_mlir_ciface_" + entryName +
+                  "'; it must lower to the LLVM dialect with C interfaces "
+                  "(see dlas-prepare-entry-abi)");
+  }
+  if (dumpLLVMDialect)
+    module->print(llvm::outs());
+
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder)
+    return fail("cannot detect the host: " +
+                llvm::toString(hostBuilder.takeError()));
+  llvm::CodeGenOptLevel codeGenLevel =
+      optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+      : optLevel == 0 ? llvm::CodeGenOptLevel::None
+                      : llvm::CodeGenOptLevel::Default;
+  hostBuilder->setCodeGenOptLevel(codeGenLevel);
+  auto targetMachine = hostBuilder->createTargetMachine();
+  if (!targetMachine)
+    return fail("cannot create a target machine: " +
+                llvm::toString(targetMachine.takeError()));
+  // The options hold a function_ref: keep the std::function alive.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(optLevel, 0, targetMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = codeGenLevel;
+  auto engine = ExecutionEngine::create(*module, engineOptions,
+                                        std::move(*targetMachine));
+  if (!engine)
+    return fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
+  double compileMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - compileStart)
+                         .count();
+  llvm::outs() << "compiled '" << entryName << "' in "
+               << llvm::format("%.1f", compileMs) << " ms\n";
+
+  // Run.
+  EntryRunner runner(**engine, "_mlir_ciface_" + entryName, *sig, inputs);
+  for (unsigned i = 0; i < warmup; ++i)
+    if (llvm::Error err = runner.run())
+      return fail("run failed: " + llvm::toString(std::move(err)));
+  SmallVector<double> times;
+  unsigned runs = std::max(1u, repeat.getValue());
+  for (unsigned i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error err = runner.run())
+      return fail("run failed: " + llvm::toString(std::move(err)));
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+
+  bool allPass = true;
+  for (unsigned i = 0; i < sig->results.size(); ++i) {
+    NpyArray output = runner.result(i);
+    double sum = 0, sumAbs = 0;
+    for (int64_t k = 0, e = output.numElements(); k < e; ++k) {
+      sum += output.at(k);
+      sumAbs += std::fabs(output.at(k));
+    }
+    llvm::outs() << "output #" << i << ": shape " << shapeString(output.shape())
+                 << " " << npyDTypeName(output.dtype()) << ", checksum sum "
+                 << llvm::format("%.6e", sum) << ", sum|x| "
+                 << llvm::format("%.6e", sumAbs) << "\n";
+    if (!outputDir.empty()) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+        return fail("cannot create '" + outputDir + "': " + ec.message());
+      SmallString<256> path(outputDir);
+      llvm::sys::path::append(path, entryName + "_output" + llvm::Twine(i) +
+                                        ".npy");
+      if (llvm::Error err = writeNpy(path, output))
+        return fail(llvm::toString(std::move(err)));
+    }
+    if (!expected.empty() && !compare(i, output, expected[i]))
+      allPass = false;
+  }
+  if (repeat > 0) {
+    std::sort(times.begin(), times.end());
+    double median = times.size() % 2
+                        ? times[times.size() / 2]
+                        : 0.5 * (times[times.size() / 2 - 1] +
+                                 times[times.size() / 2]);
+    llvm::outs() << "time: min " << llvm::format("%.3f", times.front())
+                 << " ms, median " << llvm::format("%.3f", median)
+                 << " ms, max " << llvm::format("%.3f", times.back())
+                 << " ms (" << times.size() << " runs, " << warmup
+                 << " warm-up)";
+    if (flops)
+      llvm::outs() << ", " << llvm::format("%.3f", *flops / 1e9)
+                   << " GFLOP, " << llvm::format("%.2f", *flops / median / 1e6)
+                   << " GFLOP/s at the median";
+    llvm::outs() << "\n";
+  }
+  if (!expected.empty())
+    llvm::outs() << (allPass ? "PASS" : "FAIL") << "\n";
+  return allPass ? 0 : 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::registerAllPasses();
+  dlas::registerAllPasses();
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(argc, argv, "DLAS JIT runner\n");
+
+  // JIT code may keep large vectors on the stack: run it on a thread with a
+  // 512 MiB stack instead of the default 8 MiB.
+  int exitCode = 1;
+  std::optional<unsigned> stackSize = 512u << 20;
+  llvm::thread runner(stackSize, [&] { exitCode = runMain(); });
+  runner.join();
+  return exitCode;
+}
