@@ -26,7 +26,10 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     auto type = cast<RankedTensorType>(input.getType());
     Type elementType = type.getElementType();
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // I64Attr getters return uint64_t: read the axis as signed.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     MLIRContext *ctx = rewriter.getContext();
 
     SmallVector<int64_t> reducedShape, reducedSourceDims;

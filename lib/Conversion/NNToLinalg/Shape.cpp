@@ -19,7 +19,10 @@ struct ConcatLowering : OpConversionPattern<nn::ConcatOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // I64Attr getters return uint64_t: read the axis as signed.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     ValueRange inputs = adaptor.getInputs();
     // Result sizes: the first input's, with the axis the sum of all.
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, inputs[0]);

@@ -1,0 +1,444 @@
+#!/usr/bin/python3
+"""Execution tests for the nn dialect: every op over a shape/attribute matrix.
+
+For each case this script writes a one-op (or few-op) module in the nn
+dialect, seeded inputs as .npy and the expected output computed by PyTorch
+(an implementation independent of DLAS), runs `dlas-run --expect` on it and
+counts the cases that fail. Nothing is committed: all files go to --workdir.
+
+Tolerances (fp32): |dlas - torch| <= ATOL + RTOL * |torch| elementwise with
+RTOL = ATOL = 1e-4 — fp32 sums over up to a few thousand products in a
+different order than PyTorch's kernels differ by a few ulps of the partial
+sums, far below 1e-4 on values of magnitude ~10.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+RTOL = 1e-4
+ATOL = 1e-4
+
+CASES = {}
+
+
+def case(family):
+    def register(fn):
+        CASES.setdefault(family, []).append(fn)
+        return fn
+    return register
+
+
+def ttype(shape, dtype="f32"):
+    dims = "x".join("?" if d is None else str(d) for d in shape)
+    return f"tensor<{dims}x{dtype}>" if dims else f"tensor<{dtype}>"
+
+
+def arr(attr):
+    return "array<i64: " + ", ".join(str(v) for v in attr) + ">"
+
+
+class Case:
+    """A module computing `body` over `inputs`, and PyTorch's answer."""
+
+    def __init__(self, name, inputs, expected, body, arg_shapes=None,
+                 result_shape=None, run_args=()):
+        self.name = name
+        self.inputs = [np.ascontiguousarray(x, dtype=np.float32) for x in inputs]
+        self.expected = np.ascontiguousarray(expected.detach().numpy()
+                                             if torch.is_tensor(expected)
+                                             else expected, dtype=np.float32)
+        self.body = body
+        self.arg_shapes = arg_shapes or [x.shape for x in self.inputs]
+        self.result_shape = result_shape or self.expected.shape
+        self.run_args = list(run_args)
+
+    def module(self):
+        args = ", ".join(f"%a{i}: {ttype(s)}" for i, s in enumerate(self.arg_shapes))
+        rtype = ttype(self.result_shape)
+        body = self.body(["%a" + str(i) for i in range(len(self.inputs))],
+                         [ttype(s) for s in self.arg_shapes], rtype)
+        return (f"func.func @main({args}) -> {rtype} {{\n{body}\n"
+                f"  return %r : {rtype}\n}}\n")
+
+
+def op_line(op, operands, types, rtype, attrs=""):
+    attr_text = f" {{{attrs}}}" if attrs else ""
+    return (f"  %r = {op} {', '.join(operands)}{attr_text} : "
+            f"({', '.join(types)}) -> {rtype}")
+
+
+def unary_line(op, attrs=""):
+    attr_text = f" {{{attrs}}}" if attrs else ""
+    return lambda v, t, r: f"  %r = {op} {v[0]}{attr_text} : {t[0]}"
+
+
+def rand(*shape, gen):
+    return torch.randn(*shape, generator=gen)
+
+
+# ---------------------------------------------------------------- conv2d
+CONV_MATRIX = [
+    # (N, C, H, W, F, K, stride, pad(t,l,b,r), dilation, groups, bias)
+    (1, 3, 9, 9, 4, 3, 1, (1, 1, 1, 1), 1, 1, True),
+    (2, 4, 8, 7, 6, 3, 2, (1, 0, 2, 1), 1, 1, False),
+    (1, 4, 11, 11, 8, 3, 1, (2, 2, 2, 2), 2, 1, True),
+    (1, 8, 10, 10, 8, 3, 2, (1, 1, 1, 1), 2, 2, True),
+    (1, 8, 9, 9, 12, 3, 1, (0, 1, 1, 0), 1, 4, False),
+    (1, 16, 10, 10, 16, 3, 1, (1, 1, 1, 1), 1, 16, True),   # depthwise
+    (1, 16, 13, 13, 16, 5, 2, (2, 2, 2, 2), 1, 16, False),  # depthwise s2
+    (1, 8, 9, 9, 16, 3, 1, (1, 1, 1, 1), 2, 8, True),       # depth multiplier 2
+    (1, 6, 7, 7, 5, 1, 1, (0, 0, 0, 0), 1, 1, True),        # 1x1
+    (1, 8, 9, 9, 8, 1, 2, (0, 0, 0, 0), 1, 2, False),       # 1x1 grouped s2
+    (1, 3, 15, 15, 4, 5, 1, (2, 1, 0, 3), 1, 1, True),      # 5x5 asymmetric
+    (1, 3, 17, 17, 8, 7, 2, (3, 3, 3, 3), 1, 1, True),      # 7x7 s2 stem
+    (1, 4, 12, 13, 4, 7, 1, (3, 3, 3, 3), 2, 4, False),     # 7x7 depthwise dil 2
+    (1, 12, 6, 6, 12, 3, 1, (1, 1, 1, 1), 1, 3, True),      # groups 3
+]
+
+
+def conv_case(n, c, h, w, f, k, s, pad, d, g, bias, gen, layout="nchw"):
+    x = rand(n, c, h, w, gen=gen)
+    wt = rand(f, c // g, k, k, gen=gen)
+    b = rand(f, gen=gen) if bias else None
+    xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
+    y = F.conv2d(xp, wt, b, stride=s, dilation=d, groups=g)
+    attrs = (f"strides = {arr([s, s])}, padding = {arr(pad)}, "
+             f"dilations = {arr([d, d])}, groups = {g} : i64")
+    inputs = [x, wt] + ([b] if bias else [])
+    if layout == "nhwc":
+        inputs[0] = x.permute(0, 2, 3, 1)
+        y = y.permute(0, 2, 3, 1)
+        attrs += ", layout = #nn<layout nhwc>"
+    name = (f"conv2d_{layout}_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
+            f"d{d}g{g}{'b' if bias else ''}")
+    return Case(name, [t.numpy() for t in inputs], y,
+                lambda v, t, r: op_line("nn.conv2d", v, t, r, attrs))
+
+
+@case("conv")
+def conv_cases(gen):
+    cases = [conv_case(*cfg, gen=gen) for cfg in CONV_MATRIX]
+    cases.append(conv_case(1, 8, 9, 9, 8, 3, 2, (1, 1, 1, 1), 1, 2, True,
+                           gen=gen, layout="nhwc"))
+    return cases
+
+
+# (N, C_in, H, W, C_out, K, stride, pad(t,l,b,r), output_padding, dilation, groups, bias)
+CONVT_MATRIX = [
+    (1, 4, 5, 5, 3, 3, 1, (0, 0, 0, 0), (0, 0), 1, 1, True),
+    (1, 4, 5, 6, 6, 3, 2, (1, 1, 1, 1), (1, 1), 1, 1, False),
+    (2, 8, 4, 4, 4, 4, 2, (1, 1, 1, 1), (0, 0), 1, 2, True),
+    (1, 4, 6, 6, 4, 3, 3, (2, 0, 1, 2), (2, 1), 1, 1, True),
+    (1, 6, 5, 5, 6, 3, 1, (1, 1, 1, 1), (0, 0), 2, 3, False),
+    (1, 4, 7, 7, 2, 5, 2, (4, 4, 4, 4), (1, 0), 1, 1, True),   # pad > d*(k-1): crop
+    (1, 3, 3, 3, 2, 1, 2, (0, 0, 0, 0), (1, 1), 1, 1, True),   # 1x1
+]
+
+
+@case("conv")
+def conv_transpose_cases(gen):
+    cases = []
+    for (n, c, h, w, f, k, s, pad, op, d, g, bias) in CONVT_MATRIX:
+        x = rand(n, c, h, w, gen=gen)
+        wt = rand(c, f // g, k, k, gen=gen)
+        b = rand(f, gen=gen) if bias else None
+        # PyTorch takes symmetric padding: emulate asymmetric by cropping the
+        # result of a zero-padding transposed conv.
+        full = F.conv_transpose2d(x, wt, b, stride=s, padding=0,
+                                  output_padding=0, dilation=d, groups=g)
+        extra_h = op[0]
+        extra_w = op[1]
+        if extra_h or extra_w:
+            full = F.pad(full, (0, extra_w, 0, extra_h))
+            if b is not None:  # the padded border still receives the bias
+                full[:, :, full.shape[2] - extra_h:, :] = b.view(1, -1, 1, 1)
+                full[:, :, :, full.shape[3] - extra_w:] = b.view(1, -1, 1, 1)
+        y = full[:, :, pad[0]:full.shape[2] - pad[2], pad[1]:full.shape[3] - pad[3]]
+        attrs = (f"strides = {arr([s, s])}, padding = {arr(pad)}, "
+                 f"output_padding = {arr(op)}, dilations = {arr([d, d])}, "
+                 f"groups = {g} : i64")
+        inputs = [x, wt] + ([b] if bias else [])
+        name = (f"conv_transpose2d_c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
+                f"op{op[0]}{op[1]}d{d}g{g}{'b' if bias else ''}")
+        cases.append(Case(name, [t.numpy() for t in inputs], y,
+                          lambda v, t, r, a=attrs: op_line("nn.conv_transpose2d", v, t, r, a)))
+    # Cross-check the emulation on a symmetric case against PyTorch directly.
+    x = rand(1, 4, 5, 5, gen=gen)
+    wt = rand(4, 3, 3, 3, gen=gen)
+    y = F.conv_transpose2d(x, wt, None, stride=2, padding=1, output_padding=1)
+    attrs = (f"strides = {arr([2, 2])}, padding = {arr([1, 1, 1, 1])}, "
+             f"output_padding = {arr([1, 1])}")
+    cases.append(Case("conv_transpose2d_torch_symmetric", [x.numpy(), wt.numpy()], y,
+                      lambda v, t, r: op_line("nn.conv_transpose2d", v, t, r, attrs)))
+    return cases
+
+
+# ---------------------------------------------------------------- matmul
+@case("matmul")
+def matmul_cases(gen):
+    cases = []
+    for m, k, n in [(1, 1, 1), (5, 7, 3), (16, 33, 17), (64, 64, 64)]:
+        a, b = rand(m, k, gen=gen), rand(k, n, gen=gen)
+        cases.append(Case(f"matmul_{m}x{k}x{n}", [a.numpy(), b.numpy()], a @ b,
+                          lambda v, t, r: op_line("nn.matmul", v, t, r)))
+    for bt, m, k, n in [(1, 3, 4, 5), (3, 8, 9, 7)]:
+        a, b = rand(bt, m, k, gen=gen), rand(bt, k, n, gen=gen)
+        cases.append(Case(f"batch_matmul_{bt}x{m}x{k}x{n}", [a.numpy(), b.numpy()],
+                          torch.bmm(a, b),
+                          lambda v, t, r: op_line("nn.batch_matmul", v, t, r)))
+    for n, k, o, bias in [(1, 16, 10, True), (4, 33, 7, False), (2, 512, 10, True)]:
+        x, w = rand(n, k, gen=gen), rand(o, k, gen=gen)
+        b = rand(o, gen=gen) if bias else None
+        inputs = [x, w] + ([b] if bias else [])
+        cases.append(Case(f"linear_{n}x{k}x{o}{'b' if bias else ''}",
+                          [t.numpy() for t in inputs], F.linear(x, w, b),
+                          lambda v, t, r: op_line("nn.linear", v, t, r)))
+    return cases
+
+
+# ---------------------------------------------------------------- norm
+@case("norm")
+def batch_norm_cases(gen):
+    cases = []
+    for mode, pshape in [("spatial", (6,)), ("per_activation", (6, 4, 5))]:
+        x = rand(2, 6, 4, 5, gen=gen)
+        scale, bias, mean = (rand(*pshape, gen=gen) for _ in range(3))
+        var = torch.rand(*pshape, generator=gen) + 0.5
+        eps = 1e-3
+        if mode == "spatial":
+            y = F.batch_norm(x, mean, var, scale, bias, training=False, eps=eps)
+        else:
+            y = (x - mean) / torch.sqrt(var + eps) * scale + bias
+        attrs = f"epsilon = {eps} : f64, mode = #nn<batch_norm_mode {mode}>"
+        cases.append(Case(f"batch_norm_{mode}",
+                          [t.numpy() for t in (x, scale, bias, mean, var)], y,
+                          lambda v, t, r, a=attrs: op_line("nn.batch_norm", v, t, r, a)))
+    return cases
+
+
+# ---------------------------------------------------------------- pooling
+# (C, H, W, K, stride, pad(t,l,b,r), dilation, ceil_mode)
+MAXPOOL_MATRIX = [
+    (3, 8, 8, 2, 2, (0, 0, 0, 0), 1, False),
+    (3, 9, 9, 3, 2, (1, 1, 1, 1), 1, False),
+    (4, 10, 11, 3, 2, (1, 1, 1, 1), 1, True),
+    (2, 7, 7, 3, 2, (0, 0, 0, 0), 1, True),
+    (2, 9, 9, 3, 1, (1, 1, 1, 1), 2, False),
+    (2, 12, 12, 2, 3, (1, 0, 1, 0), 1, True),
+]
+
+# (C, H, W, K, stride, pad, ceil_mode, count_include_pad)
+AVGPOOL_MATRIX = [
+    (3, 8, 8, 2, 2, (0, 0, 0, 0), False, True),
+    (3, 9, 9, 3, 2, (1, 1, 1, 1), False, True),
+    (3, 9, 9, 3, 2, (1, 1, 1, 1), False, False),
+    (4, 10, 11, 3, 2, (1, 1, 1, 1), True, True),
+    (4, 10, 11, 3, 2, (1, 1, 1, 1), True, False),
+    (2, 7, 7, 3, 2, (0, 0, 0, 0), True, True),
+    (2, 6, 6, 3, 3, (1, 1, 1, 1), True, False),
+]
+
+
+@case("pool")
+def pool_cases(gen):
+    cases = []
+    for (c, h, w, k, s, pad, d, ceil) in MAXPOOL_MATRIX:
+        x = rand(1, c, h, w, gen=gen)
+        xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]), value=-float("inf"))
+        # Symmetric pads go to PyTorch directly; asymmetric ones pre-padded.
+        if pad[0] == pad[2] and pad[1] == pad[3]:
+            y = F.max_pool2d(x, k, s, (pad[0], pad[1]), dilation=d, ceil_mode=ceil)
+        else:
+            y = F.max_pool2d(xp, k, s, 0, dilation=d, ceil_mode=ceil)
+        attrs = (f"kernel = {arr([k, k])}, strides = {arr([s, s])}, padding = {arr(pad)}, "
+                 f"dilations = {arr([d, d])}, ceil_mode = {str(ceil).lower()}")
+        cases.append(Case(f"max_pool2d_c{c}h{h}w{w}k{k}s{s}p{'-'.join(map(str, pad))}d{d}{'ceil' if ceil else ''}",
+                          [x.numpy()], y,
+                          lambda v, t, r, a=attrs: op_line("nn.max_pool2d", v, t, r, a)))
+    for (c, h, w, k, s, pad, ceil, cip) in AVGPOOL_MATRIX:
+        x = rand(1, c, h, w, gen=gen)
+        y = F.avg_pool2d(x, k, s, (pad[0], pad[1]), ceil_mode=ceil, count_include_pad=cip)
+        attrs = (f"kernel = {arr([k, k])}, strides = {arr([s, s])}, padding = {arr(pad)}, "
+                 f"ceil_mode = {str(ceil).lower()}, count_include_pad = {str(cip).lower()}")
+        cases.append(Case(f"avg_pool2d_c{c}h{h}w{w}k{k}s{s}p{pad[0]}{'ceil' if ceil else ''}{'cip' if cip else ''}",
+                          [x.numpy()], y,
+                          lambda v, t, r, a=attrs: op_line("nn.avg_pool2d", v, t, r, a)))
+    x = rand(2, 5, 7, 6, gen=gen)
+    cases.append(Case("global_avg_pool2d", [x.numpy()], F.adaptive_avg_pool2d(x, 1),
+                      lambda v, t, r: op_line("nn.global_avg_pool2d", v, t, r)))
+    xh = rand(1, 9, 9, 3, gen=gen)  # NHWC
+    y = F.max_pool2d(xh.permute(0, 3, 1, 2), 3, 2, 1).permute(0, 2, 3, 1)
+    attrs = (f"kernel = {arr([3, 3])}, strides = {arr([2, 2])}, padding = {arr([1, 1, 1, 1])}, "
+             "layout = #nn<layout nhwc>")
+    cases.append(Case("max_pool2d_nhwc", [xh.numpy()], y,
+                      lambda v, t, r: op_line("nn.max_pool2d", v, t, r, attrs)))
+    y = F.avg_pool2d(xh.permute(0, 3, 1, 2), 2, 2).permute(0, 2, 3, 1)
+    attrs2 = f"kernel = {arr([2, 2])}, strides = {arr([2, 2])}, layout = #nn<layout nhwc>"
+    cases.append(Case("avg_pool2d_nhwc", [xh.numpy()], y,
+                      lambda v, t, r: op_line("nn.avg_pool2d", v, t, r, attrs2)))
+    y = F.adaptive_avg_pool2d(xh.permute(0, 3, 1, 2), 1).permute(0, 2, 3, 1)
+    cases.append(Case("global_avg_pool2d_nhwc", [xh.numpy()], y,
+                      lambda v, t, r: op_line("nn.global_avg_pool2d", v, t, r,
+                                              "layout = #nn<layout nhwc>")))
+    return cases
+
+
+# ---------------------------------------------------------------- activations
+@case("activation")
+def activation_cases(gen):
+    x = rand(2, 3, 5, 7, gen=gen) * 4
+    specs = [
+        ("relu", "", F.relu(x)),
+        ("relu6", "", F.relu6(x)),
+        ("clip", "min = -1.5 : f64, max = 2.5 : f64", torch.clamp(x, -1.5, 2.5)),
+        ("leaky_relu", "alpha = 0.2 : f64", F.leaky_relu(x, 0.2)),
+        ("sigmoid", "", torch.sigmoid(x)),
+        ("tanh", "", torch.tanh(x)),
+        ("gelu", "", F.gelu(x)),
+        ("gelu", "approximate = #nn<gelu_approximation tanh>", F.gelu(x, approximate="tanh")),
+        ("silu", "", F.silu(x)),
+        ("softmax", "axis = 1 : i64", F.softmax(x, dim=1)),
+        ("softmax", "axis = -1 : i64", F.softmax(x, dim=-1)),
+        ("log_softmax", "axis = 3 : i64", F.log_softmax(x, dim=3)),
+        ("log_softmax", "axis = 0 : i64", F.log_softmax(x, dim=0)),
+    ]
+    cases = []
+    for i, (op, attrs, y) in enumerate(specs):
+        cases.append(Case(f"{op}_{i}", [x.numpy()], y, unary_line(f"nn.{op}", attrs)))
+    return cases
+
+
+# ---------------------------------------------------------------- binary
+@case("binary")
+def binary_cases(gen):
+    shapes = [((2, 3, 4), (2, 3, 4)), ((1, 8, 4, 4), (8, 1, 1)),
+              ((4, 1), (1, 5)), ((3, 1, 5), (4, 1)), ((6,), (2, 3, 6))]
+    ops = {"add": torch.add, "sub": torch.sub, "mul": torch.mul,
+           "div": torch.div, "max": torch.maximum, "min": torch.minimum}
+    cases = []
+    for i, (sa, sb) in enumerate(shapes):
+        for name, fn in ops.items():
+            a, b = rand(*sa, gen=gen), rand(*sb, gen=gen)
+            if name == "div":
+                b = b.sign() * (b.abs() + 0.5)  # keep away from 0
+            cases.append(Case(f"{name}_{i}", [a.numpy(), b.numpy()], fn(a, b),
+                              lambda v, t, r, n=name: op_line(f"nn.{n}", v, t, r)))
+    return cases
+
+
+# ---------------------------------------------------------------- shape ops
+@case("shape")
+def shape_cases(gen):
+    cases = []
+    a, b, c = rand(1, 2, 3, 3, gen=gen), rand(1, 5, 3, 3, gen=gen), rand(1, 1, 3, 3, gen=gen)
+    cases.append(Case("concat_axis1", [a.numpy(), b.numpy(), c.numpy()],
+                      torch.cat([a, b, c], 1),
+                      lambda v, t, r: op_line("nn.concat", v, t, r, "axis = 1 : i64")))
+    a, b = rand(2, 3, 4, gen=gen), rand(2, 3, 2, gen=gen)
+    cases.append(Case("concat_axis_neg1", [a.numpy(), b.numpy()], torch.cat([a, b], -1),
+                      lambda v, t, r: op_line("nn.concat", v, t, r, "axis = -1 : i64")))
+    x = rand(2, 3, 4, 5, gen=gen)
+    cases.append(Case("reshape", [x.numpy()], x.reshape(6, -1, 2),
+                      lambda v, t, r: op_line("nn.reshape", v, t, r,
+                                              f"shape = {arr([6, -1, 2])}")))
+    cases.append(Case("flatten1", [x.numpy()], torch.flatten(x, 1),
+                      lambda v, t, r: op_line("nn.flatten", v, t, r, "axis = 1 : i64")))
+    cases.append(Case("flatten2", [x.numpy()], torch.flatten(x, 2),
+                      lambda v, t, r: op_line("nn.flatten", v, t, r, "axis = 2 : i64")))
+    cases.append(Case("transpose", [x.numpy()], x.permute(0, 2, 3, 1),
+                      lambda v, t, r: op_line("nn.transpose", v, t, r,
+                                              f"perm = {arr([0, 2, 3, 1])}")))
+    cases.append(Case("transpose_rev", [x.numpy()], x.permute(3, 2, 1, 0),
+                      lambda v, t, r: op_line("nn.transpose", v, t, r,
+                                              f"perm = {arr([3, 2, 1, 0])}")))
+    y = F.pad(x, (2, 0, 1, 3, 0, 1), value=0.5)  # W:(2,0) H:(1,3) C:(0,1)
+    cases.append(Case("pad", [x.numpy()], y,
+                      lambda v, t, r: op_line("nn.pad", v, t, r,
+                                              f"pads = {arr([0, 0, 1, 2, 0, 1, 3, 0])}, value = 0.5 : f64")))
+    img = rand(1, 3, 5, 6, gen=gen)
+    resize_specs = [
+        ("nearest_scale2", "mode = #nn<resize_mode nearest>, scales = array<f64: 2.0, 2.0>",
+         F.interpolate(img, scale_factor=2.0, mode="nearest")),
+        ("nearest_scale_frac", "mode = #nn<resize_mode nearest>, scales = array<f64: 1.5, 0.5>",
+         F.interpolate(img, scale_factor=(1.5, 0.5), mode="nearest")),
+        ("nearest_sizes", "mode = #nn<resize_mode nearest>, sizes = array<i64: 7, 4>",
+         F.interpolate(img, size=(7, 4), mode="nearest")),
+        ("bilinear_scale2", "mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>",
+         F.interpolate(img, scale_factor=2.0, mode="bilinear", align_corners=False)),
+        ("bilinear_sizes", "mode = #nn<resize_mode bilinear>, sizes = array<i64: 8, 9>",
+         F.interpolate(img, size=(8, 9), mode="bilinear", align_corners=False)),
+        ("bilinear_down", "mode = #nn<resize_mode bilinear>, sizes = array<i64: 3, 4>",
+         F.interpolate(img, size=(3, 4), mode="bilinear", align_corners=False)),
+        ("bilinear_align", "mode = #nn<resize_mode bilinear>, sizes = array<i64: 9, 11>, align_corners = true",
+         F.interpolate(img, size=(9, 11), mode="bilinear", align_corners=True)),
+    ]
+    for name, attrs, y in resize_specs:
+        cases.append(Case(f"resize_{name}", [img.numpy()], y,
+                          lambda v, t, r, a=attrs: op_line("nn.resize", v, t, r, a)))
+    return cases
+
+
+# ---------------------------------------------------------------- networks
+@case("network")
+def network_cases(gen):
+    """Several ops chained, with a dynamic batch run at batch 3."""
+    x = rand(3, 3, 8, 8, gen=gen)
+    w = rand(4, 3, 3, 3, gen=gen)
+    fc = rand(10, 4 * 4 * 4, gen=gen)
+    y = F.linear(torch.flatten(F.max_pool2d(F.relu(F.conv2d(x, w, padding=1)), 2), 1), fc)
+    y = F.softmax(y, dim=1)
+
+    def body(v, t, r):
+        return "\n".join([
+            f"  %c = nn.conv2d {v[0]}, {v[1]} {{padding = {arr([1, 1, 1, 1])}}} : "
+            f"({t[0]}, {t[1]}) -> tensor<?x4x8x8xf32>",
+            "  %a = nn.relu %c : tensor<?x4x8x8xf32>",
+            f"  %p = nn.max_pool2d %a {{kernel = {arr([2, 2])}, strides = {arr([2, 2])}}} : "
+            "(tensor<?x4x8x8xf32>) -> tensor<?x4x4x4xf32>",
+            "  %f = nn.flatten %p {axis = 1 : i64} : (tensor<?x4x4x4xf32>) -> tensor<?x64xf32>",
+            f"  %l = nn.linear %f, {v[2]} : (tensor<?x64xf32>, {t[2]}) -> tensor<?x10xf32>",
+            "  %r = nn.softmax %l {axis = 1 : i64} : tensor<?x10xf32>",
+        ])
+    return [Case("dynamic_batch_cnn", [x.numpy(), w.numpy(), fc.numpy()], y, body,
+                 arg_shapes=[(None, 3, 8, 8), (4, 3, 3, 3), (10, 64)],
+                 result_shape=(None, 10))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--family", required=True, choices=sorted(CASES))
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--dlas-run", default="dlas-run")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1234)
+    cases = [c for fn in CASES[args.family] for c in fn(gen)]
+    failing = []
+    for c in cases:
+        base = os.path.join(args.workdir, c.name)
+        with open(base + ".mlir", "w") as f:
+            f.write(c.module())
+        cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL)]
+        for i, x in enumerate(c.inputs):
+            np.save(f"{base}.in{i}.npy", x)
+            cmd += ["--input", f"{base}.in{i}.npy"]
+        np.save(base + ".expected.npy", c.expected)
+        cmd += ["--expect", base + ".expected.npy"] + c.run_args
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        ok = proc.returncode == 0 and "PASS" in proc.stdout
+        print(f"{'ok  ' if ok else 'FAIL'} {c.name}")
+        if not ok:
+            failing.append(c.name)
+            print(proc.stdout + proc.stderr)
+    print(f"{args.family}: {len(cases)} cases run, {len(failing)} failing")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
