@@ -1,0 +1,86 @@
+// RUN: dlas-opt %s --convert-nn-to-linalg --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @conv_bias
+// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 2] high[0, 0, 3, 4]
+// CHECK: %[[INIT:.*]] = linalg.broadcast ins(%arg2 : tensor<8xf32>) outs(%{{.*}} : tensor<1x8x5x6xf32>) dimensions = [0, 2, 3]
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %arg1 : tensor<1x4x13x16xf32>, tensor<8x4x3x3xf32>) outs(%[[INIT]] : tensor<1x8x5x6xf32>)
+// CHECK-NOT: nn.
+func.func @conv_bias(%x: tensor<1x4x9x10xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x5x6xf32> {
+  %0 = nn.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 2, 3, 4>, dilations = array<i64: 2, 2>} : (tensor<1x4x9x10xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x5x6xf32>
+  return %0 : tensor<1x8x5x6xf32>
+}
+
+// -----
+
+// Depthwise: filter C x 1 x Kh x Kw collapses to C x Kh x Kw.
+// CHECK-LABEL: func @depthwise
+// CHECK: %[[F:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1], [2], [3]] : tensor<8x1x3x3xf32> into tensor<8x3x3xf32>
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} ins(%{{.*}}, %[[F]] : tensor<1x8x11x11xf32>, tensor<8x3x3xf32>) outs(%[[Z]]
+func.func @depthwise(%x: tensor<1x8x9x9xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x9x9xf32> {
+  %0 = nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 8 : i64} : (tensor<1x8x9x9xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x9x9xf32>
+  return %0 : tensor<1x8x9x9xf32>
+}
+
+// -----
+
+// Grouped: one named op whatever the group count, on expanded operands.
+// CHECK-LABEL: func @grouped
+// CHECK-DAG: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 4, 2, 6, 6] : tensor<?x8x6x6xf32> into tensor<?x4x2x6x6xf32>
+// CHECK-DAG: %[[W:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2], [3], [4]] output_shape [4, 3, 2, 1, 1] : tensor<12x2x1x1xf32> into tensor<4x3x2x1x1xf32>
+// CHECK: %[[C:.*]] = linalg.conv_2d_ngchw_gfchw {{.*}} ins(%[[X]], %[[W]] : tensor<?x4x2x6x6xf32>, tensor<4x3x2x1x1xf32>)
+// CHECK: tensor.collapse_shape %[[C]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x4x3x6x6xf32> into tensor<?x12x6x6xf32>
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped(%x: tensor<?x8x6x6xf32>, %w: tensor<12x2x1x1xf32>) -> tensor<?x12x6x6xf32> {
+  %0 = nn.conv2d %x, %w {groups = 4 : i64} : (tensor<?x8x6x6xf32>, tensor<12x2x1x1xf32>) -> tensor<?x12x6x6xf32>
+  return %0 : tensor<?x12x6x6xf32>
+}
+
+// -----
+
+// NHWC runs the NCHW kernel between transposes.
+// CHECK-LABEL: func @nhwc
+// CHECK: linalg.transpose ins(%arg0 : tensor<1x6x6x4xf32>) outs(%{{.*}} : tensor<1x4x6x6xf32>) permutation = [0, 3, 1, 2]
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x8x4x4xf32>) outs(%{{.*}} : tensor<1x4x4x8xf32>) permutation = [0, 2, 3, 1]
+func.func @nhwc(%x: tensor<1x6x6x4xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = nn.conv2d %x, %w {layout = #nn<layout nhwc>} : (tensor<1x6x6x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Quantized: i8 operands accumulate into i32.
+// CHECK-LABEL: func @int8
+// CHECK: arith.constant 0 : i32
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x5x5xi8>, tensor<2x4x1x1xi8>) outs(%{{.*}} : tensor<1x2x5x5xi32>)
+func.func @int8(%x: tensor<1x4x5x5xi8>, %w: tensor<2x4x1x1xi8>) -> tensor<1x2x5x5xi32> {
+  %0 = nn.conv2d %x, %w : (tensor<1x4x5x5xi8>, tensor<2x4x1x1xi8>) -> tensor<1x2x5x5xi32>
+  return %0 : tensor<1x2x5x5xi32>
+}
+
+// -----
+
+// Transposed: zero insertion by a strided insert_slice, a flipped and
+// regrouped filter, then a stride-1 grouped convolution.
+// CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0 * 2 + d2, d1, -d3 + 2, -d4 + 2)>
+// CHECK-LABEL: func @conv_transpose
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} -> tensor<?x4x12x12xf32>
+// CHECK: %[[S:.*]] = tensor.insert_slice %arg0 into %[[Z]][0, 0, 1, 1] [%{{.*}}, 4, 5, 5] [1, 1, 2, 2]
+// CHECK: %[[W:.*]] = linalg.generic {indexing_maps = [#[[FLIP]], {{.*}}]} ins(%arg1 : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<2x3x2x3x3xf32>)
+// CHECK: linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %[[W]] : tensor<?x2x2x12x12xf32>, tensor<2x3x2x3x3xf32>)
+func.func @conv_transpose(%x: tensor<?x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x6x10x10xf32> {
+  %0 = nn.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, groups = 2 : i64} : (tensor<?x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<?x6x10x10xf32>
+  return %0 : tensor<?x6x10x10xf32>
+}
+
+// -----
+
+// Padding larger than the dilated kernel crops instead of padding.
+// CHECK-LABEL: func @conv_transpose_crop
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 2, 2] : tensor<1x2x3x3xf32> into tensor<1x2x5x5xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 1, 1] : tensor<1x2x5x5xf32> to tensor<1x2x3x3xf32>
+func.func @conv_transpose_crop(%x: tensor<1x2x3x3xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = nn.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}

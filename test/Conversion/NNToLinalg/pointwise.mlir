@@ -1,0 +1,108 @@
+// RUN: dlas-opt %s --convert-nn-to-linalg --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @relu
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<2x3xf32>)
+// CHECK: arith.maximumf
+func.func @relu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.relu %x : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @relu_int
+// CHECK: arith.maxsi
+func.func @relu_int(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = nn.relu %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @clip
+// CHECK-DAG: arith.constant -1.500000e+00 : f32
+// CHECK-DAG: arith.constant 2.500000e+00 : f32
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+func.func @clip(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.clip %x {min = -1.5 : f64, max = 2.5 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @activations
+// CHECK: arith.cmpf oge
+// CHECK: arith.select
+// CHECK: math.exp
+// CHECK: math.tanh
+// CHECK: math.erf
+// CHECK: math.tanh
+// CHECK: math.exp
+// CHECK: arith.mulf
+func.func @activations(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.leaky_relu %x {alpha = 0.1 : f64} : tensor<4xf32>
+  %1 = nn.sigmoid %0 : tensor<4xf32>
+  %2 = nn.tanh %1 : tensor<4xf32>
+  %3 = nn.gelu %2 : tensor<4xf32>
+  %4 = nn.gelu %3 {approximate = #nn<gelu_approximation tanh>} : tensor<4xf32>
+  %5 = nn.silu %4 : tensor<4xf32>
+  return %5 : tensor<4xf32>
+}
+
+// -----
+
+// Broadcast dimensions read index 0; missing leading dimensions are dropped.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+// CHECK-LABEL: func @add_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[LHS]]]
+// CHECK: arith.addf
+func.func @add_broadcast(%a: tensor<1x8x4x4xf32>, %b: tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32> {
+  %0 = nn.add %a, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A dynamic result size comes from the operand that has it.
+// CHECK-LABEL: func @dynamic_broadcast
+// CHECK: %[[D:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x8xi32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x8xi32>
+// CHECK: arith.divsi
+func.func @dynamic_broadcast(%a: tensor<8xi32>, %b: tensor<?x8xi32>) -> tensor<?x8xi32> {
+  %0 = nn.div %a, %b : (tensor<8xi32>, tensor<?x8xi32>) -> tensor<?x8xi32>
+  return %0 : tensor<?x8xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @binary_ops
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: arith.divf
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+func.func @binary_ops(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.sub %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = nn.mul %0, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = nn.div %1, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = nn.max %2, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %4 = nn.min %3, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %4 : tensor<4xf32>
+}
+
+// -----
+
+// Batch norm folds its parameters per channel, then one multiply-add.
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func @batch_norm
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%arg1, %arg4 : tensor<8xf32>, tensor<8xf32>)
+// CHECK: arith.constant 1.000000e-03 : f32
+// CHECK: math.sqrt
+// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%arg2, %arg3, %[[A]] : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: linalg.generic {indexing_maps = [{{.*}}, #[[CH]], #[[CH]], {{.*}}]{{.*}} ins(%arg0, %[[A]], %[[C]] :
+func.func @batch_norm(%x: tensor<1x8x4x4xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
+  %0 = nn.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-3 : f64} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}

@@ -1,0 +1,84 @@
+// RUN: dlas-opt %s --convert-nn-to-linalg --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @concat
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x12x4x4xf32>
+// CHECK: %[[A:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0, 0, 0] [1, 8, 4, 4] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %arg1 into %[[A]][0, 8, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1]
+func.func @concat(%a: tensor<1x8x4x4xf32>, %b: tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32> {
+  %0 = nn.concat %a, %b {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
+  return %0 : tensor<1x12x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_static
+// CHECK: %[[F:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %[[F]] {{\[\[}}0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>
+func.func @reshape_static(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+  %0 = nn.reshape %x {shape = array<i64: 6, -1>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_dynamic
+// CHECK: arith.divui
+// CHECK: %[[S:.*]] = tensor.from_elements
+// CHECK: tensor.reshape %arg0(%[[S]]) : (tensor<?x3x4xf32>, tensor<2xindex>) -> tensor<?x12xf32>
+func.func @reshape_dynamic(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
+  %0 = nn.reshape %x {shape = array<i64: -1, 12>} : (tensor<?x3x4xf32>) -> tensor<?x12xf32>
+  return %0 : tensor<?x12xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @flatten
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0], [1, 2, 3]] : tensor<?x512x1x1xf32> into tensor<?x512xf32>
+func.func @flatten(%x: tensor<?x512x1x1xf32>) -> tensor<?x512xf32> {
+  %0 = nn.flatten %x {axis = 1 : i64} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
+  return %0 : tensor<?x512xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @transpose
+// CHECK: linalg.transpose ins(%arg0 : tensor<1x8x4x5xf32>) outs(%{{.*}} : tensor<1x4x5x8xf32>) permutation = [0, 2, 3, 1]
+func.func @transpose(%x: tensor<1x8x4x5xf32>) -> tensor<1x4x5x8xf32> {
+  %0 = nn.transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x5xf32>) -> tensor<1x4x5x8xf32>
+  return %0 : tensor<1x4x5x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @pad
+// CHECK: %[[V:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: tensor.pad %arg0 low[0, 1] high[2, 3]
+// CHECK: tensor.yield %[[V]]
+func.func @pad(%x: tensor<2x3xf32>) -> tensor<4x7xf32> {
+  %0 = nn.pad %x {pads = array<i64: 0, 1, 2, 3>, value = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<4x7xf32>
+  return %0 : tensor<4x7xf32>
+}
+
+// -----
+
+// Nearest: floor(dst * in/out) clamped, read with tensor.extract.
+// CHECK-LABEL: func @resize_nearest
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x8x8xf32>)
+// CHECK: arith.constant 5.000000e-01 : f32
+// CHECK: math.floor
+// CHECK: arith.minsi
+// CHECK: tensor.extract %arg0
+func.func @resize_nearest(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
+  %0 = nn.resize %x {scales = array<f64: 2.0, 2.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return %0 : tensor<1x3x8x8xf32>
+}
+
+// -----
+
+// Bilinear: four taps and two lerps per output.
+// CHECK-LABEL: func @resize_bilinear
+// CHECK-COUNT-4: tensor.extract %arg0
+func.func @resize_bilinear(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32> {
+  %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, sizes = array<i64: 7, 9>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32>
+  return %0 : tensor<1x3x7x9xf32>
+}

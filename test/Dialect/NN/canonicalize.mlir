@@ -1,0 +1,38 @@
+// RUN: dlas-opt %s -canonicalize | FileCheck %s
+
+// CHECK-LABEL: func @relu6_is_clip
+// CHECK: nn.clip %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+// CHECK-NOT: nn.relu6
+func.func @relu6_is_clip(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.relu6 %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func @reshape_of_reshape
+// CHECK-NEXT: %[[R:.*]] = nn.reshape %arg0 {shape = array<i64: 3, 8>} : (tensor<2x3x4xf32>) -> tensor<3x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @reshape_of_reshape(%x: tensor<2x3x4xf32>) -> tensor<3x8xf32> {
+  %0 = nn.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %1 = nn.reshape %0 {shape = array<i64: 3, 8>} : (tensor<6x4xf32>) -> tensor<3x8xf32>
+  return %1 : tensor<3x8xf32>
+}
+
+// CHECK-LABEL: func @identity_folds
+// CHECK-NEXT: return %arg0
+func.func @identity_folds(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.reshape %x {shape = array<i64: 2, 3>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = nn.transpose %0 {perm = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = nn.pad %1 {pads = array<i64: 0, 0, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = nn.concat %2 {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = nn.flatten %3 {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %4 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func @no_fold
+// CHECK: nn.transpose
+// CHECK: nn.pad
+func.func @no_fold(%x: tensor<2x3xf32>) -> tensor<4x2xf32> {
+  %0 = nn.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = nn.pad %0 {pads = array<i64: 1, 0, 0, 0>} : (tensor<3x2xf32>) -> tensor<4x2xf32>
+  return %1 : tensor<4x2xf32>
+}

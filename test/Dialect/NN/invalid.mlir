@@ -1,0 +1,422 @@
+// Every verifier message of the nn dialect, one case each.
+// RUN: dlas-opt %s -split-input-file -verify-diagnostics
+
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{input channel count 6 is not divisible by groups = 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {groups = 4 : i64} : (tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<5x3x3x3xf32>) {
+  // expected-error @+2 {{output channel count (filter dim 0) 5 is not divisible by groups = 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {groups = 2 : i64} : (tensor<1x6x8x8xf32>, tensor<5x3x3x3xf32>) -> tensor<1x5x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{operand 'filter' dim 1 is 3 but input channels / groups = 6 / 1 = 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w : (tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3xf32>) {
+  // expected-error @+1 {{operand #1 must be 4D tensor of 32-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 32-bit signless integer values, but got 'tensor<4x6x3xf32>'}}
+  %0 = nn.conv2d %x, %w : (tensor<1x6x8x8xf32>, tensor<4x6x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{attribute 'padding' must not be negative, got [1, -1, 1, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {padding = array<i64: 1, -1, 1, 1>} : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x8x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{attribute 'strides' must be positive, got [0, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {strides = array<i64: 0, 1>} : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{attribute 'dilations' must be positive, got [1, 0]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {dilations = array<i64: 1, 0>} : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{attribute 'groups' must be positive, got 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {groups = 0 : i64} : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>, %b: tensor<5xf32>) {
+  // expected-error @+2 {{operand 'bias' has 5 elements but the filter has 4 output channels}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>, tensor<5xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf16>) {
+  // expected-error @+2 {{operand 'filter' element type 'f16' differs from operand 'input' element type 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf16>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x2x2xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{dilated kernel 3x3 is larger than the padded input 2x2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w : (tensor<1x6x2x2xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x1x1xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<1x4x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x8x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x?x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+2 {{operand 'input' must have a static channel dimension}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w : (tensor<1x?x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<?x6x3x3xf32>) {
+  // expected-error @+2 {{operand 'filter' must have a static shape, got 'tensor<?x6x3x3xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w : (tensor<1x6x8x8xf32>, tensor<?x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>, %b: tensor<4xf16>) {
+  // expected-error @+2 {{operand 'bias' element type 'f16' should be 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>, tensor<4xf16>) -> tensor<1x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+2 {{operand 'filter' dim 0 is 6 but the input has 4 channels}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w : (tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{input channel count 4 is not divisible by groups = 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w {groups = 3 : i64} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x7x7xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{output_padding 2 must be smaller than the stride 2 or the dilation 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, output_padding = array<i64: 2, 0>} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x13x11xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x4x1x1xf32>, %w: tensor<4x2x1x1xf32>) {
+  // expected-error @+2 {{padding [1, 1, 1, 1] leaves an empty output (-1x-1)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x1x1xf32>, tensor<4x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+2 {{operand 'bias' has 3 elements but the op has 2 output channels}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w, %b : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>, tensor<3xf32>) -> tensor<1x2x7x7xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{attribute 'output_padding' must not be negative, got [-1, 0]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w {output_padding = array<i64: -1, 0>} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<7x16xf32>) {
+  // expected-error @+2 {{contraction sizes differ: lhs is 'tensor<4x8xf32>' and rhs is 'tensor<7x16xf32>' (8 vs 7)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<4x8xf32>, tensor<7x16xf32>) -> tensor<4x16xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x16xf16>) {
+  // expected-error @+2 {{operand 'rhs' element type 'f16' differs from 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf16>) -> tensor<4x16xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x4x8xf32>, %b: tensor<3x8x16xf32>) {
+  // expected-error @+2 {{batch sizes differ: 2 vs 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.batch_matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x16xf32>) -> tensor<2x4x16xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x4x8xf32>, %b: tensor<2x9x16xf32>) {
+  // expected-error @+2 {{contraction sizes differ: 8 vs 9}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.batch_matmul %a, %b : (tensor<2x4x8xf32>, tensor<2x9x16xf32>) -> tensor<2x4x16xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x8xf32>, %w: tensor<4x9xf32>) {
+  // expected-error @+2 {{operand 'input' has 8 features but operand 'weight' expects 9}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.linear %x, %w : (tensor<2x8xf32>, tensor<4x9xf32>) -> tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<5xf32>) {
+  // expected-error @+2 {{operand 'bias' has 5 elements but the weight has 4 outputs}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.linear %x, %w, %b : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<5xf32>) -> tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>, %p: tensor<7xf32>) {
+  // expected-error @+2 {{operand 'scale' has shape 'tensor<7xf32>' but mode 'spatial' needs [8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.batch_norm %x, %p, %p, %p, %p : (tensor<1x8x4x4xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>, tensor<7xf32>) -> tensor<1x8x4x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>) {
+  // expected-error @+2 {{attribute 'epsilon' must not be negative, got -1.000000e+00}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0 : f64} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>, %h: tensor<8xf16>) {
+  // expected-error @+2 {{operand 'bias' element type 'f16' differs from the input's 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.batch_norm %x, %p, %h, %p, %p : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>) {
+  // expected-error @+2 {{padding 2 is more than half the (dilated) kernel size 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.max_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x5x3xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>) {
+  // expected-error @+2 {{attribute 'kernel' must be positive, got [0, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.max_pool2d %x {kernel = array<i64: 0, 2>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x3xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>) {
+  // expected-error @+2 {{kernel 5x5 is larger than the padded input 4x4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.avg_pool2d %x {kernel = array<i64: 5, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x8x4x4xf32>) {
+  // expected-error @+1 {{attribute 'kernel' failed to satisfy constraint: i64 dense array attribute with exactly 2 elements}}
+  %0 = nn.max_pool2d %x {kernel = array<i64: 2, 2, 2>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x3xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{attribute 'min' (2.000000e+00) is greater than 'max' (1.000000e+00)}}
+  %0 = nn.clip %x {min = 2.0 : f64, max = 1.0 : f64} : tensor<4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{attribute 'axis' = 2 is out of range for rank 2}}
+  %0 = nn.softmax %x {axis = 2 : i64} : tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{attribute 'axis' = -3 is out of range for rank 2}}
+  %0 = nn.log_softmax %x {axis = -3 : i64} : tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = nn.sigmoid %x : tensor<4xi32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+2 {{operands are not broadcastable: 'tensor<2x3xf32>' and 'tensor<4x3xf32>' differ in dimension 0 (2 vs 4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.add %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) {
+  // expected-error @+1 {{requires the same element type for all operands}}
+  %0 = nn.mul %a, %b : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{input #1 has rank 3 but input #0 has rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3x4xf32>) -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+2 {{input #1 has size 4 in dimension 1 but input #0 has 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'axis' = 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.concat %a {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{cannot reshape 6 elements into [4, 2] (8 elements)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: 4, 2>} : (tensor<2x3xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'shape' has more than one -1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: -1, -1>} : (tensor<2x3xf32>) -> tensor<6x1xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'shape' has size 0 at index 0; sizes must be positive or -1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: 0, 6>} : (tensor<2x3xf32>) -> tensor<1x6xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{cannot reshape 6 elements into [-1, 4]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: -1, 4>} : (tensor<2x3xf32>) -> tensor<1x4xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<?x3xf32>) {
+  // expected-error @+2 {{a dynamic input needs a -1 in attribute 'shape'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: 3, 2>} : (tensor<?x3xf32>) -> tensor<3x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'axis' = 2 must be in [0, rank) for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.flatten %a {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'perm' has 1 entries but the input has rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.transpose %a {perm = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'perm' [0, 0] is not a permutation of [0, 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.transpose %a {perm = array<i64: 0, 0>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'pads' has 3 entries but a rank-2 input needs 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.pad %a {pads = array<i64: 0, 1, 0>} : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'pads' must not be negative, got [0, -1, 0, 0]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.pad %a {pads = array<i64: 0, -1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{needs exactly one of attributes 'scales' and 'sizes'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{needs exactly one of attributes 'scales' and 'sizes'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {scales = array<f64: 2.0, 2.0>, sizes = array<i64: 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{attribute 'sizes' needs 2 entries (H, W), got 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {sizes = array<i64: 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{attribute 'scales' needs 2 entries (H, W), got 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {scales = array<f64: 2.0, 2.0, 1.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{attribute 'scales' must be positive, got -1.000000e+00}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {scales = array<f64: 2.0, -1.0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{scale 1.000000e-01 makes dimension 3 of size 4 empty}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {scales = array<f64: 2.0, 0.1>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x0xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{attribute 'sizes' must be positive, got [8, 0]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {sizes = array<i64: 8, 0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x0xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x4x4xf32>) {
+  // expected-error @+2 {{'align_corners' applies only to bilinear mode}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a {sizes = array<i64: 8, 8>, align_corners = true} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return
+}

@@ -1,0 +1,129 @@
+// RUN: dlas-opt %s | FileCheck %s
+// RUN: dlas-opt %s | dlas-opt | FileCheck %s
+// RUN: dlas-opt %s --mlir-print-op-generic | dlas-opt | FileCheck %s
+
+// CHECK-LABEL: func @convs
+func.func @convs(%x: tensor<?x32x56x56xf32>, %w: tensor<64x32x3x3xf32>, %b: tensor<64xf32>,
+                 %dw: tensor<32x1x3x3xf32>, %gw: tensor<64x8x3x3xf32>,
+                 %xh: tensor<1x56x56x32xf32>, %tw: tensor<32x16x4x4xf32>,
+                 %qx: tensor<1x8x4x4xi8>, %qw: tensor<8x8x1x1xi8>,
+                 %hx: tensor<1x8x4x4xf16>, %hw: tensor<8x8x1x1xf16>,
+                 %bx: tensor<1x8x4x4xbf16>, %bw: tensor<8x8x1x1xbf16>) {
+  // CHECK: nn.conv2d %{{.*}}, %{{.*}}, %{{.*}} {padding = array<i64: 1, 1, 1, 1>} : (tensor<?x32x56x56xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+  %0 = nn.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<?x32x56x56xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+  // CHECK: nn.conv2d {{.*}} {dilations = array<i64: 2, 2>, groups = 32 : i64, padding = array<i64: 2, 2, 2, 2>, strides = array<i64: 2, 2>}
+  %1 = nn.conv2d %x, %dw {strides = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>, dilations = array<i64: 2, 2>, groups = 32 : i64} : (tensor<?x32x56x56xf32>, tensor<32x1x3x3xf32>) -> tensor<?x32x28x28xf32>
+  // CHECK: nn.conv2d {{.*}} {groups = 4 : i64, padding = array<i64: 0, 1, 2, 1>}
+  %2 = nn.conv2d %x, %gw {groups = 4 : i64, padding = array<i64: 0, 1, 2, 1>} : (tensor<?x32x56x56xf32>, tensor<64x8x3x3xf32>) -> tensor<?x64x56x56xf32>
+  // CHECK: nn.conv2d {{.*}} {layout = #nn<layout nhwc>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x56x56x32xf32>, tensor<64x32x3x3xf32>) -> tensor<1x56x56x64xf32>
+  %3 = nn.conv2d %xh, %w {padding = array<i64: 1, 1, 1, 1>, layout = #nn<layout nhwc>} : (tensor<1x56x56x32xf32>, tensor<64x32x3x3xf32>) -> tensor<1x56x56x64xf32>
+  // CHECK: nn.conv_transpose2d {{.*}} {output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x32x56x56xf32>, tensor<32x16x4x4xf32>) -> tensor<?x16x113x113xf32>
+  %4 = nn.conv_transpose2d %x, %tw {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<?x32x56x56xf32>, tensor<32x16x4x4xf32>) -> tensor<?x16x113x113xf32>
+  // CHECK: nn.conv2d {{.*}} : (tensor<1x8x4x4xi8>, tensor<8x8x1x1xi8>) -> tensor<1x8x4x4xi32>
+  %5 = nn.conv2d %qx, %qw : (tensor<1x8x4x4xi8>, tensor<8x8x1x1xi8>) -> tensor<1x8x4x4xi32>
+  // CHECK: nn.conv2d {{.*}} -> tensor<1x8x4x4xf16>
+  %6 = nn.conv2d %hx, %hw : (tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>) -> tensor<1x8x4x4xf16>
+  // CHECK: nn.conv2d {{.*}} -> tensor<1x8x4x4xbf16>
+  %7 = nn.conv2d %bx, %bw : (tensor<1x8x4x4xbf16>, tensor<8x8x1x1xbf16>) -> tensor<1x8x4x4xbf16>
+  return
+}
+
+// CHECK-LABEL: func @products
+func.func @products(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %ba: tensor<2x4x8xf32>,
+                    %bb: tensor<2x8x16xf32>, %x: tensor<?x512xf32>, %w: tensor<10x512xf32>,
+                    %bias: tensor<10xf32>) {
+  // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %0 = nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  // CHECK: nn.batch_matmul
+  %1 = nn.batch_matmul %ba, %bb : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: nn.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+  %2 = nn.linear %x, %w, %bias : (tensor<?x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+  // CHECK: nn.linear %{{.*}}, %{{.*}} : (tensor<?x512xf32>, tensor<10x512xf32>) -> tensor<?x10xf32>
+  %3 = nn.linear %x, %w : (tensor<?x512xf32>, tensor<10x512xf32>) -> tensor<?x10xf32>
+  return
+}
+
+// CHECK-LABEL: func @norm_and_pool
+func.func @norm_and_pool(%x: tensor<1x8x9x9xf32>, %p: tensor<8xf32>, %pa: tensor<8x9x9xf32>,
+                         %xh: tensor<1x9x9x8xf32>) {
+  // CHECK: nn.batch_norm {{.*}} {epsilon = 1.000000e-03 : f64}
+  %0 = nn.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-3 : f64} : (tensor<1x8x9x9xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x9x9xf32>
+  // CHECK: nn.batch_norm {{.*}} {mode = #nn<batch_norm_mode per_activation>}
+  %1 = nn.batch_norm %x, %pa, %pa, %pa, %pa {mode = #nn<batch_norm_mode per_activation>} : (tensor<1x8x9x9xf32>, tensor<8x9x9xf32>, tensor<8x9x9xf32>, tensor<8x9x9xf32>, tensor<8x9x9xf32>) -> tensor<1x8x9x9xf32>
+  // CHECK: nn.max_pool2d {{.*}} {ceil_mode = true, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x9x9xf32>) -> tensor<1x8x5x5xf32>
+  %2 = nn.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : (tensor<1x8x9x9xf32>) -> tensor<1x8x5x5xf32>
+  // CHECK: nn.avg_pool2d {{.*}} {count_include_pad = false, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>}
+  %3 = nn.avg_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = false} : (tensor<1x8x9x9xf32>) -> tensor<1x8x9x9xf32>
+  // CHECK: nn.global_avg_pool2d %{{.*}} : (tensor<1x8x9x9xf32>) -> tensor<1x8x1x1xf32>
+  %4 = nn.global_avg_pool2d %x : (tensor<1x8x9x9xf32>) -> tensor<1x8x1x1xf32>
+  // CHECK: nn.max_pool2d {{.*}}layout = #nn<layout nhwc>{{.*}} -> tensor<1x4x4x8xf32>
+  %5 = nn.max_pool2d %xh {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = #nn<layout nhwc>} : (tensor<1x9x9x8xf32>) -> tensor<1x4x4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func @activations
+func.func @activations(%x: tensor<2x10xf32>, %i: tensor<4xi32>) {
+  // CHECK: nn.relu %{{.*}} : tensor<2x10xf32>
+  %0 = nn.relu %x : tensor<2x10xf32>
+  // CHECK: nn.relu %{{.*}} : tensor<4xi32>
+  %1 = nn.relu %i : tensor<4xi32>
+  // CHECK: nn.relu6
+  %2 = nn.relu6 %x : tensor<2x10xf32>
+  // CHECK: nn.clip %{{.*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
+  %3 = nn.clip %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<2x10xf32>
+  // CHECK: nn.leaky_relu %{{.*}} {alpha = 2.000000e-01 : f64}
+  %4 = nn.leaky_relu %x {alpha = 0.2 : f64} : tensor<2x10xf32>
+  // CHECK: nn.sigmoid
+  %5 = nn.sigmoid %x : tensor<2x10xf32>
+  // CHECK: nn.tanh
+  %6 = nn.tanh %x : tensor<2x10xf32>
+  // CHECK: nn.gelu %{{.*}} : tensor<2x10xf32>
+  %7 = nn.gelu %x : tensor<2x10xf32>
+  // CHECK: nn.gelu %{{.*}} {approximate = #nn<gelu_approximation tanh>}
+  %8 = nn.gelu %x {approximate = #nn<gelu_approximation tanh>} : tensor<2x10xf32>
+  // CHECK: nn.silu
+  %9 = nn.silu %x : tensor<2x10xf32>
+  // CHECK: nn.softmax %{{.*}} : tensor<2x10xf32>
+  %10 = nn.softmax %x : tensor<2x10xf32>
+  // CHECK: nn.log_softmax %{{.*}} {axis = 0 : i64}
+  %11 = nn.log_softmax %x {axis = 0 : i64} : tensor<2x10xf32>
+  return
+}
+
+// CHECK-LABEL: func @binary
+func.func @binary(%a: tensor<1x8x4x4xf32>, %b: tensor<8x1x1xf32>, %c: tensor<?x8xi32>, %d: tensor<8xi32>) {
+  // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %0 = nn.add %a, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  // CHECK: nn.sub
+  %1 = nn.sub %b, %a : (tensor<8x1x1xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  // CHECK: nn.mul
+  %2 = nn.mul %c, %d : (tensor<?x8xi32>, tensor<8xi32>) -> tensor<?x8xi32>
+  // CHECK: nn.div
+  %3 = nn.div %a, %a : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  // CHECK: nn.max
+  %4 = nn.max %a, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  // CHECK: nn.min
+  %5 = nn.min %a, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return
+}
+
+// CHECK-LABEL: func @shapes
+func.func @shapes(%a: tensor<1x8x4x4xf32>, %b: tensor<1x4x4x4xf32>, %n: tensor<?x512x1x1xf32>) {
+  // CHECK: nn.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
+  %0 = nn.concat %a, %b {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
+  // CHECK: nn.reshape %{{.*}} {shape = array<i64: 1, -1>} : (tensor<1x8x4x4xf32>) -> tensor<1x128xf32>
+  %1 = nn.reshape %a {shape = array<i64: 1, -1>} : (tensor<1x8x4x4xf32>) -> tensor<1x128xf32>
+  // CHECK: nn.reshape %{{.*}} {shape = array<i64: -1, 512>} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
+  %2 = nn.reshape %n {shape = array<i64: -1, 512>} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
+  // CHECK: nn.flatten %{{.*}} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
+  %3 = nn.flatten %n {axis = 1 : i64} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
+  // CHECK: nn.transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  %4 = nn.transpose %a {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  // CHECK: nn.pad %{{.*}} {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, value = 1.000000e+00 : f64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x6x8xf32>
+  %5 = nn.pad %a {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, value = 1.0 : f64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x6x8xf32>
+  // CHECK: nn.resize %{{.*}} {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.000000e+00, 2.000000e+00>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+  %6 = nn.resize %a {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+  // CHECK: nn.resize %{{.*}} {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
+  %7 = nn.resize %a {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
+  return
+}
