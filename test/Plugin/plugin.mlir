@@ -1,0 +1,19 @@
+// Stock mlir-opt loads DLAS as a dialect and pass plugin.
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(convert-nn-to-linalg)" | FileCheck %s
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-cpu-pipeline)" | FileCheck %s --check-prefix=PIPELINE
+
+// CHECK-LABEL: func @main
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.generic
+// CHECK-NOT: nn.
+
+// ROUNDTRIP: nn.conv2d
+// ROUNDTRIP: nn.relu
+
+// PIPELINE: llvm.func @_mlir_ciface_main
+func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %0 = nn.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %1 = nn.relu %0 : tensor<1x4x6x6xf32>
+  return %1 : tensor<1x4x6x6xf32>
+}
