@@ -28,6 +28,7 @@ llvm_config.with_environment("PATH", config.dlas_tools_dir, append_path=True)
 config.substitutions.append(("%python", config.host_python))
 config.substitutions.append(("%dlas_lib", config.dlas_lib_dir))
 config.substitutions.append(("%dlas_src", config.dlas_src_root))
+config.substitutions.append(("%dlas_obj", config.dlas_obj_root))
 config.substitutions.append(
     ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(

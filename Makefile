@@ -1,0 +1,72 @@
+# DLAS: the two commands of the README, and a few helpers.
+#   make demo   installs what is missing, builds, compiles and runs the bundled
+#               example blocks, and checks them against PyTorch
+#   make test   installs what is missing, builds, and runs every test
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+
+BUILD ?= build
+LLVM_DIR ?= /usr/lib/llvm-22
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := cmake ninja-build ccache clang-22 lld-22 llvm-22-dev llvm-22-tools \
+  libmlir-22-dev mlir-22-tools python3-numpy python3-torch python3-psutil
+DEMO_DIR := $(BUILD)/demo
+DEMO_ENTRIES := resnet_basic_block mobilenetv2_inverted_residual
+THREADS ?= 1
+
+export CCACHE_BASEDIR := $(CURDIR)
+
+.PHONY: deps configure build test demo docs clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	cmake -G Ninja -S . -B $(BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DLLVM_USE_LINKER=lld -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	ninja -C $(BUILD)
+
+# lit's summary is turned into one "N passed, M failed" line at the end.
+test: build
+	@ninja -C $(BUILD) check-dlas 2>&1 | tee $(BUILD)/check-dlas.log || true
+	@passed=$$(grep -oP '^\s*Passed\s*:\s*\K[0-9]+' $(BUILD)/check-dlas.log || echo 0); \
+	failed=0; for n in $$(grep -oP '^\s*(Failed|Timed Out|Unresolved)\s*:\s*\K[0-9]+' $(BUILD)/check-dlas.log || true); do failed=$$((failed + n)); done; \
+	unsupported=$$(grep -oP '^\s*Unsupported\s*:\s*\K[0-9]+' $(BUILD)/check-dlas.log || echo 0); \
+	if ! grep -q "Total Discovered Tests" $(BUILD)/check-dlas.log; then failed=$$((failed + 1)); fi; \
+	echo "check-dlas: $$passed passed, $$failed failed, $$unsupported skipped"; \
+	[ "$$failed" = 0 ] && [ "$$passed" -gt 0 ]
+
+demo: build
+	@mkdir -p $(DEMO_DIR)
+	/usr/bin/python3 examples/blocks.py reference --mlir examples/blocks.mlir --out $(DEMO_DIR) --threads $(THREADS)
+	@for e in $(DEMO_ENTRIES); do \
+	  echo "== $$e (DLAS, dlas-cpu-pipeline, host CPU, 1 thread)"; \
+	  $(BUILD)/bin/dlas-run examples/blocks.mlir -e $$e \
+	    --input $(DEMO_DIR)/$$e.input.npy --expect $(DEMO_DIR)/$$e.expected.npy \
+	    --rtol 1e-4 --atol 1e-4 --warmup 3 --repeat 30; \
+	done
+
+# Regenerates the dialect and pass reference in docs/ from the TableGen files.
+docs: build
+	ninja -C $(BUILD) mlir-doc
+	cp $(BUILD)/docs/Dialects/NNDialect.md docs/NNDialect.md
+	cp $(BUILD)/docs/DLASConversionPasses.md docs/ConversionPasses.md
+	cp $(BUILD)/docs/DLASTransformPasses.md docs/TransformPasses.md
+
+clean:
+	rm -rf $(BUILD)
