@@ -8,65 +8,28 @@ using namespace mlir::dlas::nnlowering;
 
 namespace {
 
-Value zeroAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
-                      Value sizeSource, ArrayRef<int64_t> sourceDims) {
-  return filledTensor(b, loc, type, sizeSource,
-                      scalarConstant(b, loc, type.getElementType(), 0.0),
-                      sourceDims);
-}
-
-struct MatmulLowering : OpConversionPattern<nn::MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// nn.matmul / nn.batch_matmul onto the linalg op of the same name: the
+/// result's sizes are lhs's leading dims and rhs's last one.
+template <typename NNOp, typename LinalgOp>
+struct ContractionLowering : OpConversionPattern<NNOp> {
+  using OpConversionPattern<NNOp>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(nn::MatmulOp op, OpAdaptor adaptor,
+  matchAndRewrite(NNOp op, typename NNOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
-    // M comes from lhs dim 0; a dynamic N from rhs dim 1 (handled below).
-    SmallVector<OpFoldResult> sizes = {
-        tensor::getMixedSize(rewriter, loc, adaptor.getLhs(), 0),
-        tensor::getMixedSize(rewriter, loc, adaptor.getRhs(), 1)};
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, d));
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, rhs, rank - 1));
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
-    Value init = linalg::FillOp::create(
-                     rewriter, loc,
-                     scalarConstant(rewriter, loc, type.getElementType(), 0.0),
-                     empty)
-                     .getResult(0);
-    Value result = linalg::MatmulOp::create(
-                       rewriter, loc, TypeRange{init.getType()},
-                       ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-                       ValueRange{init})
-                       .getResult(0);
-    if (result.getType() != type)
-      result = tensor::CastOp::create(rewriter, loc, type, result);
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct BatchMatmulLowering : OpConversionPattern<nn::BatchMatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(nn::BatchMatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    SmallVector<OpFoldResult> sizes = {
-        tensor::getMixedSize(rewriter, loc, adaptor.getLhs(), 0),
-        tensor::getMixedSize(rewriter, loc, adaptor.getLhs(), 1),
-        tensor::getMixedSize(rewriter, loc, adaptor.getRhs(), 2)};
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
-    Value init = linalg::FillOp::create(
-                     rewriter, loc,
-                     scalarConstant(rewriter, loc, type.getElementType(), 0.0),
-                     empty)
-                     .getResult(0);
-    Value result = linalg::BatchMatmulOp::create(
-                       rewriter, loc, TypeRange{init.getType()},
-                       ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-                       ValueRange{init})
+    Value zero = scalarConstant(rewriter, loc, type.getElementType(), 0.0);
+    Value init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    Value result = LinalgOp::create(rewriter, loc, TypeRange{init.getType()},
+                                    ValueRange{lhs, rhs}, ValueRange{init})
                        .getResult(0);
     if (result.getType() != type)
       result = tensor::CastOp::create(rewriter, loc, type, result);
@@ -93,7 +56,9 @@ struct LinearLowering : OpConversionPattern<nn::LinearOp> {
                                          ArrayRef<int64_t>{0})
                  .getResult()[0];
     } else {
-      init = zeroAccumulator(rewriter, loc, type, adaptor.getInput(), {});
+      init = filledTensor(
+          rewriter, loc, type, adaptor.getInput(),
+          scalarConstant(rewriter, loc, type.getElementType(), 0.0));
     }
     Value result = linalg::MatmulOp::create(
                        rewriter, loc, TypeRange{type},
@@ -107,6 +72,7 @@ struct LinearLowering : OpConversionPattern<nn::LinearOp> {
 } // namespace
 
 void mlir::dlas::populateNNMatmulToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering, BatchMatmulLowering, LinearLowering>(
-      patterns.getContext());
+  patterns.add<ContractionLowering<nn::MatmulOp, linalg::MatmulOp>,
+               ContractionLowering<nn::BatchMatmulOp, linalg::BatchMatmulOp>,
+               LinearLowering>(patterns.getContext());
 }
