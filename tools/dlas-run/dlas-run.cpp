@@ -14,6 +14,7 @@
 #include "DLAS/InitAllDialects.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Support/Npy.h"
+#include "DLAS/Target/ONNX/ONNXImporter.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -413,17 +414,27 @@ int runMain() {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFilename, &errorMessage);
-  if (!file)
-    return fail("cannot open '" + inputFilename + "': " + errorMessage);
+  OwningOpRef<ModuleOp> module;
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return fail("cannot parse '" + inputFilename + "'");
+  if (StringRef(inputFilename).ends_with(".onnx")) {
+    // ONNX models are imported on the fly.
+    ONNXImportOptions importOptions;
+    importOptions.entryName = entryName;
+    module = importONNXModel(inputFilename, &context, importOptions);
+    if (!module)
+      return fail("cannot import ONNX model '" + inputFilename + "'");
+  } else {
+    std::string errorMessage;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        openInputFile(inputFilename, &errorMessage);
+    if (!file)
+      return fail("cannot open '" + inputFilename + "': " + errorMessage);
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return fail("cannot parse '" + inputFilename + "'");
+  }
   if (failed(verify(*module)))
     return fail("'" + inputFilename + "' does not verify");
 

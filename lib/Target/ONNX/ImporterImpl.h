@@ -1,0 +1,108 @@
+//===- ImporterImpl.h - internals of the ONNX importer ----------*- C++ -*-===//
+#ifndef DLAS_LIB_TARGET_ONNX_IMPORTERIMPL_H
+#define DLAS_LIB_TARGET_ONNX_IMPORTERIMPL_H
+
+#include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/Target/ONNX/ONNXImporter.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <vector>
+
+namespace mlir::dlas::onnximport {
+
+/// A constant known at import time: initializers, Constant nodes and the
+/// results of folded shape arithmetic. Float data stays f32; integer data of
+/// any width is held as int64.
+struct HostTensor {
+  int32_t dtype = onnx::TensorProto::FLOAT;
+  SmallVector<int64_t> shape;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+
+  bool isFloat() const { return dtype == onnx::TensorProto::FLOAT; }
+  int64_t numElements() const;
+  double at(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
+  static HostTensor ofInts(ArrayRef<int64_t> shape, std::vector<int64_t> values);
+  static HostTensor ofFloats(ArrayRef<int64_t> shape, std::vector<float> values);
+};
+
+/// Converts a TensorProto; fails with a message for external or unsupported
+/// data.
+FailureOr<HostTensor> hostTensorFromProto(const onnx::TensorProto &tensor,
+                                          std::string &error);
+
+class GraphImporter;
+
+/// What an op handler sees of one node.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &graph, const onnx::NodeProto &node, OpBuilder &b,
+              Location loc, int64_t opset)
+      : graph(graph), node(node), b(b), loc(loc), opset(opset) {}
+
+  GraphImporter &graph;
+  const onnx::NodeProto &node;
+  OpBuilder &b;
+  Location loc;
+  int64_t opset;
+
+  /// Input i is given (present and not the empty name of a skipped optional).
+  bool hasInput(unsigned i) const;
+  /// Input i as an SSA value (constants are materialized).
+  FailureOr<Value> input(unsigned i);
+  /// Input i if it is known at import time, else null.
+  const HostTensor *constant(unsigned i) const;
+  /// Input i, which the handler needs as an import-time constant.
+  FailureOr<const HostTensor *> requireConstant(unsigned i, StringRef what);
+  /// Static type of input i (from the value or the constant).
+  FailureOr<RankedTensorType> inputType(unsigned i);
+
+  int64_t intAttr(StringRef name, int64_t defaultValue) const;
+  float floatAttr(StringRef name, float defaultValue) const;
+  std::string stringAttr(StringRef name, StringRef defaultValue) const;
+  std::optional<SmallVector<int64_t>> intsAttr(StringRef name) const;
+  const onnx::AttributeProto *attr(StringRef name) const;
+
+  /// Reports that this node cannot be imported, naming it.
+  LogicalResult fail(const Twine &message) const;
+  /// Fails when an output beyond the first `count` is used.
+  LogicalResult requireOutputsUnused(unsigned count) const;
+
+  void setOutput(unsigned i, Value value);
+  void setOutputConstant(unsigned i, HostTensor value);
+
+  /// Creates an nn op with its result type inferred by the op itself;
+  /// reports (and returns failure) when the op rejects its operands.
+  template <typename OpTy>
+  FailureOr<Value> create(ValueRange operands,
+                          ArrayRef<NamedAttribute> attributes = {}) {
+    return createInferred(OpTy::getOperationName(), operands, attributes);
+  }
+  FailureOr<Value> createInferred(StringRef opName, ValueRange operands,
+                                  ArrayRef<NamedAttribute> attributes);
+
+  /// Constant f32 tensor of shape [1] (broadcasts against anything).
+  Value scalar(float value);
+};
+
+using OpHandler = LogicalResult (*)(NodeContext &);
+
+struct OpSupport {
+  const char *opType;
+  OpHandler handler;
+  const char *mapsTo;
+  const char *notes;
+};
+
+/// The table of supported ops, sorted by name.
+ArrayRef<OpSupport> supportedOps();
+
+} // namespace mlir::dlas::onnximport
+
+#endif // DLAS_LIB_TARGET_ONNX_IMPORTERIMPL_H

@@ -1,0 +1,644 @@
+//===- ONNXImporter.cpp - ONNX models to the nn dialect -------------------===//
+//
+// Reads a ModelProto with ONNX's own protobuf classes, runs ONNX shape
+// inference (its shapes cross-check the types that nn ops infer), and walks
+// the graph in order: initializers and Constant nodes become import-time
+// constants (folded through shape arithmetic, materialized as
+// dense_resource blobs when an op consumes them), every other node goes
+// through the handler table in OpImporters.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "ImporterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <fstream>
+
+using namespace mlir;
+using namespace mlir::dlas;
+using namespace mlir::dlas::onnximport;
+
+static constexpr int64_t kMinOpset = 11;
+static constexpr int64_t kMaxOpset = 17;
+
+//===----------------------------------------------------------------------===//
+// HostTensor
+//===----------------------------------------------------------------------===//
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+HostTensor HostTensor::ofInts(ArrayRef<int64_t> shape,
+                              std::vector<int64_t> values) {
+  HostTensor t;
+  t.dtype = onnx::TensorProto::INT64;
+  t.shape.assign(shape.begin(), shape.end());
+  t.ints = std::move(values);
+  return t;
+}
+
+HostTensor HostTensor::ofFloats(ArrayRef<int64_t> shape,
+                                std::vector<float> values) {
+  HostTensor t;
+  t.dtype = onnx::TensorProto::FLOAT;
+  t.shape.assign(shape.begin(), shape.end());
+  t.floats = std::move(values);
+  return t;
+}
+
+template <typename T>
+static void readRaw(const std::string &raw, std::vector<T> &out, size_t count) {
+  out.resize(count);
+  std::memcpy(out.data(), raw.data(), count * sizeof(T));
+}
+
+FailureOr<HostTensor>
+onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
+                                std::string &error) {
+  HostTensor t;
+  t.shape.assign(tensor.dims().begin(), tensor.dims().end());
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    error = "tensor '" + tensor.name() +
+            "' keeps its data in an external file, which is not supported";
+    return failure();
+  }
+  size_t count = t.numElements();
+  const std::string &raw = tensor.raw_data();
+  auto sizeCheck = [&](size_t have) -> bool {
+    if (have == count)
+      return true;
+    error = "tensor '" + tensor.name() + "' holds " + std::to_string(have) +
+            " elements but its shape needs " + std::to_string(count);
+    return false;
+  };
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    t.dtype = onnx::TensorProto::FLOAT;
+    if (!raw.empty()) {
+      if (!sizeCheck(raw.size() / 4))
+        return failure();
+      readRaw(raw, t.floats, count);
+    } else {
+      if (!sizeCheck(tensor.float_data_size()))
+        return failure();
+      t.floats.assign(tensor.float_data().begin(), tensor.float_data().end());
+    }
+    return t;
+  case onnx::TensorProto::DOUBLE: {
+    t.dtype = onnx::TensorProto::FLOAT;
+    std::vector<double> d;
+    if (!raw.empty()) {
+      if (!sizeCheck(raw.size() / 8))
+        return failure();
+      readRaw(raw, d, count);
+    } else {
+      if (!sizeCheck(tensor.double_data_size()))
+        return failure();
+      d.assign(tensor.double_data().begin(), tensor.double_data().end());
+    }
+    t.floats.assign(d.begin(), d.end());
+    return t;
+  }
+  case onnx::TensorProto::INT64:
+    t.dtype = onnx::TensorProto::INT64;
+    if (!raw.empty()) {
+      if (!sizeCheck(raw.size() / 8))
+        return failure();
+      readRaw(raw, t.ints, count);
+    } else {
+      if (!sizeCheck(tensor.int64_data_size()))
+        return failure();
+      t.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+    }
+    return t;
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL: {
+    t.dtype = onnx::TensorProto::INT64;
+    if (!raw.empty()) {
+      size_t width = tensor.data_type() == onnx::TensorProto::INT32 ? 4 : 1;
+      if (!sizeCheck(raw.size() / width))
+        return failure();
+      t.ints.resize(count);
+      for (size_t i = 0; i < count; ++i) {
+        if (width == 4) {
+          int32_t v;
+          std::memcpy(&v, raw.data() + 4 * i, 4);
+          t.ints[i] = v;
+        } else if (tensor.data_type() == onnx::TensorProto::INT8) {
+          t.ints[i] = (int8_t)raw[i];
+        } else {
+          t.ints[i] = (uint8_t)raw[i];
+        }
+      }
+    } else {
+      if (!sizeCheck(tensor.int32_data_size()))
+        return failure();
+      t.ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+    }
+    return t;
+  }
+  default:
+    error = "tensor '" + tensor.name() + "' has ONNX data type " +
+            std::to_string(tensor.data_type()) +
+            ", which is not supported (FLOAT, DOUBLE and integer types are)";
+    return failure();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+namespace mlir::dlas::onnximport {
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext *context, onnx::ModelProto &model, StringRef path,
+                const ONNXImportOptions &options)
+      : context(context), model(model), path(path.str()), options(options),
+        builder(context) {}
+
+  OwningOpRef<ModuleOp> run();
+
+  struct Entry {
+    Value value;
+    std::optional<HostTensor> constant;
+  };
+
+  Entry *lookup(StringRef name) {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+  void define(StringRef name, Entry entry) { values[name] = std::move(entry); }
+  Value materialize(StringRef name, Entry &entry);
+  Location fileLoc() { return FileLineColLoc::get(context, path, 0, 0); }
+
+  LogicalResult error(Location loc, const Twine &message) {
+    emitError(loc) << message;
+    return failure();
+  }
+
+  MLIRContext *context;
+  onnx::ModelProto &model;
+  std::string path;
+  const ONNXImportOptions &options;
+  OpBuilder builder;
+  int64_t opset = 0;
+  llvm::StringMap<Entry> values;
+  /// ONNX's inferred type for every value it could infer.
+  llvm::StringMap<const onnx::TypeProto *> onnxTypes;
+
+private:
+  FailureOr<Type> tensorTypeFromProto(const onnx::TypeProto &type,
+                                      StringRef valueName);
+  LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult checkAgainstONNX(const onnx::NodeProto &node, Location loc);
+};
+
+} // namespace mlir::dlas::onnximport
+
+static Type elementTypeFromONNX(MLIRContext *ctx, int32_t dtype) {
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(ctx);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
+  case onnx::TensorProto::INT8:
+    return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::INT32:
+    return IntegerType::get(ctx, 32);
+  case onnx::TensorProto::INT64:
+    return IntegerType::get(ctx, 64);
+  default:
+    return {};
+  }
+}
+
+FailureOr<Type> GraphImporter::tensorTypeFromProto(const onnx::TypeProto &type,
+                                                   StringRef valueName) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) {
+    (void)error(fileLoc(), "graph value '" + valueName +
+                         "' is not a tensor with a known rank");
+    return failure();
+  }
+  Type element = elementTypeFromONNX(context, type.tensor_type().elem_type());
+  if (!element) {
+    (void)error(fileLoc(), "graph value '" + valueName + "' has ONNX element type " +
+                         Twine(type.tensor_type().elem_type()) +
+                         ", which is not supported");
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    if (dim.has_dim_value())
+      shape.push_back(dim.dim_value());
+    else
+      shape.push_back(options.symbolicDimSize > 0 ? options.symbolicDimSize
+                                                   : ShapedType::kDynamic);
+  }
+  return Type(RankedTensorType::get(shape, element));
+}
+
+/// Blob names must be valid MLIR identifiers for the printed form.
+static std::string blobName(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += (llvm::isAlnum(c) || c == '_' || c == '.') ? c : '_';
+  if (out.empty() || llvm::isDigit(out[0]))
+    out = "w_" + out;
+  return out;
+}
+
+Value GraphImporter::materialize(StringRef name, Entry &entry) {
+  if (entry.value)
+    return entry.value;
+  const HostTensor &t = *entry.constant;
+  OpBuilder::InsertionGuard guard(builder);
+  // Constants go at the top of the entry block so that every use sees them.
+  Block *block = builder.getInsertionBlock();
+  builder.setInsertionPointToStart(block);
+  Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc());
+  Type element = t.isFloat() ? Type(builder.getF32Type())
+                             : Type(builder.getI64Type());
+  auto type = RankedTensorType::get(t.shape, element);
+  Attribute value;
+  if (t.numElements() <= 16) {
+    // Small constants stay readable in the IR.
+    if (t.isFloat())
+      value = DenseElementsAttr::get(type, ArrayRef<float>(t.floats));
+    else
+      value = DenseElementsAttr::get(type, ArrayRef<int64_t>(t.ints));
+  } else {
+    ArrayRef<char> bytes =
+        t.isFloat() ? ArrayRef<char>(reinterpret_cast<const char *>(t.floats.data()),
+                                     t.floats.size() * sizeof(float))
+                    : ArrayRef<char>(reinterpret_cast<const char *>(t.ints.data()),
+                                     t.ints.size() * sizeof(int64_t));
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        bytes, t.isFloat() ? alignof(float) : alignof(int64_t));
+    value = DenseResourceElementsAttr::get(type, blobName(name), std::move(blob));
+  }
+  entry.value =
+      arith::ConstantOp::create(builder, loc, cast<TypedAttr>(value)).getResult();
+  return entry.value;
+}
+
+static std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+/// Compares the type an nn op inferred with the one ONNX shape inference
+/// found; a disagreement means one of the two misreads the node.
+LogicalResult GraphImporter::checkAgainstONNX(const onnx::NodeProto &node,
+                                              Location loc) {
+  for (const std::string &output : node.output()) {
+    Entry *entry = lookup(output);
+    auto it = onnxTypes.find(output);
+    if (!entry || !entry->value || it == onnxTypes.end())
+      continue;
+    const onnx::TypeProto &expected = *it->second;
+    if (!expected.has_tensor_type() || !expected.tensor_type().has_shape())
+      continue;
+    auto actual = cast<RankedTensorType>(entry->value.getType());
+    const auto &dims = expected.tensor_type().shape().dim();
+    bool same = dims.size() == actual.getRank();
+    for (int i = 0; same && i < dims.size(); ++i)
+      if (dims[i].has_dim_value() && !actual.isDynamicDim(i) &&
+          dims[i].dim_value() != actual.getDimSize(i))
+        same = false;
+    if (!same) {
+      std::string onnxShape;
+      for (const auto &d : dims)
+        onnxShape += (onnxShape.empty() ? "" : "x") +
+                     (d.has_dim_value() ? std::to_string(d.dim_value()) : "?");
+      return error(loc, "node '" + node.name() + "' (" + node.op_type() +
+                            "): output '" + output + "' has shape " +
+                            onnxShape + " by ONNX shape inference but the nn "
+                            "op infers " + typeString(actual));
+    }
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
+  std::string nodeName =
+      node.name().empty() ? node.op_type() + "(" +
+                                (node.output_size() ? node.output(0) : "") + ")"
+                          : node.name();
+  Location loc = NameLoc::get(builder.getStringAttr(nodeName), fileLoc());
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return error(loc, "unsupported ONNX op '" + node.domain() + "." +
+                          node.op_type() + "' (node '" + nodeName +
+                          "', opset " + Twine(opset) +
+                          "): only the default domain is supported");
+  ArrayRef<OpSupport> table = supportedOps();
+  const OpSupport *support =
+      llvm::find_if(table, [&](const OpSupport &s) {
+        return node.op_type() == s.opType;
+      });
+  if (support == table.end())
+    return error(loc, "unsupported ONNX op '" + node.op_type() + "' (node '" +
+                          nodeName + "', opset " + Twine(opset) +
+                          "); dlas-import --list-supported-ops lists the "
+                          "supported ones");
+  for (int i = 0; i < node.input_size(); ++i)
+    if (!node.input(i).empty() && !lookup(node.input(i)))
+      return error(loc, "node '" + nodeName + "' (" + node.op_type() +
+                            ") reads '" + node.input(i) +
+                            "', which is neither a graph input, an "
+                            "initializer nor an earlier node's output");
+  NodeContext ctx(*this, node, builder, loc, opset);
+  if (failed(support->handler(ctx)))
+    return failure();
+  for (const std::string &output : node.output())
+    if (!output.empty() && !lookup(output))
+      return error(loc, "internal error: node '" + nodeName +
+                            "' left output '" + output + "' undefined");
+  return checkAgainstONNX(node, loc);
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  Location loc = fileLoc();
+  for (const auto &import : model.opset_import())
+    if (import.domain().empty() || import.domain() == "ai.onnx")
+      opset = import.version();
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    (void)error(loc, "model '" + path + "' uses ONNX opset " + Twine(opset) +
+                   "; supported opsets are " + Twine(kMinOpset) + " to " +
+                   Twine(kMaxOpset));
+    return nullptr;
+  }
+  // ONNX's shape inference: its result cross-checks every node's type.
+  try {
+    onnx::ShapeInferenceOptions inferenceOptions{/*check_type=*/true,
+                                                 /*error_mode=*/1};
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       inferenceOptions);
+  } catch (const std::exception &e) {
+    (void)error(loc, "ONNX shape inference rejects '" + path + "': " + e.what());
+    return nullptr;
+  }
+  const onnx::GraphProto &graph = model.graph();
+  for (const auto &info : graph.value_info())
+    onnxTypes[info.name()] = &info.type();
+  for (const auto &info : graph.output())
+    onnxTypes[info.name()] = &info.type();
+
+  // Initializers.
+  llvm::StringSet<> initializerNames;
+  for (const auto &tensor : graph.initializer()) {
+    std::string message;
+    FailureOr<HostTensor> host = hostTensorFromProto(tensor, message);
+    if (failed(host)) {
+      (void)error(loc, "initializer: " + message);
+      return nullptr;
+    }
+    define(tensor.name(), Entry{Value(), std::move(*host)});
+    initializerNames.insert(tensor.name());
+  }
+  // Graph inputs (those that are not initializers) become arguments.
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue;
+    FailureOr<Type> type = tensorTypeFromProto(input.type(), input.name());
+    if (failed(type))
+      return nullptr;
+    argTypes.push_back(*type);
+    argNames.push_back(input.name());
+  }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  // Result types are known only after the body; start with none.
+  auto func = func::FuncOp::create(builder, loc, options.entryName,
+                                   builder.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "dlas.name", builder.getStringAttr(name));
+    body->getArgument(i).setLoc(NameLoc::get(builder.getStringAttr(name), loc));
+    define(name, Entry{body->getArgument(i), std::nullopt});
+  }
+  builder.setInsertionPointToEnd(body);
+  for (const auto &node : graph.node())
+    if (failed(importNode(node)))
+      return nullptr;
+
+  SmallVector<Value> results;
+  for (const auto &output : graph.output()) {
+    Entry *entry = lookup(output.name());
+    if (!entry) {
+      (void)error(loc, "graph output '" + output.name() + "' is never produced");
+      return nullptr;
+    }
+    results.push_back(materialize(output.name(), *entry));
+  }
+  builder.setInsertionPointToEnd(body);
+  func::ReturnOp::create(builder, loc, results);
+  func.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, output] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "dlas.name", builder.getStringAttr(output.name()));
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+bool NodeContext::hasInput(unsigned i) const {
+  return (int)i < node.input_size() && !node.input(i).empty();
+}
+
+FailureOr<Value> NodeContext::input(unsigned i) {
+  if (!hasInput(i)) {
+    (void)fail("needs input #" + Twine(i));
+    return failure();
+  }
+  GraphImporter::Entry *entry = graph.lookup(node.input(i));
+  return graph.materialize(node.input(i), *entry);
+}
+
+const HostTensor *NodeContext::constant(unsigned i) const {
+  if (!hasInput(i))
+    return nullptr;
+  GraphImporter::Entry *entry = graph.lookup(node.input(i));
+  return entry && entry->constant ? &*entry->constant : nullptr;
+}
+
+FailureOr<const HostTensor *> NodeContext::requireConstant(unsigned i,
+                                                           StringRef what) {
+  if (const HostTensor *t = constant(i))
+    return t;
+  (void)fail("input '" + what + "' ('" +
+             (hasInput(i) ? node.input(i) : std::string("missing")) +
+             "') must be a constant known at import time");
+  return failure();
+}
+
+FailureOr<RankedTensorType> NodeContext::inputType(unsigned i) {
+  if (const HostTensor *t = constant(i))
+    return RankedTensorType::get(t->shape, t->isFloat()
+                                               ? Type(b.getF32Type())
+                                               : Type(b.getI64Type()));
+  FailureOr<Value> v = input(i);
+  if (failed(v))
+    return failure();
+  return cast<RankedTensorType>(v->getType());
+}
+
+const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::intAttr(StringRef name, int64_t defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+float NodeContext::floatAttr(StringRef name, float defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : defaultValue;
+}
+
+std::string NodeContext::stringAttr(StringRef name,
+                                    StringRef defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : defaultValue.str();
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::intsAttr(StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+LogicalResult NodeContext::fail(const Twine &message) const {
+  std::string name = node.name().empty() ? "<unnamed>" : node.name();
+  return graph.error(loc, "cannot import node '" + name + "' (" +
+                              node.op_type() + ", opset " + Twine(opset) +
+                              "): " + message);
+}
+
+LogicalResult NodeContext::requireOutputsUnused(unsigned count) const {
+  for (int i = count; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    // An output is used if a later node or the graph output reads it.
+    const std::string &name = node.output(i);
+    bool used = llvm::any_of(graph.model.graph().output(),
+                             [&](const auto &o) { return o.name() == name; });
+    for (const auto &other : graph.model.graph().node())
+      for (const std::string &in : other.input())
+        used |= in == name;
+    if (used)
+      return fail("output #" + Twine(i) + " ('" + name + "') is not supported");
+  }
+  return success();
+}
+
+void NodeContext::setOutput(unsigned i, Value value) {
+  graph.define(node.output(i), GraphImporter::Entry{value, std::nullopt});
+}
+
+void NodeContext::setOutputConstant(unsigned i, HostTensor value) {
+  graph.define(node.output(i), GraphImporter::Entry{Value(), std::move(value)});
+}
+
+FailureOr<Value>
+NodeContext::createInferred(StringRef opName, ValueRange operands,
+                            ArrayRef<NamedAttribute> attributes) {
+  // Build with a placeholder result type, then let the op infer it: a bad
+  // combination is reported by the op's own checks instead of aborting.
+  OperationState state(loc, opName);
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  state.addTypes(b.getNoneType());
+  Operation *op = b.create(state);
+  SmallVector<Type> types;
+  auto infer = cast<InferTypeOpInterface>(op);
+  if (failed(infer.inferReturnTypes(b.getContext(), loc, op->getOperands(),
+                                    op->getRawDictionaryAttrs(),
+                                    op->getPropertiesStorage(),
+                                    op->getRegions(), types))) {
+    op->erase();
+    (void)fail("the " + opName + " it maps to rejects these operands "
+               "(see the error above)");
+    return failure();
+  }
+  op->getResult(0).setType(types.front());
+  return op->getResult(0);
+}
+
+Value NodeContext::scalar(float value) {
+  OpBuilder::InsertionGuard guard(b);
+  auto type = RankedTensorType::get({1}, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<float>{value}));
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> mlir::dlas::importONNXModel(StringRef path,
+                                                  MLIRContext *context,
+                                                  const ONNXImportOptions &options) {
+  context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
+  Location loc = FileLineColLoc::get(context, path, 0, 0);
+  std::ifstream in(path.str(), std::ios::binary);
+  if (!in) {
+    emitError(loc) << "cannot open ONNX model '" << path << "'";
+    return nullptr;
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) {
+    emitError(loc) << "'" << path << "' is not a valid ONNX model (protobuf "
+                   << "parsing failed)";
+    return nullptr;
+  }
+  if (!model.has_graph()) {
+    emitError(loc) << "'" << path << "' has no graph";
+    return nullptr;
+  }
+  GraphImporter importer(context, model, path, options);
+  return importer.run();
+}
+
+void mlir::dlas::printSupportedONNXOps(raw_ostream &os) {
+  os << "# ONNX operators supported by dlas-import\n\n"
+     << "Generated by `dlas-import --list-supported-ops`. Opsets " << kMinOpset
+     << " to " << kMaxOpset
+     << " (default domain). Anything else is rejected with an error naming "
+        "the op type, the node and the opset.\n\n"
+     << "| ONNX op | imported as | notes |\n|---|---|---|\n";
+  for (const OpSupport &s : supportedOps())
+    os << "| " << s.opType << " | " << s.mapsTo << " | " << s.notes << " |\n";
+}

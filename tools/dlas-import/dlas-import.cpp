@@ -1,0 +1,84 @@
+//===- dlas-import.cpp - ONNX models to the nn dialect --------------------===//
+//
+// dlas-import model.onnx -o model.mlir [--emit-bytecode] [--entry main]
+// dlas-import --list-supported-ops
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/InitAllDialects.h"
+#include "DLAS/Target/ONNX/ONNXImporter.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory importCategory("dlas-import options");
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.onnx>"),
+                                          cl::cat(importCategory));
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                           cl::init("-"), cl::cat(importCategory));
+static cl::opt<std::string> entryName("entry", cl::desc("Name of the function"),
+                                      cl::init("main"), cl::cat(importCategory));
+static cl::opt<bool> emitBytecode("emit-bytecode",
+                                  cl::desc("Write MLIR bytecode (compact for "
+                                           "large weights)"),
+                                  cl::cat(importCategory));
+static cl::opt<int64_t> symbolicDimSize(
+    "symbolic-dim-size",
+    cl::desc("Size for symbolic (dim_param) dimensions; -1 keeps them dynamic"),
+    cl::init(-1), cl::cat(importCategory));
+static cl::opt<bool> listOps("list-supported-ops",
+                             cl::desc("Print the supported ONNX ops and exit"),
+                             cl::cat(importCategory));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(importCategory);
+  cl::ParseCommandLineOptions(argc, argv, "DLAS ONNX importer\n");
+  if (listOps) {
+    dlas::printSupportedONNXOps(llvm::outs());
+    return 0;
+  }
+  if (inputFilename.empty()) {
+    llvm::errs() << "dlas-import: error: no input model given\n";
+    return 1;
+  }
+  MLIRContext context;
+  DialectRegistry registry;
+  dlas::registerAllDialects(registry);
+  registry.insert<func::FuncDialect, arith::ArithDialect>();
+  context.appendDialectRegistry(registry);
+  dlas::ONNXImportOptions options;
+  options.entryName = entryName;
+  options.symbolicDimSize = symbolicDimSize;
+  OwningOpRef<ModuleOp> module =
+      dlas::importONNXModel(inputFilename, &context, options);
+  if (!module) {
+    llvm::errs() << "dlas-import: error: cannot import '" << inputFilename
+                 << "'\n";
+    return 1;
+  }
+  std::string error;
+  auto output = openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "dlas-import: error: " << error << "\n";
+    return 1;
+  }
+  if (emitBytecode) {
+    if (failed(writeBytecodeToFile(*module, output->os()))) {
+      llvm::errs() << "dlas-import: error: cannot write bytecode\n";
+      return 1;
+    }
+  } else {
+    module->print(output->os());
+  }
+  output->keep();
+  return 0;
+}
