@@ -25,8 +25,14 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
                                         const CPUPipelineOptions &options) {
   // Tiling, packing, vectorization and threading land here. Until then the
   // linalg ops go to loops unchanged.
+}
+
+void dlas::buildEntryABIStage(OpPassManager &pm,
+                              const CPUPipelineOptions &options) {
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());
+  if (options.externalWeights)
+    pm.addPass(createExternalizeWeights());
 }
 
 void dlas::buildBufferizationStage(OpPassManager &pm) {
@@ -67,6 +73,7 @@ void dlas::buildCPUPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
   buildNNToLinalgStage(pm);
   buildCPUCodegenStrategyStage(pm, options);
+  buildEntryABIStage(pm, options);
   buildBufferizationStage(pm);
   buildLoopLoweringStage(pm);
   if (options.lowerToLLVM)

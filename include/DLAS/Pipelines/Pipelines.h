@@ -19,6 +19,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Give public functions _mlir_ciface_ wrappers and a "
                      "dlas.signature attribute (needed by dlas-run)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> externalWeights{
+      *this, "external-weights",
+      llvm::cl::desc("Declare large constant tensors as external globals "
+                     "listed in dlas.external_weights, for a JIT to bind "
+                     "(dlas-run does); keeps weights out of LLVM"),
+      llvm::cl::init(false)};
 };
 
 /// The stages of the CPU pipeline, in order. The codegen strategy (tiling,
@@ -27,6 +33,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 void buildNNToLinalgStage(OpPassManager &pm);
 void buildCPUCodegenStrategyStage(OpPassManager &pm,
                                   const CPUPipelineOptions &options);
+void buildEntryABIStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildBufferizationStage(OpPassManager &pm);
 void buildLoopLoweringStage(OpPassManager &pm);
 void buildLLVMLoweringStage(OpPassManager &pm);

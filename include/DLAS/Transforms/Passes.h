@@ -2,6 +2,8 @@
 #ifndef DLAS_TRANSFORMS_PASSES_H
 #define DLAS_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -9,6 +11,9 @@ namespace mlir::dlas {
 
 /// Attribute holding an entry function's original (tensor) signature.
 inline constexpr llvm::StringLiteral kSignatureAttrName = "dlas.signature";
+/// Module attribute mapping externalized global names to their data.
+inline constexpr llvm::StringLiteral kExternalWeightsAttrName =
+    "dlas.external_weights";
 
 #define GEN_PASS_DECL
 #include "DLAS/Transforms/Passes.h.inc"
