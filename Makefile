@@ -2,6 +2,8 @@
 #   make demo   installs what is missing, builds, compiles and runs the bundled
 #               example blocks, and checks them against PyTorch
 #   make test   installs what is missing, builds, and runs every test
+#   make test-models  the slow torchvision models (resnet50, alexnet,
+#               googlenet, densenet121, vgg16) against PyTorch
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 
@@ -9,14 +11,15 @@ BUILD ?= build
 LLVM_DIR ?= /usr/lib/llvm-22
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := cmake ninja-build ccache clang-22 lld-22 llvm-22-dev llvm-22-tools \
-  libmlir-22-dev mlir-22-tools python3-numpy python3-torch python3-psutil
+  libmlir-22-dev mlir-22-tools libonnx-dev libprotobuf-dev protobuf-compiler \
+  python3-numpy python3-torch python3-torchvision python3-onnx python3-psutil
 DEMO_DIR := $(BUILD)/demo
 DEMO_ENTRIES := resnet_basic_block mobilenetv2_inverted_residual
 THREADS ?= 1
 
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps configure build test demo docs clean
+.PHONY: deps configure build test test-models demo docs clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -51,6 +54,10 @@ test: build
 	echo "check-dlas: $$passed passed, $$failed failed, $$unsupported skipped"; \
 	[ "$$failed" = 0 ] && [ "$$passed" -gt 0 ]
 
+test-models: build
+	/usr/bin/python3 test/Models/Inputs/models.py --models slow --workdir $(BUILD)/models \
+	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS)
+
 demo: build
 	@mkdir -p $(DEMO_DIR)
 	/usr/bin/python3 examples/blocks.py reference --mlir examples/blocks.mlir --out $(DEMO_DIR) --threads $(THREADS)
@@ -60,6 +67,9 @@ demo: build
 	    --input $(DEMO_DIR)/$$e.input.npy --expect $(DEMO_DIR)/$$e.expected.npy \
 	    --rtol 1e-4 --atol 1e-4 --warmup 3 --repeat 30; \
 	done
+	@echo "== resnet18 (torchvision, seeded random weights): torch.onnx.export -> dlas-run model.onnx"
+	/usr/bin/python3 test/Models/Inputs/models.py --models resnet18 --workdir $(DEMO_DIR) \
+	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --repeat 10
 
 # Regenerates the dialect and pass reference in docs/ from the TableGen files.
 docs: build
@@ -67,6 +77,7 @@ docs: build
 	cp $(BUILD)/docs/Dialects/NNDialect.md docs/NNDialect.md
 	cp $(BUILD)/docs/DLASConversionPasses.md docs/ConversionPasses.md
 	cp $(BUILD)/docs/DLASTransformPasses.md docs/TransformPasses.md
+	$(BUILD)/bin/dlas-import --list-supported-ops > docs/ONNXSupportedOps.md
 
 clean:
 	rm -rf $(BUILD)

@@ -35,7 +35,7 @@ config.substitutions.append(
     ("%mlir_translate", os.path.join(config.llvm_tools_dir, "mlir-translate")))
 
 tool_dirs = [config.dlas_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run", "dlas-import"], tool_dirs)
 
 # Execution tests compare against PyTorch on Debian's /usr/bin/python3.
 def _has_torch():

@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""End-to-end agreement with PyTorch on real CNNs.
+
+For each model: build it with seeded random weights (no download is possible
+here), export it with torch.onnx.export (batch 1), import and run it with
+`dlas-run model.onnx`, and compare with PyTorch's output on the same seeded
+input. Criterion (fp32): max |dlas - torch| <= 1e-4 * max |torch|
+(dlas-run --max-rel-err 1e-4). Prints compile time and latency next to
+PyTorch's eager latency at the same thread count.
+
+Models: the torchvision CNNs named by --models, and wrn40_2_g{2,4,8,16,C}:
+a CIFAR WideResNet-40-2 whose 3x3 convolutions are each replaced by a
+grouped 3x3 convolution with g groups followed by a pointwise 1x1 one.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torchvision
+
+TORCHVISION = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "alexnet",
+               "googlenet", "densenet121", "vgg16", "mnasnet1_0", "efficientnet_b0"]
+WRN = ["wrn40_2_g2", "wrn40_2_g4", "wrn40_2_g8", "wrn40_2_g16", "wrn40_2_gC"]
+
+
+class GroupedPointwise(nn.Module):
+    """A 3x3 conv replaced by grouped 3x3 (g groups) + pointwise 1x1."""
+
+    def __init__(self, cin, cout, stride, groups):
+        super().__init__()
+        g = cin if groups == "C" else groups
+        self.grouped = nn.Conv2d(cin, cin, 3, stride, 1, groups=g, bias=False)
+        self.pointwise = nn.Conv2d(cin, cout, 1, bias=False)
+
+    def forward(self, x):
+        return self.pointwise(self.grouped(x))
+
+
+class WRNBlock(nn.Module):
+    def __init__(self, cin, cout, stride, groups):
+        super().__init__()
+        self.bn1 = nn.BatchNorm2d(cin)
+        self.conv1 = GroupedPointwise(cin, cout, stride, groups)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.conv2 = GroupedPointwise(cout, cout, 1, groups)
+        self.shortcut = None
+        if cin != cout or stride != 1:
+            self.shortcut = nn.Conv2d(cin, cout, 1, stride, bias=False)
+
+    def forward(self, x):
+        o = torch.relu(self.bn1(x))
+        y = self.conv1(o)
+        y = self.conv2(torch.relu(self.bn2(y)))
+        return y + (self.shortcut(o) if self.shortcut is not None else x)
+
+
+class WideResNet(nn.Module):
+    """WRN-depth-k for CIFAR-10 (32x32), Zagoruyko & Komodakis."""
+
+    def __init__(self, depth=40, widen=2, groups=2, classes=10):
+        super().__init__()
+        n = (depth - 4) // 6
+        widths = [16, 16 * widen, 32 * widen, 64 * widen]
+        self.conv = nn.Conv2d(3, widths[0], 3, 1, 1, bias=False)
+        layers, cin = [], widths[0]
+        for stage, stride in zip(widths[1:], [1, 2, 2]):
+            for i in range(n):
+                layers.append(WRNBlock(cin, stage, stride if i == 0 else 1, groups))
+                cin = stage
+        self.blocks = nn.Sequential(*layers)
+        self.bn = nn.BatchNorm2d(cin)
+        self.fc = nn.Linear(cin, classes)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.blocks(self.conv(x))))
+        y = nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+        return self.fc(y)
+
+
+def build(name):
+    torch.manual_seed(0)
+    if name.startswith("wrn40_2_g"):
+        g = name[len("wrn40_2_g"):]
+        model = WideResNet(groups=g if g == "C" else int(g))
+        shape = (1, 3, 32, 32)
+    elif name == "googlenet":
+        model = torchvision.models.googlenet(weights=None, aux_logits=False,
+                                             init_weights=True)
+        shape = (1, 3, 224, 224)
+    else:
+        model = getattr(torchvision.models, name)(weights=None)
+        shape = (1, 3, 224, 224)
+    # Trained-looking batch-norm statistics, so that BN is not the identity.
+    gen = torch.Generator().manual_seed(1)
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.copy_(torch.rand(m.running_mean.shape, generator=gen) - 0.5)
+            m.running_var.copy_(torch.rand(m.running_var.shape, generator=gen) + 0.5)
+    return model.eval(), shape
+
+
+def torch_latency(model, x, threads, repeat):
+    torch.set_num_threads(threads)
+    with torch.no_grad():
+        for _ in range(3):
+            model(x)
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            model(x)
+            times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="fast",
+                        help="comma list, or 'fast', 'slow', 'all'")
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--dlas-run", default="dlas-run")
+    parser.add_argument("--opset", type=int, default=13)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="timed runs per model (DLAS and PyTorch)")
+    parser.add_argument("--max-rel-err", default="1e-4")
+    args = parser.parse_args()
+    groups = {
+        "fast": ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet1_0",
+                 "efficientnet_b0"] + WRN,
+        "slow": ["resnet50", "alexnet", "googlenet", "densenet121", "vgg16"],
+    }
+    groups["all"] = groups["fast"] + groups["slow"]
+    names = groups.get(args.models, args.models.split(","))
+    os.makedirs(args.workdir, exist_ok=True)
+    failing = []
+    print(f"{'model':<18} {'compile ms':>10} {'dlas ms':>9} {'torch ms':>9} "
+          f"{'max rel err':>11}  threads={args.threads}")
+    for name in names:
+        model, shape = build(name)
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+        base = os.path.join(args.workdir, name)
+        with torch.no_grad():
+            expected = model(x)
+        torch.onnx.export(model, x, base + ".onnx", opset_version=args.opset,
+                          input_names=["input"], output_names=["logits"])
+        np.save(base + ".input.npy", x.numpy())
+        np.save(base + ".expected.npy", expected.numpy())
+        cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
+               "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err]
+        if args.repeat > 1:
+            cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
+        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
+        out = proc.stdout
+        ok = proc.returncode == 0 and out.rstrip().endswith("PASS")
+        compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
+        median = re.search(r"median ([0-9.]+) ms", out)
+        rel = re.search(r"max rel err ([0-9.e+-]+)", out)
+        torch_ms = torch_latency(model, x, args.threads, max(args.repeat, 1))
+        print(f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
+              f"{median.group(1) if median else '-':>9} {torch_ms:>9.2f} "
+              f"{rel.group(1) if rel else '-':>11}  {'ok' if ok else 'FAIL'}", flush=True)
+        if not ok:
+            failing.append(name)
+            print(out + proc.stderr)
+    print(f"models: {len(names)} run, {len(failing)} failing")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

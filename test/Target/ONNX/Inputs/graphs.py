@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+"""Small ONNX graphs, one per supported op and one per error the importer
+must report, built at test time with the `onnx` package.
+
+  graphs.py make DIR          writes DIR/<case>.onnx (+ inputs and expected
+                              outputs computed with PyTorch/numpy)
+  graphs.py run DIR DLAS_RUN  runs every numeric case through dlas-run and
+                              compares (|d - e| <= 1e-4 + 1e-4 |e|)
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(0)
+CASES = {}
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=13, name="g"):
+    """inputs/outputs: lists of (name, shape)."""
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs],
+        [numpy_helper.from_array(v, n) for n, v in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def t(x):
+    return torch.from_numpy(x)
+
+
+# Each case returns (model, [inputs], expected) or (model, None, None) for
+# models that only test import.
+
+@case
+def conv():
+    x, w, b = rand(1, 4, 9, 9), rand(6, 2, 3, 3), rand(6)
+    y = F.conv2d(F.pad(t(x), (1, 2, 0, 1)), t(w), t(b), stride=2, dilation=1, groups=2)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv0",
+                            pads=[0, 1, 1, 2], strides=[2, 2], group=2)
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
+@case
+def conv_same_upper():
+    x, w = rand(1, 3, 7, 8), rand(4, 3, 3, 3)
+    y = F.conv2d(F.pad(t(x), (0, 1, 1, 1)), t(w), stride=2)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2])
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w)]), [x], y
+
+
+@case
+def conv_transpose():
+    x, w = rand(1, 4, 5, 5), rand(4, 3, 3, 3)
+    y = F.conv_transpose2d(t(x), t(w), stride=2, padding=1, output_padding=1)
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
+                            pads=[1, 1, 1, 1], output_padding=[1, 1])
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w)]), [x], y
+
+
+@case
+def gemm_linear():
+    x, w, b = rand(2, 8), rand(5, 8), rand(5)
+    y = F.linear(t(x), t(w), t(b))
+    node = helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
+@case
+def gemm_general():
+    a, b, c = rand(8, 3), rand(8, 5), rand(3, 1)
+    y = 0.5 * t(a).T @ t(b) + 2.0 * t(c)
+    node = helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=1, alpha=0.5, beta=2.0)
+    return model([node], [("a", a.shape)], [("y", y.shape)], [("b", b), ("c", c)]), [a], y
+
+
+@case
+def matmul():
+    a, b = rand(3, 4, 5), rand(3, 5, 2)
+    node = helper.make_node("MatMul", ["a", "b"], ["y"])
+    y = t(a) @ t(b)
+    return model([node], [("a", a.shape), ("b", b.shape)], [("y", y.shape)]), [a, b], y
+
+
+@case
+def batch_norm():
+    x = rand(1, 3, 4, 4)
+    s, b, m = rand(3), rand(3), rand(3)
+    v = np.abs(rand(3)) + 0.5
+    y = F.batch_norm(t(x), t(m), t(v), t(s), t(b), eps=1e-3)
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], epsilon=1e-3)
+    return model([node], [("x", x.shape)], [("y", y.shape)],
+                 [("s", s), ("b", b), ("m", m), ("v", v)]), [x], y
+
+
+@case
+def max_pool():
+    x = rand(1, 2, 9, 10)
+    y = F.max_pool2d(t(x), 3, 2, 1, ceil_mode=True)
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                            pads=[1, 1, 1, 1], ceil_mode=1)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def average_pool():
+    # ONNX's default count_include_pad is 0.
+    x = rand(1, 2, 9, 9)
+    y = F.avg_pool2d(t(x), 3, 2, 1, count_include_pad=False)
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                            pads=[1, 1, 1, 1])
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def global_average_pool():
+    x = rand(2, 3, 5, 4)
+    y = F.adaptive_avg_pool2d(t(x), 1)
+    node = helper.make_node("GlobalAveragePool", ["x"], ["y"])
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def reduce_mean():
+    x = rand(1, 3, 5, 4)
+    y = t(x).mean([2, 3])
+    node = helper.make_node("ReduceMean", ["x"], ["y"], axes=[2, 3], keepdims=0)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def activations():
+    x = rand(2, 7) * 3
+    nodes = [helper.make_node("Relu", ["x"], ["a"]),
+             helper.make_node("Sigmoid", ["x"], ["b"]),
+             helper.make_node("Tanh", ["x"], ["c"]),
+             helper.make_node("LeakyRelu", ["x"], ["d"], alpha=0.2),
+             helper.make_node("Add", ["a", "b"], ["ab"]),
+             helper.make_node("Sub", ["ab", "c"], ["abc"]),
+             helper.make_node("Mul", ["abc", "d"], ["y"])]
+    tx = t(x)
+    y = (F.relu(tx) + torch.sigmoid(tx) - torch.tanh(tx)) * F.leaky_relu(tx, 0.2)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def clip():
+    x = rand(2, 7) * 10
+    nodes = [helper.make_node("Constant", [], ["lo"], value=numpy_helper.from_array(np.array(0.0, np.float32))),
+             helper.make_node("Constant", [], ["hi"], value=numpy_helper.from_array(np.array(6.0, np.float32))),
+             helper.make_node("Clip", ["x", "lo", "hi"], ["y"])]
+    y = torch.clamp(t(x), 0, 6)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def softmax():
+    x = rand(2, 3, 5)
+    nodes = [helper.make_node("Softmax", ["x"], ["s"], axis=1),
+             helper.make_node("LogSoftmax", ["x"], ["l"]),
+             helper.make_node("Div", ["s", "d"], ["q"]),
+             helper.make_node("Max", ["q", "l"], ["m"]),
+             helper.make_node("Min", ["m", "s"], ["y"])]
+    d = np.abs(rand(5)) + 0.5
+    tx = t(x)
+    y = torch.minimum(torch.maximum(F.softmax(tx, 1) / t(d), F.log_softmax(tx, -1)), F.softmax(tx, 1))
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [("d", d)]), [x], y
+
+
+@case
+def shapes():
+    # Shape arithmetic folds: Shape -> Gather -> Unsqueeze -> Concat -> Reshape.
+    x = rand(2, 3, 4, 5)
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Constant", [], ["i0"], value=numpy_helper.from_array(np.array(0, np.int64))),
+             helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+             helper.make_node("Constant", [], ["ax"], value=numpy_helper.from_array(np.array([0], np.int64))),
+             helper.make_node("Unsqueeze", ["n", "ax"], ["n1"]),
+             helper.make_node("Constant", [], ["rest"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+             helper.make_node("Concat", ["n1", "rest"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("Identity", ["r"], ["i"]),
+             helper.make_node("Dropout", ["i"], ["y"])]
+    y = t(x).reshape(2, -1)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def reshape_zero():
+    x = rand(2, 3, 4)
+    shape = np.array([0, -1, 2], np.int64)
+    node = helper.make_node("Reshape", ["x", "shape"], ["y"])
+    y = t(x).reshape(2, 6, 2)
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("shape", shape)]), [x], y
+
+
+@case
+def flatten():
+    x = rand(2, 3, 4, 5)
+    nodes = [helper.make_node("Flatten", ["x"], ["y"], axis=2)]
+    y = t(x).reshape(6, 20)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def transpose_concat():
+    a, b = rand(1, 2, 3), rand(1, 3, 2)
+    nodes = [helper.make_node("Transpose", ["b"], ["bt"], perm=[0, 2, 1]),
+             helper.make_node("Concat", ["a", "bt"], ["y"], axis=1)]
+    y = torch.cat([t(a), t(b).permute(0, 2, 1)], 1)
+    return model(nodes, [("a", a.shape), ("b", b.shape)], [("y", y.shape)]), [a, b], y
+
+
+@case
+def pad_squeeze():
+    x = rand(1, 2, 3, 1)
+    pads = np.array([0, 0, 1, 0, 0, 0, 2, 0], np.int64)
+    value = np.array(1.5, np.float32)
+    nodes = [helper.make_node("Pad", ["x", "pads", "v"], ["p"], mode="constant"),
+             helper.make_node("Squeeze", ["p", "axes"], ["y"])]
+    y = F.pad(t(x), (0, 0, 1, 2), value=1.5).squeeze(3)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)],
+                 [("pads", pads), ("v", value), ("axes", np.array([3], np.int64))]), [x], y
+
+
+@case
+def cast_constant():
+    x = rand(2, 3)
+    nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.array([1, 2, 3], np.int64))),
+             helper.make_node("Cast", ["c"], ["cf"], to=TensorProto.FLOAT),
+             helper.make_node("Add", ["x", "cf"], ["y"])]
+    y = t(x) + torch.tensor([1.0, 2.0, 3.0])
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+# ------------------------------------------------------------ errors
+def import_only(m):
+    return m, None, None
+
+
+@case
+def error_unsupported_op():
+    node = helper.make_node("Einsum", ["x", "x"], ["y"], name="einsum7", equation="ij,ij->ij")
+    return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
+
+
+@case
+def error_missing_initializer():
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add3")
+    m = model([node], [("x", (2, 2))], [("y", (2, 2))])
+    return import_only(m)
+
+
+@case
+def error_mismatched_shapes():
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv5")
+    m = model([node], [("x", (1, 3, 8, 8))], [("y", (1, 4, 6, 6))], [("w", rand(4, 2, 3, 3))])
+    return import_only(m)
+
+
+@case
+def error_opset():
+    node = helper.make_node("Relu", ["x"], ["y"])
+    return import_only(model([node], [("x", (2,))], [("y", (2,))], opset=9))
+
+
+@case
+def error_domain():
+    node = helper.make_node("Foo", ["x"], ["y"], name="foo1", domain="com.example")
+    m = model([node], [("x", (2,))], [("y", (2,))])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    return import_only(m)
+
+
+@case
+def error_training_bn():
+    x = (1, 3, 4, 4)
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                            name="bn2", training_mode=1)
+    p = [(n, rand(3)) for n in "sbmv"]
+    return import_only(model([node], [("x", x)], [("y", x)], p, opset=15))
+
+
+@case
+def error_non_constant_reshape():
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape4")
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 3)),
+         helper.make_tensor_value_info("s", TensorProto.INT64, (2,))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@case
+def error_external_data():
+    tensor = numpy_helper.from_array(rand(2, 2), "w")
+    tensor.ClearField("raw_data")
+    tensor.data_location = TensorProto.EXTERNAL
+    entry = tensor.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
+    node = helper.make_node("Add", ["x", "w"], ["y"])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 2))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 2))], [tensor])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+def make(directory):
+    os.makedirs(directory, exist_ok=True)
+    for name, fn in CASES.items():
+        m, inputs, expected = fn()
+        path = os.path.join(directory, name + ".onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        for i, x in enumerate(inputs or []):
+            np.save(os.path.join(directory, f"{name}.in{i}.npy"), x)
+        if expected is not None:
+            np.save(os.path.join(directory, f"{name}.expected.npy"),
+                    np.ascontiguousarray(expected.numpy() if torch.is_tensor(expected) else expected,
+                                         dtype=np.float32))
+    with open(os.path.join(directory, "malformed.onnx"), "wb") as f:
+        f.write(b"\x08\x07this is not a protobuf\xff\xff\xff")
+
+
+def run(directory, dlas_run):
+    failing = 0
+    numeric = [n for n in CASES if not n.startswith("error_")]
+    for name in numeric:
+        base = os.path.join(directory, name)
+        inputs = sorted(p for p in os.listdir(directory) if p.startswith(name + ".in"))
+        cmd = [dlas_run, base + ".onnx", "--expect", base + ".expected.npy",
+               "--rtol", "1e-4", "--atol", "1e-4"]
+        for p in inputs:
+            cmd += ["--input", os.path.join(directory, p)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        ok = proc.returncode == 0 and proc.stdout.rstrip().endswith("PASS")
+        print(("ok   " if ok else "FAIL ") + name)
+        if not ok:
+            failing += 1
+            print(proc.stdout + proc.stderr)
+    print(f"onnx ops: {len(numeric)} cases run, {failing} failing")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "make":
+        make(sys.argv[2])
+    else:
+        sys.exit(run(sys.argv[2], sys.argv[3]))
