@@ -77,6 +77,7 @@ docs: build
 	cp $(BUILD)/docs/Dialects/NNDialect.md docs/NNDialect.md
 	cp $(BUILD)/docs/DLASConversionPasses.md docs/ConversionPasses.md
 	cp $(BUILD)/docs/DLASTransformPasses.md docs/TransformPasses.md
+	cp $(BUILD)/docs/NNTransformPasses.md docs/NNTransformPasses.md
 	$(BUILD)/bin/dlas-import --list-supported-ops > docs/ONNXSupportedOps.md
 
 clean:

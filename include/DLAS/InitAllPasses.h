@@ -3,12 +3,14 @@
 #define DLAS_INITALLPASSES_H
 
 #include "DLAS/Conversion/Passes.h"
+#include "DLAS/Dialect/NN/Transforms/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Transforms/Passes.h"
 
 namespace mlir::dlas {
 inline void registerAllPasses() {
   registerDLASConversionPasses();
+  nn::registerNNTransformsPasses();
   registerDLASTransformsPasses();
   registerDLASPipelines();
 }

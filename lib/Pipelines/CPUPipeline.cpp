@@ -1,5 +1,6 @@
 //===- CPUPipeline.cpp - dlas-cpu-pipeline --------------------------------===//
 #include "DLAS/Conversion/Passes.h"
+#include "DLAS/Dialect/NN/Transforms/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Transforms/Passes.h"
 
@@ -15,7 +16,10 @@
 using namespace mlir;
 using namespace mlir::dlas;
 
-void dlas::buildNNToLinalgStage(OpPassManager &pm) {
+void dlas::buildNNToLinalgStage(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  if (options.outlineLayers)
+    pm.addPass(nn::createOutlineLayers());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -71,7 +75,7 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
 
 void dlas::buildCPUPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
-  buildNNToLinalgStage(pm);
+  buildNNToLinalgStage(pm, options);
   buildCPUCodegenStrategyStage(pm, options);
   buildEntryABIStage(pm, options);
   buildBufferizationStage(pm);

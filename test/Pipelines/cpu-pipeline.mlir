@@ -4,26 +4,38 @@
 // RUN: dlas-opt %s --dlas-cpu-pipeline="lower-to-llvm=false" | FileCheck %s --check-prefix=LOOPS
 // RUN: dlas-opt %s --dlas-cpu-pipeline="emit-c-interface=false" | FileCheck %s --check-prefix=NOCI
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-cpu-pipeline)" | FileCheck %s --check-prefix=LLVM
+// RUN: dlas-opt %s --dlas-cpu-pipeline="outline-layers=false" | FileCheck %s --check-prefix=INLINE
 
 // LLVM-NOT: nn.
 // LLVM-NOT: linalg.
 // LLVM-NOT: memref.
 // LLVM: llvm.func @main(
 // LLVM-SAME: dlas.signature = (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
-// LLVM: llvm.call @malloc
-// LLVM: llvm.intr.maximum
+// LLVM: llvm.call @main_layer0_conv2d(
+// LLVM: llvm.call @main_layer1_relu(
+// LLVM: llvm.call @main_layer2_max_pool2d(
 // LLVM: llvm.func @_mlir_ciface_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// Each layer is a function LLVM may not inline.
+// LLVM: llvm.func @main_layer0_conv2d({{.*}}passthrough = ["noinline"]
+// LLVM: llvm.call @malloc
+// LLVM: llvm.func @main_layer1_relu(
+// LLVM: llvm.intr.maximum
 
 // IR: define { ptr, ptr, i64, [4 x i64], [4 x i64] } @main(
+// IR: define void @_mlir_ciface_main(ptr
+// IR: ; Function Attrs: noinline
+// IR-NEXT: define {{.*}} @main_layer0_conv2d(
 // IR: fmul float
 // IR: fadd float
-// IR: define void @_mlir_ciface_main(ptr
 
 // LOOPS: func.func @main(%{{.*}}: memref<1x3x8x8xf32>, %{{.*}}: memref<4x3x3x3xf32>) -> memref<1x4x3x3xf32>
 // LOOPS: memref.alloc
 // LOOPS: cf.cond_br
 // LOOPS-NOT: linalg.
 // LOOPS: return
+
+// INLINE-NOT: layer
+// INLINE: llvm.intr.maximum
 
 // NOCI-NOT: _mlir_ciface_main
 // NOCI-NOT: dlas.signature

@@ -19,6 +19,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Give public functions _mlir_ciface_ wrappers and a "
                      "dlas.signature attribute (needed by dlas-run)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> outlineLayers{
+      *this, "outline-layers",
+      llvm::cl::desc("Compile every nn layer as a function of its own "
+                     "(dlas-outline-layers); keeps LLVM compile time linear"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> externalWeights{
       *this, "external-weights",
       llvm::cl::desc("Declare large constant tensors as external globals "
@@ -30,7 +35,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// The stages of the CPU pipeline, in order. The codegen strategy (tiling,
 /// packing, vectorization, threading) runs between the linalg and the
 /// bufferization stages.
-void buildNNToLinalgStage(OpPassManager &pm);
+void buildNNToLinalgStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildCPUCodegenStrategyStage(OpPassManager &pm,
                                   const CPUPipelineOptions &options);
 void buildEntryABIStage(OpPassManager &pm, const CPUPipelineOptions &options);
