@@ -18,6 +18,10 @@ using namespace mlir::dlas;
 
 void dlas::buildNNToLinalgStage(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
+  // Graph-level nn passes.
+  if (options.foldBatchNorm)
+    pm.addPass(nn::createFoldBatchNorm());
+  pm.addPass(createCanonicalizerPass());
   if (options.outlineLayers)
     pm.addPass(nn::createOutlineLayers());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());

@@ -5,13 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/InitAllDialects.h"
+#include "DLAS/Dialect/NN/Transforms/Passes.h"
 #include "DLAS/Target/ONNX/ONNXImporter.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -34,6 +37,10 @@ static cl::opt<int64_t> symbolicDimSize(
     "symbolic-dim-size",
     cl::desc("Size for symbolic (dim_param) dimensions; -1 keeps them dynamic"),
     cl::init(-1), cl::cat(importCategory));
+static cl::opt<bool> fold("fold",
+                          cl::desc("Fold batch norms into convolutions and "
+                                   "canonicalize after import"),
+                          cl::init(true), cl::cat(importCategory));
 static cl::opt<bool> listOps("list-supported-ops",
                              cl::desc("Print the supported ONNX ops and exit"),
                              cl::cat(importCategory));
@@ -64,6 +71,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "dlas-import: error: cannot import '" << inputFilename
                  << "'\n";
     return 1;
+  }
+  if (fold) {
+    PassManager pm(&context);
+    pm.addPass(dlas::nn::createFoldBatchNorm());
+    pm.addPass(createCanonicalizerPass());
+    if (failed(pm.run(*module))) {
+      llvm::errs() << "dlas-import: error: folding failed\n";
+      return 1;
+    }
   }
   std::string error;
   auto output = openOutputFile(outputFilename, &error);

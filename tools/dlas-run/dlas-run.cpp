@@ -518,8 +518,15 @@ int runMain() {
       return fail("unknown --target '" + target + "' (supported: cpu)");
     PassManager pm(&context);
     if (!pipeline.empty()) {
-      if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+      // A full, anchored pipeline: builtin.module(...).
+      FailureOr<OpPassManager> parsed =
+          parsePassPipeline(pipeline, llvm::errs());
+      if (failed(parsed))
         return fail("cannot parse --pipeline '" + pipeline + "'");
+      if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
+        return fail("--pipeline must be anchored on builtin.module, got '" +
+                    parsed->getOpAnchorName() + "'");
+      static_cast<OpPassManager &>(pm) = std::move(*parsed);
     } else {
       CPUPipelineOptions pipelineOptions;
       // Weights stay in memory and are bound to the code below.

@@ -19,6 +19,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Give public functions _mlir_ciface_ wrappers and a "
                      "dlas.signature attribute (needed by dlas-run)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> foldBatchNorm{
+      *this, "fold-batch-norm",
+      llvm::cl::desc("Fold inference batch norms into the convolutions "
+                     "before them (dlas-fold-batch-norm)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> outlineLayers{
       *this, "outline-layers",
       llvm::cl::desc("Compile every nn layer as a function of its own "

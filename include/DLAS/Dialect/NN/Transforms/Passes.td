@@ -45,4 +45,30 @@ def OutlineLayers : Pass<"dlas-outline-layers", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldBatchNorm : Pass<"dlas-fold-batch-norm"> {
+  let summary = "Fold inference batch norm into the convolution before it";
+  let description = [{
+    `batch_norm(conv2d(x, W, b))` with constant `W`, `b` and batch-norm
+    parameters (spatial mode, NCHW, f32) and no other use of the convolution
+    becomes `conv2d(x, W', b')` with `W'[f] = W[f] * a[f]` and
+    `b'[f] = (b[f] - mean[f]) * a[f] + beta[f]`,
+    `a = gamma / sqrt(var + eps)`, computed at compile time into new
+    `dense_resource` blobs. Batch norms that follow anything else (pre-
+    activation networks such as DenseNet) stay as they are.
+
+    Before:
+    ```mlir
+    %c = nn.conv2d %x, %w : (...) -> tensor<1x8x4x4xf32>
+    %y = nn.batch_norm %c, %g, %b, %m, %v : (...) -> tensor<1x8x4x4xf32>
+    ```
+    After:
+    ```mlir
+    %y = nn.conv2d %x, %w_bn, %b_bn : (...) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Batch norms folded into convolutions">
+  ];
+}
+
 #endif // DLAS_DIALECT_NN_TRANSFORMS_PASSES_TD
