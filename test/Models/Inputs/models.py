@@ -131,6 +131,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=1,
                         help="timed runs per model (DLAS and PyTorch)")
     parser.add_argument("--max-rel-err", default="1e-4")
+    parser.add_argument("--report", help="append a markdown table to this file")
     args = parser.parse_args()
     groups = {
         "fast": ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet1_0",
@@ -141,6 +142,7 @@ def main():
     names = groups.get(args.models, args.models.split(","))
     os.makedirs(args.workdir, exist_ok=True)
     failing = []
+    rows = []
     print(f"{'model':<18} {'compile ms':>10} {'dlas ms':>9} {'torch ms':>9} "
           f"{'max rel err':>11}  threads={args.threads}")
     for name in names:
@@ -168,10 +170,18 @@ def main():
         print(f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
               f"{median.group(1) if median else '-':>9} {torch_ms:>9.2f} "
               f"{rel.group(1) if rel else '-':>11}  {'ok' if ok else 'FAIL'}", flush=True)
+        rows.append(f"| {name} | {args.threads} | {compile_ms.group(1) if compile_ms else '-'} | "
+                    f"{median.group(1) if median else '-'} | {torch_ms:.2f} | "
+                    f"{rel.group(1) if rel else '-'} | {'ok' if ok else 'FAIL'} |")
         if not ok:
             failing.append(name)
             print(out + proc.stderr)
-    print(f"models: {len(names)} run, {len(failing)} failing")
+    if args.report:
+        with open(args.report, "a") as f:
+            f.write(f"\n| model | threads | DLAS compile ms | DLAS median ms | PyTorch eager median ms "
+                    f"| max rel err | check |\n|---|---|---|---|---|---|---|\n")
+            f.write("\n".join(rows) + "\n")
+    print(f"models: {len(names) - len(failing)} passed, {len(failing)} failed")
     return 1 if failing else 0
 
 
