@@ -13,13 +13,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := cmake ninja-build ccache clang-22 lld-22 llvm-22-dev llvm-22-tools \
   libmlir-22-dev mlir-22-tools libonnx-dev libprotobuf-dev protobuf-compiler \
   python3-numpy python3-torch python3-torchvision python3-onnx python3-psutil
+BENCH_PACKAGES := libdnnl-dev libopenblas-dev python3-matplotlib g++
 DEMO_DIR := $(BUILD)/demo
 DEMO_ENTRIES := resnet_basic_block mobilenetv2_inverted_residual
 THREADS ?= 1
 
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps configure build test test-models demo docs clean
+.PHONY: deps bench-deps configure build test test-models bench demo docs clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -28,6 +29,15 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+bench-deps:
+	@missing=""; for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; $(SUDO) apt-get update -qq; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
@@ -57,6 +67,15 @@ test: build
 test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models slow --workdir $(BUILD)/models \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS)
+
+# DLAS against oneDNN, PyTorch and OpenBLAS at 1 and 2 threads; writes
+# bench/results/<date>.md, .csv and .png. SUITES=sgemm,resnet50,dwconv,grouped
+SUITES ?= sgemm,resnet50,dwconv,grouped
+bench: build bench-deps
+	@mkdir -p $(BUILD)/bench
+	g++ -O2 -march=native -std=c++17 bench/peers.cpp -o $(BUILD)/bench/peers -ldnnl -lopenblas -lpthread
+	/usr/bin/python3 bench/run_bench.py --suites $(SUITES) --threads 1,2 \
+	  --dlas-run $(BUILD)/bin/dlas-run --peers $(BUILD)/bench/peers --workdir $(BUILD)/bench/work
 
 demo: build
 	@mkdir -p $(DEMO_DIR)

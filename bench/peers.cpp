@@ -1,0 +1,220 @@
+// Peer timings for the DLAS benchmark harness: oneDNN convolutions and
+// matmuls (C++ API, format_tag::any, reorders outside the timed loop) and
+// OpenBLAS sgemm. Reads one case per line on stdin:
+//   conv N C H W F KH KW SH SW PT PL PB PR DH DW G
+//   gemm M N K
+//   peak                 (the measured fp32 FMA peak, GFLOP/s)
+// and prints, per case, "<library> <median_ms> <min_ms> <max_ms>" lines.
+// Threads: OMP_NUM_THREADS (oneDNN), --threads N (OpenBLAS).
+#include <dnnl.hpp>
+
+#include <cblas.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+struct Stats {
+  double median, min, max;
+};
+
+Stats timeIt(const std::function<void()> &fn, int warmup, int repeat) {
+  for (int i = 0; i < warmup; ++i)
+    fn();
+  std::vector<double> times;
+  for (int i = 0; i < repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], times.front(), times.back()};
+}
+
+void fill(std::vector<float> &v) {
+  unsigned s = 1;
+  for (float &x : v) {
+    s = s * 1103515245u + 12345u;
+    x = ((s >> 8) & 0xffff) / 65536.0f - 0.5f;
+  }
+}
+
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+Stats onednnConv(dnnl::engine &eng, dnnl::stream &s, const std::vector<long> &a,
+                 int warmup, int repeat) {
+  long n = a[0], c = a[1], h = a[2], w = a[3], f = a[4], kh = a[5], kw = a[6],
+       sh = a[7], sw = a[8], pt = a[9], pl = a[10], pb = a[11], pr = a[12],
+       dh = a[13], dw = a[14], g = a[15];
+  long oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+  long ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+  dnnl::memory::dims src{n, c, h, w}, dst{n, f, oh, ow};
+  dnnl::memory::dims wei = g == 1 ? dnnl::memory::dims{f, c, kh, kw}
+                                  : dnnl::memory::dims{g, f / g, c / g, kh, kw};
+  auto srcAny = dnnl::memory::desc(src, dt::f32, tag::any);
+  auto weiAny = dnnl::memory::desc(wei, dt::f32, tag::any);
+  auto dstAny = dnnl::memory::desc(dst, dt::f32, tag::any);
+  auto desc = dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      srcAny, weiAny, dstAny, {sh, sw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
+  auto pd = dnnl::convolution_forward::primitive_desc(desc, eng);
+  // User data in plain layouts, reordered once outside the timed loop.
+  std::vector<float> srcData(n * c * h * w), weiData(f * (c / g) * kh * kw);
+  fill(srcData);
+  fill(weiData);
+  auto srcUser = dnnl::memory({src, dt::f32, tag::nchw}, eng, srcData.data());
+  auto weiUser = dnnl::memory({wei, dt::f32, g == 1 ? tag::oihw : tag::goihw},
+                              eng, weiData.data());
+  auto srcMem = dnnl::memory(pd.src_desc(), eng);
+  auto weiMem = dnnl::memory(pd.weights_desc(), eng);
+  auto dstMem = dnnl::memory(pd.dst_desc(), eng);
+  dnnl::reorder(srcUser, srcMem).execute(s, srcUser, srcMem);
+  dnnl::reorder(weiUser, weiMem).execute(s, weiUser, weiMem);
+  s.wait();
+  auto conv = dnnl::convolution_forward(pd);
+  return timeIt(
+      [&] {
+        conv.execute(s, {{DNNL_ARG_SRC, srcMem},
+                         {DNNL_ARG_WEIGHTS, weiMem},
+                         {DNNL_ARG_DST, dstMem}});
+        s.wait();
+      },
+      warmup, repeat);
+}
+
+Stats onednnMatmul(dnnl::engine &eng, dnnl::stream &s, long m, long nn, long k,
+                   int warmup, int repeat) {
+  auto aDesc = dnnl::memory::desc({m, k}, dt::f32, tag::ab);
+  auto bDesc = dnnl::memory::desc({k, nn}, dt::f32, tag::any);
+  auto cDesc = dnnl::memory::desc({m, nn}, dt::f32, tag::ab);
+  auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(aDesc, bDesc, cDesc), eng);
+  std::vector<float> aData(m * k), bData(k * nn);
+  fill(aData);
+  fill(bData);
+  auto aMem = dnnl::memory(aDesc, eng, aData.data());
+  auto bUser = dnnl::memory({{k, nn}, dt::f32, tag::ab}, eng, bData.data());
+  auto bMem = dnnl::memory(pd.weights_desc(), eng);
+  dnnl::reorder(bUser, bMem).execute(s, bUser, bMem);
+  auto cMem = dnnl::memory(cDesc, eng);
+  s.wait();
+  auto mm = dnnl::matmul(pd);
+  return timeIt(
+      [&] {
+        mm.execute(s, {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, cMem}});
+        s.wait();
+      },
+      warmup, repeat);
+}
+
+Stats openblasSgemm(long m, long n, long k, int warmup, int repeat) {
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  fill(a);
+  fill(b);
+  return timeIt(
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                    a.data(), k, b.data(), n, 0.0f, c.data(), n);
+      },
+      warmup, repeat);
+}
+
+// The fp32 FMA peak of this machine: 12 independent zmm FMA chains per
+// thread (enough to cover latency x throughput), on `threads` threads.
+double fmaPeakGflops(int threads) {
+  const long iterations = 200000000 / 12;
+  auto worker = [&] {
+    // Named accumulators so that they stay in registers.
+    __m512 a0 = _mm512_set1_ps(0.0f), a1 = _mm512_set1_ps(0.1f),
+           a2 = _mm512_set1_ps(0.2f), a3 = _mm512_set1_ps(0.3f),
+           a4 = _mm512_set1_ps(0.4f), a5 = _mm512_set1_ps(0.5f),
+           a6 = _mm512_set1_ps(0.6f), a7 = _mm512_set1_ps(0.7f),
+           a8 = _mm512_set1_ps(0.8f), a9 = _mm512_set1_ps(0.9f),
+           a10 = _mm512_set1_ps(1.0f), a11 = _mm512_set1_ps(1.1f);
+    const __m512 m = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(0.0001f);
+    for (long it = 0; it < iterations; ++it) {
+      a0 = _mm512_fmadd_ps(a0, m, c); a1 = _mm512_fmadd_ps(a1, m, c);
+      a2 = _mm512_fmadd_ps(a2, m, c); a3 = _mm512_fmadd_ps(a3, m, c);
+      a4 = _mm512_fmadd_ps(a4, m, c); a5 = _mm512_fmadd_ps(a5, m, c);
+      a6 = _mm512_fmadd_ps(a6, m, c); a7 = _mm512_fmadd_ps(a7, m, c);
+      a8 = _mm512_fmadd_ps(a8, m, c); a9 = _mm512_fmadd_ps(a9, m, c);
+      a10 = _mm512_fmadd_ps(a10, m, c); a11 = _mm512_fmadd_ps(a11, m, c);
+    }
+    __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                               _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    sum = _mm512_add_ps(sum, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+    volatile float keep = _mm512_reduce_add_ps(sum);
+    (void)keep;
+  };
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back(worker);
+  for (auto &t : pool)
+    t.join();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return threads * iterations * 12.0 * 16 * 2 / seconds / 1e9;
+}
+
+void print(const char *lib, Stats st) {
+  std::printf("%s %.4f %.4f %.4f\n", lib, st.median, st.min, st.max);
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int threads = 1, warmup = 5, repeat = 30;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--repeat"))
+      repeat = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--warmup"))
+      warmup = std::atoi(argv[i + 1]);
+  }
+  openblas_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(eng);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string kind;
+    in >> kind;
+    std::vector<long> args;
+    long v;
+    while (in >> v)
+      args.push_back(v);
+    if (kind == "peak") {
+      double best = 0;
+      for (int i = 0; i < 3; ++i)
+        best = std::max(best, fmaPeakGflops(threads));
+      std::printf("peak %.1f\n", best);
+      std::fflush(stdout);
+    } else if (kind == "conv" && args.size() == 16) {
+      print("onednn", onednnConv(eng, s, args, warmup, repeat));
+    } else if (kind == "gemm" && args.size() == 3) {
+      print("onednn", onednnMatmul(eng, s, args[0], args[1], args[2], warmup, repeat));
+      print("openblas", openblasSgemm(args[0], args[1], args[2], warmup, repeat));
+    } else if (!kind.empty()) {
+      std::fprintf(stderr, "peers: cannot read case '%s'\n", line.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""DLAS benchmark harness: DLAS against oneDNN, PyTorch and OpenBLAS.
+
+One invocation runs, at each thread count, every case of the selected suites
+back to back for DLAS and its peers on this machine:
+  sgemm      M = N = K in 256..2048: DLAS (nn.matmul), oneDNN matmul,
+             OpenBLAS sgemm, PyTorch torch.mm
+  resnet50   the 23 distinct convolutions of ResNet-50 at 224x224, batch 1,
+             weighted by how often each occurs
+  dwconv     MobileNetV2's depthwise 3x3 layers
+  grouped    WRN-40-2 (CIFAR) and ResNet-34 3x3 layers for g = 1..16, C
+Every DLAS result is checked against PyTorch in the same run (dlas-run
+--expect, |d - t| <= 1e-3 + 1e-3 |t|). Times are medians after warm-up
+(30 runs, fewer for DLAS cases whose single run exceeds the time budget;
+the run count is reported). GFLOP/s = 2 * MACs / time; "% peak" is of the
+fp32 FMA peak measured by the harness itself at the same thread count.
+
+Writes bench/results/<tag>.md and .csv and a PNG chart of DLAS/peer ratios.
+"""
+import argparse
+import csv
+import datetime
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (name, C_in, C_out, K, stride, H_in, occurrences)
+RESNET50 = [
+    ("conv1", 3, 64, 7, 2, 224, 1),
+    ("l1_1x1_64_64", 64, 64, 1, 1, 56, 1),
+    ("l1_3x3_64", 64, 64, 3, 1, 56, 3),
+    ("l1_1x1_64_256", 64, 256, 1, 1, 56, 4),
+    ("l1_1x1_256_64", 256, 64, 1, 1, 56, 2),
+    ("l2_1x1_256_128", 256, 128, 1, 1, 56, 1),
+    ("l2_3x3_128_s2", 128, 128, 3, 2, 56, 1),
+    ("l2_1x1_128_512", 128, 512, 1, 1, 28, 4),
+    ("l2_ds_256_512_s2", 256, 512, 1, 2, 56, 1),
+    ("l2_1x1_512_128", 512, 128, 1, 1, 28, 3),
+    ("l2_3x3_128", 128, 128, 3, 1, 28, 3),
+    ("l3_1x1_512_256", 512, 256, 1, 1, 28, 1),
+    ("l3_3x3_256_s2", 256, 256, 3, 2, 28, 1),
+    ("l3_1x1_256_1024", 256, 1024, 1, 1, 14, 6),
+    ("l3_ds_512_1024_s2", 512, 1024, 1, 2, 28, 1),
+    ("l3_1x1_1024_256", 1024, 256, 1, 1, 14, 5),
+    ("l3_3x3_256", 256, 256, 3, 1, 14, 5),
+    ("l4_1x1_1024_512", 1024, 512, 1, 1, 14, 1),
+    ("l4_3x3_512_s2", 512, 512, 3, 2, 14, 1),
+    ("l4_1x1_512_2048", 512, 2048, 1, 1, 7, 3),
+    ("l4_ds_1024_2048_s2", 1024, 2048, 1, 2, 14, 1),
+    ("l4_1x1_2048_512", 2048, 512, 1, 1, 7, 2),
+    ("l4_3x3_512", 512, 512, 3, 1, 7, 2),
+]
+
+# MobileNetV2 depthwise 3x3: (C, H_in, stride)
+DWCONV = [(32, 112, 1), (96, 112, 2), (144, 56, 1), (144, 56, 2), (192, 28, 1),
+          (192, 28, 2), (384, 14, 1), (576, 14, 1), (576, 14, 2), (960, 7, 1)]
+
+# Grouped 3x3 layers: (net, C, H)
+GROUPED_LAYERS = [("wrn40_2", 32, 32), ("wrn40_2", 64, 16), ("wrn40_2", 128, 8),
+                  ("resnet34", 64, 56), ("resnet34", 128, 28), ("resnet34", 256, 14),
+                  ("resnet34", 512, 7)]
+GROUPS = [1, 2, 4, 8, 16, "C"]
+
+
+class Conv:
+    def __init__(self, name, c, f, k, s, h, groups=1, weight=1, suite=""):
+        self.name, self.c, self.f, self.k, self.s, self.h = name, c, f, k, s, h
+        self.g, self.weight, self.suite, self.p = groups, weight, suite, k // 2
+        self.oh = (h + 2 * self.p - k) // s + 1
+
+    @property
+    def flops(self):
+        return 2 * self.f * (self.c // self.g) * self.k * self.k * self.oh * self.oh
+
+    def peer_line(self):
+        p = self.p
+        return (f"conv 1 {self.c} {self.h} {self.h} {self.f} {self.k} {self.k} {self.s} {self.s} "
+                f"{p} {p} {p} {p} 1 1 {self.g}")
+
+    def module(self):
+        x, w = f"1x{self.c}x{self.h}x{self.h}", f"{self.f}x{self.c // self.g}x{self.k}x{self.k}"
+        y = f"1x{self.f}x{self.oh}x{self.oh}"
+        p = self.p
+        return (f"func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) -> tensor<{y}xf32> {{\n"
+                f"  %y = nn.conv2d %x, %w {{strides = array<i64: {self.s}, {self.s}>, "
+                f"padding = array<i64: {p}, {p}, {p}, {p}>, groups = {self.g} : i64}} : "
+                f"(tensor<{x}xf32>, tensor<{w}xf32>) -> tensor<{y}xf32>\n"
+                f"  return %y : tensor<{y}xf32>\n}}\n")
+
+    def tensors(self, rng):
+        x = rng.standard_normal((1, self.c, self.h, self.h), dtype=np.float32)
+        w = rng.standard_normal((self.f, self.c // self.g, self.k, self.k), dtype=np.float32)
+        return [x, w]
+
+    def torch_fn(self, x, w):
+        return lambda: F.conv2d(x, w, stride=self.s, padding=self.p, groups=self.g)
+
+
+class Gemm:
+    def __init__(self, n):
+        self.name, self.n, self.weight, self.suite = f"sgemm_{n}", n, 1, "sgemm"
+
+    @property
+    def flops(self):
+        return 2 * self.n ** 3
+
+    def peer_line(self):
+        return f"gemm {self.n} {self.n} {self.n}"
+
+    def module(self):
+        t = f"tensor<{self.n}x{self.n}xf32>"
+        return (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+                f"  %c = nn.matmul %a, %b : ({t}, {t}) -> {t}\n  return %c : {t}\n}}\n")
+
+    def tensors(self, rng):
+        return [rng.standard_normal((self.n, self.n), dtype=np.float32) for _ in range(2)]
+
+    def torch_fn(self, a, b):
+        return lambda: torch.mm(a, b)
+
+
+def cases(suites):
+    out = []
+    if "sgemm" in suites:
+        out += [Gemm(n) for n in (256, 512, 1024, 2048)]
+    if "resnet50" in suites:
+        out += [Conv(n, c, f, k, s, h, weight=cnt, suite="resnet50")
+                for n, c, f, k, s, h, cnt in RESNET50]
+    if "dwconv" in suites:
+        out += [Conv(f"dw_{c}_{h}_s{s}", c, c, 3, s, h, groups=c, suite="dwconv")
+                for c, h, s in DWCONV]
+    if "grouped" in suites:
+        for net, c, h in GROUPED_LAYERS:
+            for g in GROUPS:
+                groups = c if g == "C" else g
+                out.append(Conv(f"{net}_{c}_{h}_g{g}", c, c, 3, 1, h, groups=groups,
+                                suite="grouped"))
+    return out
+
+
+def time_torch(fn, threads, warmup=5, repeat=30):
+    torch.set_num_threads(threads)
+    with torch.no_grad():
+        for _ in range(warmup):
+            fn()
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def run_peers(peers, lines, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    proc = subprocess.run([peers, "--threads", str(threads)], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, env=env, timeout=3600)
+    if proc.returncode != 0:
+        sys.exit("peers failed: " + proc.stderr)
+    return proc.stdout.split("\n")
+
+
+def run_dlas(dlas_run, case, workdir, threads, budget_s):
+    base = os.path.join(workdir, case.name)
+    with open(base + ".mlir", "w") as f:
+        f.write(case.module())
+    args = [dlas_run, base + ".mlir", "--expect", base + ".expected.npy",
+            "--rtol", "1e-3", "--atol", "1e-3"]
+    for i in range(case.inputs):
+        args += ["--input", f"{base}.in{i}.npy"]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    probe = subprocess.run(args + ["--repeat", "1"], capture_output=True, text=True,
+                           env=env, timeout=3600)
+    t = re.search(r"median ([0-9.]+) ms", probe.stdout)
+    ok = probe.returncode == 0 and "PASS" in probe.stdout
+    if not t:
+        return None, 0, False, probe.stdout + probe.stderr
+    one = float(t.group(1))
+    repeat = int(min(30, max(1, budget_s * 1e3 / max(one, 1e-3))))
+    if repeat <= 1:
+        return one, 1, ok, probe.stdout
+    proc = subprocess.run(args + ["--warmup", "3", "--repeat", str(repeat)],
+                          capture_output=True, text=True, env=env, timeout=3600)
+    t = re.search(r"median ([0-9.]+) ms", proc.stdout)
+    ok = ok and proc.returncode == 0 and "PASS" in proc.stdout
+    return (float(t.group(1)) if t else None), repeat, ok, proc.stdout + proc.stderr
+
+
+def chart(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    threads = sorted({r["threads"] for r in rows})
+    names = [r["case"] for r in rows if r["threads"] == threads[0]]
+    fig, ax = plt.subplots(figsize=(max(8, len(names) * 0.28), 5))
+    width = 0.8 / len(threads)
+    for i, t in enumerate(threads):
+        ratios = [r["dlas/onednn"] or 0 for r in rows if r["threads"] == t]
+        ax.bar([x + i * width for x in range(len(names))], ratios, width,
+               label=f"{t} thread(s)")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_ylabel("DLAS time / oneDNN time (log; < 1 is faster)")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=90, fontsize=6)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suites", default="sgemm,resnet50,dwconv,grouped")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--dlas-run", default="build/bin/dlas-run")
+    parser.add_argument("--peers", default="build/bench/peers")
+    parser.add_argument("--workdir", default="build/bench/work")
+    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--tag", default=datetime.date.today().isoformat())
+    parser.add_argument("--dlas-budget", type=float, default=4.0,
+                        help="seconds of timed DLAS runs per case")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    selected = cases(args.suites.split(","))
+    rng = np.random.default_rng(0)
+    for c in selected:
+        tensors = c.tensors(rng)
+        c.inputs = len(tensors)
+        for i, x in enumerate(tensors):
+            np.save(os.path.join(args.workdir, f"{c.name}.in{i}.npy"), x)
+        with torch.no_grad():
+            y = c.torch_fn(*[torch.from_numpy(x) for x in tensors])()
+        np.save(os.path.join(args.workdir, f"{c.name}.expected.npy"), y.numpy())
+        c.torch_inputs = [torch.from_numpy(x) for x in tensors]
+
+    rows = []
+    for threads in [int(t) for t in args.threads.split(",")]:
+        peak = float(run_peers(args.peers, ["peak"], threads)[0].split()[1])
+        peer_out = run_peers(args.peers, [c.peer_line() for c in selected], threads)
+        peer_it = iter(l for l in peer_out if l.strip())
+        print(f"== {threads} thread(s): measured fp32 FMA peak {peak:.0f} GFLOP/s", flush=True)
+        for c in selected:
+            peers = {}
+            for _ in range(2 if isinstance(c, Gemm) else 1):
+                lib, med, *_ = next(peer_it).split()
+                peers[lib] = float(med)
+            torch_ms = time_torch(c.torch_fn(*c.torch_inputs), threads)
+            dlas_ms, runs, ok, log = run_dlas(args.dlas_run, c, args.workdir, threads,
+                                              args.dlas_budget)
+            row = {"suite": c.suite, "case": c.name, "threads": threads,
+                   "weight": c.weight, "gflop": c.flops / 1e9,
+                   "dlas_ms": dlas_ms, "dlas_runs": runs, "dlas_check": "ok" if ok else "FAIL",
+                   "onednn_ms": peers["onednn"], "torch_ms": torch_ms,
+                   "openblas_ms": peers.get("openblas"), "peak_gflops": peak}
+            row["dlas_gflops"] = c.flops / dlas_ms / 1e6 if dlas_ms else None
+            row["dlas_%peak"] = 100 * row["dlas_gflops"] / peak if dlas_ms else None
+            row["dlas/onednn"] = dlas_ms / peers["onednn"] if dlas_ms else None
+            row["dlas/torch"] = dlas_ms / torch_ms if dlas_ms else None
+            rows.append(row)
+            print(f"{c.name:<22} t={threads} dlas {dlas_ms or 0:9.3f} ms ({runs} runs, {row['dlas_check']}) "
+                  f"onednn {peers['onednn']:8.3f} torch {torch_ms:8.3f}"
+                  + (f" openblas {peers['openblas']:8.3f}" if "openblas" in peers else "")
+                  + (f"  dlas {row['dlas_gflops']:.1f} GFLOP/s = {row['dlas_%peak']:.1f}% peak"
+                     if dlas_ms else ""), flush=True)
+            if not ok:
+                print(log)
+
+    base = os.path.join(args.out, args.tag)
+    with open(base + ".csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(base + ".md", "w") as f:
+        f.write(f"# DLAS benchmark {args.tag}\n\n`bench/run_bench.py --suites {args.suites} "
+                f"--threads {args.threads}` on {os.uname().nodename}'s CPU "
+                f"({open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}).\n"
+                "Medians in ms; ratio < 1 means DLAS is faster. Every DLAS result checked "
+                "against PyTorch in the same run.\n\n")
+        for threads in sorted({r["threads"] for r in rows}):
+            sel = [r for r in rows if r["threads"] == threads]
+            f.write(f"\n## {threads} thread(s), measured fp32 FMA peak "
+                    f"{sel[0]['peak_gflops']:.0f} GFLOP/s\n\n")
+            f.write("| suite | case | GFLOP | DLAS ms (runs) | GFLOP/s | % peak | oneDNN ms | "
+                    "PyTorch ms | OpenBLAS ms | DLAS/oneDNN | DLAS/PyTorch | check |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            for r in sel:
+                fmt = lambda v, p=3: "-" if v is None else f"{v:.{p}f}"
+                f.write(f"| {r['suite']} | {r['case']} | {r['gflop']:.3f} | {fmt(r['dlas_ms'])} "
+                        f"({r['dlas_runs']}) | {fmt(r['dlas_gflops'], 1)} | {fmt(r['dlas_%peak'], 1)} | "
+                        f"{r['onednn_ms']:.3f} | {r['torch_ms']:.3f} | {fmt(r['openblas_ms'])} | "
+                        f"{fmt(r['dlas/onednn'], 2)} | {fmt(r['dlas/torch'], 2)} | {r['dlas_check']} |\n")
+            for suite in sorted({r["suite"] for r in sel}):
+                s = [r for r in sel if r["suite"] == suite and r["dlas_ms"]]
+                if not s:
+                    continue
+                dlas = sum(r["dlas_ms"] * r["weight"] for r in s)
+                dnn = sum(r["onednn_ms"] * r["weight"] for r in s)
+                f.write(f"\n{suite}: weighted total DLAS {dlas:.2f} ms, oneDNN {dnn:.2f} ms, "
+                        f"ratio {dlas / dnn:.2f}\n")
+    chart(rows, base + ".png")
+    print(f"wrote {base}.md, .csv, .png")
+    failing = sum(r["dlas_check"] != "ok" for r in rows)
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
