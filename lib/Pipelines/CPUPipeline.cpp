@@ -31,8 +31,11 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
 
 void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
                                         const CPUPipelineOptions &options) {
-  // Tiling, packing, vectorization and threading land here. Until then the
-  // linalg ops go to loops unchanged.
+  // Loop order first: the innermost loop walks contiguous output memory
+  // with the reductions outside it, so that LLVM vectorizes it. Tiling,
+  // packing and register-blocked microkernels refine this stage.
+  if (options.vectorizableLoopOrder)
+    pm.addNestedPass<func::FuncOp>(createVectorizableLoopOrder());
 }
 
 void dlas::buildEntryABIStage(OpPassManager &pm,

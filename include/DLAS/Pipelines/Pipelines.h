@@ -29,6 +29,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Compile every nn layer as a function of its own "
                      "(dlas-outline-layers); keeps LLVM compile time linear"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorizableLoopOrder{
+      *this, "vectorizable-loop-order",
+      llvm::cl::desc("Reorder linalg loops so that LLVM vectorizes the "
+                     "innermost one (dlas-vectorizable-loop-order)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> externalWeights{
       *this, "external-weights",
       llvm::cl::desc("Declare large constant tensors as external globals "

@@ -1,0 +1,77 @@
+//===- VectorizableLoopOrder.cpp - the dlas-vectorizable-loop-order pass --===//
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_VECTORIZABLELOOPORDER
+#include "DLAS/Transforms/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+
+namespace {
+
+/// The loop order that makes the output's contiguous dimension innermost,
+/// reductions just outside it; empty when there is nothing to gain.
+SmallVector<unsigned> vectorizableOrder(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return {};
+  AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outputMap.getNumResults() == 0)
+    return {};
+  auto last = dyn_cast<AffineDimExpr>(outputMap.getResults().back());
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (!last || iterators[last.getPosition()] != utils::IteratorType::parallel)
+    return {};
+  unsigned inner = last.getPosition();
+  // Worth it only if some input is also contiguous along that loop (not,
+  // say, a row reduction, whose input runs along the reduced loop).
+  bool contiguousInput = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    return map.getNumResults() > 0 &&
+           map.getResults().back().isFunctionOfDim(inner);
+  });
+  if (!contiguousInput)
+    return {};
+  SmallVector<unsigned> order;
+  for (unsigned d = 0; d < iterators.size(); ++d)
+    if (d != inner && iterators[d] == utils::IteratorType::parallel)
+      order.push_back(d);
+  for (unsigned d = 0; d < iterators.size(); ++d)
+    if (iterators[d] == utils::IteratorType::reduction)
+      order.push_back(d);
+  order.push_back(inner);
+  bool identity = llvm::all_of(llvm::enumerate(order), [](auto p) {
+    return p.index() == p.value();
+  });
+  return identity ? SmallVector<unsigned>{} : order;
+}
+
+struct VectorizableLoopOrderPass
+    : dlas::impl::VectorizableLoopOrderBase<VectorizableLoopOrderPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<unsigned> order = vectorizableOrder(op);
+      if (order.empty())
+        continue;
+      rewriter.setInsertionPoint(op);
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized))
+          continue;
+        generic = *generalized;
+      }
+      if (succeeded(linalg::interchangeGenericOp(rewriter, generic, order)))
+        ++numReordered;
+    }
+  }
+};
+} // namespace
