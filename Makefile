@@ -11,7 +11,7 @@ BUILD ?= build
 LLVM_DIR ?= /usr/lib/llvm-22
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := cmake ninja-build ccache clang-22 lld-22 llvm-22-dev llvm-22-tools \
-  libmlir-22-dev mlir-22-tools libonnx-dev libprotobuf-dev protobuf-compiler \
+  libmlir-22-dev mlir-22-tools libomp-22-dev libonnx-dev libprotobuf-dev protobuf-compiler \
   python3-numpy python3-torch python3-torchvision python3-onnx python3-psutil
 BENCH_PACKAGES := libdnnl-dev libopenblas-dev python3-matplotlib g++
 DEMO_DIR := $(BUILD)/demo
@@ -81,10 +81,10 @@ demo: build
 	@mkdir -p $(DEMO_DIR)
 	/usr/bin/python3 examples/blocks.py reference --mlir examples/blocks.mlir --out $(DEMO_DIR) --threads $(THREADS)
 	@for e in $(DEMO_ENTRIES); do \
-	  echo "== $$e (DLAS, dlas-cpu-pipeline, host CPU, 1 thread)"; \
+	  echo "== $$e (DLAS, dlas-cpu-pipeline, host CPU, $(THREADS) thread(s))"; \
 	  $(BUILD)/bin/dlas-run examples/blocks.mlir -e $$e \
 	    --input $(DEMO_DIR)/$$e.input.npy --expect $(DEMO_DIR)/$$e.expected.npy \
-	    --rtol 1e-4 --atol 1e-4 --warmup 3 --repeat 30; \
+	    --rtol 1e-4 --atol 1e-4 --warmup 3 --repeat 30 --num-threads $(THREADS); \
 	done
 	@echo "== resnet18 (torchvision, seeded random weights): torch.onnx.export -> dlas-run model.onnx"
 	/usr/bin/python3 test/Models/Inputs/models.py --models resnet18 --workdir $(DEMO_DIR) \

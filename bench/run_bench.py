@@ -174,7 +174,7 @@ def run_dlas(dlas_run, case, workdir, threads, budget_s):
     with open(base + ".mlir", "w") as f:
         f.write(case.module())
     args = [dlas_run, base + ".mlir", "--expect", base + ".expected.npy",
-            "--rtol", "1e-3", "--atol", "1e-3"]
+            "--rtol", "1e-3", "--atol", "1e-3", "--num-threads", str(threads)]
     for i in range(case.inputs):
         args += ["--input", f"{base}.in{i}.npy"]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))

@@ -5,6 +5,7 @@
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,10 +60,29 @@ void dlas::buildBufferizationStage(OpPassManager &pm) {
   pm.addPass(createMemRefCopyToLinalg());
 }
 
-void dlas::buildLoopLoweringStage(OpPassManager &pm) {
+void dlas::buildLoopLoweringStage(OpPassManager &pm,
+                                  const CPUPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
+  if (options.threading) {
+    // Unit loops (batch 1) go first, so that the outermost loop that
+    // affine analysis proves parallel has real work to share; only that
+    // one becomes an OpenMP loop, the inner ones stay sequential for the
+    // vectorizer. The thread count is OpenMP's, chosen at run time.
+    pm.addNestedPass<func::FuncOp>(affine::createAffineLoopNormalizePass(
+        /*promoteSingleIter=*/true));
+    affine::AffineParallelizeOptions parallelize;
+    parallelize.maxNested = 1;
+    pm.addNestedPass<func::FuncOp>(affine::createAffineParallelize(parallelize));
+  }
   pm.addPass(createLowerAffinePass());
+  if (options.threading) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // scf-to-openmp wraps loop bodies in memref.alloca_scope; the
+    // canonicalizer inlines the scopes that hold no alloca, before
+    // scf-to-cf splits those bodies into blocks.
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -86,7 +106,7 @@ void dlas::buildCPUPipeline(OpPassManager &pm,
   buildCPUCodegenStrategyStage(pm, options);
   buildEntryABIStage(pm, options);
   buildBufferizationStage(pm);
-  buildLoopLoweringStage(pm);
+  buildLoopLoweringStage(pm, options);
   if (options.lowerToLLVM)
     buildLLVMLoweringStage(pm);
 }

@@ -5,6 +5,8 @@
 // RUN: dlas-opt %s --dlas-cpu-pipeline="emit-c-interface=false" | FileCheck %s --check-prefix=NOCI
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-cpu-pipeline)" | FileCheck %s --check-prefix=LLVM
 // RUN: dlas-opt %s --dlas-cpu-pipeline="outline-layers=false" | FileCheck %s --check-prefix=INLINE
+// RUN: dlas-opt %s --dlas-cpu-pipeline | FileCheck %s --check-prefix=THREADS
+// RUN: dlas-opt %s --dlas-cpu-pipeline="threading=false" | FileCheck %s --check-prefix=NOTHREADS
 
 // LLVM-NOT: nn.
 // LLVM-NOT: linalg.
@@ -33,6 +35,14 @@
 // LOOPS: cf.cond_br
 // LOOPS-NOT: linalg.
 // LOOPS: return
+
+// Each layer's outermost parallel loop runs on OpenMP threads.
+// THREADS: llvm.func @main_layer0_conv2d(
+// THREADS: omp.parallel
+// THREADS: omp.wsloop
+// THREADS: llvm.func @main_layer1_relu(
+// THREADS: omp.parallel
+// NOTHREADS-NOT: omp.
 
 // INLINE-NOT: layer
 // INLINE: llvm.intr.maximum

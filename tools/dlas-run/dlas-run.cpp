@@ -111,6 +111,14 @@ static cl::opt<std::string> target("target",
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix,
                                   cl::cat(runCategory));
+static cl::opt<unsigned> numThreads(
+    "num-threads",
+    cl::desc("OpenMP threads for parallel loops (0: OpenMP's default, all "
+             "cores)"),
+    cl::init(1), cl::cat(runCategory));
+static cl::opt<std::string> ompLibrary(
+    "omp-library", cl::desc("OpenMP runtime the JIT code links against"),
+    cl::init("/usr/lib/llvm-22/lib/libomp.so"), cl::cat(runCategory));
 static cl::opt<bool> dumpLLVMDialect("print-lowered",
                                      cl::desc("Print the LLVM-dialect module "
                                               "that is JIT-compiled"),
@@ -211,14 +219,11 @@ std::optional<int64_t> countFlops(Operation *func) {
   return total;
 }
 
-bool isLLVMDialectModule(ModuleOp module) {
-  bool onlyLLVM = true;
-  module.walk([&](Operation *op) {
-    if (op != module.getOperation() &&
-        !isa<LLVM::LLVMDialect>(op->getDialect()))
-      onlyLLVM = false;
-  });
-  return onlyLLVM;
+/// A module whose entry is already an llvm.func (lowered by
+/// dlas-cpu-pipeline, possibly with OpenMP ops beside) runs as it is.
+bool isLoweredModule(ModuleOp module, StringRef entry) {
+  return module.lookupSymbol<LLVM::LLVMFuncOp>(entry) &&
+         !module.lookupSymbol<func::FuncOp>(entry);
 }
 
 FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
@@ -456,7 +461,7 @@ int runMain() {
   // dlas.signature attribute that dlas-cpu-pipeline leaves on LLVM funcs.
   FunctionType entryType;
   std::optional<int64_t> flops;
-  bool alreadyLowered = isLLVMDialectModule(*module);
+  bool alreadyLowered = isLoweredModule(*module, entryName);
   if (alreadyLowered) {
     auto llvmFunc = module->lookupSymbol<LLVM::LLVMFuncOp>(entryName);
     if (!llvmFunc)
@@ -561,6 +566,25 @@ int runMain() {
       makeOptimizingTransformer(optLevel, 0, targetMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
+  // Parallel loops call the OpenMP runtime; it reads the thread count from
+  // the environment when it starts.
+  SmallVector<StringRef> sharedLibs;
+  bool usesOpenMP = false;
+  // OpenMP ops become __kmpc_* calls only in the LLVM IR translation.
+  module->walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "omp")
+      usesOpenMP = true;
+  });
+  if (usesOpenMP) {
+    if (!llvm::sys::fs::exists(ompLibrary))
+      return fail("the module uses OpenMP but '" + ompLibrary +
+                  "' does not exist (install libomp-22-dev or pass "
+                  "--omp-library)");
+    sharedLibs.push_back(ompLibrary);
+  }
+  if (numThreads > 0)
+    setenv("OMP_NUM_THREADS", std::to_string(numThreads).c_str(), 1);
+  engineOptions.sharedLibPaths = sharedLibs;
   engineOptions.jitCodeGenOptLevel = codeGenLevel;
   auto engine = ExecutionEngine::create(*module, engineOptions,
                                         std::move(*targetMachine));

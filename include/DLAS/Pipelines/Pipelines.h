@@ -34,6 +34,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Reorder linalg loops so that LLVM vectorizes the "
                      "innermost one (dlas-vectorizable-loop-order)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> threading{
+      *this, "threading",
+      llvm::cl::desc("Run the outermost parallel loop of each loop nest on "
+                     "OpenMP threads (libomp; thread count at run time)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> externalWeights{
       *this, "external-weights",
       llvm::cl::desc("Declare large constant tensors as external globals "
@@ -50,7 +55,7 @@ void buildCPUCodegenStrategyStage(OpPassManager &pm,
                                   const CPUPipelineOptions &options);
 void buildEntryABIStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildBufferizationStage(OpPassManager &pm);
-void buildLoopLoweringStage(OpPassManager &pm);
+void buildLoopLoweringStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildLLVMLoweringStage(OpPassManager &pm);
 
 /// nn -> linalg -> bufferization -> loops -> LLVM dialect for the host CPU.

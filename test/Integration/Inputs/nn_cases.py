@@ -414,6 +414,8 @@ def main():
     parser.add_argument("--family", required=True, choices=sorted(CASES))
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--dlas-run", default="dlas-run")
+    parser.add_argument("--num-threads", default="1",
+                        help="OpenMP threads for dlas-run")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.manual_seed(0)
@@ -424,7 +426,8 @@ def main():
         base = os.path.join(args.workdir, c.name)
         with open(base + ".mlir", "w") as f:
             f.write(c.module())
-        cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL)]
+        cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
+               "--num-threads", args.num_threads]
         for i, x in enumerate(c.inputs):
             np.save(f"{base}.in{i}.npy", x)
             cmd += ["--input", f"{base}.in{i}.npy"]

@@ -156,7 +156,8 @@ def main():
         np.save(base + ".input.npy", x.numpy())
         np.save(base + ".expected.npy", expected.numpy())
         cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
-               "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err]
+               "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
+               "--num-threads", str(args.threads)]
         if args.repeat > 1:
             cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
