@@ -35,6 +35,11 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   // Loop order first: the innermost loop walks contiguous output memory
   // with the reductions outside it, so that LLVM vectorizes it. Tiling,
   // packing and register-blocked microkernels refine this stage.
+  SelectConvAlgorithmOptions convOptions;
+  convOptions.algorithm = options.convAlgorithm;
+  convOptions.print = options.printConvAlgorithms;
+  pm.addNestedPass<func::FuncOp>(createSelectConvAlgorithm(convOptions));
+  pm.addPass(createCanonicalizerPass());
   if (options.vectorizableLoopOrder)
     pm.addNestedPass<func::FuncOp>(createVectorizableLoopOrder());
 }

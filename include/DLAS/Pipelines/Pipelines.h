@@ -29,6 +29,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Compile every nn layer as a function of its own "
                      "(dlas-outline-layers); keeps LLVM compile time linear"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> convAlgorithm{
+      *this, "conv-algorithm",
+      llvm::cl::desc("Convolution algorithm: auto (cost model), direct, gemm "
+                     "or im2col (dlas-select-conv-algorithm)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<bool> printConvAlgorithms{
+      *this, "print-conv-algorithms",
+      llvm::cl::desc("Report the algorithm chosen for each convolution"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> vectorizableLoopOrder{
       *this, "vectorizable-loop-order",
       llvm::cl::desc("Reorder linalg loops so that LLVM vectorizes the "

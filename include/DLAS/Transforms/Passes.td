@@ -105,4 +105,41 @@ def VectorizableLoopOrder : Pass<"dlas-vectorizable-loop-order"> {
   ];
 }
 
+def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
+  let summary = "Choose direct, 1x1-as-GEMM or im2col+GEMM for each convolution";
+  let description = [{
+    Rewrites every `linalg.conv_2d_nchw_fchw` (dense, NCHW, f32) into the
+    algorithm a cost model picks, or the one forced by `algorithm`:
+
+    * `gemm` (1x1 kernels, stride 1): the convolution is a matrix product
+      `W[F, C] x X[C, H*W]` per image, on collapsed views, with no copy;
+    * `im2col`: `linalg::rewriteInIm2Col` copies the input patches into a
+      `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix product;
+    * `direct`: the convolution stays as it is.
+
+    Why it matters here: the loop-order stage vectorizes the innermost,
+    contiguous output loop. For the direct algorithm that loop is the output
+    width, which is 7 to 28 in ResNet-50's late layers; as a matrix product
+    it is `Ho*Wo` (49 to 3136). The cost model picks `gemm` for 1x1 stride-1
+    kernels, `im2col` when the output width is below `min-direct-width`, and
+    `direct` otherwise. `print` reports each choice as a remark.
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", "\"auto\"",
+           "auto (cost model), direct, gemm (1x1 only) or im2col">,
+    Option<"minDirectWidth", "min-direct-width", "int64_t", "32",
+           "Output widths below this use im2col under the cost model">,
+    Option<"print", "print", "bool", "false",
+           "Report the algorithm chosen for each convolution as a remark">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numDirect", "direct", "Convolutions left direct">,
+    Statistic<"numGemm", "gemm", "1x1 convolutions run as GEMM">,
+    Statistic<"numIm2Col", "im2col", "Convolutions run as im2col + GEMM">
+  ];
+}
+
 #endif // DLAS_TRANSFORMS_PASSES_TD

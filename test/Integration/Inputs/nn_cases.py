@@ -416,6 +416,8 @@ def main():
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--num-threads", default="1",
                         help="OpenMP threads for dlas-run")
+    parser.add_argument("--pipeline", default=None,
+                        help="dlas-run --pipeline (e.g. to force an algorithm)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.manual_seed(0)
@@ -433,6 +435,8 @@ def main():
             cmd += ["--input", f"{base}.in{i}.npy"]
         np.save(base + ".expected.npy", c.expected)
         cmd += ["--expect", base + ".expected.npy"] + c.run_args
+        if args.pipeline:
+            cmd += ["--pipeline", args.pipeline]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         ok = proc.returncode == 0 and "PASS" in proc.stdout
         print(f"{'ok  ' if ok else 'FAIL'} {c.name}")
