@@ -108,6 +108,15 @@ static cl::opt<std::string>
 static cl::opt<std::string> target("target",
                                    cl::desc("Compilation target (cpu)"),
                                    cl::init("cpu"), cl::cat(runCategory));
+static cl::opt<std::string> convAlgorithm(
+    "conv-algorithm",
+    cl::desc("Convolution algorithm for the CPU pipeline: auto, direct, gemm "
+             "or im2col"),
+    cl::init("auto"), cl::cat(runCategory));
+static cl::opt<bool> printConvAlgorithms(
+    "print-conv-algorithms",
+    cl::desc("Report the algorithm chosen for each convolution"),
+    cl::cat(runCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix,
                                   cl::cat(runCategory));
@@ -536,6 +545,8 @@ int runMain() {
       CPUPipelineOptions pipelineOptions;
       // Weights stay in memory and are bound to the code below.
       pipelineOptions.externalWeights = true;
+      pipelineOptions.convAlgorithm = convAlgorithm;
+      pipelineOptions.printConvAlgorithms = printConvAlgorithms;
       buildCPUPipeline(pm, pipelineOptions);
     }
     if (failed(pm.run(*module)))
