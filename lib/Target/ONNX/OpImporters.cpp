@@ -37,17 +37,34 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-/// Handler that forwards a unary op.
+/// Creates `OpTy` and makes it the node's output 0.
 template <typename OpTy>
-LogicalResult unary(NodeContext &ctx) {
+LogicalResult emit(NodeContext &ctx, ValueRange operands,
+                   ArrayRef<NamedAttribute> attributes = {}) {
+  return emit<OpTy>(ctx, operands, attributes);
+}
+
+/// Inputs [0, required) plus the optional ones after them that are given.
+FailureOr<SmallVector<Value>> inputsUpTo(NodeContext &ctx, unsigned required,
+                                         unsigned total) {
+  SmallVector<Value> values;
+  for (unsigned i = 0; i < total; ++i) {
+    if (i >= required && !ctx.hasInput(i))
+      continue;
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  return values;
+}
+
+/// Handler that forwards a unary op.
+template <typename OpTy> LogicalResult unary(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> y = ctx.create<OpTy>(*x);
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<OpTy>(ctx, *x);
 }
 
 /// Broadcast arithmetic on import-time constants (numpy rules).
@@ -56,8 +73,10 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
   size_t rank = std::max(a.shape.size(), b.shape.size());
   SmallVector<int64_t> shape(rank);
   for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i + a.shape.size() >= rank ? a.shape[i + a.shape.size() - rank] : 1;
-    int64_t db = i + b.shape.size() >= rank ? b.shape[i + b.shape.size() - rank] : 1;
+    int64_t da =
+        i + a.shape.size() >= rank ? a.shape[i + a.shape.size() - rank] : 1;
+    int64_t db =
+        i + b.shape.size() >= rank ? b.shape[i + b.shape.size() - rank] : 1;
     if (da != db && da != 1 && db != 1) {
       (void)ctx.fail("constant operands do not broadcast");
       return failure();
@@ -85,7 +104,7 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
   };
   for (int64_t i = 0; i < n; ++i) {
     double x = a.at(index(a, i)), y = b.at(index(b, i));
-    double r = op == "Add" ? x + y
+    double r = op == "Add"   ? x + y
                : op == "Sub" ? x - y
                : op == "Mul" ? x * y
                              : (out.isFloat() ? x / y : std::trunc(x / y));
@@ -97,8 +116,7 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
   return out;
 }
 
-template <typename OpTy>
-LogicalResult binary(NodeContext &ctx) {
+template <typename OpTy> LogicalResult binary(NodeContext &ctx) {
   const HostTensor *a = ctx.constant(0), *b = ctx.constant(1);
   // Shape arithmetic on constants folds; small float constants too.
   if (a && b && a->numElements() <= 4096 && b->numElements() <= 4096) {
@@ -119,10 +137,11 @@ LogicalResult binary(NodeContext &ctx) {
 }
 
 /// Resolves auto_pad to explicit [top, left, bottom, right] pads.
-FailureOr<SmallVector<int64_t>>
-spatialPads(NodeContext &ctx, RankedTensorType inputType,
-            ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-            ArrayRef<int64_t> dilations) {
+FailureOr<SmallVector<int64_t>> spatialPads(NodeContext &ctx,
+                                            RankedTensorType inputType,
+                                            ArrayRef<int64_t> kernel,
+                                            ArrayRef<int64_t> strides,
+                                            ArrayRef<int64_t> dilations) {
   std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "NOTSET") {
     SmallVector<int64_t> pads =
@@ -165,28 +184,23 @@ LogicalResult importConv(NodeContext &ctx) {
   if (wType->getRank() != 4)
     return ctx.fail("only 2-D convolutions are supported (weight rank " +
                     Twine(wType->getRank()) + ")");
-  SmallVector<int64_t> strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> dilations = ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> strides =
+      ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations =
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> kernel{wType->getDimSize(2), wType->getDimSize(3)};
   FailureOr<SmallVector<int64_t>> pads = spatialPads(
       ctx, cast<RankedTensorType>(x->getType()), kernel, strides, dilations);
   if (failed(pads))
     return failure();
-  SmallVector<Value> operands = {*x, *w};
-  if (ctx.hasInput(2)) {
-    FailureOr<Value> bias = ctx.input(2);
-    if (failed(bias))
-      return failure();
-    operands.push_back(*bias);
-  }
-  FailureOr<Value> y = ctx.create<nn::Conv2DOp>(
-      operands, {i64Array(ctx, "strides", strides), i64Array(ctx, "padding", *pads),
-                 i64Array(ctx, "dilations", dilations),
-                 i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
-  if (failed(y))
+  FailureOr<SmallVector<Value>> operands = inputsUpTo(ctx, 2, 3);
+  if (failed(operands))
     return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::Conv2DOp>(ctx, *operands,
+                            {i64Array(ctx, "strides", strides),
+                             i64Array(ctx, "padding", *pads),
+                             i64Array(ctx, "dilations", dilations),
+                             i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
 }
 
 LogicalResult importConvTranspose(NodeContext &ctx) {
@@ -198,25 +212,22 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
                     "and output_padding");
   if (ctx.stringAttr("auto_pad", "NOTSET") != "NOTSET")
     return ctx.fail("auto_pad is not supported for ConvTranspose");
-  SmallVector<Value> operands = {*x, *w};
-  if (ctx.hasInput(2)) {
-    FailureOr<Value> bias = ctx.input(2);
-    if (failed(bias))
-      return failure();
-    operands.push_back(*bias);
-  }
-  FailureOr<Value> y = ctx.create<nn::ConvTranspose2DOp>(
-      operands,
-      {i64Array(ctx, "strides", ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1})),
-       i64Array(ctx, "padding", ctx.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0})),
-       i64Array(ctx, "output_padding",
-                ctx.intsAttr("output_padding").value_or(SmallVector<int64_t>{0, 0})),
-       i64Array(ctx, "dilations", ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1})),
-       i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
-  if (failed(y))
+  FailureOr<SmallVector<Value>> operands = inputsUpTo(ctx, 2, 3);
+  if (failed(operands))
     return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::ConvTranspose2DOp>(
+      ctx, *operands,
+      {i64Array(ctx, "strides",
+                ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1})),
+       i64Array(
+           ctx, "padding",
+           ctx.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0})),
+       i64Array(
+           ctx, "output_padding",
+           ctx.intsAttr("output_padding").value_or(SmallVector<int64_t>{0, 0})),
+       i64Array(ctx, "dilations",
+                ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1})),
+       i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
 }
 
 /// Gemm: Y = alpha * A' * B' + beta * C as nn.linear (weight O x K) plus
@@ -225,16 +236,19 @@ LogicalResult importGemm(NodeContext &ctx) {
   FailureOr<Value> a = ctx.input(0), bMat = ctx.input(1);
   if (failed(a) || failed(bMat))
     return failure();
-  float alpha = ctx.floatAttr("alpha", 1.0f), beta = ctx.floatAttr("beta", 1.0f);
+  float alpha = ctx.floatAttr("alpha", 1.0f),
+        beta = ctx.floatAttr("beta", 1.0f);
   if (ctx.intAttr("transA", 0)) {
-    FailureOr<Value> t = ctx.create<nn::TransposeOp>(*a, {i64Array(ctx, "perm", {1, 0})});
+    FailureOr<Value> t =
+        ctx.create<nn::TransposeOp>(*a, {i64Array(ctx, "perm", {1, 0})});
     if (failed(t))
       return failure();
     a = t;
   }
   Value weight = *bMat;
   if (!ctx.intAttr("transB", 0)) {
-    FailureOr<Value> t = ctx.create<nn::TransposeOp>(weight, {i64Array(ctx, "perm", {1, 0})});
+    FailureOr<Value> t =
+        ctx.create<nn::TransposeOp>(weight, {i64Array(ctx, "perm", {1, 0})});
     if (failed(t))
       return failure();
     weight = *t;
@@ -263,7 +277,8 @@ LogicalResult importGemm(NodeContext &ctx) {
   }
   if (c && !cIsBias) {
     if (beta != 1.0f) {
-      FailureOr<Value> scaled = ctx.create<nn::MulOp>(ValueRange{c, ctx.scalar(beta)});
+      FailureOr<Value> scaled =
+          ctx.create<nn::MulOp>(ValueRange{c, ctx.scalar(beta)});
       if (failed(scaled))
         return failure();
       c = *scaled;
@@ -301,23 +316,15 @@ LogicalResult importBatchNormalization(NodeContext &ctx) {
     return ctx.fail("training_mode = 1 is not supported (inference only)");
   if (failed(ctx.requireOutputsUnused(1)))
     return failure();
-  SmallVector<Value> operands;
-  for (unsigned i = 0; i < 5; ++i) {
-    FailureOr<Value> v = ctx.input(i);
-    if (failed(v))
-      return failure();
-    operands.push_back(*v);
-  }
-  FailureOr<Value> y = ctx.create<nn::BatchNormOp>(
-      operands, {f64Attr(ctx, "epsilon", ctx.floatAttr("epsilon", 1e-5f))});
-  if (failed(y))
+  FailureOr<SmallVector<Value>> operands = inputsUpTo(ctx, 5, 5);
+  if (failed(operands))
     return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::BatchNormOp>(
+      ctx, *operands,
+      {f64Attr(ctx, "epsilon", ctx.floatAttr("epsilon", 1e-5f))});
 }
 
-template <typename OpTy>
-LogicalResult importPool(NodeContext &ctx) {
+template <typename OpTy> LogicalResult importPool(NodeContext &ctx) {
   if (failed(ctx.requireOutputsUnused(1)))
     return failure();
   FailureOr<Value> x = ctx.input(0);
@@ -328,8 +335,10 @@ LogicalResult importPool(NodeContext &ctx) {
     return ctx.fail("needs a 2-D 'kernel_shape'");
   if (ctx.intAttr("storage_order", 0) != 0)
     return ctx.fail("storage_order = 1 is not supported");
-  SmallVector<int64_t> strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> dilations = ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> strides =
+      ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations =
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
   FailureOr<SmallVector<int64_t>> pads = spatialPads(
       ctx, cast<RankedTensorType>(x->getType()), *kernel, strides, dilations);
   if (failed(pads))
@@ -337,7 +346,8 @@ LogicalResult importPool(NodeContext &ctx) {
   SmallVector<NamedAttribute> attrs = {
       i64Array(ctx, "kernel", *kernel), i64Array(ctx, "strides", strides),
       i64Array(ctx, "padding", *pads),
-      ctx.b.getNamedAttr("ceil_mode", ctx.b.getBoolAttr(ctx.intAttr("ceil_mode", 0)))};
+      ctx.b.getNamedAttr("ceil_mode",
+                         ctx.b.getBoolAttr(ctx.intAttr("ceil_mode", 0)))};
   if constexpr (std::is_same_v<OpTy, nn::MaxPool2DOp>) {
     attrs.push_back(i64Array(ctx, "dilations", dilations));
   } else {
@@ -345,13 +355,10 @@ LogicalResult importPool(NodeContext &ctx) {
       return ctx.fail("dilated average pooling is not supported");
     // ONNX's default excludes padding from the divisor.
     attrs.push_back(ctx.b.getNamedAttr(
-        "count_include_pad", ctx.b.getBoolAttr(ctx.intAttr("count_include_pad", 0))));
+        "count_include_pad",
+        ctx.b.getBoolAttr(ctx.intAttr("count_include_pad", 0))));
   }
-  FailureOr<Value> y = ctx.create<OpTy>(*x, attrs);
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<OpTy>(ctx, *x, attrs);
 }
 
 LogicalResult importGlobalAveragePool(NodeContext &ctx) {
@@ -369,13 +376,15 @@ LogicalResult importReduceMean(NodeContext &ctx) {
   if (failed(x))
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
-  SmallVector<int64_t> axes = ctx.intsAttr("axes").value_or(SmallVector<int64_t>{});
+  SmallVector<int64_t> axes =
+      ctx.intsAttr("axes").value_or(SmallVector<int64_t>{});
   for (int64_t &a : axes)
     if (a < 0)
       a += type.getRank();
   llvm::sort(axes);
   if (type.getRank() != 4 || axes != SmallVector<int64_t>{2, 3})
-    return ctx.fail("only the mean over axes [2, 3] of a 4-D tensor is supported");
+    return ctx.fail(
+        "only the mean over axes [2, 3] of a 4-D tensor is supported");
   FailureOr<Value> y = ctx.create<nn::GlobalAvgPool2DOp>(*x);
   if (failed(y))
     return failure();
@@ -402,31 +411,24 @@ LogicalResult importClip(NodeContext &ctx) {
     if (failed(bound))
       return failure();
     if ((*bound)->numElements() != 1)
-      return ctx.fail("input '" + Twine(i == 1 ? "min" : "max") + "' must be a scalar");
+      return ctx.fail("input '" + Twine(i == 1 ? "min" : "max") +
+                      "' must be a scalar");
     bounds[i - 1] = (*bound)->at(0);
   }
-  FailureOr<Value> y = ctx.create<nn::ClipOp>(
-      *x, {f64Attr(ctx, "min", bounds[0]), f64Attr(ctx, "max", bounds[1])});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::ClipOp>(
+      ctx, *x,
+      {f64Attr(ctx, "min", bounds[0]), f64Attr(ctx, "max", bounds[1])});
 }
 
 LogicalResult importLeakyRelu(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> y = ctx.create<nn::LeakyReluOp>(
-      *x, {f64Attr(ctx, "alpha", ctx.floatAttr("alpha", 0.01f))});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::LeakyReluOp>(
+      ctx, *x, {f64Attr(ctx, "alpha", ctx.floatAttr("alpha", 0.01f))});
 }
 
-template <typename OpTy>
-LogicalResult importSoftmax(NodeContext &ctx) {
+template <typename OpTy> LogicalResult importSoftmax(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
@@ -439,11 +441,7 @@ LogicalResult importSoftmax(NodeContext &ctx) {
   if (ctx.opset < 13 && *normalized != rank - 1)
     return ctx.fail("softmax over the flattened dimensions [" + Twine(axis) +
                     ", rank) (opset < 13) is supported only for the last axis");
-  FailureOr<Value> y = ctx.create<OpTy>(*x, {i64Attr(ctx, "axis", *normalized)});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<OpTy>(ctx, *x, {i64Attr(ctx, "axis", *normalized)});
 }
 
 LogicalResult importConcat(NodeContext &ctx) {
@@ -472,11 +470,7 @@ LogicalResult importConcat(NodeContext &ctx) {
       return failure();
     inputs.push_back(*v);
   }
-  FailureOr<Value> y = ctx.create<nn::ConcatOp>(inputs, {i64Attr(ctx, "axis", axis)});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::ConcatOp>(ctx, inputs, {i64Attr(ctx, "axis", axis)});
 }
 
 /// The nn.reshape shape attribute for a target shape in which -1 is
@@ -507,11 +501,7 @@ FailureOr<SmallVector<int64_t>> reshapeTarget(NodeContext &ctx,
 }
 
 LogicalResult emitReshape(NodeContext &ctx, Value x, ArrayRef<int64_t> shape) {
-  FailureOr<Value> y = ctx.create<nn::ReshapeOp>(x, {i64Array(ctx, "shape", shape)});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::ReshapeOp>(ctx, x, {i64Array(ctx, "shape", shape)});
 }
 
 LogicalResult importReshape(NodeContext &ctx) {
@@ -520,11 +510,13 @@ LogicalResult importReshape(NodeContext &ctx) {
     return failure();
   bool allowZero = ctx.intAttr("allowzero", 0) != 0;
   if (allowZero && llvm::is_contained((*shapeTensor)->ints, 0))
-    return ctx.fail("allowzero = 1 with a zero-sized dimension is not supported");
+    return ctx.fail(
+        "allowzero = 1 with a zero-sized dimension is not supported");
   if (const HostTensor *data = ctx.constant(0)) {
     // Folding a constant reshape only changes its shape.
     HostTensor out = *data;
-    SmallVector<int64_t> target((*shapeTensor)->ints.begin(), (*shapeTensor)->ints.end());
+    SmallVector<int64_t> target((*shapeTensor)->ints.begin(),
+                                (*shapeTensor)->ints.end());
     int64_t known = 1, inferred = -1;
     for (auto [i, s] : llvm::enumerate(target)) {
       if (s == 0)
@@ -567,7 +559,8 @@ LogicalResult importFlatten(NodeContext &ctx) {
                     " is out of range for rank " + Twine(rank));
   // ONNX always makes a 2-D result: [prod(dims < axis), prod(dims >= axis)].
   if (axis == 1) {
-    FailureOr<Value> y = ctx.create<nn::FlattenOp>(*x, {i64Attr(ctx, "axis", 1)});
+    FailureOr<Value> y =
+        ctx.create<nn::FlattenOp>(*x, {i64Attr(ctx, "axis", 1)});
     if (failed(y))
       return failure();
     ctx.setOutput(0, *y);
@@ -593,11 +586,7 @@ LogicalResult importTranspose(NodeContext &ctx) {
   else
     for (int64_t d = rank - 1; d >= 0; --d)
       perm.push_back(d);
-  FailureOr<Value> y = ctx.create<nn::TransposeOp>(*x, {i64Array(ctx, "perm", perm)});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::TransposeOp>(ctx, *x, {i64Array(ctx, "perm", perm)});
 }
 
 LogicalResult importPad(NodeContext &ctx) {
@@ -622,12 +611,9 @@ LogicalResult importPad(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> y = ctx.create<nn::PadOp>(
-      *x, {i64Array(ctx, "pads", (*pads)->ints), f64Attr(ctx, "value", value)});
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::PadOp>(
+      ctx, *x,
+      {i64Array(ctx, "pads", (*pads)->ints), f64Attr(ctx, "value", value)});
 }
 
 LogicalResult importIdentity(NodeContext &ctx) {
@@ -660,14 +646,15 @@ LogicalResult importConstant(NodeContext &ctx) {
   } else if (const onnx::AttributeProto *a = ctx.attr("value_float")) {
     ctx.setOutputConstant(0, HostTensor::ofFloats({}, {a->f()}));
   } else if (const onnx::AttributeProto *a = ctx.attr("value_floats")) {
-    ctx.setOutputConstant(0, HostTensor::ofFloats(
-                                 {(int64_t)a->floats_size()},
-                                 {a->floats().begin(), a->floats().end()}));
+    ctx.setOutputConstant(
+        0, HostTensor::ofFloats({(int64_t)a->floats_size()},
+                                {a->floats().begin(), a->floats().end()}));
   } else if (const onnx::AttributeProto *a = ctx.attr("value_int")) {
     ctx.setOutputConstant(0, HostTensor::ofInts({}, {a->i()}));
   } else if (const onnx::AttributeProto *a = ctx.attr("value_ints")) {
-    ctx.setOutputConstant(0, HostTensor::ofInts({(int64_t)a->ints_size()},
-                                                {a->ints().begin(), a->ints().end()}));
+    ctx.setOutputConstant(
+        0, HostTensor::ofInts({(int64_t)a->ints_size()},
+                              {a->ints().begin(), a->ints().end()}));
   } else {
     return ctx.fail("only tensor, float(s) and int(s) constants are supported");
   }
@@ -794,7 +781,8 @@ LogicalResult importCast(NodeContext &ctx) {
   if (const HostTensor *t = ctx.constant(0)) {
     HostTensor out;
     out.shape = t->shape;
-    bool toFloat = to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE;
+    bool toFloat =
+        to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE;
     out.dtype = toFloat ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64;
     for (int64_t i = 0; i < t->numElements(); ++i) {
       if (toFloat)
@@ -819,12 +807,14 @@ LogicalResult importCast(NodeContext &ctx) {
 
 ArrayRef<OpSupport> onnximport::supportedOps() {
   static const OpSupport table[] = {
-      {"Add", binary<nn::AddOp>, "nn.add", "numpy broadcasting; constants fold"},
+      {"Add", binary<nn::AddOp>, "nn.add",
+       "numpy broadcasting; constants fold"},
       {"AveragePool", importPool<nn::AvgPool2DOp>, "nn.avg_pool2d",
        "2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
        "inference form (training_mode = 0), spatial"},
-      {"Cast", importCast, "folded / identity", "constants of any type; f32 to f32"},
+      {"Cast", importCast, "folded / identity",
+       "constants of any type; f32 to f32"},
       {"Clip", importClip, "nn.clip", "min/max must be constants"},
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
@@ -832,35 +822,43 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Conv", importConv, "nn.conv2d",
        "2-D; strides, pads, auto_pad, dilations, group, bias"},
       {"ConvTranspose", importConvTranspose, "nn.conv_transpose2d",
-       "2-D; pads, output_padding, strides, dilations, group (no output_shape)"},
-      {"Div", binary<nn::DivOp>, "nn.div", "numpy broadcasting; constants fold"},
+       "2-D; pads, output_padding, strides, dilations, group (no "
+       "output_shape)"},
+      {"Div", binary<nn::DivOp>, "nn.div",
+       "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
-      {"Gather", importGather, "folded", "import-time constants only (shape arithmetic)"},
+      {"Gather", importGather, "folded",
+       "import-time constants only (shape arithmetic)"},
       {"Gemm", importGemm, "nn.linear (+ nn.transpose, nn.mul, nn.add)",
        "alpha, beta, transA, transB, broadcast C"},
-      {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d", "4-D"},
+      {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
+       "4-D"},
       {"Identity", importIdentity, "identity", ""},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
-      {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul", "2-D x 2-D, 3-D x 3-D"},
+      {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul",
+       "2-D x 2-D, 3-D x 3-D"},
       {"Max", binary<nn::MaxOp>, "nn.max", "two inputs"},
       {"MaxPool", importPool<nn::MaxPool2DOp>, "nn.max_pool2d",
        "2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
       {"Min", binary<nn::MinOp>, "nn.min", "two inputs"},
-      {"Mul", binary<nn::MulOp>, "nn.mul", "numpy broadcasting; constants fold"},
+      {"Mul", binary<nn::MulOp>, "nn.mul",
+       "numpy broadcasting; constants fold"},
       {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
       {"ReduceMean", importReduceMean, "nn.global_avg_pool2d (+ nn.flatten)",
        "axes [2, 3] of a 4-D tensor"},
       {"Relu", unary<nn::ReluOp>, "nn.relu", ""},
-      {"Reshape", importReshape, "nn.reshape", "constant shape; 0 copies, -1 infers"},
+      {"Reshape", importReshape, "nn.reshape",
+       "constant shape; 0 copies, -1 infers"},
       {"Shape", importShape, "folded", "static dimensions; start/end"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
        "any axis from opset 13; the last axis before"},
       {"Squeeze", importSqueezeLike, "nn.reshape", "constants fold"},
-      {"Sub", binary<nn::SubOp>, "nn.sub", "numpy broadcasting; constants fold"},
+      {"Sub", binary<nn::SubOp>, "nn.sub",
+       "numpy broadcasting; constants fold"},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
