@@ -41,7 +41,11 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank) {
 template <typename OpTy>
 LogicalResult emit(NodeContext &ctx, ValueRange operands,
                    ArrayRef<NamedAttribute> attributes = {}) {
-  return emit<OpTy>(ctx, operands, attributes);
+  FailureOr<Value> y = ctx.create<OpTy>(operands, attributes);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
 }
 
 /// Inputs [0, required) plus the optional ones after them that are given.
