@@ -16,7 +16,7 @@ using namespace mlir;
 
 namespace {
 
-enum class ConvAlgorithm { Direct, Gemm, Im2Col };
+enum class ConvAlgorithm { Direct, Gemm, Im2Col, Flat };
 
 StringRef name(ConvAlgorithm a) {
   switch (a) {
@@ -26,18 +26,29 @@ StringRef name(ConvAlgorithm a) {
     return "gemm";
   case ConvAlgorithm::Im2Col:
     return "im2col";
+  case ConvAlgorithm::Flat:
+    return "flat";
   }
   llvm_unreachable("unknown algorithm");
 }
 
-bool allOnes(DenseIntElementsAttr attr) {
-  return llvm::all_of(attr.getValues<int64_t>(), [](int64_t v) { return v == 1; });
+bool allOnes(ArrayRef<int64_t> values) {
+  return llvm::all_of(values, [](int64_t v) { return v == 1; });
+}
+
+/// A convolution's "strides" or "dilations"; absent means the default, 1.
+SmallVector<int64_t> convAttr(Operation *op, StringRef name) {
+  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+  if (!attr)
+    return {1, 1};
+  return llvm::to_vector(attr.getValues<int64_t>());
 }
 
 bool isPointwise(linalg::Conv2DNchwFchwOp conv) {
   auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
   return filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1 &&
-         allOnes(conv.getStrides()) && allOnes(conv.getDilations());
+         allOnes(convAttr(conv, "strides")) &&
+         allOnes(convAttr(conv, "dilations"));
 }
 
 /// W[F, C] x X[N, C, H*W] -> Y[N, F, H*W] on collapsed views (no copies).
@@ -65,14 +76,138 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
       rewriter, loc, out.getType(), ValueRange{w, x}, out, maps, iterators,
       [](OpBuilder &b, Location l, ValueRange args) {
         Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-        linalg::YieldOp::create(b, l,
-                                arith::AddFOp::create(b, l, args[2], product)
-                                    .getResult());
+        linalg::YieldOp::create(
+            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
       });
   SmallVector<OpFoldResult> outputShape =
       tensor::getMixedSizes(rewriter, loc, init);
   Value result = tensor::ExpandShapeOp::create(
       rewriter, loc, resultType, gemm.getResult(0), spatial, outputShape);
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
+/// Which of the supported NCHW convolutions `op` is.
+enum class ConvKind { Dense, Grouped, Depthwise };
+
+std::optional<ConvKind> convKind(Operation *op) {
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return ConvKind::Dense;
+  if (isa<linalg::Conv2DNgchwGfchwOp>(op))
+    return ConvKind::Grouped;
+  if (isa<linalg::DepthwiseConv2DNchwChwOp>(op))
+    return ConvKind::Depthwise;
+  return std::nullopt;
+}
+
+/// Direct convolution on a flattened spatial domain (stride 1 only): with
+/// the (padded) input rows laid end to end, output position p = oh * Wp + ow
+/// reads input position p + kh * dh * Wp + kw * dw, an affine function of p.
+/// The innermost loop then runs over OH * Wp contiguous elements instead of
+/// OW; the Wp - OW extra columns per row are computed and dropped. One zero
+/// row at the bottom keeps the last taps in bounds.
+LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
+                          ConvKind kind, ArrayRef<int64_t> dilations) {
+  Location loc = conv.getLoc();
+  Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
+  Value init = conv.getDpsInits()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  int64_t rank = inputType.getRank(); // 4 (dense, depthwise) or 5 (grouped)
+  int64_t hp = inputType.getDimSize(rank - 2),
+          wp = inputType.getDimSize(rank - 1);
+  int64_t oh = initType.getDimSize(rank - 2),
+          ow = initType.getDimSize(rank - 1);
+  Type elementType = inputType.getElementType();
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(elementType));
+  auto padHigh = [&](Value v, int64_t rows, int64_t cols) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[rank - 2] += rows;
+    shape[rank - 1] += cols;
+    SmallVector<OpFoldResult> low(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> high(rank, rewriter.getIndexAttr(0));
+    high[rank - 2] = rewriter.getIndexAttr(rows);
+    high[rank - 1] = rewriter.getIndexAttr(cols);
+    return tensor::PadOp::create(rewriter, loc,
+                                 RankedTensorType::get(shape, elementType), v,
+                                 low, high, zero);
+  };
+  SmallVector<ReassociationIndices> flatten;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    flatten.push_back({d});
+  flatten.push_back({rank - 2, rank - 1});
+  Value x = tensor::CollapseShapeOp::create(rewriter, loc, padHigh(input, 1, 0),
+                                            flatten);
+  Value out = tensor::CollapseShapeOp::create(
+      rewriter, loc, padHigh(init, 0, wp - ow), flatten);
+
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t kh = filterType.getDimSize(filterType.getRank() - 2);
+  int64_t kw = filterType.getDimSize(filterType.getRank() - 1);
+  (void)kh;
+  (void)kw;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iterators;
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
+  switch (kind) {
+  case ConvKind::Dense: // (n, f, p, c, kh, kw)
+    maps = {AffineMap::get(
+                6, 0,
+                {d(0), d(3),
+                 d(2) + d(4) * (dilations[0] * wp) + d(5) * dilations[1]},
+                ctx),
+            AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
+            AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
+    iterators = {par, par, par, red, red, red};
+    break;
+  case ConvKind::Grouped: // (n, g, f, p, c, kh, kw)
+    maps = {AffineMap::get(
+                7, 0,
+                {d(0), d(1), d(4),
+                 d(3) + d(5) * (dilations[0] * wp) + d(6) * dilations[1]},
+                ctx),
+            AffineMap::get(7, 0, {d(1), d(2), d(4), d(5), d(6)}, ctx),
+            AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
+    iterators = {par, par, par, par, red, red, red};
+    break;
+  case ConvKind::Depthwise: // (n, c, p, kh, kw)
+    maps = {AffineMap::get(
+                5, 0,
+                {d(0), d(1),
+                 d(2) + d(3) * (dilations[0] * wp) + d(4) * dilations[1]},
+                ctx),
+            AffineMap::get(5, 0, {d(1), d(3), d(4)}, ctx),
+            AffineMap::get(5, 0, {d(0), d(1), d(2)}, ctx)};
+    iterators = {par, par, par, red, red};
+    break;
+  }
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, out.getType(), ValueRange{x, filter}, out, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+      });
+  // [.., OH * Wp] -> [.., OH, Wp] -> the first OW columns.
+  SmallVector<int64_t> wideShape(initType.getShape());
+  wideShape[rank - 1] = wp;
+  auto wideType = RankedTensorType::get(wideShape, elementType);
+  Value wide = tensor::ExpandShapeOp::create(rewriter, loc, wideType,
+                                             generic.getResult(0), flatten);
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : initType.getShape())
+    sizes.push_back(rewriter.getIndexAttr(size));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  Value result = tensor::ExtractSliceOp::create(rewriter, loc, initType, wide,
+                                                offsets, sizes, strides);
+  (void)hp;
+  (void)oh;
   rewriter.replaceOp(conv, result);
   return success();
 }
@@ -83,49 +218,77 @@ struct SelectConvAlgorithmPass
 
   LogicalResult initialize(MLIRContext *) override {
     if (algorithm != "auto" && algorithm != "direct" && algorithm != "gemm" &&
-        algorithm != "im2col")
+        algorithm != "im2col" && algorithm != "flat")
       return failure();
     return success();
   }
 
-  ConvAlgorithm choose(linalg::Conv2DNchwFchwOp conv, std::string &why) {
-    auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
-    bool pointwise = isPointwise(conv);
+  ConvAlgorithm choose(linalg::LinalgOp conv, ConvKind kind, bool unitStride,
+                       std::string &why) {
+    auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+    bool pointwise = dense && isPointwise(dense);
+    auto fallback = [&](ConvAlgorithm wanted) {
+      // What a forced algorithm becomes where it does not apply.
+      if (wanted == ConvAlgorithm::Gemm && !pointwise)
+        return why = "forced gemm needs a dense 1x1 stride-1 kernel; " +
+                     std::string(dense ? "im2col" : "direct") + " instead",
+               dense ? ConvAlgorithm::Im2Col : ConvAlgorithm::Direct;
+      if (wanted == ConvAlgorithm::Im2Col && !dense)
+        return why = "forced im2col applies to dense convolutions; direct "
+                     "instead",
+               ConvAlgorithm::Direct;
+      if (wanted == ConvAlgorithm::Flat && !unitStride)
+        return why = "forced flat needs stride 1; direct instead",
+               ConvAlgorithm::Direct;
+      return why = "forced", wanted;
+    };
     if (algorithm == "direct")
       return why = "forced", ConvAlgorithm::Direct;
     if (algorithm == "im2col")
-      return why = "forced", ConvAlgorithm::Im2Col;
-    if (algorithm == "gemm") {
-      if (pointwise)
-        return why = "forced", ConvAlgorithm::Gemm;
-      return why = "forced gemm needs a 1x1 stride-1 kernel; im2col instead",
-             ConvAlgorithm::Im2Col;
-    }
+      return fallback(ConvAlgorithm::Im2Col);
+    if (algorithm == "gemm")
+      return fallback(ConvAlgorithm::Gemm);
+    if (algorithm == "flat")
+      return fallback(ConvAlgorithm::Flat);
+    // Rules from measurements on AVX-512 (bench/results): the innermost
+    // vectorized loop should be long and contiguous, and copies are paid
+    // only where nothing else gives such a loop.
     if (pointwise)
-      return why = "1x1 stride-1 kernel", ConvAlgorithm::Gemm;
-    int64_t width = resultType.getDimSize(3);
-    if (!ShapedType::isDynamic(width) && width < minDirectWidth)
-      return why = "output width " + std::to_string(width) + " < " +
-                   std::to_string(minDirectWidth),
+      return why = "1x1 stride-1 kernel: a GEMM without copies",
+             ConvAlgorithm::Gemm;
+    if (unitStride)
+      return why = "stride 1: innermost loop over Ho*Wp, no copy",
+             ConvAlgorithm::Flat;
+    if (kind == ConvKind::Dense)
+      return why = "strided: im2col makes the innermost loop Ho*Wo",
              ConvAlgorithm::Im2Col;
-    return why = "output width " + std::to_string(width) + " >= " +
-                 std::to_string(minDirectWidth),
+    return why = std::string("strided ") +
+                 (kind == ConvKind::Grouped ? "grouped" : "depthwise") +
+                 ": no copy-free long loop",
            ConvAlgorithm::Direct;
   }
 
   void runOnOperation() override {
-    SmallVector<linalg::Conv2DNchwFchwOp> convs;
-    getOperation()->walk([&](linalg::Conv2DNchwFchwOp op) { convs.push_back(op); });
+    SmallVector<linalg::LinalgOp> convs;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (convKind(op))
+        convs.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
-    for (linalg::Conv2DNchwFchwOp conv : convs) {
-      auto resultType = dyn_cast<RankedTensorType>(conv.getResultTypes()[0]);
-      if (!resultType || !resultType.getElementType().isF32() ||
-          !resultType.hasStaticShape()) {
+    for (linalg::LinalgOp conv : convs) {
+      auto resultType = dyn_cast<RankedTensorType>(conv->getResultTypes()[0]);
+      auto inputType =
+          dyn_cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
+      if (!resultType || !inputType || !resultType.getElementType().isF32() ||
+          !resultType.hasStaticShape() || !inputType.hasStaticShape()) {
         ++numDirect;
         continue;
       }
+      ConvKind kind = *convKind(conv);
+      SmallVector<int64_t> strides = convAttr(conv, "strides");
+      SmallVector<int64_t> dilations = convAttr(conv, "dilations");
       std::string why;
-      ConvAlgorithm choice = choose(conv, why);
+      ConvAlgorithm choice = choose(conv, kind, allOnes(strides), why);
       if (print)
         conv.emitRemark() << "convolution algorithm: " << name(choice) << " ("
                           << why << ")";
@@ -135,12 +298,18 @@ struct SelectConvAlgorithmPass
         ++numDirect;
         break;
       case ConvAlgorithm::Gemm:
-        if (succeeded(rewriteAsGemm(rewriter, conv)))
+        if (succeeded(rewriteAsGemm(
+                rewriter, cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))))
           ++numGemm;
         break;
       case ConvAlgorithm::Im2Col:
-        if (succeeded(linalg::rewriteInIm2Col(rewriter, conv)))
+        if (succeeded(linalg::rewriteInIm2Col(
+                rewriter, cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))))
           ++numIm2Col;
+        break;
+      case ConvAlgorithm::Flat:
+        if (succeeded(rewriteFlat(rewriter, conv, kind, dilations)))
+          ++numFlat;
         break;
       }
     }

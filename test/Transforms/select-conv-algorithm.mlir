@@ -1,8 +1,8 @@
 // RUN: dlas-opt %s --dlas-select-conv-algorithm --split-input-file | FileCheck %s --check-prefix=AUTO
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=direct" --split-input-file | FileCheck %s --check-prefix=DIRECT
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=im2col" --split-input-file | FileCheck %s --check-prefix=IM2COL
-// RUN: dlas-opt %s --dlas-select-conv-algorithm="min-direct-width=4" --split-input-file | FileCheck %s --check-prefix=WIDTH
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="print=true" --split-input-file -verify-diagnostics -o /dev/null
+// RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=flat print=true" --split-input-file 2>&1 | FileCheck %s --check-prefix=FORCEFLAT
 // RUN: not dlas-opt %s --dlas-select-conv-algorithm="algorithm=winograd" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error
 
@@ -17,35 +17,64 @@
 // IM2COL-LABEL: func @pointwise
 // IM2COL: tensor<1x8x49xf32>
 // IM2COL: linalg.generic
+// FORCEFLAT: remark: convolution algorithm: flat (forced)
 func.func @pointwise(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x1x1xf32>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
-  // expected-remark @+1 {{convolution algorithm: gemm (1x1 stride-1 kernel)}}
+  // expected-remark @+1 {{convolution algorithm: gemm (1x1 stride-1 kernel: a GEMM without copies)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x7x7xf32>, tensor<16x8x1x1xf32>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
 
 // -----
 
-// A narrow output (width 7 < 32) goes through im2col: patches [N, C*Kh*Kw, Ho*Wo].
-// AUTO-LABEL: func @narrow
-// AUTO: tensor.empty() : tensor<1x72x49xf32>
-// AUTO-NOT: linalg.conv_2d_nchw_fchw
-// WIDTH-LABEL: func @narrow
-// WIDTH: linalg.conv_2d_nchw_fchw
-func.func @narrow(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
-  // expected-remark @+1 {{convolution algorithm: im2col (output width 7 < 32)}}
+// Stride 1: the flattened spatial domain. One zero row below the 9x9 input,
+// the output widened to 9 columns, taps at p + 9 * kh + kw (dilation 1).
+// AUTO-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d2 + d4 * 9 + d5)>
+// AUTO-LABEL: func @stride1
+// AUTO: %[[PX:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 0]
+// AUTO: %[[X:.*]] = tensor.collapse_shape %[[PX]] {{\[\[}}0], [1], [2, 3]] : tensor<1x8x10x9xf32> into tensor<1x8x90xf32>
+// AUTO: %[[PO:.*]] = tensor.pad %arg2 low[0, 0, 0, 0] high[0, 0, 0, 2]
+// AUTO: %[[O:.*]] = tensor.collapse_shape %[[PO]] {{.*}} : tensor<1x16x7x9xf32> into tensor<1x16x63xf32>
+// AUTO: %[[G:.*]] = linalg.generic {indexing_maps = [#[[IN]], {{.*}}]{{.*}} ins(%[[X]], %arg1 : tensor<1x8x90xf32>, tensor<16x8x3x3xf32>) outs(%[[O]] : tensor<1x16x63xf32>)
+// AUTO: %[[E:.*]] = tensor.expand_shape %[[G]] {{.*}} into tensor<1x16x7x9xf32>
+// AUTO: tensor.extract_slice %[[E]][0, 0, 0, 0] [1, 16, 7, 7] [1, 1, 1, 1]
+// DIRECT-LABEL: func @stride1
+// DIRECT: linalg.conv_2d_nchw_fchw
+func.func @stride1(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1: innermost loop over Ho*Wp, no copy)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
 
 // -----
 
-// A wide output stays direct.
-// AUTO-LABEL: func @wide
-// AUTO: linalg.conv_2d_nchw_fchw
-// IM2COL-LABEL: func @wide
-// IM2COL-NOT: linalg.conv_2d_nchw_fchw
-func.func @wide(%x: tensor<1x4x34x34xf32>, %w: tensor<4x4x3x3xf32>, %o: tensor<1x4x32x32xf32>) -> tensor<1x4x32x32xf32> {
-  // expected-remark @+1 {{convolution algorithm: direct (output width 32 >= 32)}}
-  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x34x34xf32>, tensor<4x4x3x3xf32>) outs(%o : tensor<1x4x32x32xf32>) -> tensor<1x4x32x32xf32>
-  return %0 : tensor<1x4x32x32xf32>
+// Strided dense: im2col patches [N, C*Kh*Kw, Ho*Wo].
+// AUTO-LABEL: func @strided
+// AUTO: tensor.empty() : tensor<1x72x16xf32>
+// AUTO-NOT: linalg.conv_2d_nchw_fchw
+// FORCEFLAT: remark: convolution algorithm: direct (forced flat needs stride 1; direct instead)
+func.func @strided(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  // expected-remark @+1 {{convolution algorithm: im2col (strided: im2col makes the innermost loop Ho*Wo)}}
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// Grouped and depthwise stride-1 convolutions go flat too; strided ones
+// stay direct; dilation scales the tap offsets (2 * 12 per row, 2 per column).
+// AUTO-DAG: #[[GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d3 + d5 * 24 + d6 * 2)>
+// AUTO-LABEL: func @grouped_depthwise
+// AUTO: linalg.generic {indexing_maps = [#[[GIN]]
+// AUTO: linalg.generic {{.*}} ins(%{{.*}}, %arg4 : tensor<1x4x169xf32>, tensor<4x3x3xf32>)
+// AUTO: linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+func.func @grouped_depthwise(%x: tensor<1x2x2x12x12xf32>, %w: tensor<2x3x2x3x3xf32>, %o: tensor<1x2x3x8x8xf32>,
+                             %dx: tensor<1x4x12x13xf32>, %dw: tensor<4x3x3xf32>, %do: tensor<1x4x10x11xf32>,
+                             %so: tensor<1x4x5x6xf32>) -> (tensor<1x2x3x8x8xf32>, tensor<1x4x10x11xf32>, tensor<1x4x5x6xf32>) {
+  // expected-remark @+1 {{convolution algorithm: flat}}
+  %0 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x2x12x12xf32>, tensor<2x3x2x3x3xf32>) outs(%o : tensor<1x2x3x8x8xf32>) -> tensor<1x2x3x8x8xf32>
+  // expected-remark @+1 {{convolution algorithm: flat}}
+  %1 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%do : tensor<1x4x10x11xf32>) -> tensor<1x4x10x11xf32>
+  // expected-remark @+1 {{convolution algorithm: direct (strided depthwise: no copy-free long loop)}}
+  %2 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%so : tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  return %0, %1, %2 : tensor<1x2x3x8x8xf32>, tensor<1x4x10x11xf32>, tensor<1x4x5x6xf32>
 }
