@@ -256,9 +256,25 @@ struct SelectConvAlgorithmPass
     if (pointwise)
       return why = "1x1 stride-1 kernel: a GEMM without copies",
              ConvAlgorithm::Gemm;
-    if (unitStride)
-      return why = "stride 1: innermost loop over Ho*Wp, no copy",
-             ConvAlgorithm::Flat;
+    if (unitStride) {
+      // The flat loop sweeps the whole output plane once per filter tap:
+      // worth it while that plane stays in L1 next to its input rows.
+      auto resultType = cast<RankedTensorType>(conv->getResultTypes()[0]);
+      auto inputType = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
+      int64_t plane = resultType.getDimSize(resultType.getRank() - 2) *
+                      inputType.getDimSize(inputType.getRank() - 1) * 4;
+      if (plane * 3 <= l1CacheBytes)
+        return why = "stride 1, output plane " + std::to_string(plane) +
+                     " B fits a third of L1: innermost loop over Ho*Wp, no copy",
+               ConvAlgorithm::Flat;
+      if (kind != ConvKind::Dense)
+        return why = "stride 1, output plane " + std::to_string(plane) +
+                     " B too large for L1: direct rows",
+               ConvAlgorithm::Direct;
+      return why = "stride 1, output plane " + std::to_string(plane) +
+                   " B too large for L1: im2col",
+             ConvAlgorithm::Im2Col;
+    }
     if (kind == ConvKind::Dense)
       return why = "strided: im2col makes the innermost loop Ho*Wo",
              ConvAlgorithm::Im2Col;

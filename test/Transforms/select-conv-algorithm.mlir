@@ -3,6 +3,8 @@
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=im2col" --split-input-file | FileCheck %s --check-prefix=IM2COL
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="print=true" --split-input-file -verify-diagnostics -o /dev/null
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=flat print=true" --split-input-file 2>&1 | FileCheck %s --check-prefix=FORCEFLAT
+// RUN: dlas-opt %s --dlas-select-conv-algorithm="l1-cache-bytes=1000000 print=true" --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIGL1
+// BIGL1-COUNT-2: remark: convolution algorithm: flat (stride 1, output plane 51072 B
 // RUN: not dlas-opt %s --dlas-select-conv-algorithm="algorithm=winograd" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error
 
@@ -40,7 +42,7 @@ func.func @pointwise(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x1x1xf32>, %o: tens
 // DIRECT-LABEL: func @stride1
 // DIRECT: linalg.conv_2d_nchw_fchw
 func.func @stride1(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
-  // expected-remark @+1 {{convolution algorithm: flat (stride 1: innermost loop over Ho*Wp, no copy)}}
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, output plane 252 B fits a third of L1: innermost loop over Ho*Wp, no copy)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
@@ -77,4 +79,21 @@ func.func @grouped_depthwise(%x: tensor<1x2x2x12x12xf32>, %w: tensor<2x3x2x3x3xf
   // expected-remark @+1 {{convolution algorithm: direct (strided depthwise: no copy-free long loop)}}
   %2 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%so : tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
   return %0, %1, %2 : tensor<1x2x3x8x8xf32>, tensor<1x4x10x11xf32>, tensor<1x4x5x6xf32>
+}
+
+// -----
+
+// A 112x112 output plane (51 KB) does not fit a third of L1: the flat loop
+// would stream it once per tap. Depthwise stays direct, dense goes im2col;
+// with a larger L1 declared, flat again.
+// AUTO-LABEL: func @large_plane
+// AUTO: linalg.depthwise_conv_2d_nchw_chw
+// AUTO-NOT: linalg.conv_2d_nchw_fchw
+func.func @large_plane(%x: tensor<1x2x114x114xf32>, %w: tensor<2x3x3xf32>, %o: tensor<1x2x112x112xf32>,
+                       %dw: tensor<2x2x3x3xf32>) -> (tensor<1x2x112x112xf32>, tensor<1x2x112x112xf32>) {
+  // expected-remark @+1 {{convolution algorithm: direct (stride 1, output plane 51072 B too large for L1: direct rows)}}
+  %0 = linalg.depthwise_conv_2d_nchw_chw ins(%x, %w : tensor<1x2x114x114xf32>, tensor<2x3x3xf32>) outs(%o : tensor<1x2x112x112xf32>) -> tensor<1x2x112x112xf32>
+  // expected-remark @+1 {{convolution algorithm: im2col (stride 1, output plane 51072 B too large for L1: im2col)}}
+  %1 = linalg.conv_2d_nchw_fchw ins(%x, %dw : tensor<1x2x114x114xf32>, tensor<2x2x3x3xf32>) outs(%o : tensor<1x2x112x112xf32>) -> tensor<1x2x112x112xf32>
+  return %0, %1 : tensor<1x2x112x112xf32>, tensor<1x2x112x112xf32>
 }

@@ -127,16 +127,22 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     contiguous output loop. For the direct algorithm that loop is the output
     width, 7 to 56 in ResNet-50; as a matrix product it is `Ho*Wo`, on the
     flattened domain `Ho*Wp`. The cost model is a set of rules measured with
-    the benchmark harness: `gemm` for dense 1x1 stride-1 kernels, `flat` for
-    every other stride-1 convolution (no copy; 1.6x the direct speed on
-    ResNet-50's 56x56 3x3 layer, 9x on WRN-40-2's 32x32 grouped ones),
-    `im2col` for strided dense ones, `direct` for strided grouped and
-    depthwise ones. Forced algorithms that do not apply to a convolution
+    the benchmark harness: `gemm` for dense 1x1 stride-1 kernels; `flat` for
+    other stride-1 convolutions whose output plane (`Ho*Wp` floats) fits in a
+    third of L1 (`l1-cache-bytes`): no copy, 1.6x the direct speed on
+    ResNet-50's 56x56 3x3 layer, 9x on WRN-40-2's 32x32 grouped ones — but
+    12x slower than direct on a 112x112 depthwise layer, whose plane
+    leaves L1 for every tap; beyond that `im2col` (dense) or `direct`;
+    `im2col` for strided dense convolutions; `direct` for strided grouped
+    and depthwise ones. Forced algorithms that do not apply to a convolution
     fall back and say so. `print` reports each choice as a remark.
   }];
   let options = [
     Option<"algorithm", "algorithm", "std::string", "\"auto\"",
            "auto (cost model), direct, flat (stride 1), gemm (1x1) or im2col (dense)">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "49152",
+           "L1 data cache of the target (flat is chosen while a third of it "
+           "holds the output plane)">,
     Option<"print", "print", "bool", "false",
            "Report the algorithm chosen for each convolution as a remark">
   ];
