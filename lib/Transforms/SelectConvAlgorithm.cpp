@@ -263,6 +263,13 @@ struct SelectConvAlgorithmPass
       auto inputType = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
       int64_t plane = resultType.getDimSize(resultType.getRank() - 2) *
                       inputType.getDimSize(inputType.getRank() - 1) * 4;
+      int64_t width = resultType.getDimSize(resultType.getRank() - 1);
+      // Grouped and depthwise rows of at least min-direct-width run as fast
+      // direct (the window unrolled around a vectorized row).
+      if (kind != ConvKind::Dense && width >= minDirectWidth)
+        return why = "stride 1, output width " + std::to_string(width) +
+                     " >= " + std::to_string(minDirectWidth) + ": direct rows",
+               ConvAlgorithm::Direct;
       if (plane * 3 <= l1CacheBytes)
         return why = "stride 1, output plane " + std::to_string(plane) +
                      " B fits a third of L1: innermost loop over Ho*Wp, no copy",

@@ -1,15 +1,20 @@
 // RUN: dlas-opt %s --dlas-vectorizable-loop-order --split-input-file | FileCheck %s
+// RUN: dlas-opt %s --dlas-vectorizable-loop-order="max-inner-reduction=0" --split-input-file | FileCheck %s --check-prefix=NOSHORT
 
 // conv_2d_nchw_fchw: loops (n, f, oh, ow, c, kh, kw) become
-// (n, f, oh, c, kh, kw, ow): output width innermost, reductions outside it.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d5 + d6)>
-// CHECK-DAG: #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>
+// (n, f, oh, c, ow, kh, kw): output width contiguous and vectorized, the
+// long channel reduction outside it, the 3x3 window (<= 7) inside it.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d5, d4 + d6)>
+// CHECK-DAG: #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d5, d6)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d4)>
 // CHECK-LABEL: func @conv
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction", "reduction"]}
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
-func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %o: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
-  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%o : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+// With no short reductions, every reduction goes outside.
+// NOSHORT-LABEL: func @conv
+// NOSHORT: iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]
+func.func @conv(%x: tensor<1x8x8x8xf32>, %w: tensor<4x8x3x3xf32>, %o: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x8x8xf32>, tensor<4x8x3x3xf32>) outs(%o : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
 
