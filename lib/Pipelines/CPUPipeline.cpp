@@ -25,6 +25,8 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   if (options.outlineLayers)
     pm.addPass(nn::createOutlineLayers());
+  if (options.profileLayers)
+    pm.addPass(createInstrumentLayers());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

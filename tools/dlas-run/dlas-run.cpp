@@ -128,10 +128,39 @@ static cl::opt<unsigned> numThreads(
 static cl::opt<std::string> ompLibrary(
     "omp-library", cl::desc("OpenMP runtime the JIT code links against"),
     cl::init("/usr/lib/llvm-22/lib/libomp.so"), cl::cat(runCategory));
+static cl::opt<bool> profileLayers(
+    "profile",
+    cl::desc("Print the median time of every layer (nn op) over the timed "
+             "runs"),
+    cl::cat(runCategory));
 static cl::opt<bool> dumpLLVMDialect("print-lowered",
                                      cl::desc("Print the LLVM-dialect module "
                                               "that is JIT-compiled"),
                                      cl::cat(runCategory));
+
+/// Per-layer timers that the instrumented code calls around each layer
+/// (dlas-instrument-layers); only the calling thread runs between them.
+namespace {
+struct LayerTimers {
+  std::vector<std::chrono::steady_clock::time_point> started;
+  std::vector<std::vector<double>> samples; // per layer, one per call
+};
+LayerTimers layerTimers;
+} // namespace
+
+extern "C" void dlasLayerBegin(int64_t id) {
+  if (id >= 0 && (size_t)id < layerTimers.started.size())
+    layerTimers.started[id] = std::chrono::steady_clock::now();
+}
+
+extern "C" void dlasLayerEnd(int64_t id) {
+  if (id < 0 || (size_t)id >= layerTimers.samples.size())
+    return;
+  layerTimers.samples[id].push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                layerTimers.started[id])
+          .count());
+}
 
 namespace {
 
@@ -547,6 +576,7 @@ int runMain() {
       pipelineOptions.externalWeights = true;
       pipelineOptions.convAlgorithm = convAlgorithm;
       pipelineOptions.printConvAlgorithms = printConvAlgorithms;
+      pipelineOptions.profileLayers = profileLayers;
       buildCPUPipeline(pm, pipelineOptions);
     }
     if (failed(pm.run(*module)))
@@ -622,6 +652,26 @@ int runMain() {
       return symbols;
     });
   }
+  // Layer timers for --profile.
+  ArrayAttr layerNames =
+      module->getOperation()->getAttrOfType<ArrayAttr>("dlas.layers");
+  if (profileLayers && !layerNames)
+    return fail("--profile needs layer functions: compile with the default "
+                "pipeline (or one with profile-layers=true)");
+  if (layerNames) {
+    layerTimers.started.assign(layerNames.size(), {});
+    layerTimers.samples.assign(layerNames.size(), {});
+    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      symbols[interner("dlas_layer_begin")] = {
+          llvm::orc::ExecutorAddr::fromPtr(&dlasLayerBegin),
+          llvm::JITSymbolFlags::Exported};
+      symbols[interner("dlas_layer_end")] = {
+          llvm::orc::ExecutorAddr::fromPtr(&dlasLayerEnd),
+          llvm::JITSymbolFlags::Exported};
+      return symbols;
+    });
+  }
   // ORC materializes (runs LLVM codegen) on first lookup: do it now so that
   // the compile time includes it and the first timed run does not.
   if (auto entryFn = (*engine)->lookupPacked("_mlir_ciface_" + entryName);
@@ -639,6 +689,9 @@ int runMain() {
   for (unsigned i = 0; i < warmup; ++i)
     if (llvm::Error err = runner.run())
       return fail("run failed: " + llvm::toString(std::move(err)));
+  // The profile covers the timed runs only.
+  for (auto &samples : layerTimers.samples)
+    samples.clear();
   SmallVector<double> times;
   unsigned runs = std::max(1u, repeat.getValue());
   for (unsigned i = 0; i < runs; ++i) {
@@ -690,6 +743,32 @@ int runMain() {
                    << llvm::format("%.2f", *flops / median / 1e6)
                    << " GFLOP/s at the median";
     llvm::outs() << "\n";
+  }
+  if (profileLayers && layerNames) {
+    auto median = [](std::vector<double> v) {
+      if (v.empty())
+        return 0.0;
+      std::sort(v.begin(), v.end());
+      return v.size() % 2 ? v[v.size() / 2]
+                          : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    double total = 0;
+    size_t called = 0;
+    SmallVector<double> medians;
+    for (auto &samples : layerTimers.samples) {
+      medians.push_back(median(samples));
+      total += medians.back();
+      called += !samples.empty();
+    }
+    llvm::outs() << "profile: " << called << " layers, median of "
+                 << runs << " run(s), sum of layer medians "
+                 << llvm::format("%.3f", total) << " ms\n";
+    for (auto [id, name] : llvm::enumerate(layerNames))
+      if (!layerTimers.samples[id].empty()) // layers of the entry only
+        llvm::outs() << llvm::format("  #%-4zu %10.3f ms %5.1f%%  ", id,
+                                   medians[id],
+                                   total > 0 ? 100 * medians[id] / total : 0.0)
+                   << cast<StringAttr>(name).getValue() << "\n";
   }
   if (!expected.empty())
     llvm::outs() << (allPass ? "PASS" : "FAIL") << "\n";

@@ -19,6 +19,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Give public functions _mlir_ciface_ wrappers and a "
                      "dlas.signature attribute (needed by dlas-run)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> profileLayers{
+      *this, "profile-layers",
+      llvm::cl::desc("Time every layer through dlas_layer_begin/end hooks "
+                     "(dlas-instrument-layers; dlas-run --profile)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> foldBatchNorm{
       *this, "fold-batch-norm",
       llvm::cl::desc("Fold inference batch norms into the convolutions "

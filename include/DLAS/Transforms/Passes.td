@@ -171,4 +171,30 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
   ];
 }
 
+def InstrumentLayers : Pass<"dlas-instrument-layers", "mlir::ModuleOp"> {
+  let summary = "Time every layer call for a per-layer profile";
+  let description = [{
+    Wraps every call to a layer function (a function with `dlas.layer`, made
+    by `dlas-outline-layers`) in calls to `dlas_layer_begin(id)` and
+    `dlas_layer_end(id)`, declared as external functions that the runner
+    provides, and lists the layers in the module attribute `dlas.layers`
+    (entry `id` describes layer `id` as "<layer name>: <callee>"). dlas-run
+    --profile binds the two functions to timers and prints the per-layer
+    medians: which layer is slow, without reading IR.
+
+    Before:
+    ```mlir
+    %1 = call @main_layer0_conv2d(%0) : (tensor<...>) -> tensor<...>
+    ```
+    After:
+    ```mlir
+    %c0 = arith.constant 0 : i64
+    call @dlas_layer_begin(%c0) : (i64) -> ()
+    %1 = call @main_layer0_conv2d(%0) : (tensor<...>) -> tensor<...>
+    call @dlas_layer_end(%c0) : (i64) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // DLAS_TRANSFORMS_PASSES_TD
