@@ -113,12 +113,9 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   Value init = conv.getDpsInits()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
   auto initType = cast<RankedTensorType>(init.getType());
-  auto filterType = cast<RankedTensorType>(filter.getType());
   int64_t rank = inputType.getRank(); // 4 (dense, depthwise) or 5 (grouped)
-  int64_t hp = inputType.getDimSize(rank - 2),
-          wp = inputType.getDimSize(rank - 1);
-  int64_t oh = initType.getDimSize(rank - 2),
-          ow = initType.getDimSize(rank - 1);
+  int64_t wp = inputType.getDimSize(rank - 1);
+  int64_t ow = initType.getDimSize(rank - 1);
   Type elementType = inputType.getElementType();
   Value zero = arith::ConstantOp::create(rewriter, loc,
                                          rewriter.getZeroAttr(elementType));
@@ -145,10 +142,6 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
       rewriter, loc, padHigh(init, 0, wp - ow), flatten);
 
   MLIRContext *ctx = rewriter.getContext();
-  int64_t kh = filterType.getDimSize(filterType.getRank() - 2);
-  int64_t kw = filterType.getDimSize(filterType.getRank() - 1);
-  (void)kh;
-  (void)kw;
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps;
   SmallVector<utils::IteratorType> iterators;
@@ -206,8 +199,6 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
   Value result = tensor::ExtractSliceOp::create(rewriter, loc, initType, wide,
                                                 offsets, sizes, strides);
-  (void)hp;
-  (void)oh;
   rewriter.replaceOp(conv, result);
   return success();
 }
