@@ -51,6 +51,13 @@ bool isPointwise(linalg::Conv2DNchwFchwOp conv) {
          allOnes(convAttr(conv, "dilations"));
 }
 
+/// Body of the contraction generics: out += lhs * rhs.
+void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(
+      b, loc, arith::AddFOp::create(b, loc, args[2], product).getResult());
+}
+
 /// W[F, C] x X[N, C, H*W] -> Y[N, F, H*W] on collapsed views (no copies).
 LogicalResult rewriteAsGemm(RewriterBase &rewriter,
                             linalg::Conv2DNchwFchwOp conv) {
@@ -72,13 +79,9 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
   SmallVector<utils::IteratorType> iterators = {
       utils::IteratorType::parallel, utils::IteratorType::parallel,
       utils::IteratorType::parallel, utils::IteratorType::reduction};
-  auto gemm = linalg::GenericOp::create(
-      rewriter, loc, out.getType(), ValueRange{w, x}, out, maps, iterators,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-        linalg::YieldOp::create(
-            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
-      });
+  auto gemm =
+      linalg::GenericOp::create(rewriter, loc, out.getType(), ValueRange{w, x},
+                                out, maps, iterators, multiplyAccumulate);
   SmallVector<OpFoldResult> outputShape =
       tensor::getMixedSizes(rewriter, loc, init);
   Value result = tensor::ExpandShapeOp::create(
@@ -179,13 +182,9 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
     iterators = {par, par, par, red, red};
     break;
   }
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, out.getType(), ValueRange{x, filter}, out, maps, iterators,
-      [](OpBuilder &b, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
-        linalg::YieldOp::create(
-            b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
-      });
+  auto generic = linalg::GenericOp::create(rewriter, loc, out.getType(),
+                                           ValueRange{x, filter}, out, maps,
+                                           iterators, multiplyAccumulate);
   // [.., OH * Wp] -> [.., OH, Wp] -> the first OW columns.
   SmallVector<int64_t> wideShape(initType.getShape());
   wideShape[rank - 1] = wp;
@@ -262,8 +261,9 @@ struct SelectConvAlgorithmPass
                      " >= " + std::to_string(minDirectWidth) + ": direct rows",
                ConvAlgorithm::Direct;
       if (plane * 3 <= l1CacheBytes)
-        return why = "stride 1, output plane " + std::to_string(plane) +
-                     " B fits a third of L1: innermost loop over Ho*Wp, no copy",
+        return why =
+                   "stride 1, output plane " + std::to_string(plane) +
+                   " B fits a third of L1: innermost loop over Ho*Wp, no copy",
                ConvAlgorithm::Flat;
       if (kind != ConvKind::Dense)
         return why = "stride 1, output plane " + std::to_string(plane) +
