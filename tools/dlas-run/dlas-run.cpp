@@ -164,6 +164,16 @@ extern "C" void dlasLayerEnd(int64_t id) {
 
 namespace {
 
+/// Median of `values` (0 when empty); the caller's order is kept.
+double medianOf(ArrayRef<double> values) {
+  if (values.empty())
+    return 0.0;
+  SmallVector<double> sorted(values);
+  llvm::sort(sorted);
+  size_t mid = sorted.size() / 2;
+  return sorted.size() % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
+}
+
 /// Prints "dlas-run: error: ..." and returns the failure exit code.
 int fail(const llvm::Twine &message) {
   llvm::errs() << "dlas-run: error: " << message << "\n";
@@ -728,14 +738,11 @@ int runMain() {
       allPass = false;
   }
   if (repeat > 0) {
-    std::sort(times.begin(), times.end());
-    double median = times.size() % 2
-                        ? times[times.size() / 2]
-                        : 0.5 * (times[times.size() / 2 - 1] +
-                                 times[times.size() / 2]);
-    llvm::outs() << "time: min " << llvm::format("%.3f", times.front())
+    double median = medianOf(times);
+    llvm::outs() << "time: min "
+                 << llvm::format("%.3f", *llvm::min_element(times))
                  << " ms, median " << llvm::format("%.3f", median)
-                 << " ms, max " << llvm::format("%.3f", times.back())
+                 << " ms, max " << llvm::format("%.3f", *llvm::max_element(times))
                  << " ms (" << times.size() << " runs, " << warmup
                  << " warm-up)";
     if (flops)
@@ -745,18 +752,11 @@ int runMain() {
     llvm::outs() << "\n";
   }
   if (profileLayers && layerNames) {
-    auto median = [](std::vector<double> v) {
-      if (v.empty())
-        return 0.0;
-      std::sort(v.begin(), v.end());
-      return v.size() % 2 ? v[v.size() / 2]
-                          : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    };
     double total = 0;
     size_t called = 0;
     SmallVector<double> medians;
     for (auto &samples : layerTimers.samples) {
-      medians.push_back(median(samples));
+      medians.push_back(medianOf(samples));
       total += medians.back();
       called += !samples.empty();
     }

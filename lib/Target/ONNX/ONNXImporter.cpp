@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 
+#include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <fstream>
@@ -59,12 +60,6 @@ HostTensor HostTensor::ofFloats(ArrayRef<int64_t> shape,
   return t;
 }
 
-template <typename T>
-static void readRaw(const std::string &raw, std::vector<T> &out, size_t count) {
-  out.resize(count);
-  std::memcpy(out.data(), raw.data(), count * sizeof(T));
-}
-
 FailureOr<HostTensor>
 onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
                                 std::string &error) {
@@ -76,88 +71,63 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
     return failure();
   }
   size_t count = t.numElements();
-  const std::string &raw = tensor.raw_data();
-  auto sizeCheck = [&](size_t have) -> bool {
+  // `t` if it holds as many elements as its shape needs.
+  auto checked = [&](size_t have) -> FailureOr<HostTensor> {
     if (have == count)
-      return true;
+      return t;
     error = "tensor '" + tensor.name() + "' holds " + std::to_string(have) +
             " elements but its shape needs " + std::to_string(count);
-    return false;
+    return failure();
   };
-  switch (tensor.data_type()) {
-  case onnx::TensorProto::FLOAT:
-    t.dtype = onnx::TensorProto::FLOAT;
-    if (!raw.empty()) {
-      if (!sizeCheck(raw.size() / 4))
-        return failure();
-      readRaw(raw, t.floats, count);
-    } else {
-      if (!sizeCheck(tensor.float_data_size()))
-        return failure();
-      t.floats.assign(tensor.float_data().begin(), tensor.float_data().end());
+  try {
+    // ONNX's ParseData reads raw_data or the typed field, whichever is set.
+    switch (tensor.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      t.dtype = onnx::TensorProto::FLOAT;
+      t.floats = onnx::ParseData<float>(&tensor);
+      return checked(t.floats.size());
+    case onnx::TensorProto::DOUBLE: {
+      t.dtype = onnx::TensorProto::FLOAT;
+      std::vector<double> d = onnx::ParseData<double>(&tensor);
+      t.floats.assign(d.begin(), d.end());
+      return checked(t.floats.size());
     }
-    return t;
-  case onnx::TensorProto::DOUBLE: {
-    t.dtype = onnx::TensorProto::FLOAT;
-    std::vector<double> d;
-    if (!raw.empty()) {
-      if (!sizeCheck(raw.size() / 8))
-        return failure();
-      readRaw(raw, d, count);
-    } else {
-      if (!sizeCheck(tensor.double_data_size()))
-        return failure();
-      d.assign(tensor.double_data().begin(), tensor.double_data().end());
+    case onnx::TensorProto::INT64:
+      t.dtype = onnx::TensorProto::INT64;
+      t.ints = onnx::ParseData<int64_t>(&tensor);
+      return checked(t.ints.size());
+    case onnx::TensorProto::INT32: {
+      t.dtype = onnx::TensorProto::INT64;
+      std::vector<int32_t> v = onnx::ParseData<int32_t>(&tensor);
+      t.ints.assign(v.begin(), v.end());
+      return checked(t.ints.size());
     }
-    t.floats.assign(d.begin(), d.end());
-    return t;
+    default:
+      break;
+    }
+  } catch (const std::exception &e) {
+    error = "tensor '" + tensor.name() + "': " + e.what();
+    return failure();
   }
-  case onnx::TensorProto::INT64:
-    t.dtype = onnx::TensorProto::INT64;
-    if (!raw.empty()) {
-      if (!sizeCheck(raw.size() / 8))
-        return failure();
-      readRaw(raw, t.ints, count);
-    } else {
-      if (!sizeCheck(tensor.int64_data_size()))
-        return failure();
-      t.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-    }
-    return t;
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-  case onnx::TensorProto::BOOL: {
-    t.dtype = onnx::TensorProto::INT64;
-    if (!raw.empty()) {
-      size_t width = tensor.data_type() == onnx::TensorProto::INT32 ? 4 : 1;
-      if (!sizeCheck(raw.size() / width))
-        return failure();
-      t.ints.resize(count);
-      for (size_t i = 0; i < count; ++i) {
-        if (width == 4) {
-          int32_t v;
-          std::memcpy(&v, raw.data() + 4 * i, 4);
-          t.ints[i] = v;
-        } else if (tensor.data_type() == onnx::TensorProto::INT8) {
-          t.ints[i] = (int8_t)raw[i];
-        } else {
-          t.ints[i] = (uint8_t)raw[i];
-        }
-      }
-    } else {
-      if (!sizeCheck(tensor.int32_data_size()))
-        return failure();
-      t.ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-    }
-    return t;
-  }
-  default:
+  // One-byte types (no ParseData): raw bytes or the int32 field.
+  int32_t type = tensor.data_type();
+  if (type != onnx::TensorProto::INT8 && type != onnx::TensorProto::UINT8 &&
+      type != onnx::TensorProto::BOOL) {
     error = "tensor '" + tensor.name() + "' has ONNX data type " +
-            std::to_string(tensor.data_type()) +
+            std::to_string(type) +
             ", which is not supported (FLOAT, DOUBLE and integer types are)";
     return failure();
   }
+  t.dtype = onnx::TensorProto::INT64;
+  const std::string &raw = tensor.raw_data();
+  if (raw.empty()) {
+    t.ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+  } else {
+    for (char byte : raw)
+      t.ints.push_back(type == onnx::TensorProto::INT8 ? (int64_t)(int8_t)byte
+                                                       : (int64_t)(uint8_t)byte);
+  }
+  return checked(t.ints.size());
 }
 
 //===----------------------------------------------------------------------===//
