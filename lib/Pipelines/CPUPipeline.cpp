@@ -40,6 +40,7 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   SelectConvAlgorithmOptions convOptions;
   convOptions.algorithm = options.convAlgorithm;
   convOptions.print = options.printConvAlgorithms;
+  convOptions.microkernels = options.microkernels;
   pm.addNestedPass<func::FuncOp>(createSelectConvAlgorithm(convOptions));
   pm.addPass(createCanonicalizerPass());
   if (options.vectorizableLoopOrder)
@@ -69,6 +70,18 @@ void dlas::buildBufferizationStage(OpPassManager &pm) {
 
 void dlas::buildLoopLoweringStage(OpPassManager &pm,
                                   const CPUPipelineOptions &options) {
+  if (options.microkernels) {
+    // Contractions become packed vector microkernels; they hand their own
+    // parallel loop to OpenMP, so they go before the affine parallelizer.
+    GemmMicrokernelOptions kernelOptions;
+    kernelOptions.parallel = options.threading;
+    kernelOptions.print = options.printMicrokernels;
+    kernelOptions.packB = options.microkernelPackB;
+    kernelOptions.tiles.assign(options.microkernelTiles.begin(),
+                               options.microkernelTiles.end());
+    pm.addPass(createGemmMicrokernel(kernelOptions));
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
   if (options.threading) {
@@ -101,6 +114,9 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // Before the generic conversion: masks (of the microkernels' column
+  // tails) are materialized here, as compares of a step vector.
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

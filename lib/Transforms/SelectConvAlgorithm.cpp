@@ -44,11 +44,10 @@ SmallVector<int64_t> convAttr(Operation *op, StringRef name) {
   return llvm::to_vector(attr.getValues<int64_t>());
 }
 
+/// A 1x1 kernel (strides allowed: the input is subsampled first).
 bool isPointwise(linalg::Conv2DNchwFchwOp conv) {
   auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  return filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1 &&
-         allOnes(convAttr(conv, "strides")) &&
-         allOnes(convAttr(conv, "dilations"));
+  return filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1;
 }
 
 /// Body of the contraction generics: out += lhs * rhs.
@@ -58,11 +57,31 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
       b, loc, arith::AddFOp::create(b, loc, args[2], product).getResult());
 }
 
-/// W[F, C] x X[N, C, H*W] -> Y[N, F, H*W] on collapsed views (no copies).
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
+    return b.getIndexAttr(v);
+  });
+}
+
+/// W[F, C] x X[N, C, H*W] -> Y[N, F, H*W] on collapsed views (no copies);
+/// a strided 1x1 kernel first copies the input positions it reads
+/// (X[:, :, ::sh, ::sw], a quarter of the input at stride 2).
 LogicalResult rewriteAsGemm(RewriterBase &rewriter,
                             linalg::Conv2DNchwFchwOp conv) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  SmallVector<int64_t> strides = convAttr(conv, "strides");
+  if (!allOnes(strides)) {
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+    SmallVector<int64_t> shape = {inputType.getDimSize(0),
+                                  inputType.getDimSize(1),
+                                  initType.getDimSize(2), initType.getDimSize(3)};
+    input = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get(shape, inputType.getElementType()),
+        input, indexAttrs(rewriter, {0, 0, 0, 0}), indexAttrs(rewriter, shape),
+        indexAttrs(rewriter, {1, 1, strides[0], strides[1]}));
+  }
   Value init = conv.getOutputs()[0];
   auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
   SmallVector<ReassociationIndices> spatial = {{0}, {1}, {2, 3}};
@@ -220,7 +239,7 @@ struct SelectConvAlgorithmPass
     auto fallback = [&](ConvAlgorithm wanted) {
       // What a forced algorithm becomes where it does not apply.
       if (wanted == ConvAlgorithm::Gemm && !pointwise)
-        return why = "forced gemm needs a dense 1x1 stride-1 kernel; " +
+        return why = "forced gemm needs a dense 1x1 kernel; " +
                      std::string(dense ? "im2col" : "direct") + " instead",
                dense ? ConvAlgorithm::Im2Col : ConvAlgorithm::Direct;
       if (wanted == ConvAlgorithm::Im2Col && !dense)
@@ -240,12 +259,17 @@ struct SelectConvAlgorithmPass
       return fallback(ConvAlgorithm::Gemm);
     if (algorithm == "flat")
       return fallback(ConvAlgorithm::Flat);
+
     // Rules from measurements on AVX-512 (bench/results): the innermost
     // vectorized loop should be long and contiguous, and copies are paid
     // only where nothing else gives such a loop.
     if (pointwise)
-      return why = "1x1 stride-1 kernel: a GEMM without copies",
+      return why = unitStride ? "1x1 kernel: a GEMM without copies"
+                              : "strided 1x1 kernel: subsampled input, GEMM",
              ConvAlgorithm::Gemm;
+    if (unitStride && kind == ConvKind::Dense && microkernels)
+      return why = "stride 1, dense: flat implicit GEMM for the microkernel",
+             ConvAlgorithm::Flat;
     if (unitStride) {
       // The flat loop sweeps the whole output plane once per filter tap:
       // worth it while that plane stays in L1 next to its input rows.
@@ -325,6 +349,7 @@ struct SelectConvAlgorithmPass
         if (succeeded(rewriteFlat(rewriter, conv, kind, dilations)))
           ++numFlat;
         break;
+
       }
     }
   }

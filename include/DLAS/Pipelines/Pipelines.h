@@ -48,6 +48,24 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Reorder linalg loops so that LLVM vectorizes the "
                      "innermost one (dlas-vectorizable-loop-order)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> microkernels{
+      *this, "microkernels",
+      llvm::cl::desc("Lower GEMM-shaped contractions (matmuls, 1x1, im2col "
+                     "and flat convolutions) to packed, register-blocked "
+                     "vector microkernels (dlas-gemm-microkernel)"),
+      llvm::cl::init(true)};
+  PassOptions::ListOption<int64_t> microkernelTiles{
+      *this, "microkernel-tiles",
+      llvm::cl::desc("m0,vectors,kc,mc for every microkernel (0 keeps the "
+                     "heuristic's value)")};
+  PassOptions::Option<std::string> microkernelPackB{
+      *this, "microkernel-pack-b",
+      llvm::cl::desc("auto, always or never (dlas-gemm-microkernel pack-b)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<bool> printMicrokernels{
+      *this, "print-microkernels",
+      llvm::cl::desc("Report the microkernel chosen for each contraction"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> threading{
       *this, "threading",
       llvm::cl::desc("Run the outermost parallel loop of each loop nest on "

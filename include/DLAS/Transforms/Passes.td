@@ -123,8 +123,10 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     `depthwise_conv_2d_nchw_chw`) into the algorithm a cost model picks, or
     the one forced by `algorithm`:
 
-    * `gemm` (1x1 kernels, stride 1): the convolution is a matrix product
-      `W[F, C] x X[C, H*W]` per image, on collapsed views, with no copy;
+    * `gemm` (1x1 kernels): the convolution is a matrix product
+      `W[F, C] x X[C, H*W]` per image, on collapsed views, with no copy at
+      stride 1; at stride s the input is first subsampled (a copy of 1/s^2
+      of it);
     * `im2col`: `linalg::rewriteInIm2Col` copies the input patches into a
       `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix product;
     * `flat` (stride 1, any kind): a direct convolution over the flattened,
@@ -137,7 +139,7 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     contiguous output loop. For the direct algorithm that loop is the output
     width, 7 to 56 in ResNet-50; as a matrix product it is `Ho*Wo`, on the
     flattened domain `Ho*Wp`. The cost model is a set of rules measured with
-    the benchmark harness: `gemm` for dense 1x1 stride-1 kernels; for other
+    the benchmark harness: `gemm` for dense 1x1 kernels; for other
     stride-1 convolutions, `direct` when grouped or depthwise and at least
     `min-direct-width` wide (a vectorized row with the window unrolled
     around it: 54-73 GFLOP/s on ResNet-34's 56-wide grouped layers where
@@ -145,8 +147,13 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     fits a third of L1 (`l1-cache-bytes`; 1.2x direct on ResNet-50's 56x56
     3x3 layer, 1.9x on 28-wide grouped ones), else `im2col` (dense) or
     `direct`; `im2col` for strided dense convolutions; `direct` for strided
-    grouped and depthwise ones. Forced algorithms that do not apply to a convolution
-    fall back and say so. `print` reports each choice as a remark.
+    grouped and depthwise ones. With `microkernels` (the CPU pipeline's
+    default, where dlas-gemm-microkernel turns every dense GEMM, im2col and
+    flat contraction into a register-blocked kernel), dense stride-1
+    convolutions always go `flat`: that is an implicit GEMM whose B rows
+    are shifted views of the padded input, with no im2col copy. Forced
+    algorithms that do not apply to a convolution fall back and say so.
+    `print` reports each choice as a remark.
   }];
   let options = [
     Option<"algorithm", "algorithm", "std::string", "\"auto\"",
@@ -157,6 +164,9 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "49152",
            "L1 data cache of the target (flat is chosen while a third of it "
            "holds the output plane)">,
+    Option<"microkernels", "microkernels", "bool", "false",
+           "Contractions will become GEMM microkernels (dlas-gemm-microkernel): "
+           "dense stride-1 convolutions go flat (an implicit GEMM)">,
     Option<"print", "print", "bool", "false",
            "Report the algorithm chosen for each convolution as a remark">
   ];
@@ -195,6 +205,77 @@ def InstrumentLayers : Pass<"dlas-instrument-layers", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
+}
+
+def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
+  let summary = "Lower GEMM-shaped linalg contractions on memrefs to packed, "
+                "cache-blocked, register-blocked vector microkernels";
+  let description = [{
+    Rewrites every f32 contraction `C[.., m, .., n] += A[m, k..] * B[.., n + f(k..)]`
+    on static, contiguous memrefs (linalg.matmul, the 1x1-as-GEMM, im2col
+    and flat convolutions of dlas-select-conv-algorithm) into:
+
+    * A packed into panels `Ap[M/m0][K][m0]` (zero-padded): at compile time
+      when A is a constant global (a new global holds the packed data), at
+      run time otherwise (O(M*K) copy, against O(M*N*K) arithmetic);
+    * loops `mc` (A block of `mc` rows x `kc` in L2), `kc` (a B micro-panel
+      of `kc` rows x `n0` columns in L1), then the column tiles of `n0 =
+      vectors * vector-width` (an `scf.parallel`, which becomes an OpenMP
+      loop under threading), then the m0-row panels;
+    * a microkernel holding `m0 x vectors` accumulators in vector registers
+      across the whole `kc` loop: per k, `vectors` loads of B, `m0`
+      broadcasts of A and `m0 * vectors` vector.fma. Column tails use
+      masked loads and stores; a row tail uses a kernel with fewer rows.
+
+    B is read in place: for the flat convolution its row for tap
+    (c, kh, kw) is the padded input shifted by c*Hp*Wp + kh*Wp + kw (an
+    implicit GEMM, no im2col copy).
+
+    Parameters come from a cost model over the target (vector width and
+    register count from the host CPU unless given): among all (m0, vectors)
+    whose accumulators, B vectors and one broadcast fit in the registers,
+    the one with the fewest estimated cycles (FMA- or load-bound per k,
+    times the padded tile count); `kc` fills half of L1 with the B
+    micro-panel, `mc` half of L2 with the A block. An op can override any
+    of them with a dictionary attribute `dlas.gemm_tiles = {m0 = 8,
+    vectors = 3, kc = 128, mc = 512}` (set on the op before or after
+    bufferization; it survives one-shot bufferization).
+
+    Ops that do not fit (other element types, dynamic shapes, strided
+    layouts, a B not contiguous along n) are left alone; `print` reports
+    both the kernels chosen and why an op was left alone.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector register; 0: the host's widest">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers; 0: the host's count">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "49152",
+           "L1 data cache per core">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", "1048576",
+           "L2 cache per core">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit the column-tile loop as scf.parallel">,
+    Option<"packConstants", "pack-constants", "bool", "true",
+           "Pack constant A operands at compile time">,
+    Option<"print", "print", "bool", "false",
+           "Emit a remark per contraction with the kernel chosen">,
+    ListOption<"tiles", "tiles", "int64_t",
+           "m0,vectors,kc,mc for every contraction (0 keeps the heuristic's "
+           "value; a dlas.gemm_tiles attribute still wins)">,
+    Option<"packB", "pack-b", "std::string", "\"auto\"",
+           "Copy B into contiguous panels: auto (the heuristic), always "
+           "(where B is a plain matrix) or never">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "microkernels", "Contractions lowered to microkernels">,
+    Statistic<"numPackedConstants", "packed-constants", "A operands packed at compile time">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 #endif // DLAS_TRANSFORMS_PASSES_TD

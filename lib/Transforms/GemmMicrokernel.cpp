@@ -1,0 +1,854 @@
+//===- GemmMicrokernel.cpp - the dlas-gemm-microkernel pass ---------------===//
+//
+// Lowers GEMM-shaped contractions on memrefs to packed, cache-blocked,
+// register-blocked vector microkernels (see Passes.td for the scheme).
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_GEMMMICROKERNEL
+#include "DLAS/Transforms/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+
+namespace {
+
+/// Name of the per-op parameter override.
+constexpr llvm::StringLiteral kGemmTilesAttrName = "dlas.gemm_tiles";
+
+/// What the microkernel needs to know about the target.
+struct TargetShape {
+  int64_t vectorWidth;     // f32 lanes
+  int64_t vectorRegisters; // architectural vector registers
+  int64_t l1Bytes, l2Bytes;
+};
+
+/// The host's widest f32 vector and register count, from its CPU features.
+TargetShape hostTarget() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](StringRef f) { return features.lookup(f); };
+  if (has("avx512f"))
+    return {16, 32, 0, 0};
+  if (has("avx"))
+    return {8, 16, 0, 0};
+  return {4, 16, 0, 0}; // SSE, NEON
+}
+
+/// A contraction C[..m..n] += A[m, k...] * B[.., n + f(k...)] (see
+/// Passes.td), with the roles of its loop dimensions.
+struct Gemm {
+  mutable linalg::LinalgOp op;
+  OpOperand *a, *b, *c;
+  unsigned m, n;
+  SmallVector<unsigned> k; // reduction dims, in A's order
+  SmallVector<unsigned> batch;
+  SmallVector<int64_t> ranges;
+  int64_t sizeM, sizeN, sizeK;
+};
+
+struct KernelParams {
+  int64_t m0, vectors, kc, mc;
+  /// Copy B into contiguous column-tile panels per k block.
+  bool packB;
+};
+
+bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block &body = op->getRegion(0).front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value other = add.getLhs() == acc   ? add.getRhs()
+                : add.getRhs() == acc ? add.getLhs()
+                                      : Value();
+  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+bool isContiguousF32(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         type.getLayout().isIdentity();
+}
+
+/// Matches `op` as a Gemm; on failure `why` says what does not fit.
+FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
+  auto reject = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return reject("not a two-input, one-output op on memrefs");
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return reject("needs static f32 memrefs");
+  }
+  if (!isMultiplyAccumulate(op))
+    return reject("body is not out + lhs * rhs");
+  Gemm g;
+  g.op = op;
+  g.c = op.getDpsInitOperand(0);
+  g.ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  MLIRContext *ctx = op->getContext();
+  unsigned numLoops = op.getNumLoops();
+  AffineMap cMap = op.getMatchingIndexingMap(g.c);
+  if (!cMap.isProjectedPermutation() || cMap.getNumResults() == 0)
+    return reject("output map is not a projected permutation");
+  g.n = cMap.getDimPosition(cMap.getNumResults() - 1);
+  if (!isContiguousF32(g.c->get()))
+    return reject("output is not contiguous");
+
+  // B is the input whose last index moves with n.
+  OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
+  auto involvesN = [&](OpOperand *o) {
+    return llvm::any_of(op.getMatchingIndexingMap(o).getResults(),
+                        [&](AffineExpr e) { return e.isFunctionOfDim(g.n); });
+  };
+  if (involvesN(in0) == involvesN(in1))
+    return reject("exactly one input must run along the output's last dim");
+  g.b = involvesN(in0) ? in0 : in1;
+  g.a = g.b == in0 ? in1 : in0;
+  if (!isContiguousF32(g.b->get()))
+    return reject("the streamed input is not contiguous");
+  AffineMap bMap = op.getMatchingIndexingMap(g.b);
+  AffineExpr nExpr = getAffineDimExpr(g.n, ctx);
+  AffineExpr bLast = bMap.getResults().back();
+  AffineExpr offset = simplifyAffineExpr(bLast - nExpr, numLoops, 0);
+  if (!bLast.isFunctionOfDim(g.n) || offset.isFunctionOfDim(g.n))
+    return reject("the streamed input's last index is not n + offset");
+  for (AffineExpr e : bMap.getResults().drop_back())
+    if (e.isFunctionOfDim(g.n))
+      return reject("the streamed input moves with n in an outer dim");
+
+  // A: one parallel dim (m) and every reduction dim, once each.
+  AffineMap aMap = op.getMatchingIndexingMap(g.a);
+  if (!aMap.isProjectedPermutation())
+    return reject("the packed input's map is not a projected permutation");
+  std::optional<unsigned> m;
+  for (unsigned p = 0; p < aMap.getNumResults(); ++p) {
+    unsigned d = aMap.getDimPosition(p);
+    if (iterators[d] == utils::IteratorType::reduction) {
+      g.k.push_back(d);
+    } else if (m) {
+      return reject("the packed input has more than one parallel dim");
+    } else {
+      m = d;
+    }
+  }
+  if (!m || !cMap.isFunctionOfDim(*m) || bMap.isFunctionOfDim(*m))
+    return reject("no m dim shared by the packed input and the output only");
+  g.m = *m;
+  if (g.k.size() != op.getNumReductionLoops() || g.k.empty())
+    return reject("the packed input must hold every reduction dim");
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (iterators[d] != utils::IteratorType::parallel || d == g.m || d == g.n)
+      continue;
+    if (!cMap.isFunctionOfDim(d))
+      return reject("a parallel dim missing from the output");
+    g.batch.push_back(d);
+  }
+  g.sizeM = g.ranges[g.m];
+  g.sizeN = g.ranges[g.n];
+  g.sizeK = 1;
+  for (unsigned d : g.k)
+    g.sizeK *= g.ranges[d];
+  return g;
+}
+
+bool shouldPackB(const Gemm &g, const KernelParams &p, const TargetShape &t);
+
+/// The heuristic: the register tile with the fewest estimated cycles per
+/// unit of k over the whole (padded) problem. Per k a tile of m0 rows and
+/// `vectors` vectors issues m0 * vectors FMAs and m0 + vectors loads; with
+/// two FMA and two load ports it takes the larger half of either. Ties go
+/// to fewer loads per FMA.
+KernelParams chooseParams(const Gemm &g, const TargetShape &t) {
+  KernelParams best{1, 1, 1, 1, false};
+  double bestCost = -1, bestLoadRatio = 0;
+  for (int64_t vectors = 1; vectors <= 4; ++vectors) {
+    for (int64_t m0 = 1; m0 <= 16; ++m0) {
+      if (m0 * vectors + vectors + 1 > t.vectorRegisters)
+        break;
+      double tiles = llvm::divideCeil(g.sizeN, vectors * t.vectorWidth) *
+                     llvm::divideCeil(g.sizeM, m0);
+      double cycles = std::max(m0 * vectors, m0 + vectors) / 2.0;
+      double cost = tiles * cycles;
+      double loadRatio = double(m0 + vectors) / double(m0 * vectors);
+      if (bestCost < 0 || cost < bestCost * 0.999 ||
+          (cost <= bestCost * 1.001 && loadRatio < bestLoadRatio)) {
+        best.m0 = m0;
+        best.vectors = vectors;
+        bestCost = cost;
+        bestLoadRatio = loadRatio;
+      }
+    }
+  }
+  // The B micro-panel (kc rows of n0 floats) fills half of L1; the A block
+  // (mc rows of kc floats) half of L2.
+  int64_t n0 = best.vectors * t.vectorWidth;
+  best.kc = std::clamp<int64_t>(t.l1Bytes / 2 / (n0 * 4), 16, g.sizeK);
+  best.mc = std::max<int64_t>(best.m0, (t.l2Bytes / 2 / (best.kc * 4)) /
+                                           best.m0 * best.m0);
+  best.packB = shouldPackB(g, best, t);
+  return best;
+}
+
+/// Copying B into contiguous panels was measured (bench/results) to cost
+/// more than it saves on this target up to 2048^3 (the copy is per k block
+/// and the hardware prefetcher streams B's rows well), so the heuristic
+/// reads B in place; `pack-b=always` or `pack_b = true` turn it on.
+bool shouldPackB(const Gemm &, const KernelParams &, const TargetShape &) {
+  return false;
+}
+
+/// Applies a `dlas.gemm_tiles` override; fails on a malformed one.
+LogicalResult applyOverride(linalg::LinalgOp op, KernelParams &p) {
+  auto dict = op->getAttrOfType<DictionaryAttr>(kGemmTilesAttrName);
+  if (!op->hasAttr(kGemmTilesAttrName))
+    return success();
+  if (!dict)
+    return op->emitError() << "'" << kGemmTilesAttrName
+                           << "' must be a dictionary";
+  for (NamedAttribute entry : dict) {
+    auto value = dyn_cast<IntegerAttr>(entry.getValue());
+    StringRef key = entry.getName().getValue();
+    if (key == "pack_b") {
+      auto flag = dyn_cast<BoolAttr>(entry.getValue());
+      if (!flag)
+        return op->emitError() << "'" << kGemmTilesAttrName
+                               << "' entry 'pack_b' must be a bool";
+      p.packB = flag.getValue();
+      continue;
+    }
+    int64_t *slot = key == "m0"        ? &p.m0
+                    : key == "vectors" ? &p.vectors
+                    : key == "kc"      ? &p.kc
+                    : key == "mc"      ? &p.mc
+                                       : nullptr;
+    if (!slot)
+      return op->emitError() << "'" << kGemmTilesAttrName << "' has unknown key '"
+                             << key << "' (expected m0, vectors, kc, mc, pack_b)";
+    if (!value || value.getInt() < 1)
+      return op->emitError() << "'" << kGemmTilesAttrName << "' entry '" << key
+                             << "' must be a positive integer";
+    *slot = value.getInt();
+  }
+  return success();
+}
+
+/// The constant data behind `v` (through reshapes of a constant global), in
+/// row-major order of `v`'s shape; empty when there is none.
+std::vector<float> constantData(Value v, SymbolTableCollection &symbols) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      v = collapse.getSrc();
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      v = expand.getSrc();
+    else
+      break;
+    if (!isContiguousF32(v))
+      return {};
+  }
+  auto getGlobal = v.getDefiningOp<memref::GetGlobalOp>();
+  if (!getGlobal)
+    return {};
+  auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return {};
+  Attribute init = *global.getInitialValue();
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(init)) {
+    auto values = dense.getValues<float>();
+    return std::vector<float>(values.begin(), values.end());
+  }
+  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(init)) {
+    std::optional<ArrayRef<float>> values = resource.tryGetAsArrayRef();
+    if (values)
+      return std::vector<float>(values->begin(), values->end());
+  }
+  return {};
+}
+
+/// Emits the microkernel nest for one Gemm.
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
+                int64_t vectorWidth, bool parallel)
+      : b(b), loc(g.op.getLoc()), g(g), p(p), vw(vectorWidth),
+        parallel(parallel), vecType(VectorType::get({vw}, b.getF32Type())) {}
+
+  /// Copies A into panels at run time: per panel and k, the m0 values of
+  /// a column of A become one contiguous vector store (rows past M zero).
+  Value packAtRunTime() {
+    auto type = packedType();
+    Value packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+    auto panelType = VectorType::get({p.m0}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    auto packPanels = [&](Value lb, Value ub, int64_t rows) {
+      loop(lb, ub, 1, [&](Value panel) {
+        Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
+        loopNest(g.k, 0, [&](ArrayRef<Value> ks) {
+          SmallVector<Value> dims = dimValues();
+          for (auto [d, v] : llvm::zip(g.k, ks))
+            dims[d] = v;
+          SmallVector<Value> column;
+          for (int64_t i = 0; i < p.m0; ++i) {
+            if (i >= rows) {
+              column.push_back(zero);
+              continue;
+            }
+            dims[g.m] = add(rowBase, i);
+            column.push_back(memref::LoadOp::create(b, loc, g.a->get(),
+                                                    indices(aMap, dims)));
+          }
+          Value v = vector::FromElementsOp::create(b, loc, panelType, column);
+          vector::StoreOp::create(b, loc, v, packed,
+                                  ValueRange{panel, linearK(ks), index(0)});
+        });
+      });
+    };
+    int64_t fullPanels = g.sizeM / p.m0;
+    packPanels(index(0), index(fullPanels), p.m0);
+    if (g.sizeM % p.m0 != 0)
+      packPanels(index(fullPanels), index(fullPanels + 1), g.sizeM % p.m0);
+    return packed;
+  }
+
+  MemRefType packedType() const {
+    return MemRefType::get(
+        {static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)), g.sizeK, p.m0},
+        b.getF32Type());
+  }
+
+  /// The whole nest, reading A from `packed`.
+  void emit(Value packed) {
+    ap = packed;
+    int64_t n0 = p.vectors * vw;
+    int64_t tiles = llvm::divideCeil(g.sizeN, n0);
+    // kc counts k values; the blocked loop is the outermost k dim.
+    int64_t inner = g.sizeK / g.ranges[g.k[0]];
+    int64_t kcOuter = std::max<int64_t>(1, p.kc / inner);
+    if (p.packB)
+      bp = memref::AllocOp::create(
+          b, loc, MemRefType::get({tiles, kcOuter, n0}, b.getF32Type()),
+          b.getI64IntegerAttr(64));
+    loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
+      batchValues.assign(batchIvs.begin(), batchIvs.end());
+      Value kEnd = index(g.ranges[g.k[0]]);
+      loop(index(0), kEnd, kcOuter, [&](Value kc) {
+        Value kcEnd = min(add(kc, kcOuter), kEnd);
+        if (p.packB)
+          packBlockOfB(kc, kcEnd, tiles);
+        int64_t fullPanels = g.sizeM / p.m0;
+        if (fullPanels > 0)
+          emitPanels(0, fullPanels, p.m0, kc, kcEnd);
+        if (g.sizeM % p.m0 != 0)
+          emitPanels(fullPanels, 1, g.sizeM % p.m0, kc, kcEnd);
+      });
+    });
+    if (p.packB)
+      memref::DeallocOp::create(b, loc, bp);
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  void loop(int64_t lb, int64_t ub, function_ref<void(Value)> body) {
+    loop(index(lb), index(ub), 1, body);
+  }
+  void loop(Value lb, Value ub, int64_t step, function_ref<void(Value)> body) {
+    scf::ForOp::create(b, loc, lb, ub, index(step), ValueRange{},
+                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPointToStart(nested.getBlock());
+                         body(iv);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  /// Full-range loops over `dims` (from position `from`), body gets the ivs.
+  void loopNest(ArrayRef<unsigned> dims, unsigned from,
+                function_ref<void(ArrayRef<Value>)> body,
+                SmallVector<Value> ivs = {}) {
+    if (from == dims.size())
+      return body(ivs);
+    loop(0, g.ranges[dims[from]], [&](Value iv) {
+      SmallVector<Value> next = ivs;
+      next.push_back(iv);
+      loopNest(dims, from + 1, body, next);
+    });
+  }
+
+  /// One value per loop dim: the batch ivs where known, 0 elsewhere.
+  SmallVector<Value> dimValues() {
+    SmallVector<Value> dims(g.ranges.size(), index(0));
+    for (auto [d, v] : llvm::zip(g.batch, batchValues))
+      dims[d] = v;
+    return dims;
+  }
+
+  SmallVector<Value> indices(AffineMap map, ArrayRef<Value> dims) {
+    SmallVector<Value> result;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        result.push_back(dims[d.getPosition()]);
+        continue;
+      }
+      result.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, e), dims));
+    }
+    return result;
+  }
+
+  /// k index into the packed panel: the k ivs linearized in A's order.
+  Value linearK(ArrayRef<Value> ks) {
+    Value lin = ks[0];
+    for (unsigned i = 1; i < ks.size(); ++i) {
+      lin = arith::MulIOp::create(b, loc, lin, index(g.ranges[g.k[i]]));
+      lin = arith::AddIOp::create(b, loc, lin, ks[i]);
+    }
+    return lin;
+  }
+
+  Value add(Value v, int64_t c) {
+    return c == 0 ? v : arith::AddIOp::create(b, loc, v, index(c)).getResult();
+  }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+
+  /// Panels [first, first + count) of `rows` rows each, blocked for cache.
+  /// Runs `body(tile)` over the column tiles, in parallel when asked.
+  void forEachTile(int64_t tiles, function_ref<void(Value)> body) {
+    if (!parallel || tiles == 1)
+      return loop(0, tiles, body);
+    scf::ParallelOp::create(b, loc, ValueRange{index(0)},
+                            ValueRange{index(tiles)}, ValueRange{index(1)},
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              OpBuilder::InsertionGuard guard(b);
+                              b.setInsertionPointToStart(nested.getBlock());
+                              body(ivs[0]);
+                            });
+  }
+
+  /// Copies rows [kc, kcEnd) of B into column-tile panels Bp[tile][k][n0],
+  /// zero past N, so that the kernels stream it contiguously.
+  void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
+    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
+    int64_t n0 = p.vectors * vw;
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    forEachTile(tiles, [&](Value tile) {
+      Value col = arith::MulIOp::create(b, loc, tile, index(n0));
+      loop(kc, kcEnd, 1, [&](Value k) {
+        SmallVector<Value> dims = dimValues();
+        dims[g.k[0]] = k;
+        Value row = arith::SubIOp::create(b, loc, k, kc);
+        for (int64_t j = 0; j < p.vectors; ++j) {
+          dims[g.n] = add(col, j * vw);
+          Value v;
+          if (g.sizeN % n0 == 0) {
+            v = vector::LoadOp::create(b, loc, vecType, g.b->get(),
+                                       indices(bMap, dims));
+          } else {
+            Value left = arith::SubIOp::create(b, loc, index(g.sizeN), dims[g.n]);
+            Value mask = vector::CreateMaskOp::create(
+                b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
+            v = vector::MaskedLoadOp::create(b, loc, vecType, g.b->get(),
+                                             indices(bMap, dims), mask, zeros);
+          }
+          vector::StoreOp::create(b, loc, v, bp,
+                                  ValueRange{tile, row, index(j * vw)});
+        }
+      });
+    });
+  }
+
+  /// Panels [first, first + count) of `rows` rows each, blocked for L2, over
+  /// k block [kc, kcEnd).
+  void emitPanels(int64_t first, int64_t count, int64_t rows, Value kc,
+                  Value kcEnd) {
+    int64_t panelsPerBlock = std::max<int64_t>(1, p.mc / p.m0);
+    int64_t n0 = p.vectors * vw;
+    int64_t tiles = llvm::divideCeil(g.sizeN, n0);
+    Value end = index(first + count);
+    loop(index(first), end, panelsPerBlock, [&](Value mc) {
+      Value mcEnd = min(add(mc, panelsPerBlock), end);
+      forEachTile(tiles, [&](Value tile) {
+        Value col = arith::MulIOp::create(b, loc, tile, index(n0));
+        auto panelsLoop = [&](bool masked) {
+          loop(mc, mcEnd, 1, [&](Value panel) {
+            emitKernel(panel, tile, col, kc, kcEnd, rows, masked);
+          });
+        };
+        if (g.sizeN % n0 == 0)
+          return panelsLoop(false);
+        Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                           add(col, n0), index(g.sizeN));
+        scf::IfOp::create(
+            b, loc, full,
+            [&](OpBuilder &nested, Location) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(nested.getBlock());
+              panelsLoop(false);
+              scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &nested, Location) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(nested.getBlock());
+              panelsLoop(true);
+              scf::YieldOp::create(b, loc);
+            });
+      });
+    });
+  }
+
+  /// rows x vectors accumulators over k in [kcLo, kcHi) of the outer k dim.
+  void emitKernel(Value panel, Value tile, Value col, Value kcLo, Value kcHi,
+                  int64_t rows, bool masked) {
+    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
+    AffineMap cMap = g.op.getMatchingIndexingMap(g.c);
+    SmallVector<Value> cols, masks;
+    for (int64_t j = 0; j < p.vectors; ++j) {
+      cols.push_back(add(col, j * vw));
+      if (masked) {
+        Value left = arith::SubIOp::create(b, loc, index(g.sizeN), cols[j]);
+        masks.push_back(vector::CreateMaskOp::create(
+            b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left}));
+      }
+    }
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    auto load = [&](Value base, ArrayRef<Value> idx, int64_t j) -> Value {
+      if (masked)
+        return vector::MaskedLoadOp::create(b, loc, vecType, base, idx,
+                                            masks[j], zeros);
+      return vector::LoadOp::create(b, loc, vecType, base, idx);
+    };
+    Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
+    auto cIndices = [&](int64_t i, int64_t j) {
+      SmallVector<Value> dims = dimValues();
+      dims[g.m] = add(rowBase, i);
+      dims[g.n] = cols[j];
+      return indices(cMap, dims);
+    };
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < p.vectors; ++j)
+        acc.push_back(load(g.c->get(), cIndices(i, j), j));
+    prefetchNextTileOfC(rowBase, cols, cMap);
+
+    // The k loops carry the accumulators in registers.
+    std::function<SmallVector<Value>(unsigned, SmallVector<Value>,
+                                     ValueRange)>
+        kLoop = [&](unsigned level, SmallVector<Value> ks,
+                    ValueRange carried) -> SmallVector<Value> {
+      if (level == g.k.size())
+        return fmaStep(panel, tile, kcLo, cols, ks, carried, rows, bMap, load);
+      if (level > 0 && innerTaps(level) <= kMaxUnrolledTaps) {
+        // Small windows (3x3, 7x7 rows) unroll: constant tap offsets fold
+        // into the addresses and no loop carries the accumulators.
+        SmallVector<Value> acc(carried.begin(), carried.end());
+        for (int64_t t = 0; t < g.ranges[g.k[level]]; ++t) {
+          SmallVector<Value> next = ks;
+          next.push_back(index(t));
+          acc = kLoop(level + 1, next, acc);
+        }
+        return acc;
+      }
+      Value lb = level == 0 ? kcLo : index(0);
+      Value ub = level == 0 ? kcHi : index(g.ranges[g.k[level]]);
+      auto forOp = scf::ForOp::create(
+          b, loc, lb, ub, index(1), carried,
+          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(nested.getBlock());
+            SmallVector<Value> next = ks;
+            next.push_back(iv);
+            scf::YieldOp::create(b, loc, kLoop(level + 1, next, args));
+          });
+      return SmallVector<Value>(forOp.getResults());
+    };
+    acc = kLoop(0, {}, acc);
+
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < p.vectors; ++j) {
+        Value v = acc[i * p.vectors + j];
+        if (masked)
+          vector::MaskedStoreOp::create(b, loc, g.c->get(), cIndices(i, j),
+                                        masks[j], v);
+        else
+          vector::StoreOp::create(b, loc, v, g.c->get(), cIndices(i, j));
+      }
+    }
+  }
+
+  /// Taps of the k dims from `level` inward.
+  int64_t innerTaps(unsigned level) const {
+    int64_t taps = 1;
+    for (unsigned i = level; i < g.k.size(); ++i)
+      taps *= g.ranges[g.k[i]];
+    return taps;
+  }
+  static constexpr int64_t kMaxUnrolledTaps = 16;
+
+  /// The next panel's C tile (rows far apart, rarely in cache) is fetched
+  /// while this kernel computes; rows clamp to the last one.
+  void prefetchNextTileOfC(Value rowBase, ArrayRef<Value> cols, AffineMap cMap) {
+    Value lastRow = index(g.sizeM - 1);
+    for (int64_t i = 0; i < p.m0; ++i) {
+      SmallVector<Value> dims = dimValues();
+      dims[g.m] = min(add(rowBase, p.m0 + i), lastRow);
+      for (int64_t j = 0; j < p.vectors; ++j) {
+        // Columns clamp too: past N the tile may run off the row.
+        dims[g.n] = min(cols[j], index(g.sizeN - 1));
+        memref::PrefetchOp::create(b, loc, g.c->get(), indices(cMap, dims),
+                                   /*isWrite=*/true, /*localityHint=*/3,
+                                   /*isDataCache=*/true);
+      }
+    }
+  }
+
+  /// One k step: `vectors` loads of B, `rows` broadcasts of A, the FMAs.
+  SmallVector<Value>
+  fmaStep(Value panel, Value tile, Value kcLo, ArrayRef<Value> cols,
+          ArrayRef<Value> ks,
+          ValueRange carried, int64_t rows, AffineMap bMap,
+          function_ref<Value(Value, ArrayRef<Value>, int64_t)> load) {
+    SmallVector<Value> dims = dimValues();
+    for (auto [d, v] : llvm::zip(g.k, ks))
+      dims[d] = v;
+    SmallVector<Value> bs;
+    if (p.packB) {
+      // Packed panels are zero-padded: no masks needed.
+      Value row = arith::SubIOp::create(b, loc, ks[0], kcLo);
+      for (int64_t j = 0; j < p.vectors; ++j)
+        bs.push_back(vector::LoadOp::create(
+            b, loc, vecType, bp, ValueRange{tile, row, index(j * vw)}));
+    }
+    for (int64_t j = 0; j < p.vectors && !p.packB; ++j) {
+      dims[g.n] = cols[j];
+      bs.push_back(load(g.b->get(), indices(bMap, dims), j));
+    }
+    Value kLin = linearK(ks);
+    SmallVector<Value> result(carried.begin(), carried.end());
+    for (int64_t i = 0; i < rows; ++i) {
+      Value a = memref::LoadOp::create(b, loc, ap,
+                                       ValueRange{panel, kLin, index(i)});
+      Value splat = vector::BroadcastOp::create(b, loc, vecType, a);
+      for (int64_t j = 0; j < p.vectors; ++j) {
+        Value &acc = result[i * p.vectors + j];
+        acc = vector::FMAOp::create(b, loc, splat, bs[j], acc);
+      }
+    }
+    return result;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const Gemm &g;
+  const KernelParams &p;
+  int64_t vw;
+  bool parallel;
+  VectorType vecType;
+  Value ap, bp;
+  SmallVector<Value> batchValues;
+};
+
+struct GemmMicrokernelPass
+    : dlas::impl::GemmMicrokernelBase<GemmMicrokernelPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *) override {
+    if (packB != "auto" && packB != "always" && packB != "never")
+      return failure();
+    if (tiles.size() > 4)
+      return failure();
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetShape target = hostTarget();
+    if (vectorWidth > 0)
+      target.vectorWidth = vectorWidth;
+    if (vectorRegisters > 0)
+      target.vectorRegisters = vectorRegisters;
+    target.l1Bytes = l1CacheBytes;
+    target.l2Bytes = l2CacheBytes;
+
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op.getNumReductionLoops() > 0)
+        ops.push_back(op);
+    });
+    SymbolTableCollection symbols;
+    SymbolTable moduleSymbols(module);
+    // One packed global per (source global, panel height).
+    llvm::StringMap<memref::GlobalOp> packedGlobals;
+    for (linalg::LinalgOp op : ops) {
+      std::string why;
+      FailureOr<Gemm> gemm = matchGemm(op, why);
+      if (failed(gemm)) {
+        if (print && op.hasPureBufferSemantics())
+          op->emitRemark() << "no microkernel: " << why;
+        continue;
+      }
+      KernelParams params = chooseParams(*gemm, target);
+      int64_t *slots[] = {&params.m0, &params.vectors, &params.kc, &params.mc};
+      for (auto [slot, value] : llvm::zip(slots, tiles))
+        if (value > 0)
+          *slot = value;
+      bool plainB = gemm->k.size() == 1 &&
+                    op.getMatchingIndexingMap(gemm->b).isProjectedPermutation();
+      if (packB == "always")
+        params.packB = plainB;
+      else if (packB == "never")
+        params.packB = false;
+      if (failed(applyOverride(op, params)))
+        return signalPassFailure();
+      if (params.packB && !plainB)
+        params.packB = false; // shifted or multi-dim rows: read in place
+      if (params.m0 * params.vectors + params.vectors + 1 >
+          target.vectorRegisters)
+        op->emitWarning() << "the " << params.m0 << "x" << params.vectors
+                          << " register tile needs more than the "
+                          << target.vectorRegisters << " vector registers";
+
+      OpBuilder b(op);
+      KernelEmitter emitter(b, *gemm, params, target.vectorWidth, parallel);
+      Value packed;
+      bool packedNow = false;
+      if (packConstants) {
+        std::vector<float> data = constantData(gemm->a->get(), symbols);
+        if (!data.empty()) {
+          packed = packedConstant(b, moduleSymbols, packedGlobals, *gemm,
+                                  params, emitter.packedType(), data);
+          packedNow = true;
+          ++numPackedConstants;
+        }
+      }
+      if (!packed)
+        packed = emitter.packAtRunTime();
+      emitter.emit(packed);
+      if (!packedNow)
+        memref::DeallocOp::create(b, op.getLoc(), packed);
+      if (print)
+        op->emitRemark() << "microkernel " << params.m0 << "x"
+                         << params.vectors * target.vectorWidth << " (m0="
+                         << params.m0 << ", vectors=" << params.vectors
+                         << ", kc=" << params.kc << ", mc=" << params.mc
+                         << (params.packB ? ", B packed" : "")
+                         << ") for M=" << gemm->sizeM << " N=" << gemm->sizeN
+                         << " K=" << gemm->sizeK << ", A packed "
+                         << (packedNow ? "at compile time" : "at run time");
+      op->erase();
+      ++numKernels;
+    }
+    eraseUnusedPrivateGlobals(module);
+  }
+
+  /// A private constant global holding A's panels.
+  Value packedConstant(OpBuilder &b, SymbolTable &moduleSymbols,
+                       llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
+                       const KernelParams &p, MemRefType type,
+                       const std::vector<float> &data) {
+    auto source = cast<MemRefType>(g.a->get().getType());
+    Location loc = g.op.getLoc();
+    // Key by the source global (through its reshapes) and panel height.
+    Value root = g.a->get();
+    while (Operation *def = root.getDefiningOp()) {
+      if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
+        root = c.getSrc();
+      else if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
+        root = e.getSrc();
+      else
+        break;
+    }
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << cast<memref::GetGlobalOp>(root.getDefiningOp()).getName() << "/"
+       << source << "/" << g.op.getMatchingIndexingMap(g.a) << "/" << p.m0;
+    memref::GlobalOp &global = cache[key];
+    if (!global) {
+      std::vector<float> packed(type.getNumElements(), 0.0f);
+      AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+      ArrayRef<int64_t> shape = source.getShape();
+      SmallVector<int64_t> strides(shape.size(), 1);
+      for (int64_t i = shape.size() - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * shape[i + 1];
+      // Position in A's shape of m and of each k dim.
+      unsigned mPos = *aMap.getResultPosition(getAffineDimExpr(g.m, b.getContext()));
+      SmallVector<unsigned> kPos;
+      for (unsigned d : g.k)
+        kPos.push_back(*aMap.getResultPosition(getAffineDimExpr(d, b.getContext())));
+      for (int64_t m = 0; m < g.sizeM; ++m) {
+        for (int64_t kl = 0; kl < g.sizeK; ++kl) {
+          int64_t offset = m * strides[mPos], rest = kl;
+          for (int64_t i = g.k.size() - 1; i >= 0; --i) {
+            int64_t extent = g.ranges[g.k[i]];
+            offset += (rest % extent) * strides[kPos[i]];
+            rest /= extent;
+          }
+          packed[((m / p.m0) * g.sizeK + kl) * p.m0 + m % p.m0] = data[offset];
+        }
+      }
+      auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
+      auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
+          ArrayRef<float>(packed));
+      auto value = DenseResourceElementsAttr::get(tensorType, "dlas_packed",
+                                                  std::move(blob));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&moduleSymbols.getOp()->getRegion(0).front());
+      global = memref::GlobalOp::create(
+          b, loc, "dlas_packed", b.getStringAttr("private"), type, value,
+          /*constant=*/true, b.getI64IntegerAttr(64));
+      moduleSymbols.insert(global);
+    }
+    return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+  }
+
+  /// Globals whose every reader was replaced by a packed copy.
+  void eraseUnusedPrivateGlobals(ModuleOp module) {
+    // The reshaped views of replaced operands are dead now; users come
+    // after their operands, so the reverse order frees chains.
+    SmallVector<Operation *> views;
+    module.walk([&](Operation *op) {
+      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
+              memref::GetGlobalOp>(op))
+        views.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(views))
+      if (op->use_empty())
+        op->erase();
+    llvm::DenseSet<StringRef> used;
+    module.walk([&](memref::GetGlobalOp op) { used.insert(op.getName()); });
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.isPrivate() && !used.contains(global.getSymName()))
+        global.erase();
+  }
+};
+} // namespace
