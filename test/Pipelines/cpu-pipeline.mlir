@@ -7,6 +7,11 @@
 // RUN: dlas-opt %s --dlas-cpu-pipeline="outline-layers=false" | FileCheck %s --check-prefix=INLINE
 // RUN: dlas-opt %s --dlas-cpu-pipeline | FileCheck %s --check-prefix=THREADS
 // RUN: dlas-opt %s --dlas-cpu-pipeline="threading=false" | FileCheck %s --check-prefix=NOTHREADS
+// RUN: dlas-opt %s --dlas-cpu-pipeline="microkernels=false lower-to-llvm=false" | FileCheck %s --check-prefix=NOMICRO
+// RUN: dlas-opt %s --dlas-cpu-pipeline="print-microkernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+
+// NOMICRO-NOT: vector.fma
+// PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} (m0={{[0-9]+}}, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) for M=4 N=80 K=27, A packed at run time
 
 // LLVM-NOT: nn.
 // LLVM-NOT: linalg.
@@ -27,12 +32,13 @@
 // IR: define void @_mlir_ciface_main(ptr
 // IR: ; Function Attrs: noinline
 // IR-NEXT: define {{.*}} @main_layer0_conv2d(
-// IR: fmul float
-// IR: fadd float
+// The convolution runs as a vector microkernel.
+// IR: call <{{[0-9]+}} x float> @llvm.fmuladd.v{{[0-9]+}}f32(
 
 // LOOPS: func.func @main(%{{.*}}: memref<1x3x8x8xf32>, %{{.*}}: memref<4x3x3x3xf32>) -> memref<1x4x3x3xf32>
 // LOOPS: memref.alloc
 // LOOPS: cf.cond_br
+// LOOPS: vector.fma
 // LOOPS-NOT: linalg.
 // LOOPS: return
 

@@ -1,0 +1,92 @@
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32" | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel=false tiles=4,1,8,8" | FileCheck %s --check-prefix=FORCED
+
+// A runtime A is packed into panels, the column tiles run in parallel and
+// the kernel keeps its accumulators in registers across the k loop.
+// CHECK-LABEL: func @matmul
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x300x{{[0-9]+}}xf32>
+// CHECK: vector.from_elements
+// CHECK: scf.parallel
+// CHECK: vector.load %arg2
+// CHECK: scf.for {{.*}} iter_args(
+// CHECK: memref.load %[[AP]]
+// CHECK: vector.broadcast
+// CHECK: vector.fma
+// Column tail (170 is not a multiple of the tile): masked loads and stores.
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload
+// CHECK: vector.maskedstore
+// CHECK: memref.dealloc %[[AP]]
+// CHECK-NOT: linalg.matmul
+// PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} {{.*}} for M=200 N=170 K=300, A packed at run time
+// FORCED-LABEL: func @matmul
+// FORCED: memref.alloc() {alignment = 64 : i64} : memref<50x300x4xf32>
+// FORCED-NOT: scf.parallel
+// FORCED: vector.fma
+func.func @matmul(%a: memref<200x300xf32>, %b: memref<300x170xf32>, %c: memref<200x170xf32>) {
+  linalg.matmul ins(%a, %b : memref<200x300xf32>, memref<300x170xf32>) outs(%c : memref<200x170xf32>)
+  return
+}
+
+// -----
+
+// A constant A is packed at compile time into a new global; the original
+// global goes when nothing else reads it.
+// CHECK: memref.global "private" constant @dlas_packed : memref<{{[0-9]+}}x8x{{[0-9]+}}xf32> = dense_resource<dlas_packed
+// CHECK-NOT: @weights
+// CHECK-LABEL: func @constant_weights
+// CHECK: memref.get_global @dlas_packed
+// CHECK-NOT: memref.alloc
+// CHECK: vector.fma
+// PRINT: remark: microkernel {{.*}} for M=16 N=64 K=8, A packed at compile time
+memref.global "private" constant @weights : memref<16x8xf32> = dense<1.0>
+func.func @constant_weights(%x: memref<8x64xf32>, %y: memref<16x64xf32>) {
+  %w = memref.get_global @weights : memref<16x8xf32>
+  linalg.matmul ins(%w, %x : memref<16x8xf32>, memref<8x64xf32>) outs(%y : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// The flat convolution: B's last index is n plus a tap offset; the 3x3
+// window unrolls inside the kernel.
+// CHECK-LABEL: func @flat_conv
+// CHECK: vector.fma
+// CHECK-NOT: linalg.generic
+// PRINT: remark: microkernel {{.*}} for M=8 N=80 K=36, A packed at run time
+#x = affine_map<(n, f, p, c, kh, kw) -> (n, c, p + kh * 10 + kw)>
+#w = affine_map<(n, f, p, c, kh, kw) -> (f, c, kh, kw)>
+#y = affine_map<(n, f, p, c, kh, kw) -> (n, f, p)>
+func.func @flat_conv(%x: memref<1x4x110xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x80xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x4x110xf32>, memref<8x4x3x3xf32>) outs(%y : memref<1x8x80xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A per-op override wins over the heuristic and the pass options.
+// PRINT: remark: microkernel 2x32 (m0=2, vectors=2, kc=16, mc=4, B packed) for M=16 N=64 K=32
+func.func @override(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 2, vectors = 2, kc = 16, mc = 4, pack_b = true}}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// What does not fit is left alone, and print says why.
+// CHECK-LABEL: func @not_f32
+// CHECK: linalg.matmul
+// PRINT: remark: no microkernel: needs static f32 memrefs
+func.func @not_f32(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
+  return
+}
