@@ -21,7 +21,7 @@
 // IM2COL: linalg.generic
 // FORCEFLAT: remark: convolution algorithm: flat (forced)
 func.func @pointwise(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x1x1xf32>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
-  // expected-remark @+1 {{convolution algorithm: gemm (1x1 stride-1 kernel: a GEMM without copies)}}
+  // expected-remark @+1 {{convolution algorithm: gemm (1x1 kernel: a GEMM without copies)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x7x7xf32>, tensor<16x8x1x1xf32>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
@@ -96,4 +96,18 @@ func.func @large_plane(%x: tensor<1x2x114x114xf32>, %w: tensor<2x3x3xf32>, %o: t
   // expected-remark @+1 {{convolution algorithm: im2col (stride 1, output plane 51072 B too large for L1: im2col)}}
   %1 = linalg.conv_2d_nchw_fchw ins(%x, %dw : tensor<1x2x114x114xf32>, tensor<2x2x3x3xf32>) outs(%o : tensor<1x2x112x112xf32>) -> tensor<1x2x112x112xf32>
   return %0, %1 : tensor<1x2x112x112xf32>, tensor<1x2x112x112xf32>
+}
+
+// -----
+
+// A strided 1x1 kernel reads every second position: the input is
+// subsampled (a strided extract_slice), then it is a GEMM.
+// AUTO-LABEL: func @pointwise_strided
+// AUTO: %[[S:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 8, 4, 4] [1, 1, 2, 2] : tensor<1x8x7x7xf32> to tensor<1x8x4x4xf32>
+// AUTO: tensor.collapse_shape %[[S]] {{\[\[}}0], [1], [2, 3]] : tensor<1x8x4x4xf32> into tensor<1x8x16xf32>
+// AUTO: linalg.generic
+func.func @pointwise_strided(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x1x1xf32>, %o: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  // expected-remark @+1 {{convolution algorithm: gemm (strided 1x1 kernel: subsampled input, GEMM)}}
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x7x7xf32>, tensor<16x8x1x1xf32>) outs(%o : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
 }
