@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -178,8 +179,6 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   return g;
 }
 
-bool shouldPackB(const Gemm &g, const KernelParams &p, const TargetShape &t);
-
 /// The heuristic: the register tile with the fewest estimated cycles per
 /// unit of k over the whole (padded) problem. Per k a tile of m0 rows and
 /// `vectors` vectors issues m0 * vectors FMAs and m0 + vectors loads; with
@@ -212,16 +211,11 @@ KernelParams chooseParams(const Gemm &g, const TargetShape &t) {
   best.kc = std::clamp<int64_t>(t.l1Bytes / 2 / (n0 * 4), 16, g.sizeK);
   best.mc = std::max<int64_t>(best.m0, (t.l2Bytes / 2 / (best.kc * 4)) /
                                            best.m0 * best.m0);
-  best.packB = shouldPackB(g, best, t);
+  // Copying B into contiguous panels was measured (bench/results) to cost
+  // more than it saves up to 2048^3 here (the copy is per k block and the
+  // prefetcher streams B's rows well): B is read in place unless asked.
+  best.packB = false;
   return best;
-}
-
-/// Copying B into contiguous panels was measured (bench/results) to cost
-/// more than it saves on this target up to 2048^3 (the copy is per k block
-/// and the hardware prefetcher streams B's rows well), so the heuristic
-/// reads B in place; `pack-b=always` or `pack_b = true` turn it on.
-bool shouldPackB(const Gemm &, const KernelParams &, const TargetShape &) {
-  return false;
 }
 
 /// Applies a `dlas.gemm_tiles` override; fails on a malformed one.
@@ -259,9 +253,9 @@ LogicalResult applyOverride(linalg::LinalgOp op, KernelParams &p) {
   return success();
 }
 
-/// The constant data behind `v` (through reshapes of a constant global), in
-/// row-major order of `v`'s shape; empty when there is none.
-std::vector<float> constantData(Value v, SymbolTableCollection &symbols) {
+/// The global that `v` reads through contiguous reshapes (which keep its
+/// row-major order), if any.
+memref::GetGlobalOp globalBehindReshapes(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
       v = collapse.getSrc();
@@ -270,13 +264,18 @@ std::vector<float> constantData(Value v, SymbolTableCollection &symbols) {
     else
       break;
     if (!isContiguousF32(v))
-      return {};
+      return nullptr;
   }
-  auto getGlobal = v.getDefiningOp<memref::GetGlobalOp>();
+  return v.getDefiningOp<memref::GetGlobalOp>();
+}
+
+/// The constant data behind `v` (through reshapes of a constant global), in
+/// row-major order of `v`'s shape; empty when there is none.
+std::vector<float> constantData(Value v, SymbolTable &symbols) {
+  memref::GetGlobalOp getGlobal = globalBehindReshapes(v);
   if (!getGlobal)
     return {};
-  auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
-      getGlobal, getGlobal.getNameAttr());
+  auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
   if (!global || !global.getConstant() || !global.getInitialValue())
     return {};
   Attribute init = *global.getInitialValue();
@@ -558,7 +557,6 @@ private:
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < p.vectors; ++j)
         acc.push_back(load(g.c->get(), cIndices(i, j), j));
-    prefetchNextTileOfC(rowBase, cols, cMap);
 
     // The k loops carry the accumulators in registers.
     std::function<SmallVector<Value>(unsigned, SmallVector<Value>,
@@ -613,23 +611,6 @@ private:
     return taps;
   }
   static constexpr int64_t kMaxUnrolledTaps = 16;
-
-  /// The next panel's C tile (rows far apart, rarely in cache) is fetched
-  /// while this kernel computes; rows clamp to the last one.
-  void prefetchNextTileOfC(Value rowBase, ArrayRef<Value> cols, AffineMap cMap) {
-    Value lastRow = index(g.sizeM - 1);
-    for (int64_t i = 0; i < p.m0; ++i) {
-      SmallVector<Value> dims = dimValues();
-      dims[g.m] = min(add(rowBase, p.m0 + i), lastRow);
-      for (int64_t j = 0; j < p.vectors; ++j) {
-        // Columns clamp too: past N the tile may run off the row.
-        dims[g.n] = min(cols[j], index(g.sizeN - 1));
-        memref::PrefetchOp::create(b, loc, g.c->get(), indices(cMap, dims),
-                                   /*isWrite=*/true, /*localityHint=*/3,
-                                   /*isDataCache=*/true);
-      }
-    }
-  }
 
   /// One k step: `vectors` loads of B, `rows` broadcasts of A, the FMAs.
   SmallVector<Value>
@@ -704,7 +685,6 @@ struct GemmMicrokernelPass
       if (op.getNumReductionLoops() > 0)
         ops.push_back(op);
     });
-    SymbolTableCollection symbols;
     SymbolTable moduleSymbols(module);
     // One packed global per (source global, panel height).
     llvm::StringMap<memref::GlobalOp> packedGlobals;
@@ -742,7 +722,7 @@ struct GemmMicrokernelPass
       Value packed;
       bool packedNow = false;
       if (packConstants) {
-        std::vector<float> data = constantData(gemm->a->get(), symbols);
+        std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
         if (!data.empty()) {
           packed = packedConstant(b, moduleSymbols, packedGlobals, *gemm,
                                   params, emitter.packedType(), data);
@@ -764,10 +744,12 @@ struct GemmMicrokernelPass
                          << ") for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "
                          << (packedNow ? "at compile time" : "at run time");
+      Value a = gemm->a->get();
       op->erase();
+      if (packedNow)
+        eraseReplacedConstant(a, moduleSymbols);
       ++numKernels;
     }
-    eraseUnusedPrivateGlobals(module);
   }
 
   /// A private constant global holding A's panels.
@@ -778,27 +760,18 @@ struct GemmMicrokernelPass
     auto source = cast<MemRefType>(g.a->get().getType());
     Location loc = g.op.getLoc();
     // Key by the source global (through its reshapes) and panel height.
-    Value root = g.a->get();
-    while (Operation *def = root.getDefiningOp()) {
-      if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
-        root = c.getSrc();
-      else if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
-        root = e.getSrc();
-      else
-        break;
-    }
     std::string key;
     llvm::raw_string_ostream os(key);
-    os << cast<memref::GetGlobalOp>(root.getDefiningOp()).getName() << "/"
+    os << globalBehindReshapes(g.a->get()).getName() << "/"
        << source << "/" << g.op.getMatchingIndexingMap(g.a) << "/" << p.m0;
     memref::GlobalOp &global = cache[key];
     if (!global) {
       std::vector<float> packed(type.getNumElements(), 0.0f);
       AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-      ArrayRef<int64_t> shape = source.getShape();
-      SmallVector<int64_t> strides(shape.size(), 1);
-      for (int64_t i = shape.size() - 2; i >= 0; --i)
-        strides[i] = strides[i + 1] * shape[i + 1];
+      SmallVector<int64_t> strides = computeSuffixProduct(source.getShape());
+      SmallVector<int64_t> kExtents =
+          llvm::map_to_vector(g.k, [&](unsigned d) { return g.ranges[d]; });
+      SmallVector<int64_t> kBasis = computeSuffixProduct(kExtents);
       // Position in A's shape of m and of each k dim.
       unsigned mPos = *aMap.getResultPosition(getAffineDimExpr(g.m, b.getContext()));
       SmallVector<unsigned> kPos;
@@ -806,12 +779,9 @@ struct GemmMicrokernelPass
         kPos.push_back(*aMap.getResultPosition(getAffineDimExpr(d, b.getContext())));
       for (int64_t m = 0; m < g.sizeM; ++m) {
         for (int64_t kl = 0; kl < g.sizeK; ++kl) {
-          int64_t offset = m * strides[mPos], rest = kl;
-          for (int64_t i = g.k.size() - 1; i >= 0; --i) {
-            int64_t extent = g.ranges[g.k[i]];
-            offset += (rest % extent) * strides[kPos[i]];
-            rest /= extent;
-          }
+          int64_t offset = m * strides[mPos];
+          for (auto [pos, kIndex] : llvm::zip(kPos, delinearize(kl, kBasis)))
+            offset += kIndex * strides[pos];
           packed[((m / p.m0) * g.sizeK + kl) * p.m0 + m % p.m0] = data[offset];
         }
       }
@@ -830,25 +800,25 @@ struct GemmMicrokernelPass
     return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
   }
 
-  /// Globals whose every reader was replaced by a packed copy.
-  void eraseUnusedPrivateGlobals(ModuleOp module) {
-    // The reshaped views of replaced operands are dead now; users come
-    // after their operands, so the reverse order frees chains.
-    SmallVector<Operation *> views;
-    module.walk([&](Operation *op) {
-      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
-              memref::GetGlobalOp>(op))
-        views.push_back(op);
-    });
-    for (Operation *op : llvm::reverse(views))
-      if (op->use_empty())
-        op->erase();
-    llvm::DenseSet<StringRef> used;
-    module.walk([&](memref::GetGlobalOp op) { used.insert(op.getName()); });
-    for (auto global :
-         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
-      if (global.isPrivate() && !used.contains(global.getSymName()))
-        global.erase();
+  /// After A was replaced by its packed copy: erases the now dead reshapes
+  /// and read of A's global, and the global itself once nothing uses it.
+  void eraseReplacedConstant(Value a, SymbolTable &symbols) {
+    std::optional<FlatSymbolRefAttr> globalName;
+    Operation *def = a.getDefiningOp();
+    while (def && isOpTriviallyDead(def)) {
+      Operation *next = def->getNumOperands() ? def->getOperand(0).getDefiningOp()
+                                              : nullptr;
+      if (auto read = dyn_cast<memref::GetGlobalOp>(def))
+        globalName = read.getNameAttr();
+      def->erase();
+      def = next;
+    }
+    if (!globalName)
+      return;
+    auto global = symbols.lookup<memref::GlobalOp>(globalName->getValue());
+    if (global && global.isPrivate() &&
+        SymbolTable::symbolKnownUseEmpty(global, symbols.getOp()))
+      symbols.erase(global);
   }
 };
 } // namespace

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlas {
@@ -57,12 +58,6 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
       b, loc, arith::AddFOp::create(b, loc, args[2], product).getResult());
 }
 
-SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
-  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
-    return b.getIndexAttr(v);
-  });
-}
-
 /// W[F, C] x X[N, C, H*W] -> Y[N, F, H*W] on collapsed views (no copies);
 /// a strided 1x1 kernel first copies the input positions it reads
 /// (X[:, :, ::sh, ::sw], a quarter of the input at stride 2).
@@ -79,8 +74,10 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
                                   initType.getDimSize(2), initType.getDimSize(3)};
     input = tensor::ExtractSliceOp::create(
         rewriter, loc, RankedTensorType::get(shape, inputType.getElementType()),
-        input, indexAttrs(rewriter, {0, 0, 0, 0}), indexAttrs(rewriter, shape),
-        indexAttrs(rewriter, {1, 1, strides[0], strides[1]}));
+        input, getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0}),
+        getAsIndexOpFoldResult(rewriter.getContext(), shape),
+        getAsIndexOpFoldResult(rewriter.getContext(),
+                               {1, 1, strides[0], strides[1]}));
   }
   Value init = conv.getOutputs()[0];
   auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
