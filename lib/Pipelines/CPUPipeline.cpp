@@ -80,6 +80,10 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     kernelOptions.tiles.assign(options.microkernelTiles.begin(),
                                options.microkernelTiles.end());
     pm.addPass(createGemmMicrokernel(kernelOptions));
+    DepthwiseMicrokernelOptions depthwiseOptions;
+    depthwiseOptions.parallel = options.threading;
+    depthwiseOptions.print = options.printMicrokernels;
+    pm.addNestedPass<func::FuncOp>(createDepthwiseMicrokernel(depthwiseOptions));
     pm.addPass(createCanonicalizerPass());
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());

@@ -4,6 +4,7 @@
 // register-blocked vector microkernels (see Passes.td for the scheme).
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Transforms/Microkernels.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -16,7 +17,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/TargetParser/Host.h"
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_GEMMMICROKERNEL
@@ -24,29 +24,14 @@ namespace mlir::dlas {
 } // namespace mlir::dlas
 
 using namespace mlir;
+using mlir::dlas::hostTarget;
+using mlir::dlas::isMultiplyAccumulate;
+using mlir::dlas::TargetShape;
 
 namespace {
 
 /// Name of the per-op parameter override.
 constexpr llvm::StringLiteral kGemmTilesAttrName = "dlas.gemm_tiles";
-
-/// What the microkernel needs to know about the target.
-struct TargetShape {
-  int64_t vectorWidth;     // f32 lanes
-  int64_t vectorRegisters; // architectural vector registers
-  int64_t l1Bytes, l2Bytes;
-};
-
-/// The host's widest f32 vector and register count, from its CPU features.
-TargetShape hostTarget() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](StringRef f) { return features.lookup(f); };
-  if (has("avx512f"))
-    return {16, 32, 0, 0};
-  if (has("avx"))
-    return {8, 16, 0, 0};
-  return {4, 16, 0, 0}; // SSE, NEON
-}
 
 /// A contraction C[..m..n] += A[m, k...] * B[.., n + f(k...)] (see
 /// Passes.td), with the roles of its loop dimensions.
@@ -65,26 +50,6 @@ struct KernelParams {
   /// Copy B into contiguous column-tile panels per k block.
   bool packB;
 };
-
-bool isMultiplyAccumulate(linalg::LinalgOp op) {
-  Block &body = op->getRegion(0).front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value acc = body.getArgument(2);
-  Value other = add.getLhs() == acc   ? add.getRhs()
-                : add.getRhs() == acc ? add.getLhs()
-                                      : Value();
-  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  Value x = body.getArgument(0), y = body.getArgument(1);
-  return (mul.getLhs() == x && mul.getRhs() == y) ||
-         (mul.getLhs() == y && mul.getRhs() == x);
-}
 
 bool isContiguousF32(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());

@@ -264,6 +264,9 @@ struct SelectConvAlgorithmPass
       return why = unitStride ? "1x1 kernel: a GEMM without copies"
                               : "strided 1x1 kernel: subsampled input, GEMM",
              ConvAlgorithm::Gemm;
+    if (kind == ConvKind::Depthwise && microkernels)
+      return why = "depthwise: direct, for the depthwise microkernel",
+             ConvAlgorithm::Direct;
     if (unitStride && kind == ConvKind::Dense && microkernels)
       return why = "stride 1, dense: flat implicit GEMM for the microkernel",
              ConvAlgorithm::Flat;

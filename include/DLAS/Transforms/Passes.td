@@ -278,4 +278,68 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+
+def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
+  let summary = "Lower depthwise convolutions on memrefs to register-blocked "
+                "vector stencils with fused padding, initialization and epilogue";
+  let description = [{
+    Rewrites every f32 depthwise convolution on static memrefs in NCHW
+    (`y[n, c, oh, ow] += x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * w[c, kh, kw]`,
+    what convert-nn-to-linalg emits for `groups = C`) into a vector stencil:
+
+    * per (n, c), an `scf.parallel` (an OpenMP loop under threading), the
+      KH*KW filter taps are broadcast into registers once;
+    * the output plane is cut into column tiles of `vectors * vector-width`
+      and blocks of `rows` output rows; a block keeps `rows x vectors`
+      accumulators in registers, loads each input row it needs once per
+      kw (stride s: s vectors, then a shuffle takes every s-th lane) and
+      adds it into every output row that uses it;
+    * tiles and blocks that stay inside the input run without masks, in a
+      loop; border and tail ones are emitted with their compile-time masks.
+
+    Three neighbours are folded into the kernel when the IR allows it:
+
+    * padding: when the input is a buffer filled with a constant and then
+      overwritten by a copy of the unpadded input (how `tensor.pad`
+      bufferizes), the kernel reads the unpadded input directly, uses the
+      constant for out-of-range taps and the padded buffer disappears;
+    * initialization: a `linalg.fill` of the output, or a `linalg.broadcast`
+      of a per-channel bias into it, becomes the accumulators' start value;
+    * epilogue: following in-place elementwise `linalg.generic`s on the
+      output (activations, per-channel scale/shift, a residual of the same
+      shape) are applied to the accumulators before the one store.
+
+    `rows` and `vectors` come from the register budget (taps + accumulators
+    + loaded rows must fit in the target's vector registers) and can be set
+    per op with `dlas.depthwise_tiles = {rows = 4, vectors = 1}`.
+    Other convolutions (channel multiplier, NHWC, dynamic shapes, other
+    element types) are left alone; `print` says why.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector register; 0: the host's widest">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers; 0: the host's count">,
+    Option<"rows", "rows", "int64_t", "0",
+           "Output rows per register block (0: from the register budget)">,
+    Option<"vectors", "vectors", "int64_t", "0",
+           "Vectors per column tile (0: from the register budget)">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit the (n, c) loop as scf.parallel">,
+    Option<"fuse", "fuse", "bool", "true",
+           "Fold the padding buffer, the output initialization and the "
+           "elementwise epilogue into the kernel">,
+    Option<"print", "print", "bool", "false",
+           "Emit a remark per depthwise convolution with the kernel chosen">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Depthwise convolutions lowered">,
+    Statistic<"numFusedEpilogues", "fused-epilogues", "Elementwise ops fused into the store">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif // DLAS_TRANSFORMS_PASSES_TD

@@ -1,12 +1,12 @@
-// RUN: dlas-opt %s --dlas-outline-layers | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-outline-layers | FileCheck %s
 
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// The relu consuming the convolution joins its layer.
 // CHECK: %[[C:.*]] = call @main_layer0_conv2d(%[[X]]) : (tensor<1x3x8x8xf32>) -> tensor<1x4x6x6xf32>
-// CHECK: %[[R:.*]] = call @main_layer1_relu(%[[C]])
 // Reshapes only relabel memory: they stay.
-// CHECK: %[[F:.*]] = nn.flatten %[[R]]
-// CHECK: %[[A:.*]] = call @main_layer2_add(%[[F]])
+// CHECK: %[[F:.*]] = nn.flatten %[[C]]
+// CHECK: %[[A:.*]] = call @main_layer1_add(%[[F]])
 // CHECK: return %[[A]]
 
 // The filter constant moves into the layer with its op.
@@ -14,9 +14,9 @@
 // CHECK-SAME: attributes {dlas.layer = "conv_1", passthrough = ["noinline"]}
 // CHECK-NEXT: %[[W:.*]] = arith.constant dense<1.000000e+00> : tensor<4x3x3x3xf32>
 // CHECK-NEXT: %[[Y:.*]] = nn.conv2d %[[ARG]], %[[W]]
-// CHECK-NEXT: return %[[Y]]
-// CHECK: func.func private @main_layer1_relu
-// CHECK: func.func private @main_layer2_add(%{{.*}}: tensor<1x144xf32>) -> tensor<1x144xf32>
+// CHECK-NEXT: %[[R:.*]] = nn.relu %[[Y]]
+// CHECK-NEXT: return %[[R]]
+// CHECK: func.func private @main_layer1_add(%{{.*}}: tensor<1x144xf32>) -> tensor<1x144xf32>
 
 // Private functions are left alone.
 // CHECK: func.func private @helper
@@ -34,4 +34,33 @@ func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x144xf32> {
 func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = nn.relu %x : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A residual block's tail: conv, add of the shortcut, relu share a layer;
+// the shortcut computed between them becomes an argument. A result with a
+// second user ends the chain.
+// CHECK-LABEL: func.func @residual
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x6x6xf32>, %[[W:.*]]: tensor<4x4x1x1xf32>)
+// CHECK: %[[S:.*]] = call @residual_layer0_sigmoid(%[[X]])
+// CHECK: %[[R:.*]] = call @residual_layer1_conv2d(%[[S]], %[[W]], %[[X]])
+// CHECK: %[[C:.*]] = call @residual_layer2_conv2d(%[[R]], %[[W]])
+// The add of the tanh and its input joins the tanh's layer.
+// CHECK: %[[T:.*]] = call @residual_layer3_tanh(%[[C]])
+// CHECK-NEXT: return %[[T]]
+// CHECK: func.func private @residual_layer1_conv2d
+// CHECK-NEXT: nn.conv2d
+// CHECK-NEXT: nn.add
+// CHECK-NEXT: nn.relu
+// CHECK-NEXT: return
+func.func @residual(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32> {
+  %s = nn.sigmoid %x : tensor<1x4x6x6xf32>
+  %c = nn.conv2d %s, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %a = nn.add %c, %x : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %r = nn.relu %a : tensor<1x4x6x6xf32>
+  %c2 = nn.conv2d %r, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %t = nn.tanh %c2 : tensor<1x4x6x6xf32>
+  %o = nn.add %t, %c2 : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %o : tensor<1x4x6x6xf32>
 }

@@ -383,6 +383,77 @@ def shape_cases(gen):
     return cases
 
 
+# ---------------------------------------------------------------- depthwise
+# Depthwise convolutions with the neighbours dlas-depthwise-microkernel folds
+# into its kernel. Planes wide and tall enough for the mask-free interior
+# loops, and small or odd ones where every tile and row block is a border.
+DEPTHWISE_MATRIX = [
+    # (N, C, H, W, K, stride, pad(t,l,b,r), dilation, bias, epilogue)
+    (1, 5, 70, 70, 3, 1, (1, 1, 1, 1), 1, True, "relu6"),
+    (2, 3, 70, 69, 3, 2, (1, 1, 1, 1), 1, False, "relu"),
+    (1, 4, 21, 37, 5, 1, (2, 2, 2, 2), 1, True, None),
+    (1, 3, 30, 45, 7, 1, (3, 3, 3, 3), 1, False, None),
+    (1, 4, 33, 50, 3, 3, (1, 1, 1, 1), 1, True, None),
+    (1, 4, 25, 41, 3, 1, (2, 2, 2, 2), 2, False, "relu"),
+    (1, 6, 7, 7, 3, 1, (1, 1, 1, 1), 1, True, "relu6"),
+    (1, 4, 14, 14, 3, 2, (0, 0, 1, 1), 1, True, None),       # TF "same" s2
+    (1, 4, 12, 19, 3, 1, (0, 0, 0, 0), 1, False, None),      # no padding
+    (1, 8, 20, 20, 1, 1, (0, 0, 0, 0), 1, True, None),       # 1x1
+    (1, 4, 18, 35, 3, 1, (1, 1, 1, 1), 1, True, "residual"),
+    (1, 4, 9, 40, 3, 1, (1, 2, 0, 1), 1, False, "pad2"),     # nn.pad 2.0 first
+]
+
+
+def depthwise_case(n, c, h, w, k, s, pad, d, bias, epilogue, gen):
+    x = rand(n, c, h, w, gen=gen)
+    wt = rand(c, 1, k, k, gen=gen)
+    b = rand(c, gen=gen) if bias else None
+    xt, lines, pads = x, [], pad
+    if epilogue == "pad2":
+        # The padding comes from an explicit nn.pad with a non-zero value.
+        xt = F.pad(x, (pad[1], pad[3], pad[0], pad[2]), value=2.0)
+        hp, wp = h + pad[0] + pad[2], w + pad[1] + pad[3]
+        lines.append(f"  %x = nn.pad %a0 {{pads = {arr([0, 0, pad[0], pad[1], 0, 0, pad[2], pad[3]])}, "
+                     f"value = 2.0 : f64}} : ({ttype((n, c, h, w))}) -> {ttype((n, c, hp, wp))}")
+        pads = (0, 0, 0, 0)
+    else:
+        xt = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
+    y = F.conv2d(xt, wt, b, stride=s, dilation=d, groups=c)
+    ytype = ttype(y.shape)
+    if epilogue == "relu6":
+        y = torch.clamp(y, 0, 6)
+    elif epilogue == "relu":
+        y = torch.relu(y)
+    elif epilogue == "residual":
+        y = y + x
+    inputs = [x, wt] + ([b] if bias else [])
+    attrs = (f"strides = {arr([s, s])}, padding = {arr(pads)}, "
+             f"dilations = {arr([d, d])}, groups = {c} : i64")
+    name = (f"dw_n{n}c{c}h{h}w{w}k{k}s{s}p{'-'.join(map(str, pad))}d{d}"
+            f"{'b' if bias else ''}{'_' + epilogue if epilogue else ''}")
+
+    def body(v, t, r):
+        xin, xtype = v[0], t[0]
+        out = list(lines)
+        if out:
+            xin, xtype = "%x", ttype(xt.shape)
+        conv = "%r" if epilogue in (None, "pad2") else "%y"
+        out.append(f"  {conv} = nn.conv2d {', '.join([xin] + v[1:])} {{{attrs}}} : "
+                   f"({', '.join([xtype] + t[1:])}) -> {ytype}")
+        if epilogue in ("relu", "relu6"):
+            out.append(f"  %r = nn.{epilogue} %y : {ytype}")
+        elif epilogue == "residual":
+            out.append(f"  %r = nn.add %y, {v[0]} : ({ytype}, {t[0]}) -> {ytype}")
+        return "\n".join(out)
+    return Case(name, [t.numpy() for t in inputs], y, body)
+
+
+@case("depthwise")
+def depthwise_cases(gen):
+    return [depthwise_case(*cfg, gen=gen) for cfg in DEPTHWISE_MATRIX]
+
+
+
 # ---------------------------------------------------------------- networks
 @case("network")
 def network_cases(gen):

@@ -23,6 +23,32 @@ bool isLayer(Operation *op) {
          !isa<nn::ReshapeOp, nn::FlattenOp>(op);
 }
 
+/// Elementwise ops that keep their operand's type: a producer's kernel
+/// can apply them before it stores (the microkernels' fused epilogues).
+bool isEpilogue(Operation *op) {
+  if (isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::LeakyReluOp, nn::SigmoidOp,
+          nn::TanhOp, nn::SiluOp>(op))
+    return true;
+  return isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::MaxOp, nn::MinOp>(op) &&
+         op->getOperand(0).getType() == op->getResult(0).getType() &&
+         op->getOperand(1).getType() == op->getResult(0).getType();
+}
+
+/// `op` and the epilogue ops that consume its result one after the other,
+/// each the only user of the one before: they share one layer function so
+/// that they can fuse.
+SmallVector<Operation *> epilogueChain(Operation *op) {
+  SmallVector<Operation *> chain{op};
+  while (chain.back()->getNumResults() == 1 &&
+         chain.back()->getResult(0).hasOneUse()) {
+    Operation *user = *chain.back()->getResult(0).getUsers().begin();
+    if (user->getBlock() != op->getBlock() || !isEpilogue(user))
+      break;
+    chain.push_back(user);
+  }
+  return chain;
+}
+
 /// A readable name for the layer: its NameLoc (ONNX node name) if any.
 std::string layerName(Operation *op) {
   Location loc = op->getLoc();
@@ -47,29 +73,46 @@ struct OutlineLayersPass : nn::impl::OutlineLayersBase<OutlineLayersPass> {
     for (func::FuncOp func : funcs) {
       if (func.isExternal() || func.isPrivate())
         continue;
-      SmallVector<Operation *> layers;
+      SmallVector<SmallVector<Operation *>> layers;
+      llvm::SmallPtrSet<Operation *, 16> grouped;
       func.walk([&](Operation *op) {
-        if (isLayer(op))
-          layers.push_back(op);
+        if (!isLayer(op) || grouped.contains(op))
+          return;
+        layers.push_back(epilogueChain(op));
+        grouped.insert(layers.back().begin(), layers.back().end());
       });
       // Layer functions follow their caller, in program order.
       Operation *insertAfter = func;
-      for (auto [index, op] : llvm::enumerate(layers))
-        insertAfter = outline(func, op, index, insertAfter, symbols);
+      for (auto [index, group] : llvm::enumerate(layers))
+        insertAfter = outline(func, group, index, insertAfter, symbols);
     }
   }
 
-  Operation *outline(func::FuncOp caller, Operation *op, size_t index,
-                     Operation *insertAfter, SymbolTable &symbols) {
-    OpBuilder builder(op);
-    // Constant operands travel with the op; the rest become arguments.
+  Operation *outline(func::FuncOp caller, ArrayRef<Operation *> group,
+                     size_t index, Operation *insertAfter,
+                     SymbolTable &symbols) {
+    Operation *op = group.front(), *last = group.back();
+    llvm::SmallPtrSet<Operation *, 4> members(group.begin(), group.end());
+    // Constant operands travel with the ops; the rest become arguments.
     SmallVector<Value> arguments;
-    for (Value operand : op->getOperands())
-      if (!operand.getDefiningOp<arith::ConstantOp>() &&
-          !llvm::is_contained(arguments, operand))
-        arguments.push_back(operand);
+    SmallVector<Operation *> constants;
+    for (Operation *member : group) {
+      for (Value operand : member->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && members.contains(def))
+          continue;
+        if (isa_and_nonnull<arith::ConstantOp>(def)) {
+          if (!llvm::is_contained(constants, def))
+            constants.push_back(def);
+        } else if (!llvm::is_contained(arguments, operand)) {
+          arguments.push_back(operand);
+        }
+      }
+    }
+    // The call goes where the last op was: every argument dominates it.
+    OpBuilder builder(last);
     auto type = builder.getFunctionType(ValueRange(arguments).getTypes(),
-                                        op->getResultTypes());
+                                        last->getResultTypes());
     std::string name = (caller.getName() + "_layer" + Twine(index) + "_" +
                         op->getName().stripDialect())
                            .str();
@@ -88,20 +131,17 @@ struct OutlineLayersPass : nn::impl::OutlineLayersBase<OutlineLayersPass> {
     IRMapping mapping;
     for (auto [outer, inner] : llvm::zip(arguments, body->getArguments()))
       mapping.map(outer, inner);
-    for (Value operand : op->getOperands())
-      if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
-        if (!mapping.contains(operand))
-          mapping.map(operand, bodyBuilder.clone(*constant)->getResult(0));
-    Operation *clone = bodyBuilder.clone(*op, mapping);
+    for (Operation *constant : constants)
+      bodyBuilder.clone(*constant, mapping);
+    Operation *clone = nullptr;
+    for (Operation *member : group)
+      clone = bodyBuilder.clone(*member, mapping);
     func::ReturnOp::create(bodyBuilder, op->getLoc(), clone->getResults());
 
     auto call = func::CallOp::create(builder, op->getLoc(), callee, arguments);
-    op->replaceAllUsesWith(call.getResults());
-    SmallVector<Operation *> constants;
-    for (Value operand : op->getOperands())
-      if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
-        constants.push_back(constant);
-    op->erase();
+    last->replaceAllUsesWith(call.getResults());
+    for (Operation *member : llvm::reverse(group))
+      member->erase();
     for (Operation *constant : constants)
       if (constant->use_empty())
         constant->erase();

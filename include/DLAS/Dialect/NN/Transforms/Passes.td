@@ -11,7 +11,10 @@ def OutlineLayers : Pass<"dlas-outline-layers", "mlir::ModuleOp"> {
     which only relabel memory) of every public function into a private
     function `@<caller>_layer<N>_<op>` marked `noinline` and named after the
     op's location in `dlas.layer`, and calls it. Constant operands move
-    into the layer function with the op.
+    into the layer function with the op. Elementwise ops of the same type
+    that consume a layer's result one after the other (each the only user
+    of the one before: an activation, a residual add) join its function,
+    so that the CPU microkernels can apply them before they store.
 
     Why: LLVM's loop passes (IndVarSimplify above all) grow superlinearly
     with the size of one function; a 120-convolution DenseNet compiled as

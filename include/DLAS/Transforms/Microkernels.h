@@ -1,0 +1,31 @@
+//===- Microkernels.h - shared by the microkernel passes --------*- C++ -*-===//
+//
+// What the vector microkernel passes (dlas-gemm-microkernel,
+// dlas-depthwise-microkernel) share: the target's vector shape and the
+// recognition of multiply-accumulate bodies.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_TRANSFORMS_MICROKERNELS_H
+#define DLAS_TRANSFORMS_MICROKERNELS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::dlas {
+
+/// What a microkernel needs to know about the target.
+struct TargetShape {
+  int64_t vectorWidth;     // f32 lanes
+  int64_t vectorRegisters; // architectural vector registers
+  int64_t l1Bytes, l2Bytes;
+};
+
+/// The host's widest f32 vector and register count, from its CPU features
+/// (caches left 0 for the caller to fill).
+TargetShape hostTarget();
+
+/// True when `op`'s body is `out + lhs * rhs` (in any operand order).
+bool isMultiplyAccumulate(linalg::LinalgOp op);
+
+} // namespace mlir::dlas
+
+#endif // DLAS_TRANSFORMS_MICROKERNELS_H

@@ -1,0 +1,798 @@
+//===- DepthwiseMicrokernel.cpp - the dlas-depthwise-microkernel pass -----===//
+//
+// Lowers NCHW depthwise convolutions on memrefs to register-blocked vector
+// stencils, folding the padding buffer, the output initialization and the
+// elementwise epilogue around them into the kernel (see Passes.td).
+//
+// Depthwise convolutions do KH*KW multiply-adds per output element and
+// read every input element about once per output element: they are bound
+// by memory traffic, not by FMAs. What pays is therefore touching each
+// byte once: no padded copy of the input, no separate pass to initialize
+// the output and none to apply the activation after it.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Transforms/Microkernels.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_DEPTHWISEMICROKERNEL
+#include "DLAS/Transforms/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+
+namespace {
+
+/// Name of the per-op parameter override.
+constexpr llvm::StringLiteral kTilesAttrName = "dlas.depthwise_tiles";
+
+/// The padding buffer folded into the kernel: taps outside the unpadded
+/// input read `value`.
+struct Padding {
+  Value value; // null: the input is read as it is
+  int64_t top = 0, left = 0;
+  SmallVector<Operation *> deadOps; // fill, copy, subview, deallocs, alloc
+};
+
+/// An operand of a fused epilogue: the output itself, a tensor of the
+/// output's shape (read at the stored position) or a per-channel vector.
+enum class EpilogueOperand { Output, Full, PerChannel };
+
+/// A depthwise convolution y[n,c,oh,ow] += x[n,c,oh*sH+kh*dH-top,
+/// ow*sW+kw*dW-left] * w[c,kh,kw], with the neighbours folded into it.
+struct Depthwise {
+  linalg::LinalgOp op;
+  Value input, filter, output; // input: unpadded when padding is folded
+  int64_t N, C, H, W, OH, OW, KH, KW, sH, sW, dH, dW;
+  Padding pad;
+  /// A linalg.fill or a per-channel linalg.broadcast of the output.
+  Operation *init = nullptr;
+  SmallVector<linalg::GenericOp> epilogues;
+};
+
+struct Tiles {
+  int64_t rows, vectors;
+};
+
+/// `e` as a sum of coefficient * dim with no constant term.
+std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
+linearTerms(AffineExpr e) {
+  llvm::SmallDenseMap<unsigned, int64_t> terms;
+  std::function<bool(AffineExpr, int64_t)> walk = [&](AffineExpr x,
+                                                      int64_t scale) {
+    if (auto dim = dyn_cast<AffineDimExpr>(x)) {
+      terms[dim.getPosition()] += scale;
+      return true;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin)
+      return false;
+    if (x.getKind() == AffineExprKind::Add)
+      return walk(bin.getLHS(), scale) && walk(bin.getRHS(), scale);
+    if (x.getKind() != AffineExprKind::Mul)
+      return false;
+    if (auto k = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return walk(bin.getLHS(), scale * k.getValue());
+    if (auto k = dyn_cast<AffineConstantExpr>(bin.getLHS()))
+      return walk(bin.getRHS(), scale * k.getValue());
+    return false;
+  };
+  if (!walk(e, 1))
+    return std::nullopt;
+  return terms;
+}
+
+bool isStaticIdentityF32(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         type.getLayout().isIdentity();
+}
+
+/// Matches `op` as a depthwise convolution (without its neighbours); on
+/// failure `why` says what does not fit.
+FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
+  auto reject = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 6)
+    return reject("not a two-input, one-output, 6-loop op on memrefs");
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return reject("needs static f32 memrefs");
+  }
+  if (!dlas::isMultiplyAccumulate(op))
+    return reject("body is not out + lhs * rhs");
+  OpOperand *out = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(out);
+  if (outMap.getNumResults() != 4 || !outMap.isProjectedPermutation())
+    return reject("output is not y[n, c, oh, ow]");
+  if (!isStaticIdentityF32(out->get()))
+    return reject("output is not contiguous");
+  unsigned n = outMap.getDimPosition(0), c = outMap.getDimPosition(1),
+           oh = outMap.getDimPosition(2), ow = outMap.getDimPosition(3);
+
+  OpOperand *x = op.getDpsInputOperand(0), *w = op.getDpsInputOperand(1);
+  if (op.getMatchingIndexingMap(x).getNumResults() == 3)
+    std::swap(x, w);
+  AffineMap xMap = op.getMatchingIndexingMap(x);
+  AffineMap wMap = op.getMatchingIndexingMap(w);
+  if (xMap.getNumResults() != 4 || wMap.getNumResults() != 3 ||
+      !wMap.isProjectedPermutation())
+    return reject("operands are not x[n, c, h, w] and w[c, kh, kw]");
+  if (wMap.getDimPosition(0) != c)
+    return reject("filter is not indexed by the output channel (a channel "
+                  "multiplier or a grouped convolution)");
+  unsigned kh = wMap.getDimPosition(1), kw = wMap.getDimPosition(2);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d : {n, c, oh, ow})
+    if (iterators[d] != utils::IteratorType::parallel)
+      return reject("output dims are not parallel");
+  if (iterators[kh] != utils::IteratorType::reduction ||
+      iterators[kw] != utils::IteratorType::reduction)
+    return reject("filter window dims are not reductions");
+  auto isDim = [](AffineExpr e, unsigned d) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    return dim && dim.getPosition() == d;
+  };
+  if (!isDim(xMap.getResult(0), n) || !isDim(xMap.getResult(1), c))
+    return reject("input is not read at the output's batch and channel");
+  auto window = [&](AffineExpr e, unsigned outDim, unsigned tapDim,
+                    int64_t &stride, int64_t &dilation) {
+    auto terms = linearTerms(e);
+    if (!terms || terms->size() != 2 || !terms->count(outDim) ||
+        !terms->count(tapDim))
+      return false;
+    stride = terms->lookup(outDim);
+    dilation = terms->lookup(tapDim);
+    return stride > 0 && dilation > 0;
+  };
+  Depthwise d;
+  if (!window(xMap.getResult(2), oh, kh, d.sH, d.dH) ||
+      !window(xMap.getResult(3), ow, kw, d.sW, d.dW))
+    return reject("input rows/columns are not oh*s + kh*d, ow*s + kw*d");
+  if (!isStaticIdentityF32(x->get()))
+    return reject("input is not contiguous");
+  d.op = op;
+  d.input = x->get();
+  d.filter = w->get();
+  d.output = out->get();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  d.N = ranges[n];
+  d.C = ranges[c];
+  d.OH = ranges[oh];
+  d.OW = ranges[ow];
+  d.KH = ranges[kh];
+  d.KW = ranges[kw];
+  ArrayRef<int64_t> xShape = cast<MemRefType>(d.input.getType()).getShape();
+  d.H = xShape[2];
+  d.W = xShape[3];
+  return d;
+}
+
+/// The constant (or value) every element of `buffer` is set to by `op`, a
+/// linalg.fill or an input-less linalg.map yielding a value from outside.
+Value fillValue(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || !map.getInputs().empty() || map.getInit() != buffer)
+    return Value();
+  Value yielded = map.getMapper().front().getTerminator()->getOperand(0);
+  return map->isProperAncestor(yielded.getParentBlock()->getParentOp())
+             ? Value()
+             : yielded;
+}
+
+/// Folds `alloc; fill(p); copy(x, subview(alloc))` feeding the convolution
+/// (how tensor.pad bufferizes): the kernel reads x and uses p outside it.
+void foldPadding(Depthwise &d) {
+  auto alloc = d.input.getDefiningOp<memref::AllocOp>();
+  Block *block = d.op->getBlock();
+  if (!alloc || alloc->getBlock() != block)
+    return;
+  Operation *fill = nullptr;
+  memref::SubViewOp view;
+  SmallVector<Operation *> deallocs;
+  Value padValue;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == d.op)
+      continue;
+    if (isa<memref::DeallocOp>(user)) {
+      deallocs.push_back(user);
+      continue;
+    }
+    if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
+      if (view)
+        return;
+      view = subview;
+      continue;
+    }
+    Value value = fillValue(user, alloc);
+    if (fill || !value)
+      return;
+    fill = user;
+    padValue = value;
+  }
+  if (!fill || !view || !view->hasOneUse() || view->getBlock() != block)
+    return;
+  Operation *copy = *view->getUsers().begin();
+  Value source;
+  if (auto c = dyn_cast<linalg::CopyOp>(copy); c && c.getOutputs()[0] == view)
+    source = c.getInputs()[0];
+  else if (auto c = dyn_cast<memref::CopyOp>(copy); c && c.getTarget() == view)
+    source = c.getSource();
+  if (!source || !isStaticIdentityF32(source) ||
+      copy->getBlock() != block || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(d.op))
+    return;
+  if (!llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }))
+    return;
+  ArrayRef<int64_t> offsets = view.getStaticOffsets();
+  ArrayRef<int64_t> sizes = view.getStaticSizes();
+  auto sourceShape = cast<MemRefType>(source.getType()).getShape();
+  if (offsets.size() != 4 || ShapedType::isDynamic(offsets[2]) ||
+      ShapedType::isDynamic(offsets[3]) || offsets[0] != 0 || offsets[1] != 0 ||
+      ArrayRef<int64_t>(sizes) != sourceShape)
+    return;
+  d.pad.value = padValue;
+  d.pad.top = offsets[2];
+  d.pad.left = offsets[3];
+  d.pad.deadOps = {fill, copy, view};
+  llvm::append_range(d.pad.deadOps, deallocs);
+  d.pad.deadOps.push_back(alloc);
+  d.input = source;
+  d.H = sourceShape[2];
+  d.W = sourceShape[3];
+}
+
+/// Folds the one write of the output before the convolution when it is a
+/// fill or the broadcast of a per-channel bias.
+void foldInit(Depthwise &d) {
+  Block *block = d.op->getBlock();
+  Operation *before = nullptr;
+  for (Operation *user : d.output.getUsers()) {
+    if (user == d.op)
+      continue;
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return;
+    if (!ancestor->isBeforeInBlock(d.op))
+      continue;
+    if (before || ancestor != user)
+      return;
+    before = user;
+  }
+  if (!before)
+    return;
+  if (fillValue(before, d.output)) {
+    d.init = before;
+    return;
+  }
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(before);
+  if (broadcast && broadcast.getInit() == d.output &&
+      broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3} &&
+      isa<MemRefType>(broadcast.getInput().getType()))
+    d.init = before;
+}
+
+/// How `operand` of epilogue `g` is read, if it can be.
+std::optional<EpilogueOperand> classifyEpilogueOperand(const Depthwise &d,
+                                                       linalg::GenericOp g,
+                                                       OpOperand &operand) {
+  AffineMap map = g.getMatchingIndexingMap(&operand);
+  Value v = operand.get();
+  if (map.isIdentity()) {
+    if (v == d.output)
+      return EpilogueOperand::Output;
+    if (isStaticIdentityF32(v) && v.getType() == d.output.getType())
+      return EpilogueOperand::Full;
+    return std::nullopt;
+  }
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (map.getNumResults() == 1 && map.getDimPosition(0) == 1 && type &&
+      type.getRank() == 1 && type.getElementType().isF32() &&
+      type.getDimSize(0) == d.C)
+    return EpilogueOperand::PerChannel;
+  return std::nullopt;
+}
+
+/// True when `g` computes out = f(out, ...) elementwise in place with a
+/// body of arith/math ops that have vector forms.
+bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g) {
+  if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+      g.getDpsInitOperand(0)->get() != d.output ||
+      g.getNumLoops() != 4 || g.getNumReductionLoops() != 0 ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return false;
+  for (OpOperand *operand : g.getDpsInputOperands())
+    if (!classifyEpilogueOperand(d, g, *operand))
+      return false;
+  for (Operation &op : g.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+        !isa_and_nonnull<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return false;
+    if (op.getNumOperands() > 0 && !op.hasTrait<OpTrait::Elementwise>())
+      return false;
+  }
+  return true;
+}
+
+/// Collects the in-place elementwise ops that follow the convolution on
+/// its output, up to the first op that could observe or change memory.
+void foldEpilogues(Depthwise &d) {
+  llvm::SmallPtrSet<Value, 4> freed;
+  for (Operation *op = d.op->getNextNode(); op; op = op->getNextNode()) {
+    if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      bool readsFreed = llvm::any_of(g.getDpsInputs(), [&](Value v) {
+        return freed.contains(v);
+      });
+      if (readsFreed || !isFusableEpilogue(d, g))
+        return;
+      d.epilogues.push_back(g);
+      continue;
+    }
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (dealloc.getMemref() == d.output)
+        return;
+      freed.insert(dealloc.getMemref());
+      continue;
+    }
+    if (!isMemoryEffectFree(op))
+      return;
+  }
+}
+
+/// Rows x vectors from the register budget: taps (at most half the file;
+/// the rest become memory-operand broadcasts), the loaded row and the
+/// accumulators.
+Tiles chooseTiles(const Depthwise &d, const dlas::TargetShape &t) {
+  int64_t regs = t.vectorRegisters;
+  int64_t taps = std::min(d.KH * d.KW, regs / 2);
+  int64_t vectors = 1;
+  int64_t rows = (regs - taps - 2 * d.sW * vectors) / vectors;
+  rows = std::clamp<int64_t>(rows, 1, 8);
+  return {std::min(rows, d.OH), vectors};
+}
+
+LogicalResult applyOverride(Operation *op, Tiles &tiles) {
+  Attribute attr = op->getAttr(kTilesAttrName);
+  if (!attr)
+    return success();
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict)
+    return op->emitError() << "'" << kTilesAttrName
+                           << "' must be a dictionary of integers";
+  for (NamedAttribute entry : dict) {
+    auto value = dyn_cast<IntegerAttr>(entry.getValue());
+    int64_t *slot = entry.getName() == "rows"      ? &tiles.rows
+                    : entry.getName() == "vectors" ? &tiles.vectors
+                                                   : nullptr;
+    if (!slot)
+      return op->emitError() << "'" << kTilesAttrName << "' has unknown key '"
+                             << entry.getName().getValue()
+                             << "' (expected rows, vectors)";
+    if (!value || value.getInt() <= 0)
+      return op->emitError() << "'" << kTilesAttrName << "' entry '"
+                             << entry.getName().getValue()
+                             << "' must be a positive integer";
+    *slot = value.getInt();
+  }
+  return success();
+}
+
+/// Emits the stencil for one matched convolution before it.
+class DepthwiseEmitter {
+public:
+  DepthwiseEmitter(OpBuilder &b, const Depthwise &d, Tiles tiles,
+                   int64_t vectorWidth)
+      : b(b), loc(d.op->getLoc()), d(d), tiles(tiles), vw(vectorWidth),
+        vecType(VectorType::get({vw}, b.getF32Type())) {}
+
+  void emit(bool parallel) {
+    auto body = [&](Value n, Value c) {
+      this->n = n;
+      this->c = c;
+      emitChannel();
+    };
+    if (parallel) {
+      scf::ParallelOp::create(
+          b, loc, ValueRange{index(0), index(0)}, ValueRange{index(d.N), index(d.C)},
+          ValueRange{index(1), index(1)},
+          [&](OpBuilder &nested, Location, ValueRange ivs) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(nested.getBlock());
+            body(ivs[0], ivs[1]);
+          });
+      return;
+    }
+    loop(index(0), index(d.N), 1, [&](Value n) {
+      loop(index(0), index(d.C), 1, [&](Value c) { body(n, c); });
+    });
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value v, int64_t k) {
+    return k == 0 ? v : arith::AddIOp::create(b, loc, v, index(k)).getResult();
+  }
+  Value mul(Value v, int64_t k) {
+    return k == 1 ? v : arith::MulIOp::create(b, loc, v, index(k)).getResult();
+  }
+  Value splat(Value scalar) {
+    return vector::BroadcastOp::create(b, loc, vecType, scalar);
+  }
+
+  void loop(Value lb, Value ub, int64_t step, function_ref<void(Value)> body) {
+    scf::ForOp::create(b, loc, lb, ub, index(step), ValueRange{},
+                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPointToStart(nested.getBlock());
+                         body(iv);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  /// Runs `emitOne` for items [0, count): the longest run of `interior`
+  /// items as a loop over `item * step`, the others with their constant
+  /// item so that their masks and bounds are known at compile time.
+  void forEachItem(int64_t count, int64_t step,
+                   function_ref<bool(int64_t)> interior,
+                   function_ref<void(Value, std::optional<int64_t>)> emitOne) {
+    int64_t bestLo = 0, bestHi = 0;
+    for (int64_t lo = 0; lo < count;) {
+      int64_t hi = lo;
+      while (hi < count && interior(hi))
+        ++hi;
+      if (hi - lo > bestHi - bestLo)
+        bestLo = lo, bestHi = hi;
+      lo = hi + 1;
+    }
+    if (bestHi - bestLo < 2)
+      bestLo = bestHi = count; // nothing worth a loop
+    for (int64_t i = 0; i < bestLo; ++i)
+      emitOne(index(i * step), i * step);
+    if (bestHi > bestLo)
+      loop(index(bestLo * step), index(bestHi * step), step,
+           [&](Value iv) { emitOne(iv, std::nullopt); });
+    for (int64_t i = bestHi; i < count; ++i)
+      if (i >= bestLo)
+        emitOne(index(i * step), i * step);
+  }
+
+  void emitChannel() {
+    taps.clear();
+    for (int64_t kh = 0; kh < d.KH; ++kh)
+      for (int64_t kw = 0; kw < d.KW; ++kw)
+        taps.push_back(splat(memref::LoadOp::create(
+            b, loc, d.filter, ValueRange{c, index(kh), index(kw)})));
+    initVector = Value();
+    if (auto fill = d.init ? dyn_cast<linalg::FillOp>(d.init) : nullptr)
+      initVector = splat(fill.getInputs()[0]);
+    else if (auto map = d.init ? dyn_cast<linalg::MapOp>(d.init) : nullptr)
+      initVector = splat(map.getMapper().front().getTerminator()->getOperand(0));
+    else if (auto bias = d.init ? dyn_cast<linalg::BroadcastOp>(d.init) : nullptr)
+      initVector = splat(memref::LoadOp::create(b, loc, bias.getInput(), c));
+    padVector = d.pad.value ? splat(d.pad.value) : Value();
+    zeroVector = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    channelValues.clear();
+    for (linalg::GenericOp g : d.epilogues)
+      for (OpOperand *operand : g.getDpsInputOperands())
+        if (classifyEpilogueOperand(d, g, *operand) ==
+            EpilogueOperand::PerChannel)
+          channelValues[operand] = splat(
+              memref::LoadOp::create(b, loc, operand->get(), c));
+
+    int64_t n0 = tiles.vectors * vw;
+    int64_t columnTiles = llvm::divideCeil(d.OW, n0);
+    auto interiorTile = [&](int64_t t) {
+      int64_t ow0 = t * n0;
+      if (ow0 + n0 > d.OW)
+        return false;
+      for (int64_t kw = 0; kw < d.KW; ++kw) {
+        int64_t first = ow0 * d.sW + kw * d.dW - d.pad.left;
+        int64_t end = (ow0 + n0) * d.sW + kw * d.dW - d.pad.left;
+        if (first < 0 || end > d.W)
+          return false;
+      }
+      return true;
+    };
+    forEachItem(columnTiles, n0, interiorTile,
+                [&](Value ow0, std::optional<int64_t> ow0Const) {
+                  emitColumn(ow0, ow0Const);
+                });
+  }
+
+  void emitColumn(Value ow0, std::optional<int64_t> ow0Const) {
+    int64_t rows = tiles.rows;
+    int64_t blocks = llvm::divideCeil(d.OH, rows);
+    auto interiorBlock = [&](int64_t block) {
+      int64_t oh0 = block * rows;
+      int64_t first = oh0 * d.sH - d.pad.top;
+      int64_t last = (oh0 + rows - 1) * d.sH + (d.KH - 1) * d.dH - d.pad.top;
+      return oh0 + rows <= d.OH && first >= 0 && last < d.H;
+    };
+    forEachItem(blocks, rows, interiorBlock,
+                [&](Value oh0, std::optional<int64_t> oh0Const) {
+                  int64_t blockRows =
+                      oh0Const ? std::min(rows, d.OH - *oh0Const) : rows;
+                  emitBlock(oh0, oh0Const, blockRows, ow0, ow0Const);
+                });
+  }
+
+  /// Lanes of a vector at output column `ow0Const + offset` that lie
+  /// before OW; all of them when the column is not known (interior).
+  SmallVector<bool> outputLanes(std::optional<int64_t> ow0Const,
+                                int64_t offset) {
+    SmallVector<bool> lanes(vw, true);
+    if (ow0Const)
+      for (int64_t l = 0; l < vw; ++l)
+        lanes[l] = *ow0Const + offset + l < d.OW;
+    return lanes;
+  }
+
+  Value maskConstant(ArrayRef<bool> lanes) {
+    auto type = VectorType::get({static_cast<int64_t>(lanes.size())},
+                                b.getI1Type());
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, lanes));
+  }
+
+  /// A vector of the output (or a same-shaped buffer) at (oh, col).
+  Value loadOutputShaped(Value buffer, Value oh, Value col,
+                         ArrayRef<bool> lanes) {
+    SmallVector<Value> indices{n, c, oh, col};
+    if (llvm::all_of(lanes, [](bool l) { return l; }))
+      return vector::LoadOp::create(b, loc, vecType, buffer, indices);
+    return vector::MaskedLoadOp::create(b, loc, vecType, buffer, indices,
+                                        maskConstant(lanes), zeroVector);
+  }
+
+  /// Input row `ih` (known valid), columns for output vector `v` shifted by
+  /// tap `kw`: s*vw contiguous values, every s-th taken when strided.
+  Value loadTap(Value ih, Value ow0, std::optional<int64_t> ow0Const,
+                int64_t v, int64_t kw) {
+    int64_t span = d.sW * vw;
+    auto spanType = VectorType::get({span}, b.getF32Type());
+    int64_t shift = kw * d.dW - d.pad.left;
+    // (ow0 + v*vw) * sW + shift, as index arithmetic.
+    Value col = mul(add(ow0, v * vw), d.sW);
+    col = shift >= 0 ? add(col, shift)
+                     : arith::SubIOp::create(b, loc, col, index(-shift)).getResult();
+    SmallVector<Value> indices{n, c, ih, col};
+    Value row;
+    SmallVector<bool> lanes(span, true);
+    if (ow0Const) {
+      int64_t first = (*ow0Const + v * vw) * d.sW + shift;
+      for (int64_t l = 0; l < span; ++l)
+        lanes[l] = first + l >= 0 && first + l < d.W;
+    }
+    if (llvm::none_of(lanes, [](bool l) { return l; }))
+      return padVector ? padVector : zeroVector;
+    if (llvm::all_of(lanes, [](bool l) { return l; })) {
+      row = vector::LoadOp::create(b, loc, spanType, d.input, indices);
+    } else {
+      Value pass = vector::BroadcastOp::create(
+          b, loc, spanType,
+          d.pad.value ? d.pad.value
+                      : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                            .getResult());
+      row = vector::MaskedLoadOp::create(b, loc, spanType, d.input, indices,
+                                         maskConstant(lanes), pass);
+    }
+    if (d.sW == 1)
+      return row;
+    SmallVector<int64_t> every;
+    for (int64_t l = 0; l < vw; ++l)
+      every.push_back(l * d.sW);
+    return vector::ShuffleOp::create(b, loc, row, row, every);
+  }
+
+  /// One block of `blockRows` output rows from `oh0` by one column tile.
+  void emitBlock(Value oh0, std::optional<int64_t> oh0Const, int64_t blockRows,
+                 Value ow0, std::optional<int64_t> ow0Const) {
+    int64_t vectors = tiles.vectors;
+    SmallVector<Value> acc(blockRows * vectors);
+    SmallVector<Value> ohs, cols;
+    for (int64_t r = 0; r < blockRows; ++r)
+      ohs.push_back(add(oh0, r));
+    for (int64_t v = 0; v < vectors; ++v)
+      cols.push_back(add(ow0, v * vw));
+    for (int64_t r = 0; r < blockRows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        acc[r * vectors + v] =
+            initVector ? initVector
+                       : loadOutputShaped(d.output, ohs[r], cols[v],
+                                          outputLanes(ow0Const, v * vw));
+    bool zeroPad = !d.pad.value || matchPattern(d.pad.value, m_AnyZeroFloat());
+    int64_t span = (blockRows - 1) * d.sH + (d.KH - 1) * d.dH + 1;
+    Value firstRow = mul(oh0, d.sH);
+    for (int64_t rel = 0; rel < span; ++rel) {
+      // (output row, kh) pairs that read input row oh0*sH - top + rel.
+      SmallVector<std::pair<int64_t, int64_t>> users;
+      for (int64_t r = 0; r < blockRows; ++r)
+        for (int64_t kh = 0; kh < d.KH; ++kh)
+          if (r * d.sH + kh * d.dH == rel)
+            users.push_back({r, kh});
+      if (users.empty())
+        continue;
+      bool valid = true;
+      if (oh0Const) {
+        int64_t ih = *oh0Const * d.sH - d.pad.top + rel;
+        valid = ih >= 0 && ih < d.H;
+      }
+      if (!valid && zeroPad)
+        continue;
+      Value ih;
+      if (valid) {
+        int64_t shift = rel - d.pad.top;
+        ih = shift >= 0
+                 ? add(firstRow, shift)
+                 : arith::SubIOp::create(b, loc, firstRow, index(-shift))
+                       .getResult();
+      }
+      for (int64_t kw = 0; kw < d.KW; ++kw) {
+        for (int64_t v = 0; v < vectors; ++v) {
+          Value x = valid ? loadTap(ih, ow0, ow0Const, v, kw) : padVector;
+          for (auto [r, kh] : users) {
+            Value &a = acc[r * vectors + v];
+            a = vector::FMAOp::create(b, loc, x, taps[kh * d.KW + kw], a);
+          }
+        }
+      }
+    }
+    for (int64_t r = 0; r < blockRows; ++r) {
+      for (int64_t v = 0; v < vectors; ++v) {
+        SmallVector<bool> lanes = outputLanes(ow0Const, v * vw);
+        if (llvm::none_of(lanes, [](bool l) { return l; }))
+          continue;
+        Value value = applyEpilogues(acc[r * vectors + v], ohs[r], cols[v], lanes);
+        SmallVector<Value> indices{n, c, ohs[r], cols[v]};
+        if (llvm::all_of(lanes, [](bool l) { return l; }))
+          vector::StoreOp::create(b, loc, value, d.output, indices);
+        else
+          vector::MaskedStoreOp::create(b, loc, d.output, indices,
+                                        maskConstant(lanes), value);
+      }
+    }
+  }
+
+  /// The epilogues' bodies on vectors: clones of their scalar ops with
+  /// vector results; values from outside are broadcast.
+  Value applyEpilogues(Value acc, Value oh, Value col, ArrayRef<bool> lanes) {
+    for (linalg::GenericOp g : d.epilogues) {
+      Block *body = g.getBody();
+      IRMapping mapping;
+      for (OpOperand *operand : g.getDpsInputOperands()) {
+        BlockArgument arg = body->getArgument(operand->getOperandNumber());
+        switch (*classifyEpilogueOperand(d, g, *operand)) {
+        case EpilogueOperand::Output:
+          mapping.map(arg, acc);
+          break;
+        case EpilogueOperand::PerChannel:
+          mapping.map(arg, channelValues.lookup(operand));
+          break;
+        case EpilogueOperand::Full:
+          mapping.map(arg, loadOutputShaped(operand->get(), oh, col, lanes));
+          break;
+        }
+      }
+      mapping.map(body->getArgument(g.getNumDpsInputs()), acc);
+      for (Operation &op : body->without_terminator()) {
+        for (Value operand : op.getOperands())
+          if (!mapping.contains(operand))
+            mapping.map(operand, vector::BroadcastOp::create(
+                                     b, loc,
+                                     VectorType::get({vw}, operand.getType()),
+                                     operand));
+        if (op.getNumOperands() == 0) { // a constant of the body
+          Operation *scalar = b.clone(op);
+          mapping.map(op.getResult(0),
+                      vector::BroadcastOp::create(
+                          b, loc, VectorType::get({vw}, scalar->getResult(0).getType()),
+                          scalar->getResult(0)));
+          continue;
+        }
+        Operation *vectorOp = b.clone(op, mapping);
+        for (Value result : vectorOp->getResults())
+          result.setType(VectorType::get({vw}, result.getType()));
+      }
+      acc = mapping.lookup(body->getTerminator()->getOperand(0));
+    }
+    return acc;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const Depthwise &d;
+  Tiles tiles;
+  int64_t vw;
+  VectorType vecType;
+  // Per channel.
+  Value n, c, initVector, padVector, zeroVector;
+  SmallVector<Value> taps;
+  DenseMap<OpOperand *, Value> channelValues;
+};
+
+struct DepthwiseMicrokernelPass
+    : dlas::impl::DepthwiseMicrokernelBase<DepthwiseMicrokernelPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    dlas::TargetShape target = dlas::hostTarget();
+    if (vectorWidth > 0)
+      target.vectorWidth = vectorWidth;
+    if (vectorRegisters > 0)
+      target.vectorRegisters = vectorRegisters;
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.getNumReductionLoops() > 0)
+        candidates.push_back(op);
+    });
+    for (linalg::LinalgOp op : candidates) {
+      std::string why;
+      FailureOr<Depthwise> match = matchDepthwise(op, why);
+      if (failed(match)) {
+        if (print && op.hasPureBufferSemantics() &&
+            op.getNumLoops() == 6)
+          op->emitRemark() << "no depthwise microkernel: " << why;
+        continue;
+      }
+      Depthwise &d = *match;
+      if (fuse) {
+        foldPadding(d);
+        foldInit(d);
+        foldEpilogues(d);
+      }
+      Tiles tiles = chooseTiles(d, target);
+      if (rows > 0)
+        tiles.rows = rows;
+      if (vectors > 0)
+        tiles.vectors = vectors;
+      if (failed(applyOverride(op, tiles)))
+        return signalPassFailure();
+      tiles.rows = std::min(tiles.rows, d.OH);
+
+      OpBuilder b(op);
+      DepthwiseEmitter(b, d, tiles, target.vectorWidth).emit(parallel);
+      if (print)
+        op->emitRemark() << "depthwise microkernel " << tiles.rows << "x"
+                         << tiles.vectors * target.vectorWidth << " (rows="
+                         << tiles.rows << ", vectors=" << tiles.vectors
+                         << ") for C=" << d.C << " " << d.OH << "x" << d.OW
+                         << " " << d.KH << "x" << d.KW << " stride " << d.sH
+                         << "x" << d.sW << "; padding "
+                         << (d.pad.value ? "folded" : "none") << ", init "
+                         << (d.init ? d.init->getName().getStringRef()
+                                    : StringRef("loaded"))
+                         << ", " << d.epilogues.size() << " epilogue op(s) fused";
+      eraseFolded(d);
+      ++numKernels;
+      numFusedEpilogues += d.epilogues.size();
+    }
+  }
+
+  /// Erases the convolution and what was folded into its kernel.
+  static void eraseFolded(Depthwise &d) {
+    for (linalg::GenericOp g : d.epilogues)
+      g->erase();
+    d.op->erase();
+    if (d.init)
+      d.init->erase();
+    for (Operation *op : d.pad.deadOps)
+      op->erase();
+  }
+};
+} // namespace
