@@ -83,6 +83,10 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     DepthwiseMicrokernelOptions depthwiseOptions;
     depthwiseOptions.parallel = options.threading;
     depthwiseOptions.print = options.printMicrokernels;
+    if (!options.depthwiseTiles.empty())
+      depthwiseOptions.rows = options.depthwiseTiles[0];
+    if (options.depthwiseTiles.size() > 1)
+      depthwiseOptions.vectors = options.depthwiseTiles[1];
     pm.addNestedPass<func::FuncOp>(createDepthwiseMicrokernel(depthwiseOptions));
     pm.addPass(createCanonicalizerPass());
   }

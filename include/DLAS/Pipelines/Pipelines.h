@@ -52,12 +52,18 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "microkernels",
       llvm::cl::desc("Lower GEMM-shaped contractions (matmuls, 1x1, im2col "
                      "and flat convolutions) to packed, register-blocked "
-                     "vector microkernels (dlas-gemm-microkernel)"),
+                     "vector microkernels (dlas-gemm-microkernel) and "
+                     "depthwise convolutions to vector stencils "
+                     "(dlas-depthwise-microkernel)"),
       llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> microkernelTiles{
       *this, "microkernel-tiles",
       llvm::cl::desc("m0,vectors,kc,mc for every microkernel (0 keeps the "
                      "heuristic's value)")};
+  PassOptions::ListOption<int64_t> depthwiseTiles{
+      *this, "depthwise-tiles",
+      llvm::cl::desc("rows,vectors for every depthwise microkernel (0 keeps "
+                     "the heuristic's value)")};
   PassOptions::Option<std::string> microkernelPackB{
       *this, "microkernel-pack-b",
       llvm::cl::desc("auto, always or never (dlas-gemm-microkernel pack-b)"),
