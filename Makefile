@@ -69,13 +69,17 @@ test-models: build
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS)
 
 # DLAS against oneDNN, PyTorch and OpenBLAS at 1 and 2 threads; writes
-# bench/results/<date>.md, .csv and .png. SUITES=sgemm,resnet50,dwconv,grouped
+# bench/results/<date>.md, .csv and .png; then whole models against PyTorch's
+# best configuration (bench/results/<date>-models.md; MODELS= skips them).
 SUITES ?= sgemm,resnet50,dwconv,grouped
+MODELS ?= resnet50,mobilenet_v2
 bench: build bench-deps
 	@mkdir -p $(BUILD)/bench
 	g++ -O2 -march=native -std=c++17 bench/peers.cpp -o $(BUILD)/bench/peers -ldnnl -lopenblas -lpthread
 	/usr/bin/python3 bench/run_bench.py --suites $(SUITES) --threads 1,2 \
 	  --dlas-run $(BUILD)/bin/dlas-run --peers $(BUILD)/bench/peers --workdir $(BUILD)/bench/work
+	[ -z "$(MODELS)" ] || /usr/bin/python3 bench/models_bench.py --models $(MODELS) --threads 1,2 \
+	  --dlas-run $(BUILD)/bin/dlas-run --workdir $(BUILD)/bench/models
 
 demo: build
 	@mkdir -p $(DEMO_DIR)

@@ -51,8 +51,6 @@ void dlas::buildEntryABIStage(OpPassManager &pm,
                               const CPUPipelineOptions &options) {
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());
-  if (options.externalWeights)
-    pm.addPass(createExternalizeWeights());
 }
 
 void dlas::buildBufferizationStage(OpPassManager &pm) {
@@ -90,6 +88,9 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createDepthwiseMicrokernel(depthwiseOptions));
     pm.addPass(createCanonicalizerPass());
   }
+  // Weights leave the module after the microkernels packed them.
+  if (options.externalWeights)
+    pm.addPass(createExternalizeWeights());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
   if (options.threading) {

@@ -68,9 +68,37 @@ struct ExternalizeWeightsPass
       op.replaceAllUsesWith(tensor);
       op.erase();
     }
+    externalizeGlobals(module, table);
     if (!table.empty())
       module->setAttr(dlas::kExternalWeightsAttrName,
                       DictionaryAttr::get(&getContext(), table));
+  }
+
+  /// After bufferization: constant globals defined by a large resource
+  /// become declarations of the same name (packed copies of weights made by
+  /// the microkernels included).
+  void externalizeGlobals(ModuleOp module,
+                          SmallVectorImpl<NamedAttribute> &table) {
+    for (auto global : module.getOps<memref::GlobalOp>()) {
+      auto value = dyn_cast_or_null<DenseResourceElementsAttr>(
+          global.getInitialValue().value_or(Attribute()));
+      if (!global.getConstant() || !value || !value.getRawHandle().getBlob())
+        continue;
+      auto type = cast<ShapedType>(value.getType());
+      int64_t bytes = type.getNumElements() *
+                      (type.getElementType().getIntOrFloatBitWidth() / 8);
+      if (bytes < minBytes)
+        continue;
+      table.push_back(
+          NamedAttribute(global.getSymNameAttr(), value));
+      global.removeInitialValueAttr();
+      // The JIT binds the data where its blob lies: promise no more than
+      // the element type's alignment.
+      global.removeAlignmentAttr();
+      global.setPublic();
+      ++numExternalized;
+      bytesExternalized += bytes;
+    }
   }
 };
 } // namespace

@@ -18,15 +18,16 @@
 // LLVM-NOT: memref.
 // LLVM: llvm.func @main(
 // LLVM-SAME: dlas.signature = (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+// The relu joins the convolution's layer.
 // LLVM: llvm.call @main_layer0_conv2d(
-// LLVM: llvm.call @main_layer1_relu(
-// LLVM: llvm.call @main_layer2_max_pool2d(
+// LLVM-NOT: relu
+// LLVM: llvm.call @main_layer1_max_pool2d(
 // LLVM: llvm.func @_mlir_ciface_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // Each layer is a function LLVM may not inline.
 // LLVM: llvm.func @main_layer0_conv2d({{.*}}passthrough = ["noinline"]
 // LLVM: llvm.call @malloc
-// LLVM: llvm.func @main_layer1_relu(
 // LLVM: llvm.intr.maximum
+// LLVM: llvm.func @main_layer1_max_pool2d(
 
 // IR: define { ptr, ptr, i64, [4 x i64], [4 x i64] } @main(
 // IR: define void @_mlir_ciface_main(ptr
@@ -46,7 +47,7 @@
 // THREADS: llvm.func @main_layer0_conv2d(
 // THREADS: omp.parallel
 // THREADS: omp.wsloop
-// THREADS: llvm.func @main_layer1_relu(
+// THREADS: llvm.func @main_layer1_max_pool2d(
 // THREADS: omp.parallel
 // NOTHREADS-NOT: omp.
 

@@ -52,7 +52,11 @@ def ExternalizeWeights : Pass<"dlas-externalize-weights", "mlir::ModuleOp"> {
     Replaces every `arith.constant` holding a `dense_resource` tensor of at
     least `min-bytes` bytes by a read of an external `memref.global`
     (declared, not defined) and records the resource under the global's name
-    in the module attribute `dlas.external_weights`. A JIT (dlas-run) binds
+    in the module attribute `dlas.external_weights`. On bufferized IR it
+    does the same to constant `memref.global`s defined by such a resource:
+    they keep their name and lose their initializer. The CPU pipeline runs
+    it there, after the microkernels have packed constant weights at
+    compile time, so that the packed copies are bound, not emitted, too. A JIT (dlas-run) binds
     each global to the resource's data in memory, so LLVM never copies,
     optimizes or emits the weights: importing ResNet-18 then compiles in a
     fraction of a second instead of seconds spent emitting 46 MB of data.

@@ -64,3 +64,28 @@ func.func @residual(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<
   %o = nn.add %t, %c2 : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   return %o : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// Two producers of one add: the first takes the add (and the relu); the
+// second stays alone and feeds the first's layer, whose call moves to where
+// the relu was.
+// CHECK-LABEL: func.func @two_producers
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x6x6xf32>, %[[W:.*]]: tensor<4x4x1x1xf32>)
+// CHECK: %[[C2:.*]] = call @two_producers_layer1_conv2d(%[[X]], %[[W]])
+// CHECK: %[[R:.*]] = call @two_producers_layer0_conv2d(%[[X]], %[[W]], %[[C2]])
+// CHECK: return %[[R]]
+// CHECK: func.func private @two_producers_layer0_conv2d
+// CHECK-NEXT: nn.conv2d
+// CHECK-NEXT: nn.add
+// CHECK-NEXT: nn.relu
+// CHECK: func.func private @two_producers_layer1_conv2d
+// CHECK-NEXT: nn.conv2d
+// CHECK-NEXT: return
+func.func @two_producers(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32> {
+  %c1 = nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %c2 = nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %a = nn.add %c1, %c2 : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %r = nn.relu %a : tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}

@@ -35,14 +35,17 @@ bool isEpilogue(Operation *op) {
 }
 
 /// `op` and the epilogue ops that consume its result one after the other,
-/// each the only user of the one before: they share one layer function so
-/// that they can fuse.
-SmallVector<Operation *> epilogueChain(Operation *op) {
+/// each the only user of the one before and in no other layer yet (a
+/// residual add joins the first of its two producers): they share one
+/// layer function so that they can fuse.
+SmallVector<Operation *>
+epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
   SmallVector<Operation *> chain{op};
   while (chain.back()->getNumResults() == 1 &&
          chain.back()->getResult(0).hasOneUse()) {
     Operation *user = *chain.back()->getResult(0).getUsers().begin();
-    if (user->getBlock() != op->getBlock() || !isEpilogue(user))
+    if (user->getBlock() != op->getBlock() || !isEpilogue(user) ||
+        taken.contains(user))
       break;
     chain.push_back(user);
   }
@@ -78,7 +81,7 @@ struct OutlineLayersPass : nn::impl::OutlineLayersBase<OutlineLayersPass> {
       func.walk([&](Operation *op) {
         if (!isLayer(op) || grouped.contains(op))
           return;
-        layers.push_back(epilogueChain(op));
+        layers.push_back(epilogueChain(op, grouped));
         grouped.insert(layers.back().begin(), layers.back().end());
       });
       // Layer functions follow their caller, in program order.

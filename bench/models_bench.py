@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""Whole models: DLAS against PyTorch's best CPU configuration.
+
+For each model (torchvision, seeded random weights and trained-looking
+batch-norm statistics, batch 1, 224x224) and each thread count:
+
+* DLAS: the ONNX export compiled and run by `dlas-run` (median of --repeat
+  runs after 3 warm-ups), its output checked against PyTorch's
+  (max |d - t| <= 1e-4 max |t|) in the same run;
+* PyTorch 1.13 in every configuration that changes its speed, each in a
+  fresh process (median of --repeat runs after 5 warm-ups, no_grad,
+  torch.set_num_threads): eager NCHW, eager channels_last,
+  jit.trace + jit.freeze + optimize_for_inference (NCHW and channels_last),
+  each with the default dispatch and with ATEN_CPU_CAPABILITY=avx512.
+
+The best PyTorch time is the reference of the DLAS/PyTorch ratio. Writes
+bench/results/<tag>-models.md and .csv.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "Models", "Inputs"))
+
+TORCH_CONFIGS = ["eager", "eager_cl", "frozen", "frozen_cl"]
+
+
+def torch_worker(name, threads, repeat):
+    """Times `name` in every TORCH_CONFIGS configuration; prints JSON."""
+    import torch
+    from models import build
+    model, shape = build(name)
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    torch.set_num_threads(threads)
+    times = {}
+    with torch.no_grad():
+        for config in TORCH_CONFIGS:
+            m, xin = model, x
+            if config.endswith("_cl"):
+                m = model.to(memory_format=torch.channels_last)
+                xin = x.to(memory_format=torch.channels_last)
+            if config.startswith("frozen"):
+                m = torch.jit.optimize_for_inference(
+                    torch.jit.freeze(torch.jit.trace(m, xin)))
+            for _ in range(5):
+                m(xin)
+            samples = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                m(xin)
+                samples.append((time.perf_counter() - t0) * 1e3)
+            times[config] = statistics.median(samples)
+            model = model.to(memory_format=torch.contiguous_format)
+    print(json.dumps(times))
+
+
+def time_torch(name, threads, repeat):
+    """{config: ms} over TORCH_CONFIGS x {default, avx512} dispatch."""
+    result = {}
+    for capability in ("default", "avx512"):
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        env.pop("ATEN_CPU_CAPABILITY", None)
+        if capability == "avx512":
+            env["ATEN_CPU_CAPABILITY"] = "avx512"
+        proc = subprocess.run([sys.executable, __file__, "--torch-worker", name,
+                               "--threads", str(threads), "--repeat", str(repeat)],
+                              capture_output=True, text=True, env=env, timeout=3600)
+        if proc.returncode != 0:
+            sys.exit(f"PyTorch worker failed for {name}: {proc.stderr}")
+        for config, ms in json.loads(proc.stdout.strip().splitlines()[-1]).items():
+            result[f"{config}/{capability}"] = ms
+    return result
+
+
+def export(name, workdir):
+    import numpy as np
+    import torch
+    from models import build
+    model, shape = build(name)
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    base = os.path.join(workdir, name)
+    with torch.no_grad():
+        expected = model(x)
+    torch.onnx.export(model, x, base + ".onnx", opset_version=13,
+                      input_names=["input"], output_names=["logits"])
+    np.save(base + ".input.npy", x.numpy())
+    np.save(base + ".expected.npy", expected.numpy())
+    return base
+
+
+def time_dlas(dlas_run, base, threads, repeat):
+    cmd = [dlas_run, base + ".onnx", "--input", base + ".input.npy",
+           "--expect", base + ".expected.npy", "--max-rel-err", "1e-4",
+           "--num-threads", str(threads), "--warmup", "3", "--repeat", str(repeat)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+    out = proc.stdout
+    ok = proc.returncode == 0 and out.rstrip().endswith("PASS")
+    median = re.search(r"median ([0-9.]+) ms", out)
+    compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
+    if not ok:
+        print(out + proc.stderr)
+    return (float(median.group(1)) if median else None,
+            float(compile_ms.group(1)) if compile_ms else None, ok)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="resnet50,mobilenet_v2")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--dlas-run", default="build/bin/dlas-run")
+    parser.add_argument("--workdir", default="build/bench/models")
+    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--tag", default=datetime.date.today().isoformat())
+    parser.add_argument("--torch-worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.torch_worker:
+        return torch_worker(args.torch_worker, int(args.threads), args.repeat)
+    os.makedirs(args.workdir, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for name in args.models.split(","):
+        base = export(name, args.workdir)
+        for threads in [int(t) for t in args.threads.split(",")]:
+            dlas_ms, compile_ms, ok = time_dlas(args.dlas_run, base, threads, args.repeat)
+            torch_ms = time_torch(name, threads, args.repeat)
+            best = min(torch_ms, key=torch_ms.get)
+            row = {"model": name, "threads": threads, "dlas_ms": dlas_ms,
+                   "dlas_compile_ms": compile_ms, "dlas_check": "ok" if ok else "FAIL",
+                   **{f"torch_{k}_ms": v for k, v in torch_ms.items()},
+                   "torch_best": best, "torch_best_ms": torch_ms[best],
+                   "dlas/torch_best": dlas_ms / torch_ms[best] if dlas_ms else None}
+            rows.append(row)
+            print(f"{name:<14} t={threads} dlas {dlas_ms or 0:8.2f} ms ({row['dlas_check']}) "
+                  f"torch best {torch_ms[best]:8.2f} ms ({best}) "
+                  f"ratio {row['dlas/torch_best'] or 0:.2f}", flush=True)
+
+    path = os.path.join(args.out, f"{args.tag}-models")
+    with open(path + ".csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        writer.writeheader()
+        writer.writerows(rows)
+    configs = [k for k in rows[0] if k.startswith("torch_") and k.endswith("/default_ms")
+               or k.startswith("torch_") and k.endswith("/avx512_ms")]
+    with open(path + ".md", "w") as f:
+        f.write(f"# Whole models: DLAS vs PyTorch's best configuration ({args.tag})\n\n"
+                f"`bench/models_bench.py --models {args.models} --threads {args.threads} "
+                f"--repeat {args.repeat}`; medians in ms, batch 1. PyTorch configurations: "
+                "eager or jit.freeze + optimize_for_inference (`frozen`), NCHW or "
+                "channels_last (`_cl`), default dispatch or ATEN_CPU_CAPABILITY=avx512. "
+                "DLAS output checked against PyTorch (max rel err <= 1e-4) in the same run.\n\n")
+        f.write("| model | threads | DLAS ms | DLAS compile ms | "
+                + " | ".join(c[len("torch_"):-len("_ms")] for c in configs)
+                + " | best PyTorch | DLAS/best | check |\n|"
+                + "---|" * (len(configs) + 7) + "\n")
+        for r in rows:
+            fmt = lambda v: "-" if v is None else f"{v:.2f}"
+            f.write(f"| {r['model']} | {r['threads']} | {fmt(r['dlas_ms'])} | "
+                    f"{fmt(r['dlas_compile_ms'])} | "
+                    + " | ".join(fmt(r[c]) for c in configs)
+                    + f" | {r['torch_best']} | {fmt(r['dlas/torch_best'])} | {r['dlas_check']} |\n")
+    print(f"wrote {path}.md, .csv")
+    return 1 if any(r["dlas_check"] != "ok" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
