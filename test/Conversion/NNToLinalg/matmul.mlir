@@ -30,3 +30,16 @@ func.func @linear(%x: tensor<?x512xf32>, %w: tensor<10x512xf32>, %b: tensor<10xf
   %0 = nn.linear %x, %w, %b : (tensor<?x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<?x10xf32>
   return %0 : tensor<?x10xf32>
 }
+
+// -----
+
+// A constant weight is transposed at compile time, not on every call.
+// CHECK-LABEL: func @linear_constant_weight
+// CHECK: %[[WT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul ins(%arg0, %[[WT]] : tensor<2x3xf32>, tensor<3x2xf32>)
+func.func @linear_constant_weight(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %y = nn.linear %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
