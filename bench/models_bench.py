@@ -8,7 +8,7 @@ batch-norm statistics, batch 1, 224x224) and each thread count:
   runs after 3 warm-ups), its output checked against PyTorch's
   (max |d - t| <= 1e-4 max |t|) in the same run;
 * PyTorch 1.13 in every configuration that changes its speed, each in a
-  fresh process (median of --repeat runs after 5 warm-ups, no_grad,
+  fresh process (median of --repeat runs after 3 warm-ups, no_grad,
   torch.set_num_threads): eager NCHW, eager channels_last,
   jit.trace + jit.freeze + optimize_for_inference (NCHW and channels_last),
   each with the default dispatch and with ATEN_CPU_CAPABILITY=avx512.
@@ -22,13 +22,12 @@ import datetime
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "Models", "Inputs"))
+from models import export  # noqa: E402  (the model zoo of the tests)
 
 TORCH_CONFIGS = ["eager", "eager_cl", "frozen", "frozen_cl"]
 
@@ -36,29 +35,20 @@ TORCH_CONFIGS = ["eager", "eager_cl", "frozen", "frozen_cl"]
 def torch_worker(name, threads, repeat):
     """Times `name` in every TORCH_CONFIGS configuration; prints JSON."""
     import torch
-    from models import build
+    from models import build, torch_latency
     model, shape = build(name)
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
-    torch.set_num_threads(threads)
     times = {}
-    with torch.no_grad():
-        for config in TORCH_CONFIGS:
-            m, xin = model, x
-            if config.endswith("_cl"):
-                m = model.to(memory_format=torch.channels_last)
-                xin = x.to(memory_format=torch.channels_last)
-            if config.startswith("frozen"):
+    for config in TORCH_CONFIGS:
+        channels_last = config.endswith("_cl")
+        m = model.to(memory_format=torch.channels_last if channels_last
+                     else torch.contiguous_format)
+        xin = x.to(memory_format=torch.channels_last) if channels_last else x
+        if config.startswith("frozen"):
+            with torch.no_grad():
                 m = torch.jit.optimize_for_inference(
                     torch.jit.freeze(torch.jit.trace(m, xin)))
-            for _ in range(5):
-                m(xin)
-            samples = []
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                m(xin)
-                samples.append((time.perf_counter() - t0) * 1e3)
-            times[config] = statistics.median(samples)
-            model = model.to(memory_format=torch.contiguous_format)
+        times[config] = torch_latency(m, xin, threads, repeat)
     print(json.dumps(times))
 
 
@@ -78,22 +68,6 @@ def time_torch(name, threads, repeat):
         for config, ms in json.loads(proc.stdout.strip().splitlines()[-1]).items():
             result[f"{config}/{capability}"] = ms
     return result
-
-
-def export(name, workdir):
-    import numpy as np
-    import torch
-    from models import build
-    model, shape = build(name)
-    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
-    base = os.path.join(workdir, name)
-    with torch.no_grad():
-        expected = model(x)
-    torch.onnx.export(model, x, base + ".onnx", opset_version=13,
-                      input_names=["input"], output_names=["logits"])
-    np.save(base + ".input.npy", x.numpy())
-    np.save(base + ".expected.npy", expected.numpy())
-    return base
 
 
 def time_dlas(dlas_run, base, threads, repeat):
@@ -130,7 +104,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     rows = []
     for name in args.models.split(","):
-        base = export(name, args.workdir)
+        _, _, base = export(name, args.workdir)
         for threads in [int(t) for t in args.threads.split(",")]:
             dlas_ms, compile_ms, ok = time_dlas(args.dlas_run, base, threads, args.repeat)
             torch_ms = time_torch(name, threads, args.repeat)

@@ -14,6 +14,7 @@
 #include "DLAS/Transforms/Microkernels.h"
 #include "DLAS/Transforms/Passes.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -64,38 +65,20 @@ struct Tiles {
   int64_t rows, vectors;
 };
 
-/// `e` as a sum of coefficient * dim with no constant term.
+/// `e` as a sum of coefficient * dim with no constant term (nonzero
+/// coefficients by dim position).
 std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
-linearTerms(AffineExpr e) {
-  llvm::SmallDenseMap<unsigned, int64_t> terms;
-  std::function<bool(AffineExpr, int64_t)> walk = [&](AffineExpr x,
-                                                      int64_t scale) {
-    if (auto dim = dyn_cast<AffineDimExpr>(x)) {
-      terms[dim.getPosition()] += scale;
-      return true;
-    }
-    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
-    if (!bin)
-      return false;
-    if (x.getKind() == AffineExprKind::Add)
-      return walk(bin.getLHS(), scale) && walk(bin.getRHS(), scale);
-    if (x.getKind() != AffineExprKind::Mul)
-      return false;
-    if (auto k = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-      return walk(bin.getLHS(), scale * k.getValue());
-    if (auto k = dyn_cast<AffineConstantExpr>(bin.getLHS()))
-      return walk(bin.getRHS(), scale * k.getValue());
-    return false;
-  };
-  if (!walk(e, 1))
+linearTerms(AffineExpr e, unsigned numDims) {
+  SmallVector<int64_t> flat;
+  // [dims..., locals (of mod/div)..., constant]
+  if (failed(getFlattenedAffineExpr(e, numDims, 0, &flat)) ||
+      flat.size() != numDims + 1 || flat.back() != 0)
     return std::nullopt;
+  llvm::SmallDenseMap<unsigned, int64_t> terms;
+  for (unsigned d = 0; d < numDims; ++d)
+    if (flat[d] != 0)
+      terms[d] = flat[d];
   return terms;
-}
-
-bool isStaticIdentityF32(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getLayout().isIdentity();
 }
 
 /// Matches `op` as a depthwise convolution (without its neighbours); on
@@ -119,7 +102,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   AffineMap outMap = op.getMatchingIndexingMap(out);
   if (outMap.getNumResults() != 4 || !outMap.isProjectedPermutation())
     return reject("output is not y[n, c, oh, ow]");
-  if (!isStaticIdentityF32(out->get()))
+  if (!dlas::isContiguousF32(out->get()))
     return reject("output is not contiguous");
   unsigned n = outMap.getDimPosition(0), c = outMap.getDimPosition(1),
            oh = outMap.getDimPosition(2), ow = outMap.getDimPosition(3);
@@ -151,7 +134,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
     return reject("input is not read at the output's batch and channel");
   auto window = [&](AffineExpr e, unsigned outDim, unsigned tapDim,
                     int64_t &stride, int64_t &dilation) {
-    auto terms = linearTerms(e);
+    auto terms = linearTerms(e, op.getNumLoops());
     if (!terms || terms->size() != 2 || !terms->count(outDim) ||
         !terms->count(tapDim))
       return false;
@@ -163,7 +146,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   if (!window(xMap.getResult(2), oh, kh, d.sH, d.dH) ||
       !window(xMap.getResult(3), ow, kw, d.sW, d.dW))
     return reject("input rows/columns are not oh*s + kh*d, ow*s + kw*d");
-  if (!isStaticIdentityF32(x->get()))
+  if (!dlas::isContiguousF32(x->get()))
     return reject("input is not contiguous");
   d.op = op;
   d.input = x->get();
@@ -234,7 +217,7 @@ void foldPadding(Depthwise &d) {
     source = c.getInputs()[0];
   else if (auto c = dyn_cast<memref::CopyOp>(copy); c && c.getTarget() == view)
     source = c.getSource();
-  if (!source || !isStaticIdentityF32(source) ||
+  if (!source || !dlas::isContiguousF32(source) ||
       copy->getBlock() != block || !fill->isBeforeInBlock(copy) ||
       !copy->isBeforeInBlock(d.op))
     return;
@@ -297,7 +280,7 @@ std::optional<EpilogueOperand> classifyEpilogueOperand(const Depthwise &d,
   if (map.isIdentity()) {
     if (v == d.output)
       return EpilogueOperand::Output;
-    if (isStaticIdentityF32(v) && v.getType() == d.output.getType())
+    if (dlas::isContiguousF32(v) && v.getType() == d.output.getType())
       return EpilogueOperand::Full;
     return std::nullopt;
   }
@@ -436,13 +419,7 @@ private:
   }
 
   void loop(Value lb, Value ub, int64_t step, function_ref<void(Value)> body) {
-    scf::ForOp::create(b, loc, lb, ub, index(step), ValueRange{},
-                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-                         OpBuilder::InsertionGuard guard(b);
-                         b.setInsertionPointToStart(nested.getBlock());
-                         body(iv);
-                         scf::YieldOp::create(b, loc);
-                       });
+    dlas::buildForLoop(b, loc, lb, ub, step, body);
   }
 
   /// Runs `emitOne` for items [0, count): the longest run of `interior`
@@ -479,12 +456,10 @@ private:
         taps.push_back(splat(memref::LoadOp::create(
             b, loc, d.filter, ValueRange{c, index(kh), index(kw)})));
     initVector = Value();
-    if (auto fill = d.init ? dyn_cast<linalg::FillOp>(d.init) : nullptr)
-      initVector = splat(fill.getInputs()[0]);
-    else if (auto map = d.init ? dyn_cast<linalg::MapOp>(d.init) : nullptr)
-      initVector = splat(map.getMapper().front().getTerminator()->getOperand(0));
-    else if (auto bias = d.init ? dyn_cast<linalg::BroadcastOp>(d.init) : nullptr)
+    if (auto bias = dyn_cast_or_null<linalg::BroadcastOp>(d.init))
       initVector = splat(memref::LoadOp::create(b, loc, bias.getInput(), c));
+    else if (d.init)
+      initVector = splat(fillValue(d.init, d.output));
     padVector = d.pad.value ? splat(d.pad.value) : Value();
     zeroVector = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));

@@ -25,6 +25,7 @@ namespace mlir::dlas {
 
 using namespace mlir;
 using mlir::dlas::hostTarget;
+using mlir::dlas::isContiguousF32;
 using mlir::dlas::isMultiplyAccumulate;
 using mlir::dlas::TargetShape;
 
@@ -50,12 +51,6 @@ struct KernelParams {
   /// Copy B into contiguous column-tile panels per k block.
   bool packB;
 };
-
-bool isContiguousF32(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getLayout().isIdentity();
-}
 
 /// Matches `op` as a Gemm; on failure `why` says what does not fit.
 FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
@@ -345,13 +340,7 @@ private:
     loop(index(lb), index(ub), 1, body);
   }
   void loop(Value lb, Value ub, int64_t step, function_ref<void(Value)> body) {
-    scf::ForOp::create(b, loc, lb, ub, index(step), ValueRange{},
-                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-                         OpBuilder::InsertionGuard guard(b);
-                         b.setInsertionPointToStart(nested.getBlock());
-                         body(iv);
-                         scf::YieldOp::create(b, loc);
-                       });
+    dlas::buildForLoop(b, loc, lb, ub, step, body);
   }
 
   /// Full-range loops over `dims` (from position `from`), body gets the ivs.

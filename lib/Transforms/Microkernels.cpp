@@ -2,6 +2,7 @@
 #include "DLAS/Transforms/Microkernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
@@ -34,4 +35,22 @@ bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Value x = body.getArgument(0), y = body.getArgument(1);
   return (mul.getLhs() == x && mul.getRhs() == y) ||
          (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+bool dlas::isContiguousF32(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         type.getLayout().isIdentity();
+}
+
+void dlas::buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub,
+                        int64_t step, function_ref<void(Value)> body) {
+  Value stepValue = arith::ConstantIndexOp::create(b, loc, step);
+  scf::ForOp::create(b, loc, lb, ub, stepValue, ValueRange{},
+                     [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+                       OpBuilder::InsertionGuard guard(b);
+                       b.setInsertionPointToStart(nested.getBlock());
+                       body(iv);
+                       scf::YieldOp::create(b, loc);
+                     });
 }

@@ -9,6 +9,7 @@
 #define DLAS_TRANSFORMS_MICROKERNELS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
 
 namespace mlir::dlas {
 
@@ -25,6 +26,14 @@ TargetShape hostTarget();
 
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);
+
+/// True for a static, contiguous (identity layout) f32 memref.
+bool isContiguousF32(Value v);
+
+/// An scf.for from `lb` to `ub` by `step` whose body `body` builds with `b`
+/// (left after the loop afterwards).
+void buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub, int64_t step,
+                  function_ref<void(Value)> body);
 
 } // namespace mlir::dlas
 

@@ -119,6 +119,21 @@ def torch_latency(model, x, threads, repeat):
     return statistics.median(times)
 
 
+def export(name, workdir, opset=13):
+    """Builds `name`, exports it to <workdir>/<name>.onnx and saves the seeded
+    input and PyTorch's output next to it; returns (model, input, base path)."""
+    model, shape = build(name)
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    base = os.path.join(workdir, name)
+    with torch.no_grad():
+        expected = model(x)
+    torch.onnx.export(model, x, base + ".onnx", opset_version=opset,
+                      input_names=["input"], output_names=["logits"])
+    np.save(base + ".input.npy", x.numpy())
+    np.save(base + ".expected.npy", expected.numpy())
+    return model, x, base
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -146,15 +161,7 @@ def main():
     print(f"{'model':<18} {'compile ms':>10} {'dlas ms':>9} {'torch ms':>9} "
           f"{'max rel err':>11}  threads={args.threads}")
     for name in names:
-        model, shape = build(name)
-        x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
-        base = os.path.join(args.workdir, name)
-        with torch.no_grad():
-            expected = model(x)
-        torch.onnx.export(model, x, base + ".onnx", opset_version=args.opset,
-                          input_names=["input"], output_names=["logits"])
-        np.save(base + ".input.npy", x.numpy())
-        np.save(base + ".expected.npy", expected.numpy())
+        model, x, base = export(name, args.workdir, args.opset)
         cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
                "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
                "--num-threads", str(args.threads)]
