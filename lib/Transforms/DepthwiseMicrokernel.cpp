@@ -165,20 +165,6 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   return d;
 }
 
-/// The constant (or value) every element of `buffer` is set to by `op`, a
-/// linalg.fill or an input-less linalg.map yielding a value from outside.
-Value fillValue(Operation *op, Value buffer) {
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();
-  auto map = dyn_cast<linalg::MapOp>(op);
-  if (!map || !map.getInputs().empty() || map.getInit() != buffer)
-    return Value();
-  Value yielded = map.getMapper().front().getTerminator()->getOperand(0);
-  return map->isProperAncestor(yielded.getParentBlock()->getParentOp())
-             ? Value()
-             : yielded;
-}
-
 /// Folds `alloc; fill(p); copy(x, subview(alloc))` feeding the convolution
 /// (how tensor.pad bufferizes): the kernel reads x and uses p outside it.
 void foldPadding(Depthwise &d) {
@@ -203,7 +189,7 @@ void foldPadding(Depthwise &d) {
       view = subview;
       continue;
     }
-    Value value = fillValue(user, alloc);
+    Value value = dlas::fillValue(user, alloc);
     if (fill || !value)
       return;
     fill = user;
@@ -260,7 +246,7 @@ void foldInit(Depthwise &d) {
   }
   if (!before)
     return;
-  if (fillValue(before, d.output)) {
+  if (dlas::fillValue(before, d.output)) {
     d.init = before;
     return;
   }
@@ -303,14 +289,7 @@ bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g) {
   for (OpOperand *operand : g.getDpsInputOperands())
     if (!classifyEpilogueOperand(d, g, *operand))
       return false;
-  for (Operation &op : g.getBody()->without_terminator()) {
-    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
-        !isa_and_nonnull<arith::ArithDialect, math::MathDialect>(op.getDialect()))
-      return false;
-    if (op.getNumOperands() > 0 && !op.hasTrait<OpTrait::Elementwise>())
-      return false;
-  }
-  return true;
+  return dlas::isVectorizableElementwiseBody(g.getBody());
 }
 
 /// Collects the in-place elementwise ops that follow the convolution on
@@ -459,7 +438,7 @@ private:
     if (auto bias = dyn_cast_or_null<linalg::BroadcastOp>(d.init))
       initVector = splat(memref::LoadOp::create(b, loc, bias.getInput(), c));
     else if (d.init)
-      initVector = splat(fillValue(d.init, d.output));
+      initVector = splat(dlas::fillValue(d.init, d.output));
     padVector = d.pad.value ? splat(d.pad.value) : Value();
     zeroVector = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
@@ -665,26 +644,7 @@ private:
         }
       }
       mapping.map(body->getArgument(g.getNumDpsInputs()), acc);
-      for (Operation &op : body->without_terminator()) {
-        for (Value operand : op.getOperands())
-          if (!mapping.contains(operand))
-            mapping.map(operand, vector::BroadcastOp::create(
-                                     b, loc,
-                                     VectorType::get({vw}, operand.getType()),
-                                     operand));
-        if (op.getNumOperands() == 0) { // a constant of the body
-          Operation *scalar = b.clone(op);
-          mapping.map(op.getResult(0),
-                      vector::BroadcastOp::create(
-                          b, loc, VectorType::get({vw}, scalar->getResult(0).getType()),
-                          scalar->getResult(0)));
-          continue;
-        }
-        Operation *vectorOp = b.clone(op, mapping);
-        for (Value result : vectorOp->getResults())
-          result.setType(VectorType::get({vw}, result.getType()));
-      }
-      acc = mapping.lookup(body->getTerminator()->getOperand(0));
+      acc = dlas::cloneBodyOnVectors(b, loc, body, mapping, vw);
     }
     return acc;
   }

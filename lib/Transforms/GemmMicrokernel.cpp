@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
@@ -251,12 +254,293 @@ std::vector<float> constantData(Value v, SymbolTable &symbols) {
   return {};
 }
 
+/// A buffer the kernel reads at its tile's positions: `map` takes the
+/// contraction's loop dims to the buffer's indices. It never involves k;
+/// when it involves n, n is its last result and the read is a vector.
+struct TileRead {
+  Value buffer;
+  AffineMap map;
+  /// The buffer has the uncollapsed output's shape: the kernel reads it
+  /// through a collapse_shape like C's (`view`, made at emission).
+  bool collapse = false;
+  Value view;
+};
+
+/// What a kernel folds around its contraction: the one write that
+/// initializes C and the elementwise ops that consume C after it, so that
+/// C is written once, from registers, with its final values.
+struct Neighbours {
+  /// The buffer C views through one collapse_shape (or C itself): the
+  /// folded ops index it; `groups` list its dims in each dim of C.
+  Value full;
+  memref::CollapseShapeOp cView;
+  SmallVector<ReassociationIndices> groups;
+  /// A linalg.fill (`initValue`) or linalg.broadcast (`initRead`) of full.
+  Operation *init = nullptr;
+  Value initValue;
+  std::optional<TileRead> initRead;
+  /// Elementwise generics in order; per input, how it is read (nullopt:
+  /// the running value).
+  SmallVector<linalg::GenericOp> epilogues;
+  SmallVector<SmallVector<std::optional<TileRead>>> epilogueReads;
+  SmallVector<bool> inPlace;
+  /// The full-shaped buffer the final values go to, and C's view of it.
+  Value result, resultView;
+};
+
+/// How the kernel can read `buffer`, indexed by `map` over the dims of
+/// `nb.full`, at its tile's positions; nullopt when it cannot.
+std::optional<TileRead> asTileRead(const Gemm &g, const Neighbours &nb,
+                                   Value buffer, AffineMap map) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      !type.getLayout().isIdentity())
+    return std::nullopt;
+  MLIRContext *ctx = buffer.getContext();
+  AffineMap cMap = g.op.getMatchingIndexingMap(g.c);
+  auto fullType = cast<MemRefType>(nb.full.getType());
+  // A dim of full that is a whole dim of C is that dim's loop dim.
+  SmallVector<AffineExpr> loopDimOf(fullType.getRank(),
+                                    getAffineConstantExpr(0, ctx));
+  SmallVector<bool> standsAlone(fullType.getRank(), false);
+  for (auto [pos, group] : llvm::enumerate(nb.groups)) {
+    if (group.size() != 1)
+      continue;
+    loopDimOf[group[0]] = getAffineDimExpr(cMap.getDimPosition(pos), ctx);
+    standsAlone[group[0]] = true;
+  }
+  bool readsCollapsedDim = false;
+  for (unsigned d = 0; d < standsAlone.size(); ++d)
+    readsCollapsedDim |= !standsAlone[d] && map.isFunctionOfDim(d);
+  TileRead read{buffer, AffineMap(), false, Value()};
+  if (!readsCollapsedDim) {
+    read.map = map.replaceDimsAndSymbols(loopDimOf, {}, g.ranges.size(), 0);
+  } else if (map.isIdentity() && type.getShape() == fullType.getShape()) {
+    read.map = cMap;
+    read.collapse = true;
+  } else {
+    return std::nullopt;
+  }
+  for (auto [i, e] : llvm::enumerate(read.map.getResults())) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(e);
+        constant && constant.getValue() == 0)
+      continue; // a broadcast unit dim
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || (dim.getPosition() == g.n &&
+                 i + 1 != read.map.getNumResults()))
+      return std::nullopt;
+  }
+  return read;
+}
+
+/// The buffer `v` is a view of (through view-like ops), or `v`.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The one write of full before the contraction, when it is a fill or a
+/// broadcast the kernel can start its accumulators from.
+void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
+  Block *block = g.op->getBlock();
+  Operation *before = nullptr;
+  auto usedBefore = [&](Value v, Operation *skip) -> FailureOr<Operation *> {
+    Operation *found = nullptr;
+    for (Operation *user : v.getUsers()) {
+      if (user == g.op || user == skip)
+        continue;
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor)
+        return failure();
+      if (!ancestor->isBeforeInBlock(g.op))
+        continue;
+      if (found || ancestor != user)
+        return failure();
+      found = user;
+    }
+    return found;
+  };
+  // The write is to full or (a fill) to C's view of it.
+  FailureOr<Operation *> fullWriter = usedBefore(nb.full, nb.cView);
+  FailureOr<Operation *> viewWriter =
+      nb.cView ? usedBefore(nb.cView, nullptr)
+                : FailureOr<Operation *>(static_cast<Operation *>(nullptr));
+  if (failed(fullWriter) || failed(viewWriter) ||
+      (*fullWriter && *viewWriter))
+    return;
+  before = *fullWriter ? *fullWriter : *viewWriter;
+  if (!before)
+    return;
+  if (Value value = dlas::fillValue(before, *fullWriter ? nb.full : nb.cView)) {
+    nb.init = before;
+    nb.initValue = value;
+    return;
+  }
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(before);
+  if (!broadcast || broadcast.getInit() != nb.full ||
+      !dom.properlyDominates(broadcast.getInput(), g.op))
+    return;
+  std::optional<TileRead> read = asTileRead(
+      g, nb, broadcast.getInput(),
+      broadcast.getMatchingIndexingMap(broadcast.getDpsInputOperand(0)));
+  if (!read || read->collapse)
+    return;
+  nb.init = before;
+  nb.initRead = read;
+}
+
+/// True when nothing but the contraction, its view, its init, the fused
+/// epilogues and deallocations uses `buffer`, a local allocation: its
+/// contents may then stop being written.
+bool onlyFoldedUsers(const Gemm &g, const Neighbours &nb, Value buffer,
+                     linalg::GenericOp next) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  if (buffer == nb.full && nb.cView &&
+      llvm::any_of(nb.cView->getUsers(),
+                   [&](Operation *user) { return user != g.op; }))
+    return false;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == g.op || user == nb.cView || user == nb.init ||
+        user == next || isa<memref::DeallocOp>(user) ||
+        llvm::is_contained(nb.epilogues, user))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// Adds `generic` to the epilogue chain whose running value is in `current`
+/// when it is elementwise over full's shape, reads `current` and otherwise
+/// only buffers the kernel can read; updates `current` to where it writes.
+bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
+                 Value &current, const llvm::SmallPtrSetImpl<Value> &freed,
+                 DominanceInfo &dom) {
+  auto fullType = cast<MemRefType>(nb.full.getType());
+  if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != fullType.getRank() ||
+      !dlas::isVectorizableElementwiseBody(generic.getBody()))
+    return false;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  Value out = init->get();
+  if (!generic.getMatchingIndexingMap(init).isIdentity() ||
+      out.getType() != fullType || freed.contains(out))
+    return false;
+  SmallVector<std::optional<TileRead>> reads;
+  bool readsCurrent = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Value v = input->get();
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (v == current && map.isIdentity()) {
+      reads.push_back(std::nullopt);
+      readsCurrent = true;
+      continue;
+    }
+    // Buffers written by the chain hold stale values once it is fused.
+    Value root = rootBuffer(v);
+    if (root == current || root == nb.full || freed.contains(v) ||
+        llvm::any_of(nb.epilogues, [&](linalg::GenericOp e) {
+          return e.getDpsInitOperand(0)->get() == root;
+        }))
+      return false;
+    std::optional<TileRead> read = asTileRead(g, nb, v, map);
+    if (!read || !dom.properlyDominates(v, g.op))
+      return false;
+    reads.push_back(read);
+  }
+  bool inPlace = out == current;
+  if (inPlace) {
+    if (!readsCurrent &&
+        generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty())
+      return false;
+  } else {
+    auto alloc = out.getDefiningOp<memref::AllocOp>();
+    // The kernel writes `out` where the contraction was: nothing before
+    // `generic` may use it (the contraction's own operands included).
+    Block *block = g.op->getBlock();
+    bool usedBefore = llvm::any_of(out.getUsers(), [&](Operation *user) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      return !ancestor || ancestor->isBeforeInBlock(generic);
+    });
+    if (!readsCurrent || !alloc || alloc->getBlock() != block || usedBefore ||
+        !alloc.getOperands().empty() ||
+        !generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty() ||
+        !onlyFoldedUsers(g, nb, current, generic))
+      return false;
+  }
+  nb.epilogues.push_back(generic);
+  nb.epilogueReads.push_back(std::move(reads));
+  nb.inPlace.push_back(inPlace);
+  current = out;
+  return true;
+}
+
+/// C's init and the chain of elementwise ops that follows the contraction
+/// up to the first op that could observe or change memory.
+Neighbours findNeighbours(const Gemm &g, DominanceInfo &dom) {
+  Neighbours nb;
+  Value c = g.c->get();
+  nb.full = c;
+  if (auto view = c.getDefiningOp<memref::CollapseShapeOp>();
+      view && isContiguousF32(view.getSrc())) {
+    nb.full = view.getSrc();
+    nb.cView = view;
+    nb.groups = view.getReassociationIndices();
+  } else {
+    for (int64_t d = 0; d < cast<MemRefType>(c.getType()).getRank(); ++d)
+      nb.groups.push_back({d});
+  }
+  nb.result = nb.full;
+  findInit(g, nb, dom);
+  llvm::SmallPtrSet<Value, 4> freed;
+  for (Operation *op = g.op->getNextNode(); op; op = op->getNextNode()) {
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (dealloc.getMemref() == nb.result)
+        break;
+      freed.insert(dealloc.getMemref());
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (!addEpilogue(g, nb, generic, nb.result, freed, dom))
+        break;
+      continue;
+    }
+    if (!isMemoryEffectFree(op))
+      break;
+  }
+  return nb;
+}
+
+/// Builds, before the contraction, the collapsed views the kernel reads and
+/// writes through, and moves the result's allocation above it.
+void prepareViews(OpBuilder &b, const Gemm &g, Neighbours &nb) {
+  Location loc = g.op.getLoc();
+  auto viewOf = [&](Value buffer) -> Value {
+    if (!nb.cView)
+      return buffer;
+    return memref::CollapseShapeOp::create(b, loc, buffer, nb.groups);
+  };
+  if (Operation *alloc = nb.result.getDefiningOp();
+      alloc && alloc->getBlock() == g.op->getBlock() &&
+      g.op->isBeforeInBlock(alloc))
+    alloc->moveBefore(g.op);
+  nb.resultView = nb.result == nb.full ? g.c->get() : viewOf(nb.result);
+  for (auto &reads : nb.epilogueReads)
+    for (std::optional<TileRead> &read : reads)
+      if (read)
+        read->view = read->collapse ? viewOf(read->buffer) : read->buffer;
+  if (nb.initRead)
+    nb.initRead->view = nb.initRead->buffer;
+}
+
 /// Emits the microkernel nest for one Gemm.
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
-                int64_t vectorWidth, bool parallel)
-      : b(b), loc(g.op.getLoc()), g(g), p(p), vw(vectorWidth),
+                const Neighbours &nb, int64_t vectorWidth, bool parallel)
+      : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), vw(vectorWidth),
         parallel(parallel), vecType(VectorType::get({vw}, b.getF32Type())) {}
 
   /// Copies A into panels at run time: per panel and k, the m0 values of
@@ -311,6 +595,7 @@ public:
     // kc counts k values; the blocked loop is the outermost k dim.
     int64_t inner = g.sizeK / g.ranges[g.k[0]];
     int64_t kcOuter = std::max<int64_t>(1, p.kc / inner);
+    singleKBlock = kcOuter >= g.ranges[g.k[0]];
     if (p.packB)
       bp = memref::AllocOp::create(
           b, loc, MemRefType::get({tiles, kcOuter, n0}, b.getF32Type()),
@@ -318,6 +603,7 @@ public:
     loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
       batchValues.assign(batchIvs.begin(), batchIvs.end());
       Value kEnd = index(g.ranges[g.k[0]]);
+      lastK = kEnd;
       loop(index(0), kEnd, kcOuter, [&](Value kc) {
         Value kcEnd = min(add(kc, kcOuter), kEnd);
         if (p.packB)
@@ -507,10 +793,31 @@ private:
       dims[g.n] = cols[j];
       return indices(cMap, dims);
     };
+    TileContext at{rowBase, cols, rows, masked};
+    auto loadC = [&] {
+      SmallVector<Value> values;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < p.vectors; ++j)
+          values.push_back(load(g.c->get(), cIndices(i, j), j));
+      return values;
+    };
+    auto initial = [&] {
+      SmallVector<Value> values;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < p.vectors; ++j)
+          values.push_back(nb.initRead ? readTile(*nb.initRead, at, i, j)
+                                       : vector::BroadcastOp::create(
+                                             b, loc, vecType, nb.initValue));
+      return values;
+    };
+    // The folded init starts the first k block; later ones resume from C.
     SmallVector<Value> acc;
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < p.vectors; ++j)
-        acc.push_back(load(g.c->get(), cIndices(i, j), j));
+    if (!nb.init)
+      acc = loadC();
+    else if (singleKBlock)
+      acc = initial();
+    else
+      acc = ifElse(isEqual(kcLo, index(0)), initial, loadC);
 
     // The k loops carry the accumulators in registers.
     std::function<SmallVector<Value>(unsigned, SmallVector<Value>,
@@ -545,16 +852,113 @@ private:
     };
     acc = kLoop(0, {}, acc);
 
-    for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = 0; j < p.vectors; ++j) {
-        Value v = acc[i * p.vectors + j];
-        if (masked)
-          vector::MaskedStoreOp::create(b, loc, g.c->get(), cIndices(i, j),
-                                        masks[j], v);
-        else
-          vector::StoreOp::create(b, loc, v, g.c->get(), cIndices(i, j));
+    auto store = [&](Value view, ArrayRef<Value> values) {
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t j = 0; j < p.vectors; ++j) {
+          Value v = values[i * p.vectors + j];
+          if (masked)
+            vector::MaskedStoreOp::create(b, loc, view, cIndices(i, j),
+                                          masks[j], v);
+          else
+            vector::StoreOp::create(b, loc, v, view, cIndices(i, j));
+        }
       }
+    };
+    // The epilogue runs once, on the last k block's sums.
+    auto finish = [&] {
+      SmallVector<Value> values = acc;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < p.vectors; ++j)
+          values[i * p.vectors + j] =
+              applyEpilogues(values[i * p.vectors + j], at, i, j);
+      store(nb.resultView, values);
+    };
+    if (nb.epilogues.empty() || singleKBlock)
+      return finish();
+    Value last = isEqual(kcHi, lastK);
+    scf::IfOp::create(
+        b, loc, last,
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          finish();
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          store(g.c->get(), acc);
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  /// Where a register tile sits: its first row, column offsets, row count
+  /// and whether its columns run past N.
+  struct TileContext {
+    Value rowBase;
+    ArrayRef<Value> cols;
+    int64_t rows;
+    bool masked;
+  };
+
+  /// The vector of `read` for row i, vector j of the tile: a (masked)
+  /// vector load along n, else a broadcast scalar.
+  Value readTile(const TileRead &read, const TileContext &tile, int64_t i,
+                 int64_t j) {
+    SmallVector<Value> dims = dimValues();
+    dims[g.m] = add(tile.rowBase, i);
+    dims[g.n] = tile.cols[j];
+    SmallVector<Value> idx = indices(read.map, dims);
+    if (!read.map.isFunctionOfDim(g.n))
+      return vector::BroadcastOp::create(
+          b, loc, vecType, memref::LoadOp::create(b, loc, read.view, idx));
+    if (!tile.masked)
+      return vector::LoadOp::create(b, loc, vecType, read.view, idx);
+    Value left = arith::SubIOp::create(b, loc, index(g.sizeN), tile.cols[j]);
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    return vector::MaskedLoadOp::create(b, loc, vecType, read.view, idx, mask,
+                                        zeros);
+  }
+
+  /// The fused epilogues applied to accumulator `acc` of row i, vector j.
+  Value applyEpilogues(Value acc, const TileContext &tile, int64_t i,
+                       int64_t j) {
+    for (auto [epilogue, reads] : llvm::zip(nb.epilogues, nb.epilogueReads)) {
+      linalg::GenericOp generic = epilogue;
+      Block *body = generic.getBody();
+      IRMapping mapping;
+      for (auto [arg, read] : llvm::zip(body->getArguments(), reads))
+        mapping.map(arg, read ? readTile(*read, tile, i, j) : acc);
+      mapping.map(body->getArgument(generic.getNumDpsInputs()), acc);
+      acc = dlas::cloneBodyOnVectors(b, loc, body, mapping, vw);
     }
+    return acc;
+  }
+
+  Value isEqual(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
+
+  /// An scf.if yielding `thenValues()` or `elseValues()` (vectors).
+  SmallVector<Value> ifElse(Value cond,
+                            function_ref<SmallVector<Value>()> thenValues,
+                            function_ref<SmallVector<Value>()> elseValues) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, cond,
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          scf::YieldOp::create(b, loc, thenValues());
+        },
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          scf::YieldOp::create(b, loc, elseValues());
+        });
+    return SmallVector<Value>(ifOp.getResults());
   }
 
   /// Taps of the k dims from `level` inward.
@@ -605,10 +1009,12 @@ private:
   Location loc;
   const Gemm &g;
   const KernelParams &p;
+  const Neighbours &nb;
   int64_t vw;
   bool parallel;
   VectorType vecType;
-  Value ap, bp;
+  Value ap, bp, lastK;
+  bool singleKBlock = false;
   SmallVector<Value> batchValues;
 };
 
@@ -640,6 +1046,7 @@ struct GemmMicrokernelPass
         ops.push_back(op);
     });
     SymbolTable moduleSymbols(module);
+    DominanceInfo dominance(module);
     // One packed global per (source global, panel height).
     llvm::StringMap<memref::GlobalOp> packedGlobals;
     for (linalg::LinalgOp op : ops) {
@@ -671,8 +1078,16 @@ struct GemmMicrokernelPass
                           << " register tile needs more than the "
                           << target.vectorRegisters << " vector registers";
 
+      Neighbours neighbours;
+      if (fuse) {
+        neighbours = findNeighbours(*gemm, dominance);
+      } else {
+        neighbours.full = neighbours.result = gemm->c->get();
+      }
       OpBuilder b(op);
-      KernelEmitter emitter(b, *gemm, params, target.vectorWidth, parallel);
+      prepareViews(b, *gemm, neighbours);
+      KernelEmitter emitter(b, *gemm, params, neighbours, target.vectorWidth,
+                            parallel);
       Value packed;
       bool packedNow = false;
       if (packConstants) {
@@ -697,9 +1112,20 @@ struct GemmMicrokernelPass
                          << (params.packB ? ", B packed" : "")
                          << ") for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "
-                         << (packedNow ? "at compile time" : "at run time");
+                         << (packedNow ? "at compile time" : "at run time")
+                         << "; init "
+                         << (neighbours.init
+                                 ? neighbours.init->getName().getStringRef()
+                                 : StringRef("loaded"))
+                         << ", " << neighbours.epilogues.size()
+                         << " epilogue op(s) fused";
       Value a = gemm->a->get();
+      for (linalg::GenericOp epilogue : llvm::reverse(neighbours.epilogues))
+        epilogue->erase();
+      numFusedEpilogues += neighbours.epilogues.size();
       op->erase();
+      if (neighbours.init)
+        neighbours.init->erase();
       if (packedNow)
         eraseReplacedConstant(a, moduleSymbols);
       ++numKernels;

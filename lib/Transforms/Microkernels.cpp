@@ -2,7 +2,9 @@
 #include "DLAS/Transforms/Microkernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
@@ -53,4 +55,50 @@ void dlas::buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub,
                        body(iv);
                        scf::YieldOp::create(b, loc);
                      });
+}
+
+Value dlas::fillValue(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || !map.getInputs().empty() || map.getInit() != buffer)
+    return Value();
+  Value yielded = map.getMapper().front().getTerminator()->getOperand(0);
+  return map->isProperAncestor(yielded.getParentBlock()->getParentOp())
+             ? Value()
+             : yielded;
+}
+
+bool dlas::isVectorizableElementwiseBody(Block *body) {
+  for (Operation &op : body->without_terminator()) {
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+        !isa_and_nonnull<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return false;
+    if (op.getNumOperands() > 0 && !op.hasTrait<OpTrait::Elementwise>())
+      return false;
+  }
+  return true;
+}
+
+Value dlas::cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
+                               IRMapping &mapping, int64_t width) {
+  auto vectorOf = [&](Type t) { return VectorType::get({width}, t); };
+  for (Operation &op : body->without_terminator()) {
+    for (Value operand : op.getOperands())
+      if (!mapping.contains(operand))
+        mapping.map(operand, vector::BroadcastOp::create(
+                                 b, loc, vectorOf(operand.getType()), operand));
+    if (op.getNumOperands() == 0) { // a constant of the body
+      Operation *scalar = b.clone(op);
+      mapping.map(op.getResult(0),
+                  vector::BroadcastOp::create(
+                      b, loc, vectorOf(scalar->getResult(0).getType()),
+                      scalar->getResult(0)));
+      continue;
+    }
+    Operation *vectorOp = b.clone(op, mapping);
+    for (Value result : vectorOp->getResults())
+      result.setType(vectorOf(result.getType()));
+  }
+  return mapping.lookup(body->getTerminator()->getOperand(0));
 }

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::dlas {
 
@@ -34,6 +35,20 @@ bool isContiguousF32(Value v);
 /// (left after the loop afterwards).
 void buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub, int64_t step,
                   function_ref<void(Value)> body);
+
+/// The value every element of `buffer` is set to by `op` (a linalg.fill or
+/// an input-less linalg.map yielding a value from outside), or null.
+Value fillValue(Operation *op, Value buffer);
+
+/// True when `body` (of an elementwise linalg op) holds only arith/math
+/// ops with a vector form, so that `cloneBodyOnVectors` can apply it.
+bool isVectorizableElementwiseBody(Block *body);
+
+/// Applies `body` to vectors of `width` lanes: each op is cloned with
+/// vector results; `mapping` must map the block arguments the body uses,
+/// values from outside are broadcast. Returns the yielded vector.
+Value cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
+                         IRMapping &mapping, int64_t width);
 
 } // namespace mlir::dlas
 

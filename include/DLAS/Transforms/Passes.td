@@ -245,9 +245,27 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     vectors = 3, kc = 128, mc = 512}` (set on the op before or after
     bufferization; it survives one-shot bufferization).
 
+    With `fuse` (the default) the kernel also folds its neighbours, so that
+    C is written once, from registers, with its final values:
+
+    * the one write of C (or of the buffer C collapses, as 1x1 and flat
+      convolutions do) before the contraction, when it is a `linalg.fill`
+      or a `linalg.broadcast` (a bias, per output channel or per column):
+      the first k block starts its accumulators from it;
+    * the chain of elementwise `linalg.generic` ops that follows, on C's
+      (uncollapsed) shape, with arith/math bodies: activations, clips,
+      residual adds, per-channel scales. Each reads the running value and
+      other buffers the kernel can read at its tile (same-shaped ones, or
+      ones indexed by whole dims of C); it writes in place or into a fresh
+      allocation, in which case the kernel stores there and the
+      intermediate buffer goes away. The chain stops at the first op that
+      could observe or change memory. With several k blocks the epilogue
+      runs on the last one only.
+
     Ops that do not fit (other element types, dynamic shapes, strided
     layouts, a B not contiguous along n) are left alone; `print` reports
-    both the kernels chosen and why an op was left alone.
+    both the kernels chosen (with what was fused) and why an op was left
+    alone.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "0",
@@ -269,11 +287,15 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
            "value; a dlas.gemm_tiles attribute still wins)">,
     Option<"packB", "pack-b", "std::string", "\"auto\"",
            "Copy B into contiguous panels: auto (in place: measured faster here), always "
-           "(where B is a plain matrix) or never">
+           "(where B is a plain matrix) or never">,
+    Option<"fuse", "fuse", "bool", "true",
+           "Fold C's fill/broadcast init and the elementwise ops consuming C "
+           "into the kernel">
   ];
   let statistics = [
     Statistic<"numKernels", "microkernels", "Contractions lowered to microkernels">,
-    Statistic<"numPackedConstants", "packed-constants", "A operands packed at compile time">
+    Statistic<"numPackedConstants", "packed-constants", "A operands packed at compile time">,
+    Statistic<"numFusedEpilogues", "fused-epilogues", "Elementwise ops fused into kernels">
   ];
   let dependentDialects = ["mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect",

@@ -454,6 +454,80 @@ def depthwise_cases(gen):
 
 
 
+# ---------------------------------------------------------------- GEMM epilogues
+def chain_case(name, inputs, expected, lines):
+    """A case whose body is `lines` (format strings over v, t)."""
+    return Case(name, [t.numpy() for t in inputs], expected,
+                lambda v, t, r: "\n".join(line.format(v=v, t=t) for line in lines))
+
+
+@case("gemm_epilogue")
+def gemm_epilogue_cases(gen):
+    """Contractions with the init and elementwise chains dlas-gemm-microkernel
+    folds (bias broadcasts, activations, residual adds, per-channel scales),
+    and chains it must not fold (a pre-activation read again later)."""
+    cases = []
+    conv_t = "({t[0]}, {t[1]}, {t[2]}) -> "
+    # 1x1 expansion + bias + relu6 (MobileNetV2), N = 196: column tails.
+    x, w, b = rand(1, 24, 14, 14, gen=gen), rand(40, 24, 1, 1, gen=gen), rand(40, gen=gen)
+    y = torch.clamp(F.conv2d(x, w, b), 0, 6)
+    yt = ttype(y.shape)
+    cases.append(chain_case("pw_bias_relu6", [x, w, b], y, [
+        "  %y = nn.conv2d {v[0]}, {v[1]}, {v[2]} : " + conv_t + yt,
+        f"  %r = nn.relu6 %y : {yt}"]))
+    # Bottleneck end: 1x1 + bias + residual add + relu (ResNet), batch 2.
+    x, w, b = rand(2, 32, 7, 9, gen=gen), rand(16, 32, 1, 1, gen=gen), rand(16, gen=gen)
+    res = rand(2, 16, 7, 9, gen=gen)
+    y = torch.relu(F.conv2d(x, w, b) + res)
+    yt = ttype(y.shape)
+    cases.append(chain_case("pw_bias_add_relu_batch2", [x, w, b, res], y, [
+        "  %y = nn.conv2d {v[0]}, {v[1]}, {v[2]} : " + conv_t + yt,
+        f"  %s = nn.add %y, {{v[3]}} : ({yt}, {{t[3]}}) -> {yt}",
+        f"  %r = nn.relu %s : {yt}"]))
+    # 3x3 padded convolution + bias + silu.
+    x, w, b = rand(1, 8, 12, 11, gen=gen), rand(20, 8, 3, 3, gen=gen), rand(20, gen=gen)
+    y = F.silu(F.conv2d(x, w, b, padding=1))
+    yt = ttype(y.shape)
+    cases.append(chain_case("conv3x3_bias_silu", [x, w, b], y, [
+        "  %y = nn.conv2d {v[0]}, {v[1]}, {v[2]} {{padding = " + arr([1, 1, 1, 1])
+        + "}} : " + conv_t + yt,
+        f"  %r = nn.silu %y : {yt}"]))
+    # Linear: the bias runs along n.
+    x, w, b = rand(5, 300, gen=gen), rand(50, 300, gen=gen), rand(50, gen=gen)
+    y = torch.tanh(F.linear(x, w, b))
+    yt = ttype(y.shape)
+    cases.append(chain_case("linear_bias_tanh", [x, w, b], y, [
+        "  %y = nn.linear {v[0]}, {v[1]}, {v[2]} : " + conv_t + yt,
+        f"  %r = nn.tanh %y : {yt}"]))
+    # Matmul from a zero fill + sigmoid + leaky relu.
+    a, bm = rand(17, 40, gen=gen), rand(40, 33, gen=gen)
+    y = F.leaky_relu(torch.sigmoid(a @ bm) - 0.5, 0.1)
+    yt = ttype(y.shape)
+    half = torch.full((1,), 0.5)
+    cases.append(chain_case("matmul_sigmoid_sub_leaky", [a, bm, half], y, [
+        f"  %y = nn.matmul {{v[0]}}, {{v[1]}} : ({{t[0]}}, {{t[1]}}) -> {yt}",
+        f"  %s = nn.sigmoid %y : {yt}",
+        f"  %d = nn.sub %s, {{v[2]}} : ({yt}, {{t[2]}}) -> {yt}",
+        f"  %r = nn.leaky_relu %d {{{{alpha = 0.1 : f64}}}} : {yt}"]))
+    # Per-channel scale (C x 1 x 1) after a 1x1 without bias.
+    x, w, sc = rand(1, 16, 9, 9, gen=gen), rand(24, 16, 1, 1, gen=gen), rand(24, 1, 1, gen=gen)
+    y = F.conv2d(x, w) * sc
+    yt = ttype(y.shape)
+    cases.append(chain_case("pw_scale", [x, w, sc], y, [
+        f"  %y = nn.conv2d {{v[0]}}, {{v[1]}} : ({{t[0]}}, {{t[1]}}) -> {yt}",
+        f"  %r = nn.mul %y, {{v[2]}} : ({yt}, {{t[2]}}) -> {yt}"]))
+    # The pre-activation is read again: relu must not take its buffer.
+    x, w, b = rand(1, 12, 8, 8, gen=gen), rand(12, 12, 1, 1, gen=gen), rand(12, gen=gen)
+    pre = F.conv2d(x, w, b)
+    y = torch.relu(pre) * pre
+    yt = ttype(y.shape)
+    cases.append(chain_case("pw_preactivation_reused", [x, w, b], y, [
+        "  %y = nn.conv2d {v[0]}, {v[1]}, {v[2]} : " + conv_t + yt,
+        f"  %a = nn.relu %y : {yt}",
+        f"  %r = nn.mul %a, %y : ({yt}, {yt}) -> {yt}"]))
+    return cases
+
+
 # ---------------------------------------------------------------- networks
 @case("network")
 def network_cases(gen):

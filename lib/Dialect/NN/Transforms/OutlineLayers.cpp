@@ -23,15 +23,16 @@ bool isLayer(Operation *op) {
          !isa<nn::ReshapeOp, nn::FlattenOp>(op);
 }
 
-/// Elementwise ops that keep their operand's type: a producer's kernel
-/// can apply them before it stores (the microkernels' fused epilogues).
-bool isEpilogue(Operation *op) {
-  if (isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::LeakyReluOp, nn::SigmoidOp,
-          nn::TanhOp, nn::SiluOp>(op))
-    return true;
-  return isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::MaxOp, nn::MinOp>(op) &&
-         op->getOperand(0).getType() == op->getResult(0).getType() &&
-         op->getOperand(1).getType() == op->getResult(0).getType();
+/// Elementwise ops that keep the type of `input`, their operand from the
+/// producer: its kernel can apply them before it stores (the microkernels'
+/// fused epilogues). A binary op's other operand may broadcast (a bias or
+/// a per-channel scale).
+bool isEpilogue(Operation *op, Value input) {
+  if (op->getNumResults() != 1 || op->getResult(0).getType() != input.getType())
+    return false;
+  return isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::LeakyReluOp,
+             nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::AddOp, nn::SubOp,
+             nn::MulOp, nn::MaxOp, nn::MinOp>(op);
 }
 
 /// `op` and the epilogue ops that consume its result one after the other,
@@ -44,7 +45,7 @@ epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
   while (chain.back()->getNumResults() == 1 &&
          chain.back()->getResult(0).hasOneUse()) {
     Operation *user = *chain.back()->getResult(0).getUsers().begin();
-    if (user->getBlock() != op->getBlock() || !isEpilogue(user) ||
+    if (user->getBlock() != op->getBlock() || !isEpilogue(user, chain.back()->getResult(0)) ||
         taken.contains(user))
       break;
     chain.push_back(user);

@@ -1,0 +1,183 @@
+// Neighbours folded into dlas-gemm-microkernel: C's init and the elementwise
+// chain that consumes C.
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel=false" | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel=false tiles=0,0,8,0" | FileCheck %s --check-prefix=KBLOCKS
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 fuse=false" | FileCheck %s --check-prefix=NOFUSE
+
+#wmap = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+#xmap = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#ymap = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// A 1x1 convolution as bufferized from nn: bias broadcast into the 4-d
+// output, the GEMM on its collapsed view, relu6 into a second buffer. The
+// kernel starts from the bias, clamps in registers and stores into the
+// relu6's buffer once; the first buffer is left unused.
+// CHECK-LABEL: func @pointwise_bias_relu6
+// CHECK-SAME: (%[[X:.*]]: memref<1x32x784xf32>, %[[W:.*]]: memref<64x32xf32>, %[[B:.*]]: memref<64xf32>)
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x64x28x28xf32>
+// CHECK: %[[VIEW:.*]] = memref.collapse_shape %[[OUT]] {{\[}}[0], [1], [2, 3]]
+// CHECK-NOT: linalg.broadcast
+// CHECK: memref.load %[[B]]
+// CHECK: vector.broadcast
+// CHECK: vector.fma
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: arith.minimumf {{.*}} : vector<16xf32>
+// CHECK: vector.store {{.*}}, %[[VIEW]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[OUT]]
+// KBLOCKS-LABEL: func @pointwise_bias_relu6
+// The first k block starts from the bias, later ones from C; the clamp runs
+// on the last block, which stores into the relu6's buffer.
+// KBLOCKS: arith.cmpi eq
+// KBLOCKS: scf.if {{.*}} -> (vector<16xf32>
+// KBLOCKS: memref.load %arg2
+// KBLOCKS: } else {
+// KBLOCKS: vector.load
+// KBLOCKS: vector.fma
+// KBLOCKS: scf.if
+// KBLOCKS: arith.maximumf {{.*}} : vector<16xf32>
+// KBLOCKS: vector.store
+// KBLOCKS: } else {
+// KBLOCKS: vector.store
+// PRINT: remark: microkernel {{.*}} for M=64 N=784 K=32, A packed at run time; init linalg.broadcast, 1 epilogue op(s) fused
+// NOFUSE-LABEL: func @pointwise_bias_relu6
+// NOFUSE: linalg.broadcast
+// NOFUSE: vector.fma
+// NOFUSE: linalg.generic
+func.func @pointwise_bias_relu6(%x: memref<1x32x784xf32>, %w: memref<64x32xf32>, %b: memref<64xf32>) -> memref<1x64x28x28xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %out = memref.alloc() {alignment = 64 : i64} : memref<1x64x28x28xf32>
+  %acc = memref.alloc() {alignment = 64 : i64} : memref<1x64x28x28xf32>
+  linalg.broadcast ins(%b : memref<64xf32>) outs(%acc : memref<1x64x28x28xf32>) dimensions = [0, 2, 3]
+  %c = memref.collapse_shape %acc [[0], [1], [2, 3]] : memref<1x64x28x28xf32> into memref<1x64x784xf32>
+  linalg.generic {indexing_maps = [#wmap, #xmap, #ymap], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%w, %x : memref<64x32xf32>, memref<1x32x784xf32>) outs(%c : memref<1x64x784xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %o: f32):
+    %0 = arith.mulf %in, %in_1 : f32
+    %1 = arith.addf %o, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<1x64x28x28xf32>) outs(%out : memref<1x64x28x28xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    %1 = arith.minimumf %0, %six : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %acc : memref<1x64x28x28xf32>
+  return %out : memref<1x64x28x28xf32>
+}
+
+// -----
+
+#wmap = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+#xmap = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#ymap = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// A residual add reads another same-shaped buffer at the stored positions
+// (through a collapsed view of it), then relu, both in place.
+// CHECK-LABEL: func @residual_add_relu
+// CHECK-SAME: %[[RES:[a-z0-9]+]]: memref<2x16x7x9xf32>
+// CHECK: %[[RVIEW:.*]] = memref.collapse_shape %[[RES]] {{\[}}[0], [1], [2, 3]]
+// CHECK: vector.fma
+// CHECK: vector.maskedload %[[RVIEW]]
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.maskedstore
+// CHECK-NOT: linalg.generic
+// PRINT: remark: microkernel {{.*}} for M=16 N=63 K=32, {{.*}}; init linalg.fill, 2 epilogue op(s) fused
+func.func @residual_add_relu(%x: memref<2x32x63xf32>, %w: memref<16x32xf32>, %res: memref<2x16x7x9xf32>) -> memref<2x16x7x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() {alignment = 64 : i64} : memref<2x16x7x9xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2x16x7x9xf32>)
+  %c = memref.collapse_shape %acc [[0], [1], [2, 3]] : memref<2x16x7x9xf32> into memref<2x16x63xf32>
+  linalg.generic {indexing_maps = [#wmap, #xmap, #ymap], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%w, %x : memref<16x32xf32>, memref<2x32x63xf32>) outs(%c : memref<2x16x63xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %o: f32):
+    %0 = arith.mulf %in, %in_1 : f32
+    %1 = arith.addf %o, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc, %res : memref<2x16x7x9xf32>, memref<2x16x7x9xf32>) outs(%acc : memref<2x16x7x9xf32>) {
+  ^bb0(%in: f32, %r: f32, %o: f32):
+    %0 = arith.addf %in, %r : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<2x16x7x9xf32>) outs(%acc : memref<2x16x7x9xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return %acc : memref<2x16x7x9xf32>
+}
+
+// -----
+
+// A linear layer: the bias runs along n (a vector load), tanh after it.
+// CHECK-LABEL: func @linear_bias_tanh
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<50xf32>
+// CHECK: vector.maskedload %[[BIAS]]
+// CHECK: vector.fma
+// CHECK: math.tanh {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.
+func.func @linear_bias_tanh(%x: memref<5x300xf32>, %w: memref<300x50xf32>, %bias: memref<50xf32>) -> memref<5x50xf32> {
+  %acc = memref.alloc() {alignment = 64 : i64} : memref<5x50xf32>
+  linalg.broadcast ins(%bias : memref<50xf32>) outs(%acc : memref<5x50xf32>) dimensions = [0]
+  linalg.matmul ins(%x, %w : memref<5x300xf32>, memref<300x50xf32>) outs(%acc : memref<5x50xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<5x50xf32>) outs(%acc : memref<5x50xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = math.tanh %in : f32
+    linalg.yield %0 : f32
+  }
+  return %acc : memref<5x50xf32>
+}
+
+// -----
+
+// Refused: the pre-activation is read again after relu wrote a second
+// buffer, so C must keep its values; relu stays a separate op.
+// CHECK-LABEL: func @preactivation_reused
+// CHECK: vector.fma
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// PRINT: remark: microkernel {{.*}} for M=8 N=32 K=8, {{.*}}; init linalg.fill, 0 epilogue op(s) fused
+func.func @preactivation_reused(%a: memref<8x8xf32>, %b: memref<8x32xf32>) -> memref<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() {alignment = 64 : i64} : memref<8x32xf32>
+  %act = memref.alloc() {alignment = 64 : i64} : memref<8x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x32xf32>)
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x32xf32>) outs(%acc : memref<8x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<8x32xf32>) outs(%act : memref<8x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%act, %acc : memref<8x32xf32>, memref<8x32xf32>) outs(%act : memref<8x32xf32>) {
+  ^bb0(%in: f32, %p: f32, %o: f32):
+    %0 = arith.mulf %in, %p : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %acc : memref<8x32xf32>
+  return %act : memref<8x32xf32>
+}
+
+// -----
+
+// Refused: an op between the contraction and the activation writes memory
+// the chain cannot see through, so the chain stops there.
+// CHECK-LABEL: func @chain_stops_at_memory_write
+// CHECK: vector.fma
+// CHECK: memref.store
+// CHECK: linalg.generic
+// PRINT: remark: microkernel {{.*}} for M=8 N=32 K=8, {{.*}}; init loaded, 0 epilogue op(s) fused
+func.func @chain_stops_at_memory_write(%a: memref<8x8xf32>, %b: memref<8x32xf32>, %acc: memref<8x32xf32>, %flag: memref<1xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i = arith.constant 0 : index
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x32xf32>) outs(%acc : memref<8x32xf32>)
+  memref.store %zero, %flag[%i] : memref<1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<8x32xf32>) outs(%acc : memref<8x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
