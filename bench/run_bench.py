@@ -86,15 +86,26 @@ class Conv:
         return (f"conv 1 {self.c} {self.h} {self.h} {self.f} {self.k} {self.k} {self.s} {self.s} "
                 f"{p} {p} {p} {p} 1 1 {self.g}")
 
-    def module(self):
+    def module(self, weights=None):
+        """The layer as an nn module; with `weights` (an array) the filter is
+        a constant of the module, as in a deployed model, so that DLAS packs
+        it at compile time (oneDNN reorders it outside the timed loop)."""
         x, w = f"1x{self.c}x{self.h}x{self.h}", f"{self.f}x{self.c // self.g}x{self.k}x{self.k}"
         y = f"1x{self.f}x{self.oh}x{self.oh}"
         p = self.p
-        return (f"func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) -> tensor<{y}xf32> {{\n"
-                f"  %y = nn.conv2d %x, %w {{strides = array<i64: {self.s}, {self.s}>, "
+        conv = (f"  %y = nn.conv2d %x, %w {{strides = array<i64: {self.s}, {self.s}>, "
                 f"padding = array<i64: {p}, {p}, {p}, {p}>, groups = {self.g} : i64}} : "
                 f"(tensor<{x}xf32>, tensor<{w}xf32>) -> tensor<{y}xf32>\n"
                 f"  return %y : tensor<{y}xf32>\n}}\n")
+        if weights is None:
+            return (f"func.func @main(%x: tensor<{x}xf32>, %w: tensor<{w}xf32>) "
+                    f"-> tensor<{y}xf32> {{\n" + conv)
+        # A dense_resource blob: its alignment (4, little-endian) then the data.
+        blob = "0x04000000" + np.ascontiguousarray(weights, dtype="<f4").tobytes().hex()
+        return (f"func.func @main(%x: tensor<{x}xf32>) -> tensor<{y}xf32> {{\n"
+                f"  %w = arith.constant dense_resource<filter> : tensor<{w}xf32>\n" + conv
+                + "{-#\n  dialect_resources: {\n    builtin: {\n"
+                f"      filter: \"{blob}\"\n    }}\n  }}\n#-}}\n")
 
     def tensors(self, rng):
         x = rng.standard_normal((1, self.c, self.h, self.h), dtype=np.float32)
@@ -116,7 +127,7 @@ class Gemm:
     def peer_line(self):
         return f"gemm {self.n} {self.n} {self.n}"
 
-    def module(self):
+    def module(self, weights=None):
         t = f"tensor<{self.n}x{self.n}xf32>"
         return (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
                 f"  %c = nn.matmul %a, %b : ({t}, {t}) -> {t}\n  return %c : {t}\n}}\n")
@@ -172,10 +183,10 @@ def run_peers(peers, lines, threads):
 def run_dlas(dlas_run, case, workdir, threads, budget_s):
     base = os.path.join(workdir, case.name)
     with open(base + ".mlir", "w") as f:
-        f.write(case.module())
+        f.write(case.module(case.constant_weights))
     args = [dlas_run, base + ".mlir", "--expect", base + ".expected.npy",
             "--rtol", "1e-3", "--atol", "1e-3", "--num-threads", str(threads)]
-    for i in range(case.inputs):
+    for i in range(1 if case.constant_weights is not None else case.inputs):
         args += ["--input", f"{base}.in{i}.npy"]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     probe = subprocess.run(args + ["--repeat", "1"], capture_output=True, text=True,
@@ -227,6 +238,10 @@ def main():
     parser.add_argument("--workdir", default="build/bench/work")
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     parser.add_argument("--tag", default=datetime.date.today().isoformat())
+    parser.add_argument("--weights", choices=["constant", "input"], default="constant",
+                        help="convolution filters as module constants (packed at compile "
+                             "time, like oneDNN's reorder outside the timed loop) or as "
+                             "run-time inputs (packed on every call)")
     parser.add_argument("--dlas-budget", type=float, default=4.0,
                         help="seconds of timed DLAS runs per case")
     args = parser.parse_args()
@@ -237,6 +252,8 @@ def main():
     for c in selected:
         tensors = c.tensors(rng)
         c.inputs = len(tensors)
+        c.constant_weights = (tensors[1] if isinstance(c, Conv) and args.weights == "constant"
+                              else None)
         for i, x in enumerate(tensors):
             np.save(os.path.join(args.workdir, f"{c.name}.in{i}.npy"), x)
         with torch.no_grad():
@@ -286,7 +303,8 @@ def main():
                 f"--threads {args.threads}` on {os.uname().nodename}'s CPU "
                 f"({open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}).\n"
                 "Medians in ms; ratio < 1 means DLAS is faster. Every DLAS result checked "
-                "against PyTorch in the same run.\n\n")
+                "against PyTorch in the same run. Convolution filters: "
+                f"{'module constants, packed by DLAS at compile time (oneDNN reorders them outside its timed loop)' if args.weights == 'constant' else 'run-time inputs'}.\n\n")
         for threads in sorted({r["threads"] for r in rows}):
             sel = [r for r in rows if r["threads"] == threads]
             f.write(f"\n## {threads} thread(s), measured fp32 FMA peak "

@@ -58,6 +58,34 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
       b, loc, arith::AddFOp::create(b, loc, args[2], product).getResult());
 }
 
+/// Y[N, F, P] += W[F, K] x X[N, K, P] on `conv`'s output collapsed to
+/// [N, F, OH*OW]; replaces `conv` with the expanded result.
+void replaceWithGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                     Value w, Value x) {
+  Location loc = conv.getLoc();
+  Value init = conv.getOutputs()[0];
+  auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
+  SmallVector<ReassociationIndices> spatial = {{0}, {1}, {2, 3}};
+  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, spatial);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr n, f, p, c;
+  bindDims(ctx, n, f, p, c);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, ctx),
+                                 AffineMap::get(4, 0, {n, c, p}, ctx),
+                                 AffineMap::get(4, 0, {n, f, p}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::parallel, utils::IteratorType::reduction};
+  auto gemm =
+      linalg::GenericOp::create(rewriter, loc, out.getType(), ValueRange{w, x},
+                                out, maps, iterators, multiplyAccumulate);
+  SmallVector<OpFoldResult> outputShape =
+      tensor::getMixedSizes(rewriter, loc, init);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, resultType, gemm.getResult(0), spatial, outputShape);
+  rewriter.replaceOp(conv, result);
+}
+
 /// W[F, C] x X[N, C, H*W] -> Y[N, F, H*W] on collapsed views (no copies);
 /// a strided 1x1 kernel first copies the input positions it reads
 /// (X[:, :, ::sh, ::sw], a quarter of the input at stride 2).
@@ -79,30 +107,59 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
         getAsIndexOpFoldResult(rewriter.getContext(),
                                {1, 1, strides[0], strides[1]}));
   }
-  Value init = conv.getOutputs()[0];
-  auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
-  SmallVector<ReassociationIndices> spatial = {{0}, {1}, {2, 3}};
-  Value x = tensor::CollapseShapeOp::create(rewriter, loc, input, spatial);
+  Value x = tensor::CollapseShapeOp::create(
+      rewriter, loc, input, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value w = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, spatial);
+  replaceWithGemm(rewriter, conv, w, x);
+  return success();
+}
+
+/// im2col + GEMM. The patches go to P[N, C, KH, KW, OH, OW], copied by one
+/// elementwise op with affine (div/mod-free) indices whose innermost loop
+/// writes contiguous OW: upstream's linalg::rewriteInIm2Col indexes the
+/// input with floordiv/mod of the flattened dims, which measured several
+/// times slower than the GEMM it feeds. Collapsed, P is the GEMM's
+/// [N, C*KH*KW, OH*OW] B operand.
+LogicalResult rewriteIm2Col(RewriterBase &rewriter,
+                            linalg::Conv2DNchwFchwOp conv) {
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!inputType.hasStaticShape() || !filterType.hasStaticShape() ||
+      !outType.hasStaticShape())
+    return failure();
+  SmallVector<int64_t> strides = convAttr(conv, "strides");
+  SmallVector<int64_t> dilations = convAttr(conv, "dilations");
+  SmallVector<int64_t> shape = {
+      inputType.getDimSize(0), inputType.getDimSize(1),
+      filterType.getDimSize(2), filterType.getDimSize(3),
+      outType.getDimSize(2),   outType.getDimSize(3)};
   MLIRContext *ctx = rewriter.getContext();
-  AffineExpr n, f, p, c;
-  bindDims(ctx, n, f, p, c);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, c}, ctx),
-                                 AffineMap::get(4, 0, {n, c, p}, ctx),
-                                 AffineMap::get(4, 0, {n, f, p}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::parallel, utils::IteratorType::reduction};
-  auto gemm =
-      linalg::GenericOp::create(rewriter, loc, out.getType(), ValueRange{w, x},
-                                out, maps, iterators, multiplyAccumulate);
-  SmallVector<OpFoldResult> outputShape =
-      tensor::getMixedSizes(rewriter, loc, init);
-  Value result = tensor::ExpandShapeOp::create(
-      rewriter, loc, resultType, gemm.getResult(0), spatial, outputShape);
-  rewriter.replaceOp(conv, result);
+  AffineExpr n, c, kh, kw, oh, ow;
+  bindDims(ctx, n, c, kh, kw, oh, ow);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0,
+                     {n, c, oh * strides[0] + kh * dilations[0],
+                      ow * strides[1] + kw * dilations[1]},
+                     ctx),
+      AffineMap::getMultiDimIdentityMap(6, ctx)};
+  Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
+                                        inputType.getElementType());
+  auto patches = linalg::GenericOp::create(
+      rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
+      maps, SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  Value x = tensor::CollapseShapeOp::create(
+      rewriter, loc, patches.getResult(0),
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  Value w = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  replaceWithGemm(rewriter, conv, w, x);
   return success();
 }
 
@@ -341,7 +398,7 @@ struct SelectConvAlgorithmPass
           ++numGemm;
         break;
       case ConvAlgorithm::Im2Col:
-        if (succeeded(linalg::rewriteInIm2Col(
+        if (succeeded(rewriteIm2Col(
                 rewriter, cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))))
           ++numIm2Col;
         break;
