@@ -600,19 +600,48 @@ public:
       bp = memref::AllocOp::create(
           b, loc, MemRefType::get({tiles, kcOuter, n0}, b.getF32Type()),
           b.getI64IntegerAttr(64));
+    int64_t fullPanels = g.sizeM / p.m0;
+    int64_t tailRows = g.sizeM % p.m0;
+    // Few column tiles (N = 49 at 7x7) leave threads idle and fork once per
+    // cache block: then threads take chunks of rows instead, outside the k
+    // blocks (each keeps its rows' C tiles to itself across k).
+    bool rowChunks = parallel && !p.packB && tiles < kMinParallelTiles &&
+                     fullPanels >= 2;
     loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
       batchValues.assign(batchIvs.begin(), batchIvs.end());
       Value kEnd = index(g.ranges[g.k[0]]);
       lastK = kEnd;
-      loop(index(0), kEnd, kcOuter, [&](Value kc) {
-        Value kcEnd = min(add(kc, kcOuter), kEnd);
+      auto kBlocks = [&](function_ref<void(Value, Value)> body) {
+        loop(index(0), kEnd, kcOuter, [&](Value kc) {
+          body(kc, min(add(kc, kcOuter), kEnd));
+        });
+      };
+      if (rowChunks) {
+        int64_t chunk = std::clamp<int64_t>(
+            llvm::divideCeil(fullPanels, kMinRowChunks), 1,
+            std::max<int64_t>(1, p.mc / p.m0));
+        parallelFor(llvm::divideCeil(fullPanels, chunk), [&](Value c) {
+          Value first = arith::MulIOp::create(b, loc, c, index(chunk));
+          Value end = min(add(first, chunk), index(fullPanels));
+          kBlocks([&](Value kc, Value kcEnd) {
+            emitPanels(first, end, p.m0, kc, kcEnd, /*parallelTiles=*/false);
+          });
+        });
+        if (tailRows != 0)
+          kBlocks([&](Value kc, Value kcEnd) {
+            emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                       kcEnd, /*parallelTiles=*/false);
+          });
+        return;
+      }
+      kBlocks([&](Value kc, Value kcEnd) {
         if (p.packB)
           packBlockOfB(kc, kcEnd, tiles);
-        int64_t fullPanels = g.sizeM / p.m0;
         if (fullPanels > 0)
-          emitPanels(0, fullPanels, p.m0, kc, kcEnd);
-        if (g.sizeM % p.m0 != 0)
-          emitPanels(fullPanels, 1, g.sizeM % p.m0, kc, kcEnd);
+          emitPanels(index(0), index(fullPanels), p.m0, kc, kcEnd, parallel);
+        if (tailRows != 0)
+          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                     kcEnd, parallel);
       });
     });
     if (p.packB)
@@ -678,18 +707,29 @@ private:
   }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
 
-  /// Panels [first, first + count) of `rows` rows each, blocked for cache.
-  /// Runs `body(tile)` over the column tiles, in parallel when asked.
-  void forEachTile(int64_t tiles, function_ref<void(Value)> body) {
-    if (!parallel || tiles == 1)
-      return loop(0, tiles, body);
+  /// Fewer column tiles than this run in parallel over rows instead.
+  static constexpr int64_t kMinParallelTiles = 8;
+  /// Row chunks to aim for then (a multiple of common thread counts).
+  static constexpr int64_t kMinRowChunks = 8;
+
+  /// `body(i)` for i in [0, count) as an scf.parallel (OpenMP under
+  /// threading).
+  void parallelFor(int64_t count, function_ref<void(Value)> body) {
     scf::ParallelOp::create(b, loc, ValueRange{index(0)},
-                            ValueRange{index(tiles)}, ValueRange{index(1)},
+                            ValueRange{index(count)}, ValueRange{index(1)},
                             [&](OpBuilder &nested, Location, ValueRange ivs) {
                               OpBuilder::InsertionGuard guard(b);
                               b.setInsertionPointToStart(nested.getBlock());
                               body(ivs[0]);
                             });
+  }
+
+  /// Runs `body(tile)` over the column tiles, in parallel when asked.
+  void forEachTile(int64_t tiles, bool inParallel,
+                   function_ref<void(Value)> body) {
+    if (!inParallel || tiles == 1)
+      return loop(0, tiles, body);
+    parallelFor(tiles, body);
   }
 
   /// Copies rows [kc, kcEnd) of B into column-tile panels Bp[tile][k][n0],
@@ -699,7 +739,7 @@ private:
     int64_t n0 = p.vectors * vw;
     Value zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
-    forEachTile(tiles, [&](Value tile) {
+    forEachTile(tiles, parallel, [&](Value tile) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
       loop(kc, kcEnd, 1, [&](Value k) {
         SmallVector<Value> dims = dimValues();
@@ -725,17 +765,16 @@ private:
     });
   }
 
-  /// Panels [first, first + count) of `rows` rows each, blocked for L2, over
+  /// Panels [first, end) of `rows` rows each, blocked for L2, over
   /// k block [kc, kcEnd).
-  void emitPanels(int64_t first, int64_t count, int64_t rows, Value kc,
-                  Value kcEnd) {
+  void emitPanels(Value first, Value end, int64_t rows, Value kc, Value kcEnd,
+                  bool parallelTiles) {
     int64_t panelsPerBlock = std::max<int64_t>(1, p.mc / p.m0);
     int64_t n0 = p.vectors * vw;
     int64_t tiles = llvm::divideCeil(g.sizeN, n0);
-    Value end = index(first + count);
-    loop(index(first), end, panelsPerBlock, [&](Value mc) {
+    loop(first, end, panelsPerBlock, [&](Value mc) {
       Value mcEnd = min(add(mc, panelsPerBlock), end);
-      forEachTile(tiles, [&](Value tile) {
+      forEachTile(tiles, parallelTiles, [&](Value tile) {
         Value col = arith::MulIOp::create(b, loc, tile, index(n0));
         auto panelsLoop = [&](bool masked) {
           loop(mc, mcEnd, 1, [&](Value panel) {

@@ -90,3 +90,20 @@ func.func @not_f32(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>
   linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
   return
 }
+
+// -----
+
+// Few column tiles (N = 49, as at 7x7): threads take chunks of the 16-row
+// panels (8 chunks of 32 rows here) outside the k blocks, instead of
+// splitting the 1-4 column tiles once per cache block.
+// CHECK-LABEL: func @few_columns
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: arith.muli %[[CHUNK]]
+// CHECK: scf.for
+// CHECK: vector.fma
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @few_columns(%a: memref<256x300xf32>, %b: memref<300x49xf32>, %c: memref<256x49xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 16, vectors = 1}} ins(%a, %b : memref<256x300xf32>, memref<300x49xf32>) outs(%c : memref<256x49xf32>)
+  return
+}
