@@ -602,11 +602,19 @@ public:
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
     int64_t tailRows = g.sizeM % p.m0;
-    // Few column tiles (N = 49 at 7x7) leave threads idle and fork once per
-    // cache block: then threads take chunks of rows instead, outside the k
-    // blocks (each keeps its rows' C tiles to itself across k).
-    bool rowChunks = parallel && !p.packB && tiles < kMinParallelTiles &&
-                     fullPanels >= 2;
+    // One parallel region per contraction, outside the k blocks, so that
+    // each thread keeps its part of C to itself across k: chunks of column
+    // tiles, or, when there are few tiles (N = 49 at 7x7), chunks of row
+    // panels. (Forking per k block measured up to 2x slower at 2 threads.)
+    // B packing is shared by all threads per k block and keeps the split
+    // of tiles inside it.
+    enum class Split { None, Tiles, Rows, TilesPerKBlock } split = Split::None;
+    if (parallel && p.packB)
+      split = Split::TilesPerKBlock;
+    else if (parallel && tiles >= kMinParallelTiles)
+      split = Split::Tiles;
+    else if (parallel && fullPanels >= 2)
+      split = Split::Rows;
     loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
       batchValues.assign(batchIvs.begin(), batchIvs.end());
       Value kEnd = index(g.ranges[g.k[0]]);
@@ -616,33 +624,58 @@ public:
           body(kc, min(add(kc, kcOuter), kEnd));
         });
       };
-      if (rowChunks) {
+      // Rows [first, end) of full panels, then the tail panel, over tiles
+      // [tileFirst, tileEnd).
+      auto allPanels = [&](Value kc, Value kcEnd, Value tileFirst,
+                           Value tileEnd, bool parallelTiles) {
+        if (fullPanels > 0)
+          emitPanels(index(0), index(fullPanels), p.m0, kc, kcEnd, tileFirst,
+                     tileEnd, parallelTiles);
+        if (tailRows != 0)
+          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                     kcEnd, tileFirst, tileEnd, parallelTiles);
+      };
+      switch (split) {
+      case Split::Tiles: {
+        int64_t chunk = llvm::divideCeil(tiles, kParallelChunks);
+        parallelFor(llvm::divideCeil(tiles, chunk), [&](Value c) {
+          Value first = arith::MulIOp::create(b, loc, c, index(chunk));
+          Value end = min(add(first, chunk), index(tiles));
+          kBlocks([&](Value kc, Value kcEnd) {
+            allPanels(kc, kcEnd, first, end, false);
+          });
+        });
+        return;
+      }
+      case Split::Rows: {
         int64_t chunk = std::clamp<int64_t>(
-            llvm::divideCeil(fullPanels, kMinRowChunks), 1,
+            llvm::divideCeil(fullPanels, kParallelChunks), 1,
             std::max<int64_t>(1, p.mc / p.m0));
         parallelFor(llvm::divideCeil(fullPanels, chunk), [&](Value c) {
           Value first = arith::MulIOp::create(b, loc, c, index(chunk));
           Value end = min(add(first, chunk), index(fullPanels));
           kBlocks([&](Value kc, Value kcEnd) {
-            emitPanels(first, end, p.m0, kc, kcEnd, /*parallelTiles=*/false);
+            emitPanels(first, end, p.m0, kc, kcEnd, index(0), index(tiles),
+                       false);
           });
         });
         if (tailRows != 0)
           kBlocks([&](Value kc, Value kcEnd) {
             emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                       kcEnd, /*parallelTiles=*/false);
+                       kcEnd, index(0), index(tiles), false);
           });
         return;
       }
-      kBlocks([&](Value kc, Value kcEnd) {
-        if (p.packB)
-          packBlockOfB(kc, kcEnd, tiles);
-        if (fullPanels > 0)
-          emitPanels(index(0), index(fullPanels), p.m0, kc, kcEnd, parallel);
-        if (tailRows != 0)
-          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                     kcEnd, parallel);
-      });
+      case Split::None:
+      case Split::TilesPerKBlock:
+        kBlocks([&](Value kc, Value kcEnd) {
+          if (p.packB)
+            packBlockOfB(kc, kcEnd, tiles);
+          allPanels(kc, kcEnd, index(0), index(tiles),
+                    split == Split::TilesPerKBlock);
+        });
+        return;
+      }
     });
     if (p.packB)
       memref::DeallocOp::create(b, loc, bp);
@@ -709,8 +742,9 @@ private:
 
   /// Fewer column tiles than this run in parallel over rows instead.
   static constexpr int64_t kMinParallelTiles = 8;
-  /// Row chunks to aim for then (a multiple of common thread counts).
-  static constexpr int64_t kMinRowChunks = 8;
+  /// Chunks of tiles or rows to aim for (a multiple of common thread
+  /// counts; more would re-read A more often).
+  static constexpr int64_t kParallelChunks = 8;
 
   /// `body(i)` for i in [0, count) as an scf.parallel (OpenMP under
   /// threading).
@@ -725,11 +759,17 @@ private:
   }
 
   /// Runs `body(tile)` over the column tiles, in parallel when asked.
-  void forEachTile(int64_t tiles, bool inParallel,
+  void forEachTile(Value first, Value end, bool inParallel,
                    function_ref<void(Value)> body) {
-    if (!inParallel || tiles == 1)
-      return loop(0, tiles, body);
-    parallelFor(tiles, body);
+    if (!inParallel)
+      return loop(first, end, 1, body);
+    scf::ParallelOp::create(b, loc, ValueRange{first}, ValueRange{end},
+                            ValueRange{index(1)},
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              OpBuilder::InsertionGuard guard(b);
+                              b.setInsertionPointToStart(nested.getBlock());
+                              body(ivs[0]);
+                            });
   }
 
   /// Copies rows [kc, kcEnd) of B into column-tile panels Bp[tile][k][n0],
@@ -739,7 +779,7 @@ private:
     int64_t n0 = p.vectors * vw;
     Value zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
-    forEachTile(tiles, parallel, [&](Value tile) {
+    forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
       loop(kc, kcEnd, 1, [&](Value k) {
         SmallVector<Value> dims = dimValues();
@@ -768,13 +808,12 @@ private:
   /// Panels [first, end) of `rows` rows each, blocked for L2, over
   /// k block [kc, kcEnd).
   void emitPanels(Value first, Value end, int64_t rows, Value kc, Value kcEnd,
-                  bool parallelTiles) {
+                  Value tileFirst, Value tileEnd, bool parallelTiles) {
     int64_t panelsPerBlock = std::max<int64_t>(1, p.mc / p.m0);
     int64_t n0 = p.vectors * vw;
-    int64_t tiles = llvm::divideCeil(g.sizeN, n0);
     loop(first, end, panelsPerBlock, [&](Value mc) {
       Value mcEnd = min(add(mc, panelsPerBlock), end);
-      forEachTile(tiles, parallelTiles, [&](Value tile) {
+      forEachTile(tileFirst, tileEnd, parallelTiles, [&](Value tile) {
         Value col = arith::MulIOp::create(b, loc, tile, index(n0));
         auto panelsLoop = [&](bool masked) {
           loop(mc, mcEnd, 1, [&](Value panel) {

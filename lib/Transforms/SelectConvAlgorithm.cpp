@@ -138,14 +138,17 @@ LogicalResult rewriteIm2Col(RewriterBase &rewriter,
       filterType.getDimSize(2), filterType.getDimSize(3),
       outType.getDimSize(2),   outType.getDimSize(3)};
   MLIRContext *ctx = rewriter.getContext();
-  AffineExpr n, c, kh, kw, oh, ow;
-  bindDims(ctx, n, c, kh, kw, oh, ow);
+  // Loops (n, oh, c, kh, kw, ow): the outermost parallel loop, the one
+  // threads split, runs over output rows rather than the (often 3) input
+  // channels; the innermost writes contiguous OW.
+  AffineExpr n, oh, c, kh, kw, ow;
+  bindDims(ctx, n, oh, c, kh, kw, ow);
   SmallVector<AffineMap> maps = {
       AffineMap::get(6, 0,
                      {n, c, oh * strides[0] + kh * dilations[0],
                       ow * strides[1] + kw * dilations[1]},
                      ctx),
-      AffineMap::getMultiDimIdentityMap(6, ctx)};
+      AffineMap::get(6, 0, {n, c, kh, kw, oh, ow}, ctx)};
   Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
                                         inputType.getElementType());
   auto patches = linalg::GenericOp::create(

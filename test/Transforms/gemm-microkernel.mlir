@@ -107,3 +107,21 @@ func.func @few_columns(%a: memref<256x300xf32>, %b: memref<300x49xf32>, %c: memr
   linalg.matmul {dlas.gemm_tiles = {m0 = 16, vectors = 1}} ins(%a, %b : memref<256x300xf32>, memref<300x49xf32>) outs(%c : memref<256x49xf32>)
   return
 }
+
+// -----
+
+// Many column tiles (64 here): one parallel region over 8 chunks of 8
+// tiles, outside the k blocks (kc = 32: 4 blocks), so that each thread
+// keeps its columns of C across k.
+// CHECK-LABEL: func @many_columns
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: arith.muli %[[CHUNK]]
+// CHECK: scf.for {{.*}} step %c32
+// CHECK-NOT: scf.parallel
+// CHECK: vector.fma
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @many_columns(%a: memref<64x128xf32>, %b: memref<128x1024xf32>, %c: memref<64x1024xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 8, vectors = 1, kc = 32}} ins(%a, %b : memref<64x128xf32>, memref<128x1024xf32>) outs(%c : memref<64x1024xf32>)
+  return
+}
