@@ -49,10 +49,16 @@ struct Padding {
 /// output's shape (read at the stored position) or a per-channel vector.
 enum class EpilogueOperand { Output, Full, PerChannel };
 
+/// How a window is reduced: a depthwise convolution's multiply-add, or a
+/// pooling's max or sum (whose second operand only gives the window shape).
+enum class Reduction { MulAdd, Max, Sum };
+
 /// A depthwise convolution y[n,c,oh,ow] += x[n,c,oh*sH+kh*dH-top,
-/// ow*sW+kw*dW-left] * w[c,kh,kw], with the neighbours folded into it.
+/// ow*sW+kw*dW-left] * w[c,kh,kw] (or a pooling, y = max/sum(y, x[...])),
+/// with the neighbours folded into it.
 struct Depthwise {
   linalg::LinalgOp op;
+  Reduction reduction = Reduction::MulAdd;
   Value input, filter, output; // input: unpadded when padding is folded
   int64_t N, C, H, W, OH, OW, KH, KW, sH, sW, dH, dW;
   Padding pad;
@@ -81,8 +87,43 @@ linearTerms(AffineExpr e, unsigned numDims) {
   return terms;
 }
 
-/// Matches `op` as a depthwise convolution (without its neighbours); on
-/// failure `why` says what does not fit.
+/// The reduction of a window op's body: out + x * w (either order),
+/// max(out, x) or out + x with x the first input.
+std::optional<Reduction> windowReduction(linalg::LinalgOp op) {
+  if (dlas::isMultiplyAccumulate(op))
+    return Reduction::MulAdd;
+  Block &body = op->getRegion(0).front();
+  if (body.getOperations().size() != 2 || body.getNumArguments() != 3)
+    return std::nullopt;
+  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combine || combine->getBlock() != &body)
+    return std::nullopt;
+  Value x = body.getArgument(0), out = body.getArgument(2);
+  bool operands = (combine->getOperand(0) == out && combine->getOperand(1) == x) ||
+                  (combine->getOperand(0) == x && combine->getOperand(1) == out);
+  if (!operands)
+    return std::nullopt;
+  if (isa<arith::MaximumFOp>(combine))
+    return Reduction::Max;
+  if (isa<arith::AddFOp>(combine))
+    return Reduction::Sum;
+  return std::nullopt;
+}
+
+StringRef kernelName(Reduction reduction) {
+  switch (reduction) {
+  case Reduction::MulAdd:
+    return "depthwise";
+  case Reduction::Max:
+    return "max-pool";
+  case Reduction::Sum:
+    return "sum-pool";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// Matches `op` as a depthwise convolution or NCHW pooling (without its
+/// neighbours); on failure `why` says what does not fit.
 FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   auto reject = [&](StringRef reason) {
     why = reason.str();
@@ -96,8 +137,9 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
       return reject("needs static f32 memrefs");
   }
-  if (!dlas::isMultiplyAccumulate(op))
-    return reject("body is not out + lhs * rhs");
+  std::optional<Reduction> reduction = windowReduction(op);
+  if (!reduction)
+    return reject("body is not out + lhs * rhs, max(out, x) or out + x");
   OpOperand *out = op.getDpsInitOperand(0);
   AffineMap outMap = op.getMatchingIndexingMap(out);
   if (outMap.getNumResults() != 4 || !outMap.isProjectedPermutation())
@@ -108,17 +150,24 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
            oh = outMap.getDimPosition(2), ow = outMap.getDimPosition(3);
 
   OpOperand *x = op.getDpsInputOperand(0), *w = op.getDpsInputOperand(1);
-  if (op.getMatchingIndexingMap(x).getNumResults() == 3)
+  if (op.getMatchingIndexingMap(x).getNumResults() != 4)
     std::swap(x, w);
   AffineMap xMap = op.getMatchingIndexingMap(x);
   AffineMap wMap = op.getMatchingIndexingMap(w);
-  if (xMap.getNumResults() != 4 || wMap.getNumResults() != 3 ||
+  bool pooling = *reduction != Reduction::MulAdd;
+  // A pooling reads its input as the first block argument.
+  if (pooling && x->getOperandNumber() != 0)
+    return reject("pooling body does not reduce its input");
+  if (xMap.getNumResults() != 4 ||
+      wMap.getNumResults() != (pooling ? 2u : 3u) ||
       !wMap.isProjectedPermutation())
-    return reject("operands are not x[n, c, h, w] and w[c, kh, kw]");
-  if (wMap.getDimPosition(0) != c)
+    return reject(pooling ? "operands are not x[n, c, h, w] and a window[kh, kw]"
+                          : "operands are not x[n, c, h, w] and w[c, kh, kw]");
+  if (!pooling && wMap.getDimPosition(0) != c)
     return reject("filter is not indexed by the output channel (a channel "
                   "multiplier or a grouped convolution)");
-  unsigned kh = wMap.getDimPosition(1), kw = wMap.getDimPosition(2);
+  unsigned kh = wMap.getDimPosition(pooling ? 0 : 1),
+           kw = wMap.getDimPosition(pooling ? 1 : 2);
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned d : {n, c, oh, ow})
     if (iterators[d] != utils::IteratorType::parallel)
@@ -149,6 +198,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   if (!dlas::isContiguousF32(x->get()))
     return reject("input is not contiguous");
   d.op = op;
+  d.reduction = *reduction;
   d.input = x->get();
   d.filter = w->get();
   d.output = out->get();
@@ -430,7 +480,7 @@ private:
 
   void emitChannel() {
     taps.clear();
-    for (int64_t kh = 0; kh < d.KH; ++kh)
+    for (int64_t kh = 0; kh < d.KH && d.reduction == Reduction::MulAdd; ++kh)
       for (int64_t kw = 0; kw < d.KW; ++kw)
         taps.push_back(splat(memref::LoadOp::create(
             b, loc, d.filter, ValueRange{c, index(kh), index(kw)})));
@@ -570,7 +620,15 @@ private:
             initVector ? initVector
                        : loadOutputShaped(d.output, ohs[r], cols[v],
                                           outputLanes(ow0Const, v * vw));
-    bool zeroPad = !d.pad.value || matchPattern(d.pad.value, m_AnyZeroFloat());
+    // Rows wholly in the padding change nothing when the pad value is the
+    // reduction's identity (0 for sums, -inf for max): they are skipped.
+    APFloat padConstant(0.0f);
+    bool identityPad =
+        !d.pad.value ||
+        (d.reduction == Reduction::Max
+             ? matchPattern(d.pad.value, m_ConstantFloat(&padConstant)) &&
+                   padConstant.isInfinity() && padConstant.isNegative()
+             : matchPattern(d.pad.value, m_AnyZeroFloat()));
     int64_t span = (blockRows - 1) * d.sH + (d.KH - 1) * d.dH + 1;
     Value firstRow = mul(oh0, d.sH);
     for (int64_t rel = 0; rel < span; ++rel) {
@@ -587,7 +645,7 @@ private:
         int64_t ih = *oh0Const * d.sH - d.pad.top + rel;
         valid = ih >= 0 && ih < d.H;
       }
-      if (!valid && zeroPad)
+      if (!valid && identityPad)
         continue;
       Value ih;
       if (valid) {
@@ -602,7 +660,17 @@ private:
           Value x = valid ? loadTap(ih, ow0, ow0Const, v, kw) : padVector;
           for (auto [r, kh] : users) {
             Value &a = acc[r * vectors + v];
-            a = vector::FMAOp::create(b, loc, x, taps[kh * d.KW + kw], a);
+            switch (d.reduction) {
+            case Reduction::MulAdd:
+              a = vector::FMAOp::create(b, loc, x, taps[kh * d.KW + kw], a);
+              break;
+            case Reduction::Max:
+              a = arith::MaximumFOp::create(b, loc, a, x);
+              break;
+            case Reduction::Sum:
+              a = arith::AddFOp::create(b, loc, a, x);
+              break;
+            }
           }
         }
       }
@@ -703,7 +771,8 @@ struct DepthwiseMicrokernelPass
       OpBuilder b(op);
       DepthwiseEmitter(b, d, tiles, target.vectorWidth).emit(parallel);
       if (print)
-        op->emitRemark() << "depthwise microkernel " << tiles.rows << "x"
+        op->emitRemark() << kernelName(d.reduction) << " microkernel "
+                         << tiles.rows << "x"
                          << tiles.vectors * target.vectorWidth << " (rows="
                          << tiles.rows << ", vectors=" << tiles.vectors
                          << ") for C=" << d.C << " " << d.OH << "x" << d.OW

@@ -120,3 +120,48 @@ func.func @accumulate(%x: memref<1x2x10x10xf32>, %w: memref<2x3x3xf32>, %y: memr
   }
   return
 }
+
+// -----
+
+// A max pool (ResNet's 3x3 stride-2 stem pool) is the same stencil with
+// max instead of fma: the -inf padding buffer and the -inf fill fold in,
+// and the window operand (shape only) is never read.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-SAME: (%[[X:.*]]: memref<1x4x20x20xf32>)
+// The padding's -inf is the pass-through of the border loads (max with
+// the -inf init folds away).
+// CHECK: arith.constant dense<0xFF800000> : vector<32xf32>
+// CHECK: scf.parallel
+// CHECK: vector.{{(masked)?}}load %[[X]]
+// CHECK: vector.shuffle
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK-NOT: linalg.copy
+func.func @max_pool(%x: memref<1x4x20x20xf32>) -> memref<1x4x10x10xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x4x21x21xf32>
+  linalg.fill ins(%ninf : f32) outs(%padded : memref<1x4x21x21xf32>)
+  %view = memref.subview %padded[0, 0, 1, 1] [1, 4, 20, 20] [1, 1, 1, 1] : memref<1x4x21x21xf32> to memref<1x4x20x20xf32, strided<[1764, 441, 21, 1], offset: 22>>
+  linalg.copy ins(%x : memref<1x4x20x20xf32>) outs(%view : memref<1x4x20x20xf32, strided<[1764, 441, 21, 1], offset: 22>>)
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x10x10xf32>
+  linalg.fill ins(%ninf : f32) outs(%y : memref<1x4x10x10xf32>)
+  %window = memref.alloc() : memref<3x3xf32>
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%padded, %window : memref<1x4x21x21xf32>, memref<3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
+  memref.dealloc %padded : memref<1x4x21x21xf32>
+  memref.dealloc %window : memref<3x3xf32>
+  return %y : memref<1x4x10x10xf32>
+}
+
+// -----
+
+// A sum pool (the sum of an average pool) adds the taps.
+// CHECK-LABEL: func.func @sum_pool
+// CHECK: vector.maskedload %arg0
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK-NOT: linalg.pooling_nchw_sum
+func.func @sum_pool(%x: memref<1x2x8x8xf32>, %window: memref<2x2xf32>, %y: memref<1x2x4x4xf32>) {
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %window : memref<1x2x8x8xf32>, memref<2x2xf32>) outs(%y : memref<1x2x4x4xf32>)
+  return
+}

@@ -306,8 +306,9 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
 
 
 def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
-  let summary = "Lower depthwise convolutions on memrefs to register-blocked "
-                "vector stencils with fused padding, initialization and epilogue";
+  let summary = "Lower depthwise convolutions and NCHW max/sum pooling on "
+                "memrefs to register-blocked vector stencils with fused padding, "
+                "initialization and epilogue";
   let description = [{
     Rewrites every f32 depthwise convolution on static memrefs in NCHW
     (`y[n, c, oh, ow] += x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * w[c, kh, kw]`,
@@ -322,6 +323,12 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
       adds it into every output row that uses it;
     * tiles and blocks that stay inside the input run without masks, in a
       loop; border and tail ones are emitted with their compile-time masks.
+
+    NCHW poolings are the same stencil without taps: `linalg.pooling_nchw_max`
+    (or any window op whose body is `max(out, x)`) combines with
+    `arith.maximumf` and `linalg.pooling_nchw_sum` (the sum of an average
+    pool) with `arith.addf`; rows wholly in the padding are skipped when
+    the pad value is the reduction's identity (-inf, 0).
 
     Three neighbours are folded into the kernel when the IR allows it:
 
