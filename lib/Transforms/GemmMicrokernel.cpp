@@ -45,6 +45,9 @@ struct Gemm {
   unsigned m, n;
   SmallVector<unsigned> k; // reduction dims, in A's order
   SmallVector<unsigned> batch;
+  /// Batch dims A is indexed by too (a grouped convolution's group), in
+  /// A's order: A is packed per value of them.
+  SmallVector<unsigned> aBatch;
   SmallVector<int64_t> ranges;
   int64_t sizeM, sizeN, sizeK;
 };
@@ -107,23 +110,34 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
     if (e.isFunctionOfDim(g.n))
       return reject("the streamed input moves with n in an outer dim");
 
-  // A: one parallel dim (m) and every reduction dim, once each.
+  // A: every reduction dim, and parallel dims of C: m, the last of them
+  // that B does not read, and batch dims before it (a grouped
+  // convolution's group, which B reads too).
   AffineMap aMap = op.getMatchingIndexingMap(g.a);
   if (!aMap.isProjectedPermutation())
     return reject("the packed input's map is not a projected permutation");
   std::optional<unsigned> m;
+  SmallVector<unsigned> aParallel;
   for (unsigned p = 0; p < aMap.getNumResults(); ++p) {
     unsigned d = aMap.getDimPosition(p);
-    if (iterators[d] == utils::IteratorType::reduction) {
+    if (iterators[d] == utils::IteratorType::reduction)
       g.k.push_back(d);
-    } else if (m) {
-      return reject("the packed input has more than one parallel dim");
-    } else {
-      m = d;
-    }
+    else
+      aParallel.push_back(d);
   }
-  if (!m || !cMap.isFunctionOfDim(*m) || bMap.isFunctionOfDim(*m))
+  for (unsigned d : aParallel)
+    if (!bMap.isFunctionOfDim(d))
+      m = d;
+  if (!m || !cMap.isFunctionOfDim(*m))
     return reject("no m dim shared by the packed input and the output only");
+  for (unsigned d : aParallel) {
+    if (d == *m)
+      continue;
+    if (!cMap.isFunctionOfDim(d) || !bMap.isFunctionOfDim(d))
+      return reject("the packed input has a parallel dim that is not a "
+                    "batch dim of the output and the streamed input");
+    g.aBatch.push_back(d);
+  }
   g.m = *m;
   if (g.k.size() != op.getNumReductionLoops() || g.k.empty())
     return reject("the packed input must hold every reduction dim");
@@ -552,10 +566,13 @@ public:
     auto panelType = VectorType::get({p.m0}, b.getF32Type());
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     auto packPanels = [&](Value lb, Value ub, int64_t rows) {
+      loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
       loop(lb, ub, 1, [&](Value panel) {
         Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
         loopNest(g.k, 0, [&](ArrayRef<Value> ks) {
           SmallVector<Value> dims = dimValues();
+          for (auto [d, v] : llvm::zip(g.aBatch, aBatchIvs))
+            dims[d] = v;
           for (auto [d, v] : llvm::zip(g.k, ks))
             dims[d] = v;
           SmallVector<Value> column;
@@ -569,9 +586,11 @@ public:
                                                     indices(aMap, dims)));
           }
           Value v = vector::FromElementsOp::create(b, loc, panelType, column);
-          vector::StoreOp::create(b, loc, v, packed,
-                                  ValueRange{panel, linearK(ks), index(0)});
+          vector::StoreOp::create(
+              b, loc, v, packed,
+              packedIndices(dims, ValueRange{panel, linearK(ks), index(0)}));
         });
+      });
       });
     };
     int64_t fullPanels = g.sizeM / p.m0;
@@ -581,10 +600,24 @@ public:
     return packed;
   }
 
+  /// Ap[aBatch...][M/m0][K][m0].
   MemRefType packedType() const {
-    return MemRefType::get(
-        {static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)), g.sizeK, p.m0},
-        b.getF32Type());
+    SmallVector<int64_t> shape;
+    for (unsigned d : g.aBatch)
+      shape.push_back(g.ranges[d]);
+    llvm::append_values(shape,
+                        static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)),
+                        g.sizeK, p.m0);
+    return MemRefType::get(shape, b.getF32Type());
+  }
+
+  /// Indices into Ap: the A batch values (from `dims`), then `rest`.
+  SmallVector<Value> packedIndices(ArrayRef<Value> dims, ValueRange rest) {
+    SmallVector<Value> result;
+    for (unsigned d : g.aBatch)
+      result.push_back(dims[d]);
+    llvm::append_range(result, rest);
+    return result;
   }
 
   /// The whole nest, reading A from `packed`.
@@ -1072,8 +1105,8 @@ private:
     Value kLin = linearK(ks);
     SmallVector<Value> result(carried.begin(), carried.end());
     for (int64_t i = 0; i < rows; ++i) {
-      Value a = memref::LoadOp::create(b, loc, ap,
-                                       ValueRange{panel, kLin, index(i)});
+      Value a = memref::LoadOp::create(
+          b, loc, ap, packedIndices(dims, ValueRange{panel, kLin, index(i)}));
       Value splat = vector::BroadcastOp::create(b, loc, vecType, a);
       for (int64_t j = 0; j < p.vectors; ++j) {
         Value &acc = result[i * p.vectors + j];
@@ -1230,17 +1263,34 @@ struct GemmMicrokernelPass
       SmallVector<int64_t> kExtents =
           llvm::map_to_vector(g.k, [&](unsigned d) { return g.ranges[d]; });
       SmallVector<int64_t> kBasis = computeSuffixProduct(kExtents);
-      // Position in A's shape of m and of each k dim.
-      unsigned mPos = *aMap.getResultPosition(getAffineDimExpr(g.m, b.getContext()));
-      SmallVector<unsigned> kPos;
+      // Position in A's shape of m, of each k dim and of each A batch dim.
+      auto position = [&](unsigned d) {
+        return *aMap.getResultPosition(getAffineDimExpr(d, b.getContext()));
+      };
+      unsigned mPos = position(g.m);
+      SmallVector<unsigned> kPos, batchPos;
+      SmallVector<int64_t> batchExtents;
       for (unsigned d : g.k)
-        kPos.push_back(*aMap.getResultPosition(getAffineDimExpr(d, b.getContext())));
-      for (int64_t m = 0; m < g.sizeM; ++m) {
-        for (int64_t kl = 0; kl < g.sizeK; ++kl) {
-          int64_t offset = m * strides[mPos];
-          for (auto [pos, kIndex] : llvm::zip(kPos, delinearize(kl, kBasis)))
-            offset += kIndex * strides[pos];
-          packed[((m / p.m0) * g.sizeK + kl) * p.m0 + m % p.m0] = data[offset];
+        kPos.push_back(position(d));
+      for (unsigned d : g.aBatch) {
+        batchPos.push_back(position(d));
+        batchExtents.push_back(g.ranges[d]);
+      }
+      SmallVector<int64_t> batchBasis = computeSuffixProduct(batchExtents);
+      int64_t batches = computeProduct(batchExtents);
+      int64_t panelSize = type.getNumElements() / batches;
+      for (int64_t bl = 0; bl < batches; ++bl) {
+        int64_t base = 0;
+        for (auto [pos, index] : llvm::zip(batchPos, delinearize(bl, batchBasis)))
+          base += index * strides[pos];
+        for (int64_t m = 0; m < g.sizeM; ++m) {
+          for (int64_t kl = 0; kl < g.sizeK; ++kl) {
+            int64_t offset = base + m * strides[mPos];
+            for (auto [pos, kIndex] : llvm::zip(kPos, delinearize(kl, kBasis)))
+              offset += kIndex * strides[pos];
+            packed[bl * panelSize + ((m / p.m0) * g.sizeK + kl) * p.m0 +
+                   m % p.m0] = data[offset];
+          }
         }
       }
       auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());

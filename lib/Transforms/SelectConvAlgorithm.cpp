@@ -327,8 +327,10 @@ struct SelectConvAlgorithmPass
     if (kind == ConvKind::Depthwise && microkernels)
       return why = "depthwise: direct, for the depthwise microkernel",
              ConvAlgorithm::Direct;
-    if (unitStride && kind == ConvKind::Dense && microkernels)
-      return why = "stride 1, dense: flat implicit GEMM for the microkernel",
+    if (unitStride && kind != ConvKind::Depthwise && microkernels)
+      return why = std::string("stride 1, ") +
+                       (kind == ConvKind::Dense ? "dense" : "grouped") +
+                       ": flat implicit GEMM for the microkernel",
              ConvAlgorithm::Flat;
     if (unitStride) {
       // The flat loop sweeps the whole output plane once per filter tap:

@@ -125,3 +125,24 @@ func.func @many_columns(%a: memref<64x128xf32>, %b: memref<128x1024xf32>, %c: me
   linalg.matmul {dlas.gemm_tiles = {m0 = 8, vectors = 1, kc = 32}} ins(%a, %b : memref<64x128xf32>, memref<128x1024xf32>) outs(%c : memref<64x1024xf32>)
   return
 }
+
+// -----
+
+// A grouped flat convolution: A = w[g, f, c, kh, kw] has the group as a
+// batch dim (B and C have it too): A is packed per group, Ap[g][M/m0][K][m0].
+// CHECK-LABEL: func @grouped
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<4x1x27x4xf32>
+// CHECK: vector.fma
+// PRINT: remark: microkernel 4x{{[0-9]+}} {{.*}} for M=4 N=80 K=27, A packed at run time
+#gx = affine_map<(n, g, f, p, c, kh, kw) -> (n, g, c, p + kh * 10 + kw)>
+#gw = affine_map<(n, g, f, p, c, kh, kw) -> (g, f, c, kh, kw)>
+#gy = affine_map<(n, g, f, p, c, kh, kw) -> (n, g, f, p)>
+func.func @grouped(%x: memref<1x4x3x110xf32>, %w: memref<4x4x3x3x3xf32>, %y: memref<1x4x4x80xf32>) {
+  linalg.generic {indexing_maps = [#gx, #gw, #gy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x4x3x110xf32>, memref<4x4x3x3x3xf32>) outs(%y : memref<1x4x4x80xf32>) {
+  ^bb0(%in: f32, %f: f32, %o: f32):
+    %m = arith.mulf %in, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}

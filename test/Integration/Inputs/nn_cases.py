@@ -516,6 +516,19 @@ def gemm_epilogue_cases(gen):
     cases.append(chain_case("pw_scale", [x, w, sc], y, [
         f"  %y = nn.conv2d {{v[0]}}, {{v[1]}} : ({{t[0]}}, {{t[1]}}) -> {yt}",
         f"  %r = nn.mul %y, {{v[2]}} : ({yt}, {{t[2]}}) -> {yt}"]))
+    # Grouped 3x3 (4 groups) with a constant filter: A is packed per group at
+    # compile time; bias + relu fold in.
+    x, w, b = rand(1, 8, 10, 9, gen=gen), rand(12, 2, 3, 3, gen=gen), rand(12, gen=gen)
+    y = torch.relu(F.conv2d(x, w, b, padding=1, groups=4))
+    yt = ttype(y.shape)
+    wt = ttype(w.shape)
+    # The filter as a hex literal: raw little-endian f32 data.
+    whex = "0x" + w.numpy().astype("<f4").tobytes().hex().upper()
+    cases.append(chain_case("grouped_const_bias_relu", [x, b], y, [
+        f'  %w = arith.constant dense<"{whex}"> : {wt}',
+        "  %y = nn.conv2d {v[0]}, %w, {v[1]} {{padding = " + arr([1, 1, 1, 1])
+        + ", groups = 4 : i64}} : ({t[0]}, " + wt + ", {t[1]}) -> " + yt,
+        f"  %r = nn.relu %y : {yt}"]))
     # The pre-activation is read again: relu must not take its buffer.
     x, w, b = rand(1, 12, 8, 8, gen=gen), rand(12, 12, 1, 1, gen=gen), rand(12, gen=gen)
     pre = F.conv2d(x, w, b)
