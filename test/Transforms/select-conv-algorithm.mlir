@@ -5,7 +5,7 @@
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=flat print=true" --split-input-file 2>&1 | FileCheck %s --check-prefix=FORCEFLAT
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="l1-cache-bytes=1000000 print=true" --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIGL1
 // BIGL1: remark: convolution algorithm: flat (stride 1, output plane 51072 B
-// RUN: not dlas-opt %s --dlas-select-conv-algorithm="algorithm=winograd" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not dlas-opt %s --dlas-select-conv-algorithm="algorithm=fft" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error
 
 // 1x1 stride 1: a GEMM on collapsed views, no copy.

@@ -120,7 +120,8 @@ def VectorizableLoopOrder : Pass<"dlas-vectorizable-loop-order"> {
 }
 
 def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
-  let summary = "Choose direct, flat, 1x1-as-GEMM or im2col+GEMM per convolution";
+  let summary = "Choose direct, flat, 1x1-as-GEMM, im2col+GEMM or Winograd per "
+                "convolution";
   let description = [{
     Rewrites every NCHW f32 convolution with static shapes
     (`linalg.conv_2d_nchw_fchw`, `conv_2d_ngchw_gfchw`,
@@ -131,8 +132,19 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
       `W[F, C] x X[C, H*W]` per image, on collapsed views, with no copy at
       stride 1; at stride s the input is first subsampled (a copy of 1/s^2
       of it);
-    * `im2col`: `linalg::rewriteInIm2Col` copies the input patches into a
-      `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix product;
+    * `im2col`: the input patches are copied into `P[N, C, Kh, Kw, Ho, Wo]`
+      (affine, div/mod-free indices; output rows outermost so threads split
+      them), viewed as a `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix
+      product;
+    * `winograd` (dense 3x3, stride 1, undilated, constant filter):
+      Winograd F(2x2, 3x3). The filter transform `U = G g G^T` runs at
+      compile time into a `[16, F, C]` constant; the input transform
+      `B^T d B` and the output transform `A^T M A` are additions of
+      stride-2 slices (elementwise generics); the 16 products over channels
+      are one batched GEMM `M[t] = U[t] x V[t]` (t a batch dim of the
+      microkernel's A). 16 multiplies per 2x2 outputs instead of 36; the
+      output is written through stride-2 slices of the (zero-padded, for odd
+      sizes) init, so a bias broadcast into the init is kept;
     * `flat` (stride 1, any kind): a direct convolution over the flattened,
       padded spatial domain: output position `p = oh * Wp + ow` reads input
       `p + kh * dh * Wp + kw * dw`, so the innermost loop covers `Ho * Wp`
@@ -153,15 +165,18 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     `direct`; `im2col` for strided dense convolutions; `direct` for strided
     grouped and depthwise ones. With `microkernels` (the CPU pipeline's
     default, where dlas-gemm-microkernel turns every dense GEMM, im2col and
-    flat contraction into a register-blocked kernel), dense stride-1
-    convolutions always go `flat`: that is an implicit GEMM whose B rows
-    are shifted views of the padded input, with no im2col copy. Forced
+    flat contraction into a register-blocked kernel), dense 3x3 stride-1
+    convolutions with a constant filter, at least 128 input and output
+    channels and at least 32 2x2 output tiles go `winograd`, and other dense and grouped stride-1
+    convolutions `flat`: that is an implicit GEMM whose B rows are shifted
+    views of the padded input, with no im2col copy. Forced
     algorithms that do not apply to a convolution fall back and say so.
     `print` reports each choice as a remark.
   }];
   let options = [
     Option<"algorithm", "algorithm", "std::string", "\"auto\"",
-           "auto (cost model), direct, flat (stride 1), gemm (1x1) or im2col (dense)">,
+           "auto (cost model), direct, flat (stride 1), gemm (1x1), im2col (dense) "
+           "or winograd (dense 3x3 stride 1, constant filter)">,
     Option<"minDirectWidth", "min-direct-width", "int64_t", "32",
            "Grouped and depthwise stride-1 convolutions at least this wide "
            "stay direct">,
@@ -181,7 +196,8 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     Statistic<"numDirect", "direct", "Convolutions left direct">,
     Statistic<"numGemm", "gemm", "1x1 convolutions run as GEMM">,
     Statistic<"numIm2Col", "im2col", "Convolutions run as im2col + GEMM">,
-    Statistic<"numFlat", "flat", "Convolutions run on the flattened spatial domain">
+    Statistic<"numFlat", "flat", "Convolutions run on the flattened spatial domain">,
+    Statistic<"numWinograd", "winograd", "Convolutions run as Winograd F(2x2,3x3)">
   ];
 }
 

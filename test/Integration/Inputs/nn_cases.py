@@ -541,6 +541,48 @@ def gemm_epilogue_cases(gen):
     return cases
 
 
+# ---------------------------------------------------------------- winograd
+# (N, C, H, W, F, pad(t,l,b,r), bias, epilogue): 3x3 stride-1 convolutions
+# with constant filters, the shapes Winograd F(2x2,3x3) must get right:
+# odd output sizes (a padded last tile), no/asymmetric padding, batch 2,
+# C != F, a bias in the init and an activation after it.
+WINOGRAD_MATRIX = [
+    (1, 4, 8, 8, 6, (1, 1, 1, 1), False, None),
+    (1, 3, 9, 7, 5, (1, 1, 1, 1), True, "relu"),      # odd output 9x7
+    (2, 8, 6, 10, 4, (0, 0, 0, 0), True, None),        # no padding, batch 2
+    (1, 5, 7, 6, 7, (2, 1, 0, 1), False, None),        # asymmetric padding
+    (1, 16, 14, 14, 16, (1, 1, 1, 1), True, "relu"),
+    (1, 2, 3, 3, 3, (0, 0, 0, 0), False, None),        # a single output
+]
+
+
+def winograd_case(n, c, h, w, f, pad, bias, epilogue, gen):
+    x, wt = rand(n, c, h, w, gen=gen), rand(f, c, 3, 3, gen=gen)
+    b = rand(f, gen=gen) if bias else None
+    y = F.conv2d(F.pad(x, (pad[1], pad[3], pad[0], pad[2])), wt, b)
+    if epilogue == "relu":
+        y = torch.relu(y)
+    yt, wtt = ttype(y.shape), ttype(wt.shape)
+    # The filter as a hex literal: raw little-endian f32 data.
+    whex = "0x" + wt.numpy().astype("<f4").tobytes().hex().upper()
+    operands = "{v[0]}, %w" + (", {v[1]}" if bias else "")
+    types = "{t[0]}, " + wtt + (", {t[1]}" if bias else "")
+    conv = "%r" if epilogue is None else "%y"
+    lines = [f'  %w = arith.constant dense<"{whex}"> : {wtt}',
+             f"  {conv} = nn.conv2d {operands} {{{{padding = {arr(pad)}}}}} : "
+             f"({types}) -> {yt}"]
+    if epilogue:
+        lines.append(f"  %r = nn.{epilogue} %y : {yt}")
+    name = (f"winograd_n{n}c{c}h{h}w{w}f{f}p{'-'.join(map(str, pad))}"
+            f"{'b' if bias else ''}{'_' + epilogue if epilogue else ''}")
+    return chain_case(name, [x] + ([b] if bias else []), y, lines)
+
+
+@case("winograd")
+def winograd_cases(gen):
+    return [winograd_case(*cfg, gen=gen) for cfg in WINOGRAD_MATRIX]
+
+
 # ---------------------------------------------------------------- networks
 @case("network")
 def network_cases(gen):

@@ -1,0 +1,70 @@
+// Winograd F(2x2,3x3) in dlas-select-conv-algorithm: the filter transform
+// at compile time, stride-2 slice additions for the input and output
+// transforms, one batched GEMM over the 16 tile positions.
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd" | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -verify-diagnostics -o /dev/null
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
+
+// CHECK-DAG: #[[GEMM_A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>
+// CHECK-DAG: #[[GEMM_B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG: #[[GEMM_C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @winograd
+// Input rows 2i + k as stride-2 slices (16x16 output: 8x8 tiles).
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 128, 8, 18] [1, 1, 2, 1]
+// CHECK: tensor.extract_slice %arg0[0, 0, 3, 0] [1, 128, 8, 18] [1, 1, 2, 1]
+// CHECK: arith.subf
+// CHECK: tensor.insert_slice {{.*}} [1, 1, 128, 8, 8] [1, 1, 1, 1, 1] : tensor<1x128x8x8xf32> into tensor<16x1x128x8x8xf32>
+// The filter transform U = G g G^T, computed at compile time.
+// CHECK: %[[U:.*]] = arith.constant dense_resource<dlas_winograd_filter> : tensor<16x128x128xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[GEMM_A]], #[[GEMM_B]], #[[GEMM_C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %{{.*}} : tensor<16x128x128xf32>, tensor<16x1x128x64xf32>)
+// The output: stride-2 slices of the init, accumulated in place.
+// CHECK: tensor.extract_slice %arg1[0, 0, 0, 0] [1, 128, 8, 8] [1, 1, 2, 2]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 128, 8, 8] [1, 1, 2, 2]
+// CHECK: tensor.insert_slice {{.*}} into %{{.*}}[0, 0, 1, 1] [1, 128, 8, 8] [1, 1, 2, 2]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
+  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles: Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
+  return %0 : tensor<1x128x16x16xf32>
+}
+
+// -----
+
+// An odd output (7x7): the input and init are padded to whole 2x2 tiles
+// and the result sliced back.
+// CHECK-LABEL: func @odd_output
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: tensor.pad %arg1 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 7, 7] [1, 1, 1, 1] : tensor<1x4x8x8xf32> to tensor<1x4x7x7xf32>
+func.func @odd_output(%x: tensor<1x4x9x9xf32>, %o: tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x4x3x3xf32>
+  // Too few channels for the cost model: flat.
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x9x9xf32>, tensor<4x4x3x3xf32>) outs(%o : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  return %0 : tensor<1x4x7x7xf32>
+}
+
+// -----
+
+// Refused: a filter that is not a constant (its transform would run on
+// every call); forced winograd falls back to direct and says why.
+// CHECK-LABEL: func @runtime_filter
+// CHECK: linalg.conv_2d_nchw_fchw
+// FORCED: remark: convolution algorithm: direct (forced winograd needs a dense 3x3 stride-1 undilated convolution with a constant filter; direct instead)
+func.func @runtime_filter(%x: tensor<1x128x18x18xf32>, %w: tensor<128x128x3x3xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
+  return %0 : tensor<1x128x16x16xf32>
+}
+
+// -----
+
+// Refused: stride 2.
+// FORCED: remark: convolution algorithm: direct (forced winograd needs a dense 3x3 stride-1 undilated convolution with a constant filter; direct instead)
+func.func @strided(%x: tensor<1x128x17x17xf32>, %o: tensor<1x128x8x8xf32>) -> tensor<1x128x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
+  // expected-remark @+1 {{convolution algorithm: im2col (strided: im2col makes the innermost loop Ho*Wo)}}
+  %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x128x17x17xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x8x8xf32>) -> tensor<1x128x8x8xf32>
+  return %0 : tensor<1x128x8x8xf32>
+}
