@@ -119,11 +119,14 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
   return success();
 }
 
-/// im2col + GEMM. The patches go to P[N, C, KH, KW, OH, OW], copied by one
-/// elementwise op with affine (div/mod-free) indices whose innermost loop
-/// writes contiguous OW: upstream's linalg::rewriteInIm2Col indexes the
-/// input with floordiv/mod of the flattened dims, which measured several
-/// times slower than the GEMM it feeds. Collapsed, P is the GEMM's
+/// im2col + GEMM. The patches go to P[N, C*KH*KW, OH, OW], copied by one
+/// elementwise op over (n, q, oh, ow), q = (c, kh, kw) flattened: the
+/// div/mod that recover c, kh and kw from q depend on the outer loop only
+/// (LLVM hoists them), the innermost loop writes contiguous OW, the
+/// outermost parallel loop (split by threads) runs over the C*KH*KW rows and
+/// every row is written sequentially. Upstream's linalg::rewriteInIm2Col
+/// divides the flattened inner index as well, which measured several times
+/// slower than the GEMM it feeds. Collapsed, P is the GEMM's
 /// [N, C*KH*KW, OH*OW] B operand.
 LogicalResult rewriteIm2Col(RewriterBase &rewriter,
                             linalg::Conv2DNchwFchwOp conv) {
@@ -137,33 +140,32 @@ LogicalResult rewriteIm2Col(RewriterBase &rewriter,
     return failure();
   SmallVector<int64_t> strides = convAttr(conv, "strides");
   SmallVector<int64_t> dilations = convAttr(conv, "dilations");
-  SmallVector<int64_t> shape = {
-      inputType.getDimSize(0), inputType.getDimSize(1),
-      filterType.getDimSize(2), filterType.getDimSize(3),
-      outType.getDimSize(2),   outType.getDimSize(3)};
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  SmallVector<int64_t> shape = {inputType.getDimSize(0),
+                                inputType.getDimSize(1) * kh * kw,
+                                outType.getDimSize(2), outType.getDimSize(3)};
   MLIRContext *ctx = rewriter.getContext();
-  // Loops (n, oh, c, kh, kw, ow): the outermost parallel loop, the one
-  // threads split, runs over output rows rather than the (often 3) input
-  // channels; the innermost writes contiguous OW.
-  AffineExpr n, oh, c, kh, kw, ow;
-  bindDims(ctx, n, oh, c, kh, kw, ow);
+  AffineExpr n, q, oh, ow;
+  bindDims(ctx, n, q, oh, ow);
+  AffineExpr tap = q % (kh * kw);
   SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0,
-                     {n, c, oh * strides[0] + kh * dilations[0],
-                      ow * strides[1] + kw * dilations[1]},
+      AffineMap::get(4, 0,
+                     {n, q.floorDiv(kh * kw),
+                      oh * strides[0] + tap.floorDiv(kw) * dilations[0],
+                      ow * strides[1] + (tap % kw) * dilations[1]},
                      ctx),
-      AffineMap::get(6, 0, {n, c, kh, kw, oh, ow}, ctx)};
+      AffineMap::getMultiDimIdentityMap(4, ctx)};
   Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
                                         inputType.getElementType());
   auto patches = linalg::GenericOp::create(
       rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
-      maps, SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      maps, SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
       [](OpBuilder &b, Location loc, ValueRange args) {
         linalg::YieldOp::create(b, loc, args[0]);
       });
   Value x = tensor::CollapseShapeOp::create(
       rewriter, loc, patches.getResult(0),
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value w = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   replaceWithGemm(rewriter, conv, w, x);

@@ -132,9 +132,10 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
       `W[F, C] x X[C, H*W]` per image, on collapsed views, with no copy at
       stride 1; at stride s the input is first subsampled (a copy of 1/s^2
       of it);
-    * `im2col`: the input patches are copied into `P[N, C, Kh, Kw, Ho, Wo]`
-      (affine, div/mod-free indices; output rows outermost so threads split
-      them), viewed as a `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix
+    * `im2col`: the input patches are copied into `P[N, C*Kh*Kw, Ho, Wo]`
+      (the div/mod that split the row index into (c, kh, kw) depend on the
+      outer loop only; each row written sequentially, rows split between
+      threads), viewed as a `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix
       product;
     * `winograd` (dense 3x3, stride 1, undilated, constant filter):
       Winograd F(2x2, 3x3). The filter transform `U = G g G^T` runs at
@@ -231,17 +232,22 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
   let summary = "Lower GEMM-shaped linalg contractions on memrefs to packed, "
                 "cache-blocked, register-blocked vector microkernels";
   let description = [{
-    Rewrites every f32 contraction `C[.., m, .., n] += A[m, k..] * B[.., n + f(k..)]`
-    on static, contiguous memrefs (linalg.matmul, the 1x1-as-GEMM, im2col
-    and flat convolutions of dlas-select-conv-algorithm) into:
+    Rewrites every f32 contraction `C[.., m, .., n] += A[g.., m, k..] *
+    B[.., n + f(k..)]` on static, contiguous memrefs (linalg.matmul, the
+    1x1-as-GEMM, im2col, flat, grouped flat and Winograd convolutions of
+    dlas-select-conv-algorithm; `g..` are batch dims A shares with B and C,
+    a group or a Winograd tile position) into:
 
-    * A packed into panels `Ap[M/m0][K][m0]` (zero-padded): at compile time
-      when A is a constant global (a new global holds the packed data), at
-      run time otherwise (O(M*K) copy, against O(M*N*K) arithmetic);
-    * loops `mc` (A block of `mc` rows x `kc` in L2), `kc` (a B micro-panel
-      of `kc` rows x `n0` columns in L1), then the column tiles of `n0 =
-      vectors * vector-width` (an `scf.parallel`, which becomes an OpenMP
-      loop under threading), then the m0-row panels;
+    * A packed into panels `Ap[g..][M/m0][K][m0]` (zero-padded): at compile
+      time when A is a constant global (a new global holds the packed data),
+      at run time otherwise (O(M*K) copy, against O(M*N*K) arithmetic);
+    * one `scf.parallel` (an OpenMP loop under threading) outside the k
+      blocks, so that each thread keeps its part of C across k: over chunks
+      of column tiles, or, with fewer than 8 tiles (N = 49 at 7x7), over
+      chunks of row panels;
+    * inside it, loops `kc` (a B micro-panel of `kc` rows x `n0` columns in
+      L1), `mc` (an A block of `mc` rows x `kc` in L2), the column tiles of
+      `n0 = vectors * vector-width`, then the m0-row panels;
     * a microkernel holding `m0 x vectors` accumulators in vector registers
       across the whole `kc` loop: per k, `vectors` loads of B, `m0`
       broadcasts of A and `m0 * vectors` vector.fma. Column tails use
