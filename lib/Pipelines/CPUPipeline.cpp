@@ -40,6 +40,7 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   SelectConvAlgorithmOptions convOptions;
   convOptions.algorithm = options.convAlgorithm;
   convOptions.print = options.printConvAlgorithms;
+  convOptions.winograd = options.winograd;
   convOptions.microkernels = options.microkernels;
   pm.addNestedPass<func::FuncOp>(createSelectConvAlgorithm(convOptions));
   pm.addPass(createCanonicalizerPass());

@@ -600,7 +600,7 @@ struct SelectConvAlgorithmPass
                        std::string &why) {
     auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
     bool pointwise = dense && isPointwise(dense);
-    bool winograd = dense && winogradApplies(dense);
+    bool winogradApplicable = dense && winogradApplies(dense);
     auto fallback = [&](ConvAlgorithm wanted) {
       // What a forced algorithm becomes where it does not apply.
       if (wanted == ConvAlgorithm::Gemm && !pointwise)
@@ -614,7 +614,7 @@ struct SelectConvAlgorithmPass
       if (wanted == ConvAlgorithm::Flat && !unitStride)
         return why = "forced flat needs stride 1; direct instead",
                ConvAlgorithm::Direct;
-      if (wanted == ConvAlgorithm::Winograd && !winograd)
+      if (wanted == ConvAlgorithm::Winograd && !winogradApplicable)
         return why = "forced winograd needs a dense 3x3 stride-1 undilated "
                      "convolution with a constant filter; direct instead",
                ConvAlgorithm::Direct;
@@ -641,7 +641,8 @@ struct SelectConvAlgorithmPass
     if (kind == ConvKind::Depthwise && microkernels)
       return why = "depthwise: direct, for the depthwise microkernel",
              ConvAlgorithm::Direct;
-    if (winograd && microkernels && isWinogradWorthIt(dense))
+    if (winogradApplicable && winograd && microkernels &&
+        isWinogradWorthIt(dense))
       return why = "3x3 stride 1, constant filter, >= " +
                    std::to_string(kMinWinogradChannels) + " channels, >= " +
                    std::to_string(kMinWinogradTiles) +

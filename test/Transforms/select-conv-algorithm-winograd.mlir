@@ -2,7 +2,10 @@
 // at compile time, stride-2 slice additions for the input and output
 // transforms, one batched GEMM over the 16 tile positions.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd" | FileCheck %s
-// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -verify-diagnostics -o /dev/null
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true winograd=true print=true" -verify-diagnostics -o /dev/null
+// Off by default (it loses inside whole models): the large layer goes flat.
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: remark: convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
 
 // CHECK-DAG: #[[GEMM_A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>

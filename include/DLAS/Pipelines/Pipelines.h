@@ -36,9 +36,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<std::string> convAlgorithm{
       *this, "conv-algorithm",
-      llvm::cl::desc("Convolution algorithm: auto (cost model), direct, gemm "
-                     "or im2col (dlas-select-conv-algorithm)"),
+      llvm::cl::desc("Convolution algorithm: auto (cost model), direct, "
+                     "flat, gemm, im2col or winograd "
+                     "(dlas-select-conv-algorithm)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> winograd{
+      *this, "winograd",
+      llvm::cl::desc("Let the convolution cost model pick Winograd "
+                     "F(2x2,3x3) for large 3x3 layers (off: it loses inside "
+                     "whole models, see dlas-select-conv-algorithm)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> printConvAlgorithms{
       *this, "print-conv-algorithms",
       llvm::cl::desc("Report the algorithm chosen for each convolution"),
