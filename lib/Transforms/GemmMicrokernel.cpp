@@ -293,6 +293,9 @@ struct Neighbours {
   Operation *init = nullptr;
   Value initValue;
   std::optional<TileRead> initRead;
+  /// Further ops the init folds away, in erasure order (a flat
+  /// convolution's padded init: the copy into full, the source's write).
+  SmallVector<Operation *> initDead;
   /// Elementwise generics in order; per input, how it is read (nullopt:
   /// the running value).
   SmallVector<linalg::GenericOp> epilogues;
@@ -356,7 +359,119 @@ Value rootBuffer(Value v) {
 
 /// The one write of full before the contraction, when it is a fill or a
 /// broadcast the kernel can start its accumulators from.
+/// The value or tile read `writer` (a fill or a broadcast of `buffer`)
+/// sets every element of `buffer` to, as the kernel's init; false if none.
+/// A broadcast counts only when `buffer`'s dims are full's (full itself,
+/// or the unpadded output of a flat convolution).
+bool setInitFrom(const Gemm &g, Neighbours &nb, DominanceInfo &dom,
+                 Operation *writer, Value buffer, bool indexedLikeFull) {
+  if (Value value = dlas::fillValue(writer, buffer)) {
+    nb.initValue = value;
+    return true;
+  }
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(writer);
+  if (!indexedLikeFull || !broadcast || broadcast.getInit() != buffer ||
+      !dom.properlyDominates(broadcast.getInput(), g.op))
+    return false;
+  std::optional<TileRead> read = asTileRead(
+      g, nb, broadcast.getInput(),
+      broadcast.getMatchingIndexingMap(broadcast.getDpsInputOperand(0)));
+  if (!read || read->collapse)
+    return false;
+  nb.initRead = read;
+  return true;
+}
+
+/// True for a generic that overwrites all of `buffer` without reading it.
+bool overwrites(Operation *op, Value buffer) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getDpsInitOperand(0)->get() != buffer ||
+      generic.getNumReductionLoops() != 0 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  return llvm::none_of(generic.getDpsInputs(),
+                       [&](Value v) { return v == buffer; }) &&
+         generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty();
+}
+
+/// A flat convolution's init: full, the output padded to Wp columns, is
+/// filled with a constant, then X (the real init: a fill or a per-channel
+/// bias broadcast) is copied into the subview of its first OW columns. The
+/// other columns are computed and dropped, never read (full is only read
+/// through that subview afterwards), so the kernel starts every column from
+/// X's value: the fill, the copy and, when X is overwritten before anyone
+/// else reads it, X's own write go away.
+bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
+  Block *block = g.op->getBlock();
+  Operation *fill = nullptr;
+  memref::SubViewOp view;
+  for (Operation *user : nb.full.getUsers()) {
+    if (user == g.op || user == nb.cView || isa<memref::DeallocOp>(user))
+      continue;
+    if (auto subview = dyn_cast<memref::SubViewOp>(user); subview && !view) {
+      view = subview;
+      continue;
+    }
+    if (fill || !dlas::fillValue(user, nb.full))
+      return false;
+    fill = user;
+  }
+  if (!fill || !view || fill->getBlock() != block ||
+      !fill->isBeforeInBlock(g.op) ||
+      !llvm::all_of(view.getStaticOffsets(), [](int64_t o) { return o == 0; }) ||
+      !llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }))
+    return false;
+  // The copy of X into the view, the view's one use before the contraction.
+  linalg::CopyOp copy;
+  for (Operation *user : view->getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return false;
+    if (!ancestor->isBeforeInBlock(g.op))
+      continue;
+    auto c = dyn_cast<linalg::CopyOp>(user);
+    if (copy || !c || c.getOutputs()[0] != view.getResult() ||
+        !fill->isBeforeInBlock(c))
+      return false;
+    copy = c;
+  }
+  if (!copy)
+    return false;
+  // X's one write before the copy, which sets the init.
+  Value x = copy.getInputs()[0];
+  Operation *writer = nullptr;
+  Operation *nextUse = nullptr;
+  for (Operation *user : x.getUsers()) {
+    if (user == copy)
+      continue;
+    if (user->getBlock() != block)
+      return false;
+    if (user->isBeforeInBlock(copy)) {
+      if (writer)
+        return false;
+      writer = user;
+    } else if (!nextUse || user->isBeforeInBlock(nextUse)) {
+      nextUse = user;
+    }
+  }
+  auto xType = dyn_cast<MemRefType>(x.getType());
+  if (!writer || !xType ||
+      xType.getRank() != cast<MemRefType>(nb.full.getType()).getRank() ||
+      !setInitFrom(g, nb, dom, writer, x, /*indexedLikeFull=*/true))
+    return false;
+  nb.init = fill;
+  nb.initDead.push_back(copy);
+  // X's write is dead too when X is next overwritten without being read.
+  if (x.getDefiningOp<memref::AllocOp>() && nextUse && overwrites(nextUse, x))
+    nb.initDead.push_back(writer);
+  return true;
+}
+
 void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
+  if (nb.cView && findPaddedInit(g, nb, dom))
+    return;
   Block *block = g.op->getBlock();
   Operation *before = nullptr;
   auto usedBefore = [&](Value v, Operation *skip) -> FailureOr<Operation *> {
@@ -384,24 +499,10 @@ void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
       (*fullWriter && *viewWriter))
     return;
   before = *fullWriter ? *fullWriter : *viewWriter;
-  if (!before)
-    return;
-  if (Value value = dlas::fillValue(before, *fullWriter ? nb.full : nb.cView)) {
+  if (before && setInitFrom(g, nb, dom, before,
+                            *fullWriter ? nb.full : Value(nb.cView),
+                            /*indexedLikeFull=*/*fullWriter != nullptr))
     nb.init = before;
-    nb.initValue = value;
-    return;
-  }
-  auto broadcast = dyn_cast<linalg::BroadcastOp>(before);
-  if (!broadcast || broadcast.getInit() != nb.full ||
-      !dom.properlyDominates(broadcast.getInput(), g.op))
-    return;
-  std::optional<TileRead> read = asTileRead(
-      g, nb, broadcast.getInput(),
-      broadcast.getMatchingIndexingMap(broadcast.getDpsInputOperand(0)));
-  if (!read || read->collapse)
-    return;
-  nb.init = before;
-  nb.initRead = read;
 }
 
 /// True when nothing but the contraction, its view, its init, the fused
@@ -1235,6 +1336,8 @@ struct GemmMicrokernelPass
         epilogue->erase();
       numFusedEpilogues += neighbours.epilogues.size();
       op->erase();
+      for (Operation *dead : neighbours.initDead)
+        dead->erase();
       if (neighbours.init)
         neighbours.init->erase();
       if (packedNow)

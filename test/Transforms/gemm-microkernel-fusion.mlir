@@ -181,3 +181,50 @@ func.func @chain_stops_at_memory_write(%a: memref<8x8xf32>, %b: memref<8x32xf32>
   }
   return
 }
+
+// -----
+
+// A flat convolution's padded init: the padded-width output is zero-filled,
+// then the bias broadcast (in the real output) is copied into its first OW
+// columns. The dropped columns are never read, so the kernel starts every
+// column from the bias: the fill, the copy and the broadcast (overwritten
+// by the activation before anyone reads it) all go.
+#fx = affine_map<(n, f, p, c, kh, kw) -> (n, c, p + kh * 6 + kw)>
+#fw = affine_map<(n, f, p, c, kh, kw) -> (f, c, kh, kw)>
+#fy = affine_map<(n, f, p, c, kh, kw) -> (n, f, p)>
+#fid = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @flat_padded_init
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<8xf32>
+// CHECK-NOT: linalg.broadcast
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: linalg.map
+// CHECK: memref.load %[[BIAS]]
+// CHECK: vector.fma
+// CHECK: linalg.generic
+// PRINT: remark: microkernel {{.*}} for M=8 N=24 K=36, {{.*}}; init linalg.map, 0 epilogue op(s) fused
+func.func @flat_padded_init(%x: memref<1x4x42xf32>, %w: memref<8x4x3x3xf32>, %bias: memref<8xf32>) -> memref<1x8x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() {alignment = 64 : i64} : memref<1x8x4x4xf32>
+  linalg.broadcast ins(%bias : memref<8xf32>) outs(%out : memref<1x8x4x4xf32>) dimensions = [0, 2, 3]
+  %wide = memref.alloc() {alignment = 64 : i64} : memref<1x8x4x6xf32>
+  linalg.map outs(%wide : memref<1x8x4x6xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %view = memref.subview %wide[0, 0, 0, 0] [1, 8, 4, 4] [1, 1, 1, 1] : memref<1x8x4x6xf32> to memref<1x8x4x4xf32, strided<[192, 24, 6, 1]>>
+  linalg.copy ins(%out : memref<1x8x4x4xf32>) outs(%view : memref<1x8x4x4xf32, strided<[192, 24, 6, 1]>>)
+  %c = memref.collapse_shape %wide [[0], [1], [2, 3]] : memref<1x8x4x6xf32> into memref<1x8x24xf32>
+  linalg.generic {indexing_maps = [#fx, #fw, #fy], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x4x42xf32>, memref<8x4x3x3xf32>) outs(%c : memref<1x8x24xf32>) {
+  ^bb0(%in: f32, %f: f32, %o: f32):
+    %m = arith.mulf %in, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#fid, #fid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%view : memref<1x8x4x4xf32, strided<[192, 24, 6, 1]>>) outs(%out : memref<1x8x4x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %wide : memref<1x8x4x6xf32>
+  return %out : memref<1x8x4x4xf32>
+}

@@ -283,7 +283,10 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     * the one write of C (or of the buffer C collapses, as 1x1 and flat
       convolutions do) before the contraction, when it is a `linalg.fill`
       or a `linalg.broadcast` (a bias, per output channel or per column):
-      the first k block starts its accumulators from it;
+      the first k block starts its accumulators from it. A flat
+      convolution's padded init (the padded-width output filled, then the
+      real init copied into its first OW columns) counts too: the dropped
+      columns are never read, so every column starts from the real init;
     * the chain of elementwise `linalg.generic` ops that follows, on C's
       (uncollapsed) shape, with arith/math bodies: activations, clips,
       residual adds, per-channel scales. Each reads the running value and
