@@ -270,8 +270,9 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     Parameters come from a cost model over the target (vector width and
     register count from the host CPU unless given): among all (m0, vectors)
     whose accumulators, B vectors and one broadcast fit in the registers,
-    the one with the fewest estimated cycles (FMA- or load-bound per k,
-    times the padded tile count); `kc` fills half of L1 with the B
+    among those within 3% of the fewest estimated cycles (FMA- or
+    load-bound per k, times the padded tile count) the one with the fewest
+    loads per FMA; `kc` fills half of L1 with the B
     micro-panel, `mc` half of L2 with the A block. An op can override any
     of them with a dictionary attribute `dlas.gemm_tiles = {m0 = 8,
     vectors = 3, kc = 128, mc = 512}` (set on the op before or after
