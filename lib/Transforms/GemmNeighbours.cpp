@@ -1,0 +1,367 @@
+//===- GemmNeighbours.cpp - what dlas-gemm-microkernel folds ---------------===//
+//
+// Finds the neighbours of a contraction that its microkernel folds: the one
+// write that initializes C (a fill, a bias broadcast, a flat convolution's
+// padded init) and the chain of elementwise ops that consumes C, so that C
+// is written once, from registers, with its final values.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmContraction.h"
+#include "DLAS/Transforms/Microkernels.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace mlir::dlas::gemm;
+using mlir::dlas::isContiguousF32;
+
+namespace {
+
+/// How the kernel can read `buffer`, indexed by `map` over the dims of
+/// `nb.full`, at its tile's positions; nullopt when it cannot.
+std::optional<TileRead> asTileRead(const Gemm &g, const Neighbours &nb,
+                                   Value buffer, AffineMap map) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      !type.getLayout().isIdentity())
+    return std::nullopt;
+  MLIRContext *ctx = buffer.getContext();
+  AffineMap cMap = g.op.getMatchingIndexingMap(g.c);
+  auto fullType = cast<MemRefType>(nb.full.getType());
+  // A dim of full that is a whole dim of C is that dim's loop dim.
+  SmallVector<AffineExpr> loopDimOf(fullType.getRank(),
+                                    getAffineConstantExpr(0, ctx));
+  SmallVector<bool> standsAlone(fullType.getRank(), false);
+  for (auto [pos, group] : llvm::enumerate(nb.groups)) {
+    if (group.size() != 1)
+      continue;
+    loopDimOf[group[0]] = getAffineDimExpr(cMap.getDimPosition(pos), ctx);
+    standsAlone[group[0]] = true;
+  }
+  bool readsCollapsedDim = false;
+  for (unsigned d = 0; d < standsAlone.size(); ++d)
+    readsCollapsedDim |= !standsAlone[d] && map.isFunctionOfDim(d);
+  TileRead read{buffer, AffineMap(), false, Value()};
+  if (!readsCollapsedDim) {
+    read.map = map.replaceDimsAndSymbols(loopDimOf, {}, g.ranges.size(), 0);
+  } else if (map.isIdentity() && type.getShape() == fullType.getShape()) {
+    read.map = cMap;
+    read.collapse = true;
+  } else {
+    return std::nullopt;
+  }
+  for (auto [i, e] : llvm::enumerate(read.map.getResults())) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(e);
+        constant && constant.getValue() == 0)
+      continue; // a broadcast unit dim
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || (dim.getPosition() == g.n &&
+                 i + 1 != read.map.getNumResults()))
+      return std::nullopt;
+  }
+  return read;
+}
+
+/// The buffer `v` is a view of (through view-like ops), or `v`.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The one write of full before the contraction, when it is a fill or a
+/// broadcast the kernel can start its accumulators from.
+/// The value or tile read `writer` (a fill or a broadcast of `buffer`)
+/// sets every element of `buffer` to, as the kernel's init; false if none.
+/// A broadcast counts only when `buffer`'s dims are full's (full itself,
+/// or the unpadded output of a flat convolution).
+bool setInitFrom(const Gemm &g, Neighbours &nb, DominanceInfo &dom,
+                 Operation *writer, Value buffer, bool indexedLikeFull) {
+  if (Value value = dlas::fillValue(writer, buffer)) {
+    nb.initValue = value;
+    return true;
+  }
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(writer);
+  if (!indexedLikeFull || !broadcast || broadcast.getInit() != buffer ||
+      !dom.properlyDominates(broadcast.getInput(), g.op))
+    return false;
+  std::optional<TileRead> read = asTileRead(
+      g, nb, broadcast.getInput(),
+      broadcast.getMatchingIndexingMap(broadcast.getDpsInputOperand(0)));
+  if (!read || read->collapse)
+    return false;
+  nb.initRead = read;
+  return true;
+}
+
+/// True for a generic that overwrites all of `buffer` without reading it.
+bool overwrites(Operation *op, Value buffer) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getDpsInitOperand(0)->get() != buffer ||
+      generic.getNumReductionLoops() != 0 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  return llvm::none_of(generic.getDpsInputs(),
+                       [&](Value v) { return v == buffer; }) &&
+         generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty();
+}
+
+/// A flat convolution's init: full, the output padded to Wp columns, is
+/// filled with a constant, then X (the real init: a fill or a per-channel
+/// bias broadcast) is copied into the subview of its first OW columns. The
+/// other columns are computed and dropped, never read (full is only read
+/// through that subview afterwards), so the kernel starts every column from
+/// X's value: the fill, the copy and, when X is overwritten before anyone
+/// else reads it, X's own write go away.
+bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
+  Block *block = g.op->getBlock();
+  Operation *fill = nullptr;
+  memref::SubViewOp view;
+  for (Operation *user : nb.full.getUsers()) {
+    if (user == g.op || user == nb.cView || isa<memref::DeallocOp>(user))
+      continue;
+    if (auto subview = dyn_cast<memref::SubViewOp>(user); subview && !view) {
+      view = subview;
+      continue;
+    }
+    if (fill || !dlas::fillValue(user, nb.full))
+      return false;
+    fill = user;
+  }
+  if (!fill || !view || fill->getBlock() != block ||
+      !fill->isBeforeInBlock(g.op) ||
+      !llvm::all_of(view.getStaticOffsets(), [](int64_t o) { return o == 0; }) ||
+      !llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }))
+    return false;
+  // The copy of X into the view, the view's one use before the contraction.
+  linalg::CopyOp copy;
+  for (Operation *user : view->getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return false;
+    if (!ancestor->isBeforeInBlock(g.op))
+      continue;
+    auto c = dyn_cast<linalg::CopyOp>(user);
+    if (copy || !c || c.getOutputs()[0] != view.getResult() ||
+        !fill->isBeforeInBlock(c))
+      return false;
+    copy = c;
+  }
+  if (!copy)
+    return false;
+  // X's one write before the copy, which sets the init.
+  Value x = copy.getInputs()[0];
+  Operation *writer = nullptr;
+  Operation *nextUse = nullptr;
+  for (Operation *user : x.getUsers()) {
+    if (user == copy)
+      continue;
+    if (user->getBlock() != block)
+      return false;
+    if (user->isBeforeInBlock(copy)) {
+      if (writer)
+        return false;
+      writer = user;
+    } else if (!nextUse || user->isBeforeInBlock(nextUse)) {
+      nextUse = user;
+    }
+  }
+  auto xType = dyn_cast<MemRefType>(x.getType());
+  if (!writer || !xType ||
+      xType.getRank() != cast<MemRefType>(nb.full.getType()).getRank() ||
+      !setInitFrom(g, nb, dom, writer, x, /*indexedLikeFull=*/true))
+    return false;
+  nb.init = fill;
+  nb.initDead.push_back(copy);
+  // X's write is dead too when X is next overwritten without being read.
+  if (x.getDefiningOp<memref::AllocOp>() && nextUse && overwrites(nextUse, x))
+    nb.initDead.push_back(writer);
+  return true;
+}
+
+void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
+  if (nb.cView && findPaddedInit(g, nb, dom))
+    return;
+  Block *block = g.op->getBlock();
+  Operation *before = nullptr;
+  auto usedBefore = [&](Value v, Operation *skip) -> FailureOr<Operation *> {
+    Operation *found = nullptr;
+    for (Operation *user : v.getUsers()) {
+      if (user == g.op || user == skip)
+        continue;
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor)
+        return failure();
+      if (!ancestor->isBeforeInBlock(g.op))
+        continue;
+      if (found || ancestor != user)
+        return failure();
+      found = user;
+    }
+    return found;
+  };
+  // The write is to full or (a fill) to C's view of it.
+  FailureOr<Operation *> fullWriter = usedBefore(nb.full, nb.cView);
+  FailureOr<Operation *> viewWriter =
+      nb.cView ? usedBefore(nb.cView, nullptr)
+                : FailureOr<Operation *>(static_cast<Operation *>(nullptr));
+  if (failed(fullWriter) || failed(viewWriter) ||
+      (*fullWriter && *viewWriter))
+    return;
+  before = *fullWriter ? *fullWriter : *viewWriter;
+  if (before && setInitFrom(g, nb, dom, before,
+                            *fullWriter ? nb.full : Value(nb.cView),
+                            /*indexedLikeFull=*/*fullWriter != nullptr))
+    nb.init = before;
+}
+
+/// True when nothing but the contraction, its view, its init, the fused
+/// epilogues and deallocations uses `buffer`, a local allocation: its
+/// contents may then stop being written.
+bool onlyFoldedUsers(const Gemm &g, const Neighbours &nb, Value buffer,
+                     linalg::GenericOp next) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  if (buffer == nb.full && nb.cView &&
+      llvm::any_of(nb.cView->getUsers(),
+                   [&](Operation *user) { return user != g.op; }))
+    return false;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == g.op || user == nb.cView || user == nb.init ||
+        user == next || isa<memref::DeallocOp>(user) ||
+        llvm::is_contained(nb.epilogues, user))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// Adds `generic` to the epilogue chain whose running value is in `current`
+/// when it is elementwise over full's shape, reads `current` and otherwise
+/// only buffers the kernel can read; updates `current` to where it writes.
+bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
+                 Value &current, const llvm::SmallPtrSetImpl<Value> &freed,
+                 DominanceInfo &dom) {
+  auto fullType = cast<MemRefType>(nb.full.getType());
+  if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != fullType.getRank() ||
+      !dlas::isVectorizableElementwiseBody(generic.getBody()))
+    return false;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  Value out = init->get();
+  if (!generic.getMatchingIndexingMap(init).isIdentity() ||
+      out.getType() != fullType || freed.contains(out))
+    return false;
+  SmallVector<std::optional<TileRead>> reads;
+  bool readsCurrent = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Value v = input->get();
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (v == current && map.isIdentity()) {
+      reads.push_back(std::nullopt);
+      readsCurrent = true;
+      continue;
+    }
+    // Buffers written by the chain hold stale values once it is fused.
+    Value root = rootBuffer(v);
+    if (root == current || root == nb.full || freed.contains(v) ||
+        llvm::any_of(nb.epilogues, [&](linalg::GenericOp e) {
+          return e.getDpsInitOperand(0)->get() == root;
+        }))
+      return false;
+    std::optional<TileRead> read = asTileRead(g, nb, v, map);
+    if (!read || !dom.properlyDominates(v, g.op))
+      return false;
+    reads.push_back(read);
+  }
+  bool inPlace = out == current;
+  if (inPlace) {
+    if (!readsCurrent &&
+        generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty())
+      return false;
+  } else {
+    auto alloc = out.getDefiningOp<memref::AllocOp>();
+    // The kernel writes `out` where the contraction was: nothing before
+    // `generic` may use it (the contraction's own operands included).
+    Block *block = g.op->getBlock();
+    bool usedBefore = llvm::any_of(out.getUsers(), [&](Operation *user) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      return !ancestor || ancestor->isBeforeInBlock(generic);
+    });
+    if (!readsCurrent || !alloc || alloc->getBlock() != block || usedBefore ||
+        !alloc.getOperands().empty() ||
+        !generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty() ||
+        !onlyFoldedUsers(g, nb, current, generic))
+      return false;
+  }
+  nb.epilogues.push_back(generic);
+  nb.epilogueReads.push_back(std::move(reads));
+  nb.inPlace.push_back(inPlace);
+  current = out;
+  return true;
+}
+
+} // namespace
+
+/// C's init and the chain of elementwise ops that follows the contraction
+/// up to the first op that could observe or change memory.
+Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom) {
+  Neighbours nb;
+  Value c = g.c->get();
+  nb.full = c;
+  if (auto view = c.getDefiningOp<memref::CollapseShapeOp>();
+      view && isContiguousF32(view.getSrc())) {
+    nb.full = view.getSrc();
+    nb.cView = view;
+    nb.groups = view.getReassociationIndices();
+  } else {
+    for (int64_t d = 0; d < cast<MemRefType>(c.getType()).getRank(); ++d)
+      nb.groups.push_back({d});
+  }
+  nb.result = nb.full;
+  findInit(g, nb, dom);
+  llvm::SmallPtrSet<Value, 4> freed;
+  for (Operation *op = g.op->getNextNode(); op; op = op->getNextNode()) {
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (dealloc.getMemref() == nb.result)
+        break;
+      freed.insert(dealloc.getMemref());
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (!addEpilogue(g, nb, generic, nb.result, freed, dom))
+        break;
+      continue;
+    }
+    if (!isMemoryEffectFree(op))
+      break;
+  }
+  return nb;
+}
+
+/// Builds, before the contraction, the collapsed views the kernel reads and
+/// writes through, and moves the result's allocation above it.
+void dlas::gemm::prepareViews(OpBuilder &b, const Gemm &g, Neighbours &nb) {
+  Location loc = g.op.getLoc();
+  auto viewOf = [&](Value buffer) -> Value {
+    if (!nb.cView)
+      return buffer;
+    return memref::CollapseShapeOp::create(b, loc, buffer, nb.groups);
+  };
+  if (Operation *alloc = nb.result.getDefiningOp();
+      alloc && alloc->getBlock() == g.op->getBlock() &&
+      g.op->isBeforeInBlock(alloc))
+    alloc->moveBefore(g.op);
+  nb.resultView = nb.result == nb.full ? g.c->get() : viewOf(nb.result);
+  for (auto &reads : nb.epilogueReads)
+    for (std::optional<TileRead> &read : reads)
+      if (read)
+        read->view = read->collapse ? viewOf(read->buffer) : read->buffer;
+  if (nb.initRead)
+    nb.initRead->view = nb.initRead->buffer;
+}
+
