@@ -280,22 +280,10 @@ void foldPadding(Depthwise &d) {
 /// Folds the one write of the output before the convolution when it is a
 /// fill or the broadcast of a per-channel bias.
 void foldInit(Depthwise &d) {
-  Block *block = d.op->getBlock();
-  Operation *before = nullptr;
-  for (Operation *user : d.output.getUsers()) {
-    if (user == d.op)
-      continue;
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (!ancestor)
-      return;
-    if (!ancestor->isBeforeInBlock(d.op))
-      continue;
-    if (before || ancestor != user)
-      return;
-    before = user;
-  }
-  if (!before)
+  FailureOr<Operation *> writer = dlas::soleUserBefore(d.output, d.op);
+  if (failed(writer) || !*writer)
     return;
+  Operation *before = *writer;
   if (dlas::fillValue(before, d.output)) {
     d.init = before;
     return;

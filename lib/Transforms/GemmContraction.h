@@ -60,7 +60,6 @@ struct Neighbours {
   /// the running value).
   SmallVector<linalg::GenericOp> epilogues;
   SmallVector<SmallVector<std::optional<TileRead>>> epilogueReads;
-  SmallVector<bool> inPlace;
   /// The full-shaped buffer the final values go to, and C's view of it.
   Value result, resultView;
 };

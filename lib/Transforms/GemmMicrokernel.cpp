@@ -619,7 +619,7 @@ private:
       dims[g.n] = cols[j];
       return indices(cMap, dims);
     };
-    TileContext at{rowBase, cols, rows, masked};
+    TileContext at{rowBase, cols, load};
     auto loadC = [&] {
       SmallVector<Value> values;
       for (int64_t i = 0; i < rows; ++i)
@@ -718,13 +718,12 @@ private:
         });
   }
 
-  /// Where a register tile sits: its first row, column offsets, row count
-  /// and whether its columns run past N.
+  /// Where a register tile sits: its first row and column offsets, and its
+  /// vector load of column vector j (masked past N).
   struct TileContext {
     Value rowBase;
     ArrayRef<Value> cols;
-    int64_t rows;
-    bool masked;
+    function_ref<Value(Value, ArrayRef<Value>, int64_t)> loadVector;
   };
 
   /// The vector of `read` for row i, vector j of the tile: a (masked)
@@ -738,15 +737,7 @@ private:
     if (!read.map.isFunctionOfDim(g.n))
       return vector::BroadcastOp::create(
           b, loc, vecType, memref::LoadOp::create(b, loc, read.view, idx));
-    if (!tile.masked)
-      return vector::LoadOp::create(b, loc, vecType, read.view, idx);
-    Value left = arith::SubIOp::create(b, loc, index(g.sizeN), tile.cols[j]);
-    Value mask = vector::CreateMaskOp::create(
-        b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
-    Value zeros = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
-    return vector::MaskedLoadOp::create(b, loc, vecType, read.view, idx, mask,
-                                        zeros);
+    return tile.loadVector(read.view, idx, j);
   }
 
   /// The fused epilogues applied to accumulator `acc` of row i, vector j.

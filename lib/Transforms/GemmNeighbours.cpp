@@ -70,8 +70,6 @@ Value rootBuffer(Value v) {
   return v;
 }
 
-/// The one write of full before the contraction, when it is a fill or a
-/// broadcast the kernel can start its accumulators from.
 /// The value or tile read `writer` (a fill or a broadcast of `buffer`)
 /// sets every element of `buffer` to, as the kernel's init; false if none.
 /// A broadcast counts only when `buffer`'s dims are full's (full itself,
@@ -182,40 +180,25 @@ bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
   return true;
 }
 
+/// The one write of full (or, a fill, of C's view of it) before the
+/// contraction, when it is a fill or a broadcast the kernel can start its
+/// accumulators from; or a flat convolution's padded init.
 void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
   if (nb.cView && findPaddedInit(g, nb, dom))
     return;
-  Block *block = g.op->getBlock();
-  Operation *before = nullptr;
-  auto usedBefore = [&](Value v, Operation *skip) -> FailureOr<Operation *> {
-    Operation *found = nullptr;
-    for (Operation *user : v.getUsers()) {
-      if (user == g.op || user == skip)
-        continue;
-      Operation *ancestor = block->findAncestorOpInBlock(*user);
-      if (!ancestor)
-        return failure();
-      if (!ancestor->isBeforeInBlock(g.op))
-        continue;
-      if (found || ancestor != user)
-        return failure();
-      found = user;
-    }
-    return found;
-  };
-  // The write is to full or (a fill) to C's view of it.
-  FailureOr<Operation *> fullWriter = usedBefore(nb.full, nb.cView);
+  FailureOr<Operation *> fullWriter =
+      dlas::soleUserBefore(nb.full, g.op, nb.cView);
   FailureOr<Operation *> viewWriter =
-      nb.cView ? usedBefore(nb.cView, nullptr)
-                : FailureOr<Operation *>(static_cast<Operation *>(nullptr));
+      nb.cView ? dlas::soleUserBefore(nb.cView, g.op)
+               : FailureOr<Operation *>(static_cast<Operation *>(nullptr));
   if (failed(fullWriter) || failed(viewWriter) ||
       (*fullWriter && *viewWriter))
     return;
-  before = *fullWriter ? *fullWriter : *viewWriter;
-  if (before && setInitFrom(g, nb, dom, before,
+  Operation *writer = *fullWriter ? *fullWriter : *viewWriter;
+  if (writer && setInitFrom(g, nb, dom, writer,
                             *fullWriter ? nb.full : Value(nb.cView),
                             /*indexedLikeFull=*/*fullWriter != nullptr))
-    nb.init = before;
+    nb.init = writer;
 }
 
 /// True when nothing but the contraction, its view, its init, the fused
@@ -300,7 +283,6 @@ bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
   }
   nb.epilogues.push_back(generic);
   nb.epilogueReads.push_back(std::move(reads));
-  nb.inPlace.push_back(inPlace);
   current = out;
   return true;
 }

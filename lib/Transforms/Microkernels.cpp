@@ -102,3 +102,22 @@ Value dlas::cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
   }
   return mapping.lookup(body->getTerminator()->getOperand(0));
 }
+
+FailureOr<Operation *> dlas::soleUserBefore(Value v, Operation *op,
+                                            Operation *skip) {
+  Block *block = op->getBlock();
+  Operation *found = nullptr;
+  for (Operation *user : v.getUsers()) {
+    if (user == op || user == skip)
+      continue;
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return failure();
+    if (!ancestor->isBeforeInBlock(op))
+      continue;
+    if (found || ancestor != user)
+      return failure();
+    found = user;
+  }
+  return found;
+}

@@ -185,6 +185,28 @@ std::optional<ConvKind> convKind(Operation *op) {
   return std::nullopt;
 }
 
+/// `v` with `rows` and `cols` zeros appended to its last two dims (none:
+/// `v` itself).
+Value padSpatialHigh(RewriterBase &rewriter, Location loc, Value v,
+                     int64_t rows, int64_t cols) {
+  if (rows == 0 && cols == 0)
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  shape[rank - 2] += rows;
+  shape[rank - 1] += cols;
+  SmallVector<OpFoldResult> low(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> high(rank, rewriter.getIndexAttr(0));
+  high[rank - 2] = rewriter.getIndexAttr(rows);
+  high[rank - 1] = rewriter.getIndexAttr(cols);
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+  return tensor::PadOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      low, high, zero);
+}
+
 /// Direct convolution on a flattened spatial domain (stride 1 only): with
 /// the (padded) input rows laid end to end, output position p = oh * Wp + ow
 /// reads input position p + kh * dh * Wp + kw * dw, an affine function of p.
@@ -202,20 +224,8 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   int64_t wp = inputType.getDimSize(rank - 1);
   int64_t ow = initType.getDimSize(rank - 1);
   Type elementType = inputType.getElementType();
-  Value zero = arith::ConstantOp::create(rewriter, loc,
-                                         rewriter.getZeroAttr(elementType));
-  auto padHigh = [&](Value v, int64_t rows, int64_t cols) -> Value {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[rank - 2] += rows;
-    shape[rank - 1] += cols;
-    SmallVector<OpFoldResult> low(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> high(rank, rewriter.getIndexAttr(0));
-    high[rank - 2] = rewriter.getIndexAttr(rows);
-    high[rank - 1] = rewriter.getIndexAttr(cols);
-    return tensor::PadOp::create(rewriter, loc,
-                                 RankedTensorType::get(shape, elementType), v,
-                                 low, high, zero);
+  auto padHigh = [&](Value v, int64_t rows, int64_t cols) {
+    return padSpatialHigh(rewriter, loc, v, rows, cols);
   };
   SmallVector<ReassociationIndices> flatten;
   for (int64_t d = 0; d < rank - 2; ++d)
@@ -398,17 +408,7 @@ private:
   }
 
   Value padHigh(Value v, int64_t rows, int64_t cols) {
-    if (rows == 0 && cols == 0)
-      return v;
-    auto t = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(t.getShape());
-    shape[2] += rows;
-    shape[3] += cols;
-    SmallVector<OpFoldResult> low(4, rw.getIndexAttr(0));
-    SmallVector<OpFoldResult> high = {rw.getIndexAttr(0), rw.getIndexAttr(0),
-                                      rw.getIndexAttr(rows),
-                                      rw.getIndexAttr(cols)};
-    return tensor::PadOp::create(rw, loc, type(shape), v, low, high, zero);
+    return padSpatialHigh(rw, loc, v, rows, cols);
   }
 
   Value slice(Value v, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,

@@ -36,6 +36,12 @@ bool isContiguousF32(Value v);
 void buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub, int64_t step,
                   function_ref<void(Value)> body);
 
+/// The one user of `v` (other than `op` and `skip`) in `op`'s block before
+/// `op`: null when there is none, failure when there are several or one
+/// nested in another op (whose effect on `v` a caller cannot fold).
+FailureOr<Operation *> soleUserBefore(Value v, Operation *op,
+                                      Operation *skip = nullptr);
+
 /// The value every element of `buffer` is set to by `op` (a linalg.fill or
 /// an input-less linalg.map yielding a value from outside), or null.
 Value fillValue(Operation *op, Value buffer);
