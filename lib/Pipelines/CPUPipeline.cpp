@@ -76,12 +76,14 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     kernelOptions.parallel = options.threading;
     kernelOptions.print = options.printMicrokernels;
     kernelOptions.packB = options.microkernelPackB;
+    kernelOptions.tuningFile = options.tuningFile;
     kernelOptions.tiles.assign(options.microkernelTiles.begin(),
                                options.microkernelTiles.end());
     pm.addPass(createGemmMicrokernel(kernelOptions));
     DepthwiseMicrokernelOptions depthwiseOptions;
     depthwiseOptions.parallel = options.threading;
     depthwiseOptions.print = options.printMicrokernels;
+    depthwiseOptions.tuningFile = options.tuningFile;
     if (!options.depthwiseTiles.empty())
       depthwiseOptions.rows = options.depthwiseTiles[0];
     if (options.depthwiseTiles.size() > 1)

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Transforms/Microkernels.h"
 #include "DLAS/Transforms/Passes.h"
+#include "DLAS/Transforms/TuningFile.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,6 +37,8 @@ namespace {
 
 /// Name of the per-op parameter override.
 constexpr llvm::StringLiteral kTilesAttrName = "dlas.depthwise_tiles";
+/// The tuning file's section for this pass.
+constexpr llvm::StringLiteral kTuningSection = "depthwise";
 
 /// The padding buffer folded into the kernel: taps outside the unpadded
 /// input read `value`.
@@ -355,6 +358,21 @@ void foldEpilogues(Depthwise &d) {
   }
 }
 
+/// The tuning-file key of a stencil:
+/// "<conv|max|sum>_c<C>_o<OH>x<OW>_k<KH>x<KW>_s<SH>x<SW>[_d<DH>x<DW>]".
+std::string shapeKey(const Depthwise &d) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << (d.reduction == Reduction::MulAdd ? "conv"
+         : d.reduction == Reduction::Max  ? "max"
+                                          : "sum")
+     << "_c" << d.C << "_o" << d.OH << "x" << d.OW << "_k" << d.KH << "x"
+     << d.KW << "_s" << d.sH << "x" << d.sW;
+  if (d.dH != 1 || d.dW != 1)
+    os << "_d" << d.dH << "x" << d.dW;
+  return key;
+}
+
 /// Rows x vectors from the register budget: taps (at most half the file;
 /// the rest become memory-operand broadcasts), the loaded row and the
 /// accumulators.
@@ -367,8 +385,9 @@ Tiles chooseTiles(const Depthwise &d, const dlas::TargetShape &t) {
   return {std::min(rows, d.OH), vectors};
 }
 
-LogicalResult applyOverride(Operation *op, Tiles &tiles) {
-  Attribute attr = op->getAttr(kTilesAttrName);
+/// Applies `attr`, a `dlas.depthwise_tiles` override of `op` or its
+/// tuning-file entry (null: none); fails on a malformed one.
+LogicalResult applyOverride(Operation *op, Attribute attr, Tiles &tiles) {
   if (!attr)
     return success();
   auto dict = dyn_cast<DictionaryAttr>(attr);
@@ -721,6 +740,19 @@ struct DepthwiseMicrokernelPass
     : dlas::impl::DepthwiseMicrokernelBase<DepthwiseMicrokernelPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (tuningFile.empty())
+      return success();
+    FailureOr<std::shared_ptr<const dlas::TuningTable>> table =
+        dlas::TuningTable::load(context, tuningFile, dlas::tuningSchemas());
+    if (failed(table))
+      return failure();
+    tuningTable = *table;
+    return success();
+  }
+
+  std::shared_ptr<const dlas::TuningTable> tuningTable;
+
   void runOnOperation() override {
     dlas::TargetShape target = dlas::hostTarget();
     if (vectorWidth > 0)
@@ -752,7 +784,11 @@ struct DepthwiseMicrokernelPass
         tiles.rows = rows;
       if (vectors > 0)
         tiles.vectors = vectors;
-      if (failed(applyOverride(op, tiles)))
+      std::string key = shapeKey(d);
+      DictionaryAttr tuned =
+          tuningTable ? tuningTable->lookup(kTuningSection, key) : nullptr;
+      if (failed(applyOverride(op, tuned, tiles)) ||
+          failed(applyOverride(op, op->getAttr(kTilesAttrName), tiles)))
         return signalPassFailure();
       tiles.rows = std::min(tiles.rows, d.OH);
 
@@ -763,7 +799,8 @@ struct DepthwiseMicrokernelPass
                          << tiles.rows << "x"
                          << tiles.vectors * target.vectorWidth << " (rows="
                          << tiles.rows << ", vectors=" << tiles.vectors
-                         << ") for C=" << d.C << " " << d.OH << "x" << d.OW
+                         << (tuned ? ", tuned" : "") << ") key '" << key
+                         << "' for C=" << d.C << " " << d.OH << "x" << d.OW
                          << " " << d.KH << "x" << d.KW << " stride " << d.sH
                          << "x" << d.sW << "; padding "
                          << (d.pad.value ? "folded" : "none") << ", init "

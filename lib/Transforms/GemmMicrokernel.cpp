@@ -7,6 +7,7 @@
 #include "GemmContraction.h"
 #include "DLAS/Transforms/Microkernels.h"
 #include "DLAS/Transforms/Passes.h"
+#include "DLAS/Transforms/TuningFile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,6 +39,8 @@ namespace {
 
 /// Name of the per-op parameter override.
 constexpr llvm::StringLiteral kGemmTilesAttrName = "dlas.gemm_tiles";
+/// The tuning file's section for this pass.
+constexpr llvm::StringLiteral kTuningSection = "gemm";
 
 struct KernelParams {
   int64_t m0, vectors, kc, mc;
@@ -143,6 +146,20 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   return g;
 }
 
+/// The tuning-file key of a contraction: "m<M>_n<N>_k<K>", prefixed by
+/// "b<B>_" when batch dims (groups, Winograd tiles) repeat it B times.
+std::string shapeKey(const Gemm &g) {
+  int64_t batches = 1;
+  for (unsigned d : g.batch)
+    batches *= g.ranges[d];
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  if (batches > 1)
+    os << "b" << batches << "_";
+  os << "m" << g.sizeM << "_n" << g.sizeN << "_k" << g.sizeK;
+  return key;
+}
+
 /// The heuristic: the register tile with the fewest estimated cycles per
 /// unit of k over the whole (padded) problem. Per k a tile of m0 rows and
 /// `vectors` vectors issues m0 * vectors FMAs and m0 + vectors loads; with
@@ -191,11 +208,13 @@ KernelParams chooseParams(const Gemm &g, const TargetShape &t) {
   return best;
 }
 
-/// Applies a `dlas.gemm_tiles` override; fails on a malformed one.
-LogicalResult applyOverride(linalg::LinalgOp op, KernelParams &p) {
-  auto dict = op->getAttrOfType<DictionaryAttr>(kGemmTilesAttrName);
-  if (!op->hasAttr(kGemmTilesAttrName))
+/// Applies `attr`, a `dlas.gemm_tiles` override of `op` or its tuning-file
+/// entry (null: none); fails on a malformed one.
+LogicalResult applyOverride(linalg::LinalgOp op, Attribute attr,
+                            KernelParams &p) {
+  if (!attr)
     return success();
+  auto dict = dyn_cast<DictionaryAttr>(attr);
   if (!dict)
     return op->emitError() << "'" << kGemmTilesAttrName
                            << "' must be a dictionary";
@@ -839,13 +858,22 @@ struct GemmMicrokernelPass
     : dlas::impl::GemmMicrokernelBase<GemmMicrokernelPass> {
   using Base::Base;
 
-  LogicalResult initialize(MLIRContext *) override {
+  LogicalResult initialize(MLIRContext *context) override {
     if (packB != "auto" && packB != "always" && packB != "never")
       return failure();
     if (tiles.size() > 4)
       return failure();
+    if (tuningFile.empty())
+      return success();
+    FailureOr<std::shared_ptr<const dlas::TuningTable>> table =
+        dlas::TuningTable::load(context, tuningFile, dlas::tuningSchemas());
+    if (failed(table))
+      return failure();
+    tuningTable = *table;
     return success();
   }
+
+  std::shared_ptr<const dlas::TuningTable> tuningTable;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -885,7 +913,11 @@ struct GemmMicrokernelPass
         params.packB = plainB;
       else if (packB == "never")
         params.packB = false;
-      if (failed(applyOverride(op, params)))
+      std::string key = shapeKey(*gemm);
+      DictionaryAttr tuned =
+          tuningTable ? tuningTable->lookup(kTuningSection, key) : nullptr;
+      if (failed(applyOverride(op, tuned, params)) ||
+          failed(applyOverride(op, op->getAttr(kGemmTilesAttrName), params)))
         return signalPassFailure();
       if (params.packB && !plainB)
         params.packB = false; // shifted or multi-dim rows: read in place
@@ -927,7 +959,8 @@ struct GemmMicrokernelPass
                          << params.m0 << ", vectors=" << params.vectors
                          << ", kc=" << params.kc << ", mc=" << params.mc
                          << (params.packB ? ", B packed" : "")
-                         << ") for M=" << gemm->sizeM << " N=" << gemm->sizeN
+                         << (tuned ? ", tuned" : "") << ") key '" << key
+                         << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "
                          << (packedNow ? "at compile time" : "at run time")
                          << "; init "

@@ -11,7 +11,7 @@
 // RUN: dlas-opt %s --dlas-cpu-pipeline="print-microkernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 
 // NOMICRO-NOT: vector.fma
-// PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} (m0={{[0-9]+}}, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) for M=4 N=80 K=27, A packed at run time
+// PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} (m0={{[0-9]+}}, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) key 'm4_n80_k27' for M=4 N=80 K=27, A packed at run time
 
 // LLVM-NOT: nn.
 // LLVM-NOT: linalg.

@@ -121,6 +121,11 @@ static cl::opt<bool> printConvAlgorithms(
     "print-conv-algorithms",
     cl::desc("Report the algorithm chosen for each convolution"),
     cl::cat(runCategory));
+static cl::opt<std::string> tuningFile(
+    "tuning-file",
+    cl::desc("JSON file of microkernel parameters per shape key for the CPU "
+             "pipeline (docs/Tuning.md)"),
+    cl::cat(runCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix,
                                   cl::cat(runCategory));
@@ -574,6 +579,9 @@ int runMain() {
     if (target != "cpu")
       return fail("unknown --target '" + target + "' (supported: cpu)");
     PassManager pm(&context);
+    if (!pipeline.empty() && !tuningFile.empty())
+      return fail("--tuning-file configures the built-in pipeline; with "
+                  "--pipeline give it as dlas-cpu-pipeline{tuning-file=...}");
     if (!pipeline.empty()) {
       // A full, anchored pipeline: builtin.module(...).
       FailureOr<OpPassManager> parsed =
@@ -591,6 +599,7 @@ int runMain() {
       pipelineOptions.convAlgorithm = convAlgorithm;
       pipelineOptions.printConvAlgorithms = printConvAlgorithms;
       pipelineOptions.profileLayers = profileLayers;
+      pipelineOptions.tuningFile = tuningFile;
       buildCPUPipeline(pm, pipelineOptions);
     }
     if (failed(pm.run(*module)))

@@ -75,6 +75,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "microkernel-pack-b",
       llvm::cl::desc("auto, always or never (dlas-gemm-microkernel pack-b)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> tuningFile{
+      *this, "tuning-file",
+      llvm::cl::desc("JSON file of microkernel parameters per shape key "
+                     "(docs/Tuning.md), read by dlas-gemm-microkernel and "
+                     "dlas-depthwise-microkernel"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> printMicrokernels{
       *this, "print-microkernels",
       llvm::cl::desc("Report the microkernel chosen for each contraction"),

@@ -276,7 +276,12 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     micro-panel, `mc` half of L2 with the A block. An op can override any
     of them with a dictionary attribute `dlas.gemm_tiles = {m0 = 8,
     vectors = 3, kc = 128, mc = 512}` (set on the op before or after
-    bufferization; it survives one-shot bufferization).
+    bufferization; it survives one-shot bufferization), and a tuning file
+    (`tuning-file`, docs/Tuning.md) can do so per shape key
+    (`m<M>_n<N>_k<K>`, `b<B>_` in front for batched contractions; `print`
+    shows each op's key). Precedence: heuristic, then the `tiles` option,
+    then the file's entry for the key (or its "*" entry), then the
+    attribute.
 
     With `fuse` (the default) the kernel also folds its neighbours, so that
     C is written once, from registers, with its final values:
@@ -326,7 +331,11 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
            "(where B is a plain matrix) or never">,
     Option<"fuse", "fuse", "bool", "true",
            "Fold C's fill/broadcast init and the elementwise ops consuming C "
-           "into the kernel">
+           "into the kernel">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON tuning file whose \"gemm\" section gives parameters per "
+           "shape key (see docs/Tuning.md); a dlas.gemm_tiles attribute "
+           "still wins">
   ];
   let statistics = [
     Statistic<"numKernels", "microkernels", "Contractions lowered to microkernels">,
@@ -380,7 +389,11 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
 
     `rows` and `vectors` come from the register budget (taps + accumulators
     + loaded rows must fit in the target's vector registers) and can be set
-    per op with `dlas.depthwise_tiles = {rows = 4, vectors = 1}`.
+    per op with `dlas.depthwise_tiles = {rows = 4, vectors = 1}`, or per
+    shape key in a tuning file (`tuning-file`, docs/Tuning.md; keys like
+    `conv_c96_o56x56_k3x3_s2x2`, with `max_`/`sum_` for poolings and
+    `_d<DH>x<DW>` for dilation; `print` shows each op's key). Precedence:
+    heuristic, the `rows`/`vectors` options, the file, the attribute.
     Other convolutions (channel multiplier, NHWC, dynamic shapes, other
     element types) are left alone; `print` says why.
   }];
@@ -399,7 +412,11 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
            "Fold the padding buffer, the output initialization and the "
            "elementwise epilogue into the kernel">,
     Option<"print", "print", "bool", "false",
-           "Emit a remark per depthwise convolution with the kernel chosen">
+           "Emit a remark per depthwise convolution with the kernel chosen">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON tuning file whose \"depthwise\" section gives rows/vectors "
+           "per shape key (see docs/Tuning.md); a dlas.depthwise_tiles "
+           "attribute still wins">
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Depthwise convolutions lowered">,

@@ -618,6 +618,8 @@ def main():
                         help="OpenMP threads for dlas-run")
     parser.add_argument("--pipeline", default=None,
                         help="dlas-run --pipeline (e.g. to force an algorithm)")
+    parser.add_argument("--tuning-file", default=None,
+                        help="dlas-run --tuning-file (microkernel parameters)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.manual_seed(0)
@@ -637,6 +639,8 @@ def main():
         cmd += ["--expect", base + ".expected.npy"] + c.run_args
         if args.pipeline:
             cmd += ["--pipeline", args.pipeline]
+        if args.tuning_file:
+            cmd += ["--tuning-file", args.tuning_file]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         ok = proc.returncode == 0 and "PASS" in proc.stdout
         print(f"{'ok  ' if ok else 'FAIL'} {c.name}")

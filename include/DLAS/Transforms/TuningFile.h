@@ -1,0 +1,62 @@
+//===- TuningFile.h - per-shape microkernel parameters ----------*- C++ -*-===//
+//
+// A tuning file holds microkernel parameters keyed by problem shape, so that
+// an auto-tuner (or a person) can override the heuristics per layer without
+// editing IR. Format (JSON):
+//
+//   {
+//     "dlas_tuning": 1,
+//     "gemm":      { "m64_n3136_k576": {"m0": 6, "vectors": 4, "kc": 96},
+//                    "*": {"pack_b": true} },
+//     "depthwise": { "conv_c96_o56x56_k3x3_s2x2": {"rows": 4} }
+//   }
+//
+// Each section maps a shape key (what the pass's `print` remark reports for
+// an op) to the entries of the per-op attribute of that pass
+// (`dlas.gemm_tiles`, `dlas.depthwise_tiles`); "*" applies to every op of
+// the section that has no entry of its own.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_TRANSFORMS_TUNINGFILE_H
+#define DLAS_TRANSFORMS_TUNINGFILE_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+
+namespace mlir::dlas {
+
+/// The entries a section allows: integer ones must be positive.
+struct TuningSchema {
+  StringRef section;
+  ArrayRef<StringRef> integerKeys;
+  ArrayRef<StringRef> boolKeys;
+};
+
+/// The sections DLAS's passes read: "gemm" (dlas-gemm-microkernel) and
+/// "depthwise" (dlas-depthwise-microkernel). Every pass validates the whole
+/// file, so that a typo is reported whichever pass reads it.
+ArrayRef<TuningSchema> tuningSchemas();
+
+class TuningTable {
+public:
+  /// Reads and validates `path` against `schemas` (the sections it may
+  /// hold); on failure emits an error at an unknown location naming the
+  /// file and what is wrong in it.
+  static FailureOr<std::shared_ptr<const TuningTable>>
+  load(MLIRContext *context, StringRef path, ArrayRef<TuningSchema> schemas);
+
+  /// The entry of `section` for `key`, else its "*" entry, as a dictionary
+  /// of the per-op attribute's shape; null when neither exists.
+  DictionaryAttr lookup(StringRef section, StringRef key) const;
+
+private:
+  llvm::StringMap<llvm::StringMap<DictionaryAttr>> sections;
+};
+
+} // namespace mlir::dlas
+
+#endif // DLAS_TRANSFORMS_TUNINGFILE_H
