@@ -146,6 +146,16 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   return g;
 }
 
+/// Values of the outermost k dim per k block (the kernels' k loop), at
+/// least one; `kc` counts k values of all k dims.
+int64_t innerK(const Gemm &g) { return g.sizeK / g.ranges[g.k[0]]; }
+int64_t kBlockOuter(const Gemm &g, const KernelParams &p) {
+  return std::max<int64_t>(1, p.kc / innerK(g));
+}
+int64_t kBlocks(const Gemm &g, const KernelParams &p) {
+  return llvm::divideCeil(g.ranges[g.k[0]], kBlockOuter(g, p));
+}
+
 /// The tuning-file key of a contraction: "m<M>_n<N>_k<K>", prefixed by
 /// "b<B>_" when batch dims (groups, Winograd tiles) repeat it B times.
 std::string shapeKey(const Gemm &g) {
@@ -320,9 +330,14 @@ public:
                                                     indices(aMap, dims)));
           }
           Value v = vector::FromElementsOp::create(b, loc, panelType, column);
+          Value block = arith::DivUIOp::create(b, loc, ks[0],
+                                               index(kBlockOuter(g, p)));
+          Value blockStart = arith::MulIOp::create(
+              b, loc, block, index(kBlockOuter(g, p) * innerK(g)));
+          Value within = arith::SubIOp::create(b, loc, linearK(ks), blockStart);
           vector::StoreOp::create(
               b, loc, v, packed,
-              packedIndices(dims, ValueRange{panel, linearK(ks), index(0)}));
+              packedIndices(dims, ValueRange{block, panel, within, index(0)}));
         });
       });
       });
@@ -334,14 +349,18 @@ public:
     return packed;
   }
 
-  /// Ap[aBatch...][M/m0][K][m0].
+  /// Ap[aBatch...][K/kc][M/m0][kc][m0]: k-block-major, so that the
+  /// kernels of one k block read A as one sequential stream whatever the
+  /// panel order (a weight matrix that streams from memory once, as in
+  /// ResNet-50's layer4, was latency-bound on K-long jumps between panels).
   MemRefType packedType() const {
     SmallVector<int64_t> shape;
     for (unsigned d : g.aBatch)
       shape.push_back(g.ranges[d]);
-    llvm::append_values(shape,
-                        static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)),
-                        g.sizeK, p.m0);
+    llvm::append_values(
+        shape, kBlocks(g, p),
+        static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)),
+        kBlockOuter(g, p) * innerK(g), p.m0);
     return MemRefType::get(shape, b.getF32Type());
   }
 
@@ -360,8 +379,7 @@ public:
     int64_t n0 = p.vectors * vw;
     int64_t tiles = llvm::divideCeil(g.sizeN, n0);
     // kc counts k values; the blocked loop is the outermost k dim.
-    int64_t inner = g.sizeK / g.ranges[g.k[0]];
-    int64_t kcOuter = std::max<int64_t>(1, p.kc / inner);
+    int64_t kcOuter = kBlockOuter(g, p);
     singleKBlock = kcOuter >= g.ranges[g.k[0]];
     if (p.packB)
       bp = memref::AllocOp::create(
@@ -827,11 +845,16 @@ private:
       dims[g.n] = cols[j];
       bs.push_back(load(g.b->get(), indices(bMap, dims), j));
     }
-    Value kLin = linearK(ks);
+    // kcLo is the first outer k value of its block.
+    Value block = arith::DivUIOp::create(b, loc, kcLo, index(kBlockOuter(g, p)));
+    Value within = arith::SubIOp::create(
+        b, loc, linearK(ks),
+        arith::MulIOp::create(b, loc, kcLo, index(innerK(g))));
     SmallVector<Value> result(carried.begin(), carried.end());
     for (int64_t i = 0; i < rows; ++i) {
       Value a = memref::LoadOp::create(
-          b, loc, ap, packedIndices(dims, ValueRange{panel, kLin, index(i)}));
+          b, loc, ap,
+          packedIndices(dims, ValueRange{block, panel, within, index(i)}));
       Value splat = vector::BroadcastOp::create(b, loc, vecType, a);
       for (int64_t j = 0; j < p.vectors; ++j) {
         Value &acc = result[i * p.vectors + j];
@@ -995,7 +1018,8 @@ struct GemmMicrokernelPass
     std::string key;
     llvm::raw_string_ostream os(key);
     os << globalBehindReshapes(g.a->get()).getName() << "/"
-       << source << "/" << g.op.getMatchingIndexingMap(g.a) << "/" << p.m0;
+       << source << "/" << g.op.getMatchingIndexingMap(g.a) << "/" << p.m0
+       << "/" << kBlockOuter(g, p);
     memref::GlobalOp &global = cache[key];
     if (!global) {
       std::vector<float> packed(type.getNumElements(), 0.0f);
@@ -1020,6 +1044,8 @@ struct GemmMicrokernelPass
       SmallVector<int64_t> batchBasis = computeSuffixProduct(batchExtents);
       int64_t batches = computeProduct(batchExtents);
       int64_t panelSize = type.getNumElements() / batches;
+      int64_t blockLen = kBlockOuter(g, p) * innerK(g);
+      int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
       for (int64_t bl = 0; bl < batches; ++bl) {
         int64_t base = 0;
         for (auto [pos, index] : llvm::zip(batchPos, delinearize(bl, batchBasis)))
@@ -1029,7 +1055,10 @@ struct GemmMicrokernelPass
             int64_t offset = base + m * strides[mPos];
             for (auto [pos, kIndex] : llvm::zip(kPos, delinearize(kl, kBasis)))
               offset += kIndex * strides[pos];
-            packed[bl * panelSize + ((m / p.m0) * g.sizeK + kl) * p.m0 +
+            int64_t block = kl / blockLen;
+            packed[bl * panelSize +
+                   ((block * panels + m / p.m0) * blockLen + kl % blockLen) *
+                       p.m0 +
                    m % p.m0] = data[offset];
           }
         }

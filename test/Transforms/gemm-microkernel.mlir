@@ -4,8 +4,9 @@
 
 // A runtime A is packed into panels, the column tiles run in parallel and
 // the kernel keeps its accumulators in registers across the k loop.
+// Ap[K/kc][M/m0][kc][m0]: k-block-major.
 // CHECK-LABEL: func @matmul
-// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x300x{{[0-9]+}}xf32>
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}xf32>
 // CHECK: vector.from_elements
 // CHECK: scf.parallel
 // CHECK: vector.load %arg2
@@ -21,7 +22,8 @@
 // CHECK-NOT: linalg.matmul
 // PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} {{.*}} for M=200 N=170 K=300, A packed at run time
 // FORCED-LABEL: func @matmul
-// FORCED: memref.alloc() {alignment = 64 : i64} : memref<50x300x4xf32>
+// 300 = 37 blocks of kc = 8 and a ragged one of 4 (zero-padded to 8).
+// FORCED: memref.alloc() {alignment = 64 : i64} : memref<38x50x8x4xf32>
 // FORCED-NOT: scf.parallel
 // FORCED: vector.fma
 func.func @matmul(%a: memref<200x300xf32>, %b: memref<300x170xf32>, %c: memref<200x170xf32>) {
@@ -33,7 +35,7 @@ func.func @matmul(%a: memref<200x300xf32>, %b: memref<300x170xf32>, %c: memref<2
 
 // A constant A is packed at compile time into a new global; the original
 // global goes when nothing else reads it.
-// CHECK: memref.global "private" constant @dlas_packed : memref<{{[0-9]+}}x8x{{[0-9]+}}xf32> = dense_resource<dlas_packed
+// CHECK: memref.global "private" constant @dlas_packed : memref<1x{{[0-9]+}}x8x{{[0-9]+}}xf32> = dense_resource<dlas_packed
 // CHECK-NOT: @weights
 // CHECK-LABEL: func @constant_weights
 // CHECK: memref.get_global @dlas_packed
@@ -129,9 +131,10 @@ func.func @many_columns(%a: memref<64x128xf32>, %b: memref<128x1024xf32>, %c: me
 // -----
 
 // A grouped flat convolution: A = w[g, f, c, kh, kw] has the group as a
-// batch dim (B and C have it too): A is packed per group, Ap[g][M/m0][K][m0].
+// batch dim (B and C have it too): A is packed per group,
+// Ap[g][K/kc][M/m0][kc][m0].
 // CHECK-LABEL: func @grouped
-// CHECK: memref.alloc() {alignment = 64 : i64} : memref<4x1x27x4xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<4x1x1x27x4xf32>
 // CHECK: vector.fma
 // PRINT: remark: microkernel 4x{{[0-9]+}} {{.*}} for M=4 N=80 K=27, A packed at run time
 #gx = affine_map<(n, g, f, p, c, kh, kw) -> (n, g, c, p + kh * 10 + kw)>

@@ -248,9 +248,11 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     dlas-select-conv-algorithm; `g..` are batch dims A shares with B and C,
     a group or a Winograd tile position) into:
 
-    * A packed into panels `Ap[g..][M/m0][K][m0]` (zero-padded): at compile
-      time when A is a constant global (a new global holds the packed data),
-      at run time otherwise (O(M*K) copy, against O(M*N*K) arithmetic);
+    * A packed into panels `Ap[g..][K/kc][M/m0][kc][m0]` (zero-padded;
+      k-block-major, so that every k block reads A as one sequential
+      stream): at compile time when A is a constant global (a new global
+      holds the packed data), at run time otherwise (O(M*K) copy, against
+      O(M*N*K) arithmetic);
     * one `scf.parallel` (an OpenMP loop under threading) outside the k
       blocks, so that each thread keeps its part of C across k: over chunks
       of column tiles, or, with fewer than 8 tiles (N = 49 at 7x7), over
