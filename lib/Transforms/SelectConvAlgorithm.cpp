@@ -294,6 +294,86 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   return success();
 }
 
+/// A strided dense convolution on flattened phase planes. The padded input
+/// is split into its sh*sw phases, Q[n, c, ph, pw, i, j] =
+/// X[n, c, i*sh + ph, j*sw + pw]: one copy of the input, where im2col
+/// copies it KH*KW/(sh*sw) times (2.25x at 3x3 stride 2, 12x for ResNet's
+/// 7x7 stem). Tap (kh, kw) of output p = oh*Wq + ow then reads phase
+/// (kh mod sh, kw mod sw) at p + (kh floordiv sh)*Wq + kw floordiv sw: with
+/// each channel's phases laid end to end this is the flat implicit GEMM of
+/// stride 1 (Wq - OW extra columns per row, computed and dropped).
+LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
+                                 linalg::Conv2DNchwFchwOp conv,
+                                 ArrayRef<int64_t> strides) {
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elementType = inputType.getElementType();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  int64_t hp = inputType.getDimSize(2), wp = inputType.getDimSize(3);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t sh = strides[0], sw = strides[1];
+  // One more phase row than the taps need keeps the flat overrun of the
+  // last row's right-hand taps in bounds.
+  int64_t hq = oh + (kh - 1) / sh + 1, wq = ow + (kw - 1) / sw;
+  Value padded = padSpatialHigh(rewriter, loc, input,
+                                std::max<int64_t>(0, hq * sh - hp),
+                                std::max<int64_t>(0, wq * sw - wp));
+
+  MLIRContext *ctx = rewriter.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
+  // Q[n, c, ph, pw, i, j] = X[n, c, i*sh + ph, j*sw + pw].
+  auto phasesType = RankedTensorType::get({n, c, sh, sw, hq, wq}, elementType);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, phasesType.getShape(),
+                                        elementType);
+  auto split = linalg::GenericOp::create(
+      rewriter, loc, phasesType, ValueRange{padded}, ValueRange{empty},
+      SmallVector<AffineMap>{
+          AffineMap::get(6, 0,
+                         {d(0), d(1), d(4) * sh + d(2), d(5) * sw + d(3)}, ctx),
+          AffineMap::getMultiDimIdentityMap(6, ctx)},
+      SmallVector<utils::IteratorType>(6, par),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  Value phases = tensor::CollapseShapeOp::create(
+      rewriter, loc, split.getResult(0),
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4, 5}});
+  SmallVector<ReassociationIndices> flatten = {{0}, {1}, {2, 3}};
+  Value out = tensor::CollapseShapeOp::create(
+      rewriter, loc, padSpatialHigh(rewriter, loc, init, 0, wq - ow), flatten);
+
+  // (n, f, p, c, kh, kw)
+  AffineExpr tapOffset =
+      (d(4) % sh * sw + d(5) % sw) * (hq * wq) + d(4).floorDiv(sh) * wq +
+      d(5).floorDiv(sw);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {d(0), d(3), d(2) + tapOffset}, ctx),
+      AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
+      AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, out.getType(), ValueRange{phases, filter}, out, maps,
+      SmallVector<utils::IteratorType>{par, par, par, red, red, red},
+      multiplyAccumulate);
+  auto wideType = RankedTensorType::get({n, initType.getDimSize(1), oh, wq},
+                                        elementType);
+  Value wide = tensor::ExpandShapeOp::create(rewriter, loc, wideType,
+                                             generic.getResult(0), flatten);
+  Value result = tensor::ExtractSliceOp::create(
+      rewriter, loc, initType, wide,
+      getAsIndexOpFoldResult(ctx, {0, 0, 0, 0}),
+      getAsIndexOpFoldResult(ctx, initType.getShape()),
+      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
 /// Channels below which Winograd's transforms cost more than they save
 /// (ResNet-50's 56x56x64 layer: 1.6 ms against 1.06 flat).
 constexpr int64_t kMinWinogradChannels = 128;
@@ -601,6 +681,7 @@ struct SelectConvAlgorithmPass
     auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
     bool pointwise = dense && isPointwise(dense);
     bool winogradApplicable = dense && winogradApplies(dense);
+    bool stridedFlat = dense && allOnes(convAttr(conv, "dilations"));
     auto fallback = [&](ConvAlgorithm wanted) {
       // What a forced algorithm becomes where it does not apply.
       if (wanted == ConvAlgorithm::Gemm && !pointwise)
@@ -611,8 +692,9 @@ struct SelectConvAlgorithmPass
         return why = "forced im2col applies to dense convolutions; direct "
                      "instead",
                ConvAlgorithm::Direct;
-      if (wanted == ConvAlgorithm::Flat && !unitStride)
-        return why = "forced flat needs stride 1; direct instead",
+      if (wanted == ConvAlgorithm::Flat && !unitStride && !stridedFlat)
+        return why = "forced flat needs stride 1, or a dense undilated "
+                     "kernel for its phase split; direct instead",
                ConvAlgorithm::Direct;
       if (wanted == ConvAlgorithm::Winograd && !winogradApplicable)
         return why = "forced winograd needs a dense 3x3 stride-1 undilated "
@@ -652,6 +734,11 @@ struct SelectConvAlgorithmPass
       return why = std::string("stride 1, ") +
                        (kind == ConvKind::Dense ? "dense" : "grouped") +
                        ": flat implicit GEMM for the microkernel",
+             ConvAlgorithm::Flat;
+    if (!unitStride && stridedFlat && microkernels)
+      return why = "strided dense: flat implicit GEMM over the input's "
+                   "stride phases (one copy of the input, im2col makes "
+                   "KH*KW/(sh*sw))",
              ConvAlgorithm::Flat;
     if (unitStride) {
       // The flat loop sweeps the whole output plane once per filter tap:
@@ -729,7 +816,13 @@ struct SelectConvAlgorithmPass
           ++numIm2Col;
         break;
       case ConvAlgorithm::Flat:
-        if (succeeded(rewriteFlat(rewriter, conv, kind, dilations)))
+        if (allOnes(strides) ? succeeded(rewriteFlat(rewriter, conv, kind,
+                                                     dilations))
+                             : succeeded(rewriteStridedFlat(
+                                   rewriter,
+                                   cast<linalg::Conv2DNchwFchwOp>(
+                                       conv.getOperation()),
+                                   strides)))
           ++numFlat;
         break;
       case ConvAlgorithm::Winograd:

@@ -67,7 +67,7 @@ func.func @runtime_filter(%x: tensor<1x128x18x18xf32>, %w: tensor<128x128x3x3xf3
 // FORCED: remark: convolution algorithm: direct (forced winograd needs a dense 3x3 stride-1 undilated convolution with a constant filter; direct instead)
 func.func @strided(%x: tensor<1x128x17x17xf32>, %o: tensor<1x128x8x8xf32>) -> tensor<1x128x8x8xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
-  // expected-remark @+1 {{convolution algorithm: im2col (strided: im2col makes the innermost loop Ho*Wo)}}
+  // expected-remark @+1 {{convolution algorithm: flat (strided dense: flat implicit GEMM over the input's stride phases (one copy of the input, im2col makes KH*KW/(sh*sw)))}}
   %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x128x17x17xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x8x8xf32>) -> tensor<1x128x8x8xf32>
   return %0 : tensor<1x128x8x8xf32>
 }

@@ -3,6 +3,7 @@
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=im2col" --split-input-file | FileCheck %s --check-prefix=IM2COL
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="print=true" --split-input-file -verify-diagnostics -o /dev/null
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=flat print=true" --split-input-file 2>&1 | FileCheck %s --check-prefix=FORCEFLAT
+// RUN: dlas-opt %s --dlas-select-conv-algorithm="algorithm=flat print=true" --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=FLATREMARKS
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="l1-cache-bytes=1000000 print=true" --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIGL1
 // BIGL1: remark: convolution algorithm: flat (stride 1, output plane 51072 B
 // RUN: not dlas-opt %s --dlas-select-conv-algorithm="algorithm=fft" 2>&1 | FileCheck %s --check-prefix=BAD
@@ -59,7 +60,21 @@ func.func @stride1(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor
 // AUTO: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x72x4x4xf32> into tensor<1x72x16xf32>
 // AUTO: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x72xf32>, tensor<1x72x16xf32>)
 // AUTO-NOT: linalg.conv_2d_nchw_fchw
-// FORCEFLAT: remark: convolution algorithm: direct (forced flat needs stride 1; direct instead)
+// Forced flat splits a strided dense convolution's padded input into its
+// 2x2 stride phases Q[n, c, ph, pw, i, j] = X[n, c, 2i + ph, 2j + pw]
+// (Hq = OH + 1 + 1 = 6 rows, one for the flat overrun, Wq = OW + 1 = 5
+// columns: the 9x9 input is padded to 12x10),
+// and tap (kh, kw) reads phase (kh mod 2, kw mod 2) at
+// p + (kh floordiv 2) * Wq + kw floordiv 2 of the phases laid end to end.
+// FORCEFLAT: remark: convolution algorithm: flat (forced)
+// FORCEFLAT-DAG: #[[SPLIT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
+// FORCEFLAT-DAG: #[[PHASE:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d2 + ((d4 mod 2) * 2 + d5 mod 2) * 30 + (d4 floordiv 2) * 5 + d5 floordiv 2)>
+// FORCEFLAT-LABEL: func @strided
+// FORCEFLAT: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 3, 1]
+// FORCEFLAT: linalg.generic {indexing_maps = [#[[SPLIT]], {{.*}}} ins(%{{.*}} : tensor<1x8x12x10xf32>) outs(%{{.*}} : tensor<1x8x2x2x6x5xf32>)
+// FORCEFLAT: tensor.collapse_shape {{.*}} into tensor<1x8x120xf32>
+// FORCEFLAT: linalg.generic {indexing_maps = [#[[PHASE]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x120xf32>, tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<1x16x20xf32>)
+// FORCEFLAT: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x5xf32> to tensor<1x16x4x4xf32>
 func.func @strided(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
   // expected-remark @+1 {{convolution algorithm: im2col (strided: im2col makes the innermost loop Ho*Wo)}}
   %0 = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
@@ -82,6 +97,7 @@ func.func @grouped_depthwise(%x: tensor<1x2x2x12x12xf32>, %w: tensor<2x3x2x3x3xf
   %0 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x2x12x12xf32>, tensor<2x3x2x3x3xf32>) outs(%o : tensor<1x2x3x8x8xf32>) -> tensor<1x2x3x8x8xf32>
   // expected-remark @+1 {{convolution algorithm: flat}}
   %1 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%do : tensor<1x4x10x11xf32>) -> tensor<1x4x10x11xf32>
+  // FLATREMARKS: remark: convolution algorithm: direct (forced flat needs stride 1, or a dense undilated kernel for its phase split; direct instead)
   // expected-remark @+1 {{convolution algorithm: direct (strided depthwise: no copy-free long loop)}}
   %2 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%so : tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
   return %0, %1, %2 : tensor<1x2x3x8x8xf32>, tensor<1x4x10x11xf32>, tensor<1x4x5x6xf32>
