@@ -42,6 +42,7 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   convOptions.print = options.printConvAlgorithms;
   convOptions.winograd = options.winograd;
   convOptions.microkernels = options.microkernels;
+  convOptions.compactFlatMinWidth = options.compactFlatMinWidth;
   pm.addNestedPass<func::FuncOp>(createSelectConvAlgorithm(convOptions));
   pm.addPass(createCanonicalizerPass());
   if (options.vectorizableLoopOrder)

@@ -26,6 +26,10 @@ struct Gemm {
   SmallVector<unsigned> aBatch;
   SmallVector<int64_t> ranges;
   int64_t sizeM, sizeN, sizeK;
+  /// B's rows may jump: B[.., n + (n floordiv rowWidth) * rowSkip + f(k)]
+  /// (a compact flat convolution: output row n / OW reads the padded input
+  /// row, Wp - OW further on per row). 0: B's rows are contiguous in n.
+  int64_t rowWidth = 0, rowSkip = 0;
 };
 
 /// A buffer the kernel reads at its tile's positions: `map` takes the

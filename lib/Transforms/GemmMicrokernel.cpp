@@ -94,6 +94,32 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   AffineExpr nExpr = getAffineDimExpr(g.n, ctx);
   AffineExpr bLast = bMap.getResults().back();
   AffineExpr offset = simplifyAffineExpr(bLast - nExpr, numLoops, 0);
+  // A row jump (n floordiv W) * S, as a compact flat convolution has.
+  auto rowOf = [&](AffineExpr e) -> int64_t { // W of `n floordiv W`, or 0
+    auto div = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!div || div.getKind() != AffineExprKind::FloorDiv ||
+        div.getLHS() != nExpr)
+      return 0;
+    auto width = dyn_cast<AffineConstantExpr>(div.getRHS());
+    return width && width.getValue() > 0 ? width.getValue() : 0;
+  };
+  bLast.walk([&](AffineExpr e) {
+    auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+    if (mul && mul.getKind() == AffineExprKind::Mul) {
+      auto skip = dyn_cast<AffineConstantExpr>(mul.getRHS());
+      if (int64_t width = rowOf(mul.getLHS()); width && skip &&
+                                                skip.getValue() > 0) {
+        g.rowWidth = width;
+        g.rowSkip = skip.getValue();
+      }
+    } else if (int64_t width = rowOf(e); width && !g.rowWidth) {
+      g.rowWidth = width; // a skip of 1 simplifies to the bare floordiv
+      g.rowSkip = 1;
+    }
+  });
+  if (g.rowWidth)
+    offset = simplifyAffineExpr(
+        offset - nExpr.floorDiv(g.rowWidth) * g.rowSkip, numLoops, 0);
   if (!bLast.isFunctionOfDim(g.n) || offset.isFunctionOfDim(g.n))
     return reject("the streamed input's last index is not n + offset");
   for (AffineExpr e : bMap.getResults().drop_back())
@@ -156,6 +182,13 @@ int64_t kBlocks(const Gemm &g, const KernelParams &p) {
   return llvm::divideCeil(g.ranges[g.k[0]], kBlockOuter(g, p));
 }
 
+/// Masked loads per B vector of a compact flat B (1 otherwise): a vector
+/// of `vectorWidth` lanes starting anywhere in a row of rowWidth touches at
+/// most this many rows.
+int64_t rowSegments(const Gemm &g, int64_t vectorWidth) {
+  return g.rowWidth ? 1 + llvm::divideCeil(vectorWidth - 1, g.rowWidth) : 1;
+}
+
 /// The tuning-file key of a contraction: "m<M>_n<N>_k<K>", prefixed by
 /// "b<B>_" when batch dims (groups, Winograd tiles) repeat it B times.
 std::string shapeKey(const Gemm &g) {
@@ -190,8 +223,9 @@ KernelParams chooseParams(const Gemm &g, const TargetShape &t) {
         break;
       double tiles = llvm::divideCeil(g.sizeN, vectors * t.vectorWidth) *
                      llvm::divideCeil(g.sizeM, m0);
-      double cycles = std::max(m0 * vectors, m0 + vectors) / 2.0;
-      double loadRatio = double(m0 + vectors) / double(m0 * vectors);
+      int64_t loads = m0 + vectors * rowSegments(g, t.vectorWidth);
+      double cycles = std::max(m0 * vectors, loads) / 2.0;
+      double loadRatio = double(loads) / double(m0 * vectors);
       candidates.push_back({m0, vectors, tiles * cycles, loadRatio});
       cheapest = std::min(cheapest, tiles * cycles);
     }
@@ -658,6 +692,33 @@ private:
       dims[g.n] = cols[j];
       return indices(cMap, dims);
     };
+    bRowMasks.clear();
+    if (g.rowWidth) {
+      // The lanes of a column vector of a compact flat B fall into up to
+      // `segments` output rows, each read from its own input row: lanes
+      // [lo, hi) of segment s belong to the s-th row the vector touches.
+      int64_t segments = rowSegments(g, vw);
+      Value width = index(g.rowWidth);
+      auto maskType = VectorType::get({vw}, b.getI1Type());
+      for (int64_t j = 0; j < p.vectors; ++j) {
+        Value inRow = arith::RemUIOp::create(b, loc, cols[j], width);
+        Value lo = index(0);
+        Value hi = arith::SubIOp::create(b, loc, width, inRow);
+        SmallVector<Value> perRow;
+        for (int64_t sgm = 0; sgm < segments; ++sgm) {
+          Value m = arith::XOrIOp::create(
+              b, loc,
+              vector::CreateMaskOp::create(b, loc, maskType, ValueRange{hi}),
+              vector::CreateMaskOp::create(b, loc, maskType, ValueRange{lo}));
+          if (masked)
+            m = arith::AndIOp::create(b, loc, m, masks[j]);
+          perRow.push_back(m);
+          lo = hi;
+          hi = add(hi, g.rowWidth);
+        }
+        bRowMasks.push_back(perRow);
+      }
+    }
     TileContext at{rowBase, cols, load};
     auto loadC = [&] {
       SmallVector<Value> values;
@@ -845,7 +906,21 @@ private:
     }
     for (int64_t j = 0; j < p.vectors && !p.packB; ++j) {
       dims[g.n] = cols[j];
-      bs.push_back(load(g.b->get(), indices(bMap, dims), j));
+      if (!g.rowWidth) {
+        bs.push_back(load(g.b->get(), indices(bMap, dims), j));
+        continue;
+      }
+      // One masked load per output row the vector touches, merged.
+      SmallVector<Value> idx = indices(bMap, dims);
+      Value rowStart = idx.back();
+      Value v = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+      for (auto [sgm, mask] : llvm::enumerate(bRowMasks[j])) {
+        idx.back() = add(rowStart, static_cast<int64_t>(sgm) * g.rowSkip);
+        v = vector::MaskedLoadOp::create(b, loc, vecType, g.b->get(), idx,
+                                         mask, v);
+      }
+      bs.push_back(v);
     }
     // kcLo is the first outer k value of its block.
     Value block = arith::DivUIOp::create(b, loc, kcLo, index(kBlockOuter(g, p)));
@@ -887,6 +962,9 @@ private:
   VectorType vecType;
   Value ap, bp, lastK;
   bool singleKBlock = false;
+  /// Per column vector, the lane masks of the B rows it reads (compact
+  /// flat B only).
+  SmallVector<SmallVector<Value>> bRowMasks;
   SmallVector<Value> batchValues;
 };
 

@@ -213,8 +213,15 @@ Value padSpatialHigh(RewriterBase &rewriter, Location loc, Value v,
 /// The innermost loop then runs over OH * Wp contiguous elements instead of
 /// OW; the Wp - OW extra columns per row are computed and dropped. One zero
 /// row at the bottom keeps the last taps in bounds.
+///
+/// `compact` (for dlas-gemm-microkernel) computes only the OH*OW output
+/// positions: p = oh * OW + ow reads input p + (p floordiv OW) * (Wp - OW)
+/// + tap, which the microkernel loads as one masked load per output row a
+/// vector touches; the output needs no padded init and no compaction, and
+/// elementwise consumers fold into the kernel's store.
 LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
-                          ConvKind kind, ArrayRef<int64_t> dilations) {
+                          ConvKind kind, ArrayRef<int64_t> dilations,
+                          bool compact) {
   Location loc = conv.getLoc();
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
   Value init = conv.getDpsInits()[0];
@@ -231,12 +238,16 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   for (int64_t d = 0; d < rank - 2; ++d)
     flatten.push_back({d});
   flatten.push_back({rank - 2, rank - 1});
-  Value x = tensor::CollapseShapeOp::create(rewriter, loc, padHigh(input, 1, 0),
-                                            flatten);
+  Value x = tensor::CollapseShapeOp::create(
+      rewriter, loc, padHigh(input, compact ? 0 : 1, 0), flatten);
   Value out = tensor::CollapseShapeOp::create(
-      rewriter, loc, padHigh(init, 0, wp - ow), flatten);
+      rewriter, loc, compact ? init : padHigh(init, 0, wp - ow), flatten);
 
   MLIRContext *ctx = rewriter.getContext();
+  // Output position p's input position (before the tap's offset).
+  auto at = [&](AffineExpr p) {
+    return compact && wp != ow ? p + p.floorDiv(ow) * (wp - ow) : p;
+  };
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps;
   SmallVector<utils::IteratorType> iterators;
@@ -247,7 +258,7 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
     maps = {AffineMap::get(
                 6, 0,
                 {d(0), d(3),
-                 d(2) + d(4) * (dilations[0] * wp) + d(5) * dilations[1]},
+                 at(d(2)) + d(4) * (dilations[0] * wp) + d(5) * dilations[1]},
                 ctx),
             AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
             AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
@@ -257,7 +268,7 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
     maps = {AffineMap::get(
                 7, 0,
                 {d(0), d(1), d(4),
-                 d(3) + d(5) * (dilations[0] * wp) + d(6) * dilations[1]},
+                 at(d(3)) + d(5) * (dilations[0] * wp) + d(6) * dilations[1]},
                 ctx),
             AffineMap::get(7, 0, {d(1), d(2), d(4), d(5), d(6)}, ctx),
             AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, ctx)};
@@ -267,7 +278,7 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
     maps = {AffineMap::get(
                 5, 0,
                 {d(0), d(1),
-                 d(2) + d(3) * (dilations[0] * wp) + d(4) * dilations[1]},
+                 at(d(2)) + d(3) * (dilations[0] * wp) + d(4) * dilations[1]},
                 ctx),
             AffineMap::get(5, 0, {d(1), d(3), d(4)}, ctx),
             AffineMap::get(5, 0, {d(0), d(1), d(2)}, ctx)};
@@ -277,6 +288,12 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   auto generic = linalg::GenericOp::create(rewriter, loc, out.getType(),
                                            ValueRange{x, filter}, out, maps,
                                            iterators, multiplyAccumulate);
+  if (compact) {
+    rewriter.replaceOp(conv, tensor::ExpandShapeOp::create(
+                                 rewriter, loc, initType,
+                                 generic.getResult(0), flatten));
+    return success();
+  }
   // [.., OH * Wp] -> [.., OH, Wp] -> the first OW columns.
   SmallVector<int64_t> wideShape(initType.getShape());
   wideShape[rank - 1] = wp;
@@ -302,9 +319,11 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
 /// (kh mod sh, kw mod sw) at p + (kh floordiv sh)*Wq + kw floordiv sw: with
 /// each channel's phases laid end to end this is the flat implicit GEMM of
 /// stride 1 (Wq - OW extra columns per row, computed and dropped).
+///
+/// `compact`: only the OH*OW output positions, as for rewriteFlat.
 LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
                                  linalg::Conv2DNchwFchwOp conv,
-                                 ArrayRef<int64_t> strides) {
+                                 ArrayRef<int64_t> strides, bool compact) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
@@ -319,7 +338,7 @@ LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
   int64_t sh = strides[0], sw = strides[1];
   // One more phase row than the taps need keeps the flat overrun of the
   // last row's right-hand taps in bounds.
-  int64_t hq = oh + (kh - 1) / sh + 1, wq = ow + (kw - 1) / sw;
+  int64_t hq = oh + (kh - 1) / sh + (compact ? 0 : 1), wq = ow + (kw - 1) / sw;
   Value padded = padSpatialHigh(rewriter, loc, input,
                                 std::max<int64_t>(0, hq * sh - hp),
                                 std::max<int64_t>(0, wq * sw - wp));
@@ -347,20 +366,31 @@ LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4, 5}});
   SmallVector<ReassociationIndices> flatten = {{0}, {1}, {2, 3}};
   Value out = tensor::CollapseShapeOp::create(
-      rewriter, loc, padSpatialHigh(rewriter, loc, init, 0, wq - ow), flatten);
+      rewriter, loc,
+      compact ? init : padSpatialHigh(rewriter, loc, init, 0, wq - ow),
+      flatten);
+  AffineExpr at = d(2);
+  if (compact && wq != ow)
+    at = d(2) + d(2).floorDiv(ow) * (wq - ow);
 
   // (n, f, p, c, kh, kw)
   AffineExpr tapOffset =
       (d(4) % sh * sw + d(5) % sw) * (hq * wq) + d(4).floorDiv(sh) * wq +
       d(5).floorDiv(sw);
   SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {d(0), d(3), d(2) + tapOffset}, ctx),
+      AffineMap::get(6, 0, {d(0), d(3), at + tapOffset}, ctx),
       AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
       AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
   auto generic = linalg::GenericOp::create(
       rewriter, loc, out.getType(), ValueRange{phases, filter}, out, maps,
       SmallVector<utils::IteratorType>{par, par, par, red, red, red},
       multiplyAccumulate);
+  if (compact) {
+    rewriter.replaceOp(conv, tensor::ExpandShapeOp::create(
+                                 rewriter, loc, initType,
+                                 generic.getResult(0), flatten));
+    return success();
+  }
   auto wideType = RankedTensorType::get({n, initType.getDimSize(1), oh, wq},
                                         elementType);
   Value wide = tensor::ExpandShapeOp::create(rewriter, loc, wideType,
@@ -815,16 +845,22 @@ struct SelectConvAlgorithmPass
                 rewriter, cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))))
           ++numIm2Col;
         break;
-      case ConvAlgorithm::Flat:
+      case ConvAlgorithm::Flat: {
+        // Rows narrower than a vector make one vector span 3+ rows (a
+        // masked load each): measured slower than the padded-width form.
+        bool compact = microkernels &&
+                       resultType.getDimSize(resultType.getRank() - 1) >=
+                           compactFlatMinWidth;
         if (allOnes(strides) ? succeeded(rewriteFlat(rewriter, conv, kind,
-                                                     dilations))
+                                                     dilations, compact))
                              : succeeded(rewriteStridedFlat(
                                    rewriter,
                                    cast<linalg::Conv2DNchwFchwOp>(
                                        conv.getOperation()),
-                                   strides)))
+                                   strides, compact)))
           ++numFlat;
         break;
+      }
       case ConvAlgorithm::Winograd:
         if (succeeded(WinogradRewriter(
                           rewriter,

@@ -152,3 +152,32 @@ func.func @grouped(%x: memref<1x4x3x110xf32>, %w: memref<4x4x3x3x3xf32>, %y: mem
   }
   return
 }
+
+// -----
+
+// A compact flat convolution's B: output p = oh * 20 + ow reads input
+// p + (p floordiv 20) * 2 + tap. Each B vector is one masked load per
+// output row it touches (two at 16 lanes of 20-wide rows), merged; the lane
+// masks come from the vector's first column's place in its row, computed
+// outside the k loop.
+// CHECK-LABEL: func @compact_flat
+// CHECK: arith.remui %{{.*}}, %c20
+// CHECK: vector.create_mask
+// CHECK: arith.xori
+// CHECK: scf.for
+// CHECK: %[[FIRST:.*]] = vector.maskedload %arg0[{{.*}}], %{{.*}}, %{{.*}} : memref<1x4x484xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.maskedload %arg0[{{.*}}], %{{.*}}, %[[FIRST]] : memref<1x4x484xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.fma
+// PRINT: remark: microkernel {{.*}} key 'm6_n400_k36' for M=6 N=400 K=36
+#cin = affine_map<(n, f, p, c, kh, kw) -> (n, c, p + (p floordiv 20) * 2 + kh * 22 + kw)>
+#cw = affine_map<(n, f, p, c, kh, kw) -> (f, c, kh, kw)>
+#cout = affine_map<(n, f, p, c, kh, kw) -> (n, f, p)>
+func.func @compact_flat(%x: memref<1x4x484xf32>, %w: memref<6x4x3x3xf32>, %y: memref<1x6x400xf32>) {
+  linalg.generic {indexing_maps = [#cin, #cw, #cout], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x4x484xf32>, memref<6x4x3x3xf32>) outs(%y : memref<1x6x400xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -3,7 +3,27 @@
 // large its plane.
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true print=true" -verify-diagnostics -o /dev/null
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="print=true l1-cache-bytes=16384" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=COMPACT
+// RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true compact-flat-min-width=64" | FileCheck %s --check-prefix=PADDED
 // LOOPS: convolution algorithm: im2col (stride 1, output plane {{[0-9]+}} B too large for L1: im2col)
+
+// Rows of at least 16 outputs go compact: output p = oh * 56 + ow reads
+// input p + (p floordiv 56) * 2 + tap, and the output needs no padding
+// or compaction.
+// COMPACT-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d2 + (d2 floordiv 56) * 2 + d4 * 58 + d5)>
+// COMPACT-DAG: #[[GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d3 + (d3 floordiv 32) * 2 + d5 * 34 + d6)>
+// COMPACT-LABEL: func @large_plane
+// COMPACT: tensor.collapse_shape %arg2 {{.*}} into tensor<1x8x3136xf32>
+// COMPACT: linalg.generic {indexing_maps = [#[[IN]], {{.*}} ins(%{{.*}}, %arg1 : tensor<1x8x3364xf32>, tensor<8x8x3x3xf32>) outs(%{{.*}} : tensor<1x8x3136xf32>)
+// COMPACT: tensor.expand_shape %{{.*}} output_shape [1, 8, 56, 56] : tensor<1x8x3136xf32> into tensor<1x8x56x56xf32>
+// COMPACT-NOT: tensor.extract_slice
+// COMPACT-LABEL: func @grouped
+// COMPACT: linalg.generic {indexing_maps = [#[[GIN]]
+// Narrower than the threshold: the padded-width form (OH * Wp outputs).
+// PADDED-LABEL: func @large_plane
+// PADDED: tensor.pad %arg2 low[0, 0, 0, 0] high[0, 0, 0, 2]
+// PADDED: outs(%{{.*}} : tensor<1x8x3248xf32>)
+// PADDED: tensor.extract_slice
 
 func.func @large_plane(%x: tensor<1x8x58x58xf32>, %w: tensor<8x8x3x3xf32>, %o: tensor<1x8x56x56xf32>) -> tensor<1x8x56x56xf32> {
   // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}

@@ -46,6 +46,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "F(2x2,3x3) for large 3x3 layers (off: it loses inside "
                      "whole models, see dlas-select-conv-algorithm)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> compactFlatMinWidth{
+      *this, "compact-flat-min-width",
+      llvm::cl::desc("Flat convolutions at least this wide compute only "
+                     "their OH*OW outputs (dlas-select-conv-algorithm)"),
+      llvm::cl::init(16)};
   PassOptions::Option<bool> printConvAlgorithms{
       *this, "print-conv-algorithms",
       llvm::cl::desc("Report the algorithm chosen for each convolution"),

@@ -100,6 +100,10 @@ CONV_MATRIX = [
     (1, 12, 6, 6, 12, 3, 1, (1, 1, 1, 1), 1, 3, True),      # groups 3
     (1, 5, 13, 11, 6, 5, 3, (2, 1, 1, 2), 1, 1, True),      # 5x5 s3 asymmetric
     (1, 4, 10, 12, 6, 2, 2, (0, 0, 1, 1), 1, 1, False),     # 2x2 s2 (even kernel)
+    # Rows of at least 16 outputs: compact flat (B rows jump per output row).
+    (1, 4, 20, 22, 6, 3, 1, (1, 1, 1, 1), 1, 1, True),      # 3x3, OW = 22
+    (1, 3, 40, 38, 5, 3, 2, (1, 1, 1, 1), 1, 1, False),     # 3x3 s2, OW = 19
+    (1, 8, 18, 19, 8, 3, 1, (0, 1, 2, 1), 1, 2, True),      # grouped, OW = 19
 ]
 
 
