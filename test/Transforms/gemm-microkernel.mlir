@@ -1,6 +1,11 @@
 // RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel=false tiles=4,1,8,8 prefetch-bytes=0" | FileCheck %s --check-prefix=FORCED
+// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel="vector-width=16 vector-registers=32 parallel-chunks=3" | FileCheck %s --check-prefix=CHUNKS
+// A fixed chunk count needs no OpenMP query.
+// CHUNKS-NOT: omp_get_max_threads
+// CHUNKS: arith.ceildivui %{{.*}}, %c3 : index
+// CHUNKS: scf.parallel
 
 // A runtime A is packed into panels, the column tiles run in parallel and
 // the kernel keeps its accumulators in registers across the k loop.
@@ -8,6 +13,10 @@
 // CHECK-LABEL: func @matmul
 // CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}xf32>
 // CHECK: vector.from_elements
+// One chunk of column tiles per OpenMP thread, asked at run time.
+// CHECK: %[[THREADS:.*]] = call @omp_get_max_threads() : () -> i32
+// CHECK: arith.index_cast %[[THREADS]]
+// CHECK: arith.ceildivui
 // CHECK: scf.parallel
 // CHECK: vector.load %arg2
 // CHECK: scf.for {{.*}} iter_args(

@@ -277,7 +277,9 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     * one `scf.parallel` (an OpenMP loop under threading) outside the k
       blocks, so that each thread keeps its part of C across k: over chunks
       of column tiles, or, with fewer than 8 tiles (N = 49 at 7x7), over
-      chunks of row panels;
+      chunks of row panels; one chunk per OpenMP thread
+      (`omp_get_max_threads()` at run time, or `parallel-chunks`), so that
+      each thread reads the operand it does not split once;
     * inside it, loops `kc` (a B micro-panel of `kc` rows x `n0` columns in
       L1), `mc` (an A block of `mc` rows x `kc` in L2), the column tiles of
       `n0 = vectors * vector-width`, then the m0-row panels;
@@ -363,6 +365,11 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     Option<"fuse", "fuse", "bool", "true",
            "Fold C's fill/broadcast init and the elementwise ops consuming C "
            "into the kernel">,
+    Option<"parallelChunks", "parallel-chunks", "int64_t", "0",
+           "Chunks the parallel loop of a contraction splits its column tiles "
+           "or row panels into; 0: one per OpenMP thread, from "
+           "omp_get_max_threads() at run time (needs the OpenMP runtime; "
+           "give a count when scf.parallel is lowered otherwise)">,
     Option<"prefetchBytes", "prefetch-bytes", "int64_t", "4096",
            "Software-prefetch packed A this many bytes ahead of the kernel "
            "(0: none)">,
@@ -380,7 +387,8 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 
