@@ -741,14 +741,7 @@ struct DepthwiseMicrokernelPass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (tuningFile.empty())
-      return success();
-    FailureOr<std::shared_ptr<const dlas::TuningTable>> table =
-        dlas::TuningTable::load(context, tuningFile, dlas::tuningSchemas());
-    if (failed(table))
-      return failure();
-    tuningTable = *table;
-    return success();
+    return dlas::loadTuningFile(context, tuningFile, tuningTable);
   }
 
   std::shared_ptr<const dlas::TuningTable> tuningTable;

@@ -1018,14 +1018,7 @@ struct GemmMicrokernelPass
       return failure();
     if (tiles.size() > 4)
       return failure();
-    if (tuningFile.empty())
-      return success();
-    FailureOr<std::shared_ptr<const dlas::TuningTable>> table =
-        dlas::TuningTable::load(context, tuningFile, dlas::tuningSchemas());
-    if (failed(table))
-      return failure();
-    tuningTable = *table;
-    return success();
+    return dlas::loadTuningFile(context, tuningFile, tuningTable);
   }
 
   std::shared_ptr<const dlas::TuningTable> tuningTable;

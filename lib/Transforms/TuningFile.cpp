@@ -139,3 +139,16 @@ ArrayRef<TuningSchema> mlir::dlas::tuningSchemas() {
   };
   return schemas;
 }
+
+LogicalResult
+mlir::dlas::loadTuningFile(MLIRContext *context, StringRef path,
+                           std::shared_ptr<const TuningTable> &table) {
+  if (path.empty())
+    return success();
+  FailureOr<std::shared_ptr<const TuningTable>> loaded =
+      TuningTable::load(context, path, tuningSchemas());
+  if (failed(loaded))
+    return failure();
+  table = *loaded;
+  return success();
+}

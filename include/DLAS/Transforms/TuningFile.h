@@ -57,6 +57,12 @@ private:
   llvm::StringMap<llvm::StringMap<DictionaryAttr>> sections;
 };
 
+/// What a pass's initialize() does with its `tuning-file` option: loads
+/// `path` into `table` (with every section DLAS reads), or leaves `table`
+/// null when `path` is empty.
+LogicalResult loadTuningFile(MLIRContext *context, StringRef path,
+                             std::shared_ptr<const TuningTable> &table);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_TRANSFORMS_TUNINGFILE_H
