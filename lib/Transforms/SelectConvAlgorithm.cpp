@@ -207,6 +207,57 @@ Value padSpatialHigh(RewriterBase &rewriter, Location loc, Value v,
       low, high, zero);
 }
 
+/// The reassociation that merges the last two (spatial) of `rank` dims.
+SmallVector<ReassociationIndices> spatialRows(int64_t rank) {
+  SmallVector<ReassociationIndices> rows;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    rows.push_back({d});
+  rows.push_back({rank - 2, rank - 1});
+  return rows;
+}
+
+/// Collapses the last two (spatial) dims of `v` into one.
+Value collapseSpatial(RewriterBase &rewriter, Location loc, Value v) {
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, v,
+      spatialRows(cast<RankedTensorType>(v.getType()).getRank()));
+}
+
+/// The input position, before the tap's offset, that flat output position
+/// `p` reads: p itself when the output rows computed are as wide as the
+/// input's (the padded form), else (compact, p = oh * OW + ow) each output
+/// row skips the input row's extra columns.
+AffineExpr flatInputPosition(AffineExpr p, int64_t outputWidth,
+                             int64_t inputWidth) {
+  return outputWidth == inputWidth
+             ? p
+             : p + p.floorDiv(outputWidth) * (inputWidth - outputWidth);
+}
+
+/// Replaces `conv` by a flat convolution's result [.., OH * width]: its
+/// rows, and of them the first OW columns when `width` > OW.
+void replaceWithFlatResult(RewriterBase &rewriter, Operation *conv,
+                           Value flat, int64_t width) {
+  Location loc = conv->getLoc();
+  auto initType = cast<RankedTensorType>(conv->getResultTypes()[0]);
+  int64_t rank = initType.getRank();
+  SmallVector<int64_t> wideShape(initType.getShape());
+  wideShape[rank - 1] = width;
+  Value wide = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get(wideShape, initType.getElementType()), flat,
+      spatialRows(rank));
+  if (width == initType.getDimSize(rank - 1))
+    return rewriter.replaceOp(conv, wide);
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.replaceOp(
+      conv, tensor::ExtractSliceOp::create(
+                rewriter, loc, initType, wide,
+                getAsIndexOpFoldResult(ctx, SmallVector<int64_t>(rank, 0)),
+                getAsIndexOpFoldResult(ctx, initType.getShape()),
+                getAsIndexOpFoldResult(ctx, SmallVector<int64_t>(rank, 1))));
+}
+
 /// Direct convolution on a flattened spatial domain (stride 1 only): with
 /// the (padded) input rows laid end to end, output position p = oh * Wp + ow
 /// reads input position p + kh * dh * Wp + kw * dw, an affine function of p.
@@ -230,24 +281,14 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   int64_t rank = inputType.getRank(); // 4 (dense, depthwise) or 5 (grouped)
   int64_t wp = inputType.getDimSize(rank - 1);
   int64_t ow = initType.getDimSize(rank - 1);
-  Type elementType = inputType.getElementType();
-  auto padHigh = [&](Value v, int64_t rows, int64_t cols) {
-    return padSpatialHigh(rewriter, loc, v, rows, cols);
-  };
-  SmallVector<ReassociationIndices> flatten;
-  for (int64_t d = 0; d < rank - 2; ++d)
-    flatten.push_back({d});
-  flatten.push_back({rank - 2, rank - 1});
-  Value x = tensor::CollapseShapeOp::create(
-      rewriter, loc, padHigh(input, compact ? 0 : 1, 0), flatten);
-  Value out = tensor::CollapseShapeOp::create(
-      rewriter, loc, compact ? init : padHigh(init, 0, wp - ow), flatten);
+  int64_t width = compact ? ow : wp; // of the output rows computed
+  Value x = collapseSpatial(
+      rewriter, loc, padSpatialHigh(rewriter, loc, input, compact ? 0 : 1, 0));
+  Value out = collapseSpatial(
+      rewriter, loc, padSpatialHigh(rewriter, loc, init, 0, width - ow));
 
   MLIRContext *ctx = rewriter.getContext();
-  // Output position p's input position (before the tap's offset).
-  auto at = [&](AffineExpr p) {
-    return compact && wp != ow ? p + p.floorDiv(ow) * (wp - ow) : p;
-  };
+  auto at = [&](AffineExpr p) { return flatInputPosition(p, width, wp); };
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineMap> maps;
   SmallVector<utils::IteratorType> iterators;
@@ -288,26 +329,7 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   auto generic = linalg::GenericOp::create(rewriter, loc, out.getType(),
                                            ValueRange{x, filter}, out, maps,
                                            iterators, multiplyAccumulate);
-  if (compact) {
-    rewriter.replaceOp(conv, tensor::ExpandShapeOp::create(
-                                 rewriter, loc, initType,
-                                 generic.getResult(0), flatten));
-    return success();
-  }
-  // [.., OH * Wp] -> [.., OH, Wp] -> the first OW columns.
-  SmallVector<int64_t> wideShape(initType.getShape());
-  wideShape[rank - 1] = wp;
-  auto wideType = RankedTensorType::get(wideShape, elementType);
-  Value wide = tensor::ExpandShapeOp::create(rewriter, loc, wideType,
-                                             generic.getResult(0), flatten);
-  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t size : initType.getShape())
-    sizes.push_back(rewriter.getIndexAttr(size));
-  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-  Value result = tensor::ExtractSliceOp::create(rewriter, loc, initType, wide,
-                                                offsets, sizes, strides);
-  rewriter.replaceOp(conv, result);
+  replaceWithFlatResult(rewriter, conv, generic.getResult(0), width);
   return success();
 }
 
@@ -364,43 +386,25 @@ LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
   Value phases = tensor::CollapseShapeOp::create(
       rewriter, loc, split.getResult(0),
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4, 5}});
-  SmallVector<ReassociationIndices> flatten = {{0}, {1}, {2, 3}};
-  Value out = tensor::CollapseShapeOp::create(
-      rewriter, loc,
-      compact ? init : padSpatialHigh(rewriter, loc, init, 0, wq - ow),
-      flatten);
-  AffineExpr at = d(2);
-  if (compact && wq != ow)
-    at = d(2) + d(2).floorDiv(ow) * (wq - ow);
+  int64_t width = compact ? ow : wq; // of the output rows computed
+  Value out = collapseSpatial(
+      rewriter, loc, padSpatialHigh(rewriter, loc, init, 0, width - ow));
 
   // (n, f, p, c, kh, kw)
   AffineExpr tapOffset =
       (d(4) % sh * sw + d(5) % sw) * (hq * wq) + d(4).floorDiv(sh) * wq +
       d(5).floorDiv(sw);
   SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {d(0), d(3), at + tapOffset}, ctx),
+      AffineMap::get(6, 0,
+                     {d(0), d(3), flatInputPosition(d(2), width, wq) + tapOffset},
+                     ctx),
       AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
       AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
   auto generic = linalg::GenericOp::create(
       rewriter, loc, out.getType(), ValueRange{phases, filter}, out, maps,
       SmallVector<utils::IteratorType>{par, par, par, red, red, red},
       multiplyAccumulate);
-  if (compact) {
-    rewriter.replaceOp(conv, tensor::ExpandShapeOp::create(
-                                 rewriter, loc, initType,
-                                 generic.getResult(0), flatten));
-    return success();
-  }
-  auto wideType = RankedTensorType::get({n, initType.getDimSize(1), oh, wq},
-                                        elementType);
-  Value wide = tensor::ExpandShapeOp::create(rewriter, loc, wideType,
-                                             generic.getResult(0), flatten);
-  Value result = tensor::ExtractSliceOp::create(
-      rewriter, loc, initType, wide,
-      getAsIndexOpFoldResult(ctx, {0, 0, 0, 0}),
-      getAsIndexOpFoldResult(ctx, initType.getShape()),
-      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
-  rewriter.replaceOp(conv, result);
+  replaceWithFlatResult(rewriter, conv, generic.getResult(0), width);
   return success();
 }
 
