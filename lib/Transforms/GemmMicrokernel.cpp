@@ -100,32 +100,34 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   AffineExpr nExpr = getAffineDimExpr(g.n, ctx);
   AffineExpr bLast = bMap.getResults().back();
   AffineExpr offset = simplifyAffineExpr(bLast - nExpr, numLoops, 0);
-  // A row jump (n floordiv W) * S, as a compact flat convolution has.
-  auto rowOf = [&](AffineExpr e) -> int64_t { // W of `n floordiv W`, or 0
+  // A row jump (n floordiv W) * S, as a compact flat convolution has: W
+  // from the floordiv, S the offset's step from n = 0 to n = W (other dims
+  // at 0); whatever the form, what remains must not involve n.
+  offset.walk([&](AffineExpr e) {
     auto div = dyn_cast<AffineBinaryOpExpr>(e);
     if (!div || div.getKind() != AffineExprKind::FloorDiv ||
         div.getLHS() != nExpr)
-      return 0;
-    auto width = dyn_cast<AffineConstantExpr>(div.getRHS());
-    return width && width.getValue() > 0 ? width.getValue() : 0;
-  };
-  bLast.walk([&](AffineExpr e) {
-    auto mul = dyn_cast<AffineBinaryOpExpr>(e);
-    if (mul && mul.getKind() == AffineExprKind::Mul) {
-      auto skip = dyn_cast<AffineConstantExpr>(mul.getRHS());
-      if (int64_t width = rowOf(mul.getLHS()); width && skip &&
-                                                skip.getValue() > 0) {
-        g.rowWidth = width;
-        g.rowSkip = skip.getValue();
-      }
-    } else if (int64_t width = rowOf(e); width && !g.rowWidth) {
-      g.rowWidth = width; // a skip of 1 simplifies to the bare floordiv
-      g.rowSkip = 1;
-    }
+      return;
+    if (auto width = dyn_cast<AffineConstantExpr>(div.getRHS());
+        width && width.getValue() > 0)
+      g.rowWidth = width.getValue();
   });
-  if (g.rowWidth)
-    offset = simplifyAffineExpr(
-        offset - nExpr.floorDiv(g.rowWidth) * g.rowSkip, numLoops, 0);
+  if (g.rowWidth) {
+    auto offsetAt = [&](int64_t nValue) -> std::optional<int64_t> {
+      SmallVector<AffineExpr> dims(numLoops, getAffineConstantExpr(0, ctx));
+      dims[g.n] = getAffineConstantExpr(nValue, ctx);
+      auto value = dyn_cast<AffineConstantExpr>(
+          simplifyAffineExpr(offset.replaceDims(dims), numLoops, 0));
+      return value ? std::optional<int64_t>(value.getValue()) : std::nullopt;
+    };
+    std::optional<int64_t> first = offsetAt(0), next = offsetAt(g.rowWidth);
+    g.rowSkip = first && next ? *next - *first : 0;
+    if (g.rowSkip > 0)
+      offset = simplifyAffineExpr(
+          offset - nExpr.floorDiv(g.rowWidth) * g.rowSkip, numLoops, 0);
+    else
+      g.rowWidth = g.rowSkip = 0;
+  }
   if (!bLast.isFunctionOfDim(g.n) || offset.isFunctionOfDim(g.n))
     return reject("the streamed input's last index is not n + offset");
   for (AffineExpr e : bMap.getResults().drop_back())
@@ -464,8 +466,9 @@ public:
       };
       switch (split) {
       case Split::Tiles: {
-        auto [chunk, chunks] = chunking(tiles);
-        parallelFor(chunks, [&](Value c) {
+        auto [chunkSize, chunkCount] = chunking(tiles);
+        Value chunk = chunkSize; // captured below (C++17: no bindings)
+        parallelFor(chunkCount, [&](Value c) {
           Value first = arith::MulIOp::create(b, loc, c, chunk);
           Value end = min(arith::AddIOp::create(b, loc, first, chunk),
                           index(tiles));
@@ -483,8 +486,9 @@ public:
         return;
       }
       case Split::Rows: {
-        auto [chunk, chunks] = chunking(fullPanels);
-        parallelFor(chunks, [&](Value c) {
+        auto [chunkSize, chunkCount] = chunking(fullPanels);
+        Value chunk = chunkSize; // captured below (C++17: no bindings)
+        parallelFor(chunkCount, [&](Value c) {
           Value first = arith::MulIOp::create(b, loc, c, chunk);
           Value end = min(arith::AddIOp::create(b, loc, first, chunk),
                           index(fullPanels));
