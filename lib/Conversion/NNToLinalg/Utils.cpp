@@ -1,5 +1,6 @@
 //===- Utils.cpp - helpers shared by the nn-to-linalg patterns ------------===//
 #include "Utils.h"
+#include "DLAS/Support/ConstantData.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -78,58 +79,6 @@ Value nnlowering::padSpatial(OpBuilder &b, Location loc, Value input, int64_t to
       high, value);
 }
 
-/// The transpose of a constant tensor (a weight) as a new constant: done
-/// once here instead of on every call. Null where `input` is no constant
-/// with readable bytes.
-static Value transposeConstant(OpBuilder &b, Location loc, Value input,
-                               ArrayRef<int64_t> perm,
-                               RankedTensorType resultType) {
-  auto constant = input.getDefiningOp<arith::ConstantOp>();
-  auto type = cast<RankedTensorType>(input.getType());
-  if (!constant || !type.hasStaticShape() ||
-      !type.getElementType().isIntOrFloat() ||
-      type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
-    return Value();
-  size_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  ArrayRef<char> raw;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
-  if (dense && dense.isSplat())
-    return arith::ConstantOp::create(b, loc, dense.reshape(resultType));
-  if (dense)
-    raw = dense.getRawData();
-  else if (resource && resource.getRawHandle().getBlob())
-    raw = resource.getRawHandle().getBlob()->getData();
-  if (raw.size() != type.getNumElements() * elementBytes)
-    return Value();
-  // Walk the result in order, keeping the source offset alongside.
-  SmallVector<int64_t> sourceStrides = computeSuffixProduct(type.getShape());
-  ArrayRef<int64_t> shape = resultType.getShape();
-  SmallVector<int64_t> index(shape.size(), 0);
-  std::vector<char> data(raw.size());
-  int64_t offset = 0;
-  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
-    std::memcpy(&data[i * elementBytes], &raw[offset * elementBytes],
-                elementBytes);
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      offset += sourceStrides[perm[d]];
-      if (++index[d] < shape[d])
-        break;
-      offset -= index[d] * sourceStrides[perm[d]];
-      index[d] = 0;
-    }
-  }
-  Attribute value;
-  if (resource)
-    value = DenseResourceElementsAttr::get(
-        resultType, "dlas_transposed",
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(data),
-                                                      alignof(uint64_t)));
-  else
-    value = DenseElementsAttr::getFromRawBuffer(resultType, data);
-  return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
-}
-
 Value nnlowering::transpose(OpBuilder &b, Location loc, Value input,
                         ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(input.getType());
@@ -137,7 +86,9 @@ Value nnlowering::transpose(OpBuilder &b, Location loc, Value input,
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  if (Value folded = transposeConstant(b, loc, input, perm, resultType))
+  // A constant (a weight) is transposed once here, not on every call.
+  if (Value folded = permuteConstant(b, loc, input, type.getShape(), perm,
+                                     resultType, "dlas_transposed"))
     return folded;
   Value init = emptyTensor(b, loc, resultType, input, perm);
   return linalg::TransposeOp::create(b, loc, input, init, perm).getResult()[0];

@@ -1,0 +1,27 @@
+//===- ConstantData.h - rearranging constant tensors at compile time -*- C++ -*-===//
+//
+// Weights are constants: transposing or packing them belongs to the
+// compiler, once, not to every call of the generated code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_SUPPORT_CONSTANTDATA_H
+#define DLAS_SUPPORT_CONSTANTDATA_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::dlas {
+
+/// The elements of `input`, an `arith.constant` holding a dense or
+/// dense_resource tensor, read row-major as a tensor of `viewShape` (the
+/// same element count: a reshape costs nothing) and permuted by `perm`
+/// (result dim d is view dim perm[d]), as a new constant of `resultType`;
+/// a dense_resource result is named `resourceName`. Null when `input` is
+/// no such constant or its bytes cannot be read.
+Value permuteConstant(OpBuilder &b, Location loc, Value input,
+                      ArrayRef<int64_t> viewShape, ArrayRef<int64_t> perm,
+                      RankedTensorType resultType, StringRef resourceName);
+
+} // namespace mlir::dlas
+
+#endif // DLAS_SUPPORT_CONSTANTDATA_H

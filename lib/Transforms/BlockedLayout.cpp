@@ -1,0 +1,237 @@
+//===- BlockedLayout.cpp - the dlas-blocked-layout pass -------------------===//
+//
+// Puts dense convolutions in the blocked NCHWc layout (channels split into
+// blocks of one vector, the block innermost) and propagates the layout
+// through the graph, so that consecutive layers stay blocked and only the
+// graph's edges convert (see Passes.td).
+//
+// The rewrite is per convolution: pack its input, pack its filter (at
+// compile time when it is a constant), convolve in blocked form, unpack
+// its result. Upstream's data-layout propagation then pushes each unpack
+// down through the elementwise ops and pads that follow and bubbles each
+// pack up, until an unpack meets the next convolution's pack and the pair
+// folds away. What is left converts at the edges.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Support/ConstantData.h"
+#include "DLAS/Transforms/Microkernels.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_BLOCKEDLAYOUT
+#include "DLAS/Transforms/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+
+namespace {
+
+/// Why `conv` stays in NCHW with channel block `block`, or empty when it
+/// can be blocked.
+std::string whyNotBlocked(linalg::Conv2DNchwFchwOp conv, int64_t block,
+                          int64_t maxWidth) {
+  auto input = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto output = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!input.hasStaticShape() || !filter.hasStaticShape() ||
+      !output.hasStaticShape())
+    return "dynamic shape";
+  if (!input.getElementType().isF32() || !filter.getElementType().isF32() ||
+      !output.getElementType().isF32())
+    return "not f32";
+  if (input.getDimSize(1) % block != 0)
+    return llvm::formatv("{0} input channels are not a multiple of {1}",
+                         input.getDimSize(1), block);
+  if (filter.getDimSize(0) % block != 0)
+    return llvm::formatv("{0} output channels are not a multiple of {1}",
+                         filter.getDimSize(0), block);
+  if (maxWidth > 0 && output.getDimSize(3) > maxWidth)
+    return llvm::formatv("output width {0} > max-width {1}",
+                         output.getDimSize(3), maxWidth);
+  return "";
+}
+
+/// `value` packed along `dims` (each split by `block`, the tiles in the
+/// order of `dims` innermost).
+Value pack(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> dims,
+           int64_t block) {
+  SmallVector<OpFoldResult> tiles(dims.size(), b.getIndexAttr(block));
+  Value dest = linalg::PackOp::createDestinationTensor(b, loc, value, tiles,
+                                                        dims, {});
+  return linalg::PackOp::create(b, loc, value, dest, dims, tiles).getResult();
+}
+
+Value unpackChannels(OpBuilder &b, Location loc, Value blocked,
+                     RankedTensorType type, int64_t block) {
+  Value dest = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType());
+  return linalg::UnPackOp::create(b, loc, blocked, dest, {1},
+                                  {b.getIndexAttr(block)})
+      .getResult();
+}
+
+/// The filter F x C x Kh x Kw as F/b x C/b x Kh x Kw x b(c) x b(f): the
+/// output-channel block innermost, where the kernel loads it as a vector.
+Value packFilter(OpBuilder &b, Location loc, Value filter, int64_t block) {
+  auto type = cast<RankedTensorType>(filter.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  auto packedType = RankedTensorType::get(
+      {s[0] / block, s[1] / block, s[2], s[3], block, block},
+      type.getElementType());
+  // [F/b, b, C/b, b, Kh, Kw] -> [F/b, C/b, Kh, Kw, b(c), b(f)]
+  if (Value folded = dlas::permuteConstant(
+          b, loc, filter, {s[0] / block, block, s[1] / block, block, s[2], s[3]},
+          {0, 2, 4, 5, 3, 1}, packedType, "dlas_packed"))
+    return folded;
+  return pack(b, loc, filter, {1, 0}, block);
+}
+
+/// The convolution's accumulator in blocked form: a fill or a per-channel
+/// broadcast rebuilt (so that the microkernel still folds it), anything
+/// else packed.
+Value blockedInit(OpBuilder &b, Location loc, Value init, int64_t block) {
+  auto type = cast<RankedTensorType>(init.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  auto blockedType = RankedTensorType::get(
+      {s[0], s[1] / block, s[2], s[3], block}, type.getElementType());
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(b, loc, blockedType.getShape(),
+                                          blockedType.getElementType());
+    return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  }
+  if (auto broadcast = init.getDefiningOp<linalg::BroadcastOp>();
+      broadcast && broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3}) {
+    Value bias = broadcast.getInput();
+    auto biasType = RankedTensorType::get({s[1] / block, block},
+                                          type.getElementType());
+    Value blockedBias = tensor::ExpandShapeOp::create(
+        b, loc, biasType, bias, SmallVector<ReassociationIndices>{{0, 1}});
+    Value empty = tensor::EmptyOp::create(b, loc, blockedType.getShape(),
+                                          blockedType.getElementType());
+    return linalg::BroadcastOp::create(b, loc, blockedBias, empty,
+                                       SmallVector<int64_t>{0, 2, 3})
+        .getResult()[0];
+  }
+  return pack(b, loc, init, {1}, block);
+}
+
+/// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
+/// w[F, C, kh, kw, c, f], with F, C the channel blocks and f, c within.
+Value blockedConvolution(OpBuilder &b, Location loc, Value input,
+                         Value filter, Value init,
+                         linalg::Conv2DNchwFchwOp conv) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  AffineExpr n, F, oh, ow, f, C, kh, kw, c;
+  bindDims(ctx, n, F, oh, ow, f, C, kh, kw, c);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(9, 0,
+                     {n, C, oh * strides[0] + kh * dilations[0],
+                      ow * strides[1] + kw * dilations[1], c},
+                     ctx),
+      AffineMap::get(9, 0, {F, C, kh, kw, c, f}, ctx),
+      AffineMap::get(9, 0, {n, F, oh, ow, f}, ctx)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators(5, IteratorType::parallel);
+  iterators.append(4, IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{input, filter}, ValueRange{init},
+      maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+        Value sum = arith::AddFOp::create(nb, l, args[2], product);
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  generic->setAttr("dlas.blocked_conv", b.getUnitAttr());
+  return generic.getResult(0);
+}
+
+struct BlockedLayoutPass
+    : public dlas::impl::BlockedLayoutBase<BlockedLayoutPass> {
+  using BlockedLayoutBase::BlockedLayoutBase;
+
+  void runOnOperation() override {
+    int64_t blockSize = block > 0 ? block : dlas::hostTarget().vectorWidth;
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    getOperation()->walk([&](linalg::Conv2DNchwFchwOp conv) {
+      if (!conv.hasPureTensorSemantics())
+        return;
+      std::string why = whyNotBlocked(conv, blockSize, maxWidth);
+      if (print)
+        conv.emitRemark() << (why.empty() ? "blocked NCHW" + std::to_string(blockSize) + "c"
+                                          : "stays NCHW: " + why);
+      if (why.empty())
+        convs.push_back(conv);
+    });
+    if (convs.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      rewriter.setInsertionPoint(conv);
+      Location loc = conv.getLoc();
+      Value input = pack(rewriter, loc, conv.getInputs()[0], {1}, blockSize);
+      Value filter = packFilter(rewriter, loc, conv.getInputs()[1], blockSize);
+      Value init = blockedInit(rewriter, loc, conv.getOutputs()[0], blockSize);
+      Value blocked =
+          blockedConvolution(rewriter, loc, input, filter, init, conv);
+      rewriter.replaceOp(
+          conv, unpackChannels(rewriter, loc, blocked,
+                               cast<RankedTensorType>(conv.getType(0)),
+                               blockSize));
+      ++numBlocked;
+    }
+    if (failed(propagate()))
+      return signalPassFailure();
+    if (failed(lowerEdges()))
+      return signalPassFailure();
+  }
+
+  /// Moves packs up and unpacks down until they cancel.
+  LogicalResult propagate() {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    linalg::populateDataLayoutPropagationPatterns(
+        patterns, [](OpOperand *) { return true; });
+    linalg::populateSimplifyPackAndUnpackPatterns(patterns);
+    linalg::populateFoldPackUnpackIntoTensorEmptyPatterns(patterns);
+    linalg::PackOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::UnPackOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
+    return applyPatternsGreedily(getOperation(), std::move(patterns));
+  }
+
+  /// The conversions left at the graph's edges become a pad, reshape and
+  /// transpose each, which bufferize like any other op.
+  LogicalResult lowerEdges() {
+    IRRewriter rewriter(&getContext());
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      rewriter.setInsertionPoint(op);
+      LogicalResult lowered = success();
+      if (auto packOp = dyn_cast<linalg::PackOp>(op))
+        lowered = linalg::lowerPack(rewriter, packOp);
+      else if (auto unpackOp = dyn_cast<linalg::UnPackOp>(op))
+        lowered = linalg::lowerUnPack(rewriter, unpackOp);
+      else
+        return WalkResult::advance();
+      if (failed(lowered)) {
+        op->emitError("dlas-blocked-layout cannot lower this layout "
+                      "conversion at the graph's edge");
+        return WalkResult::interrupt();
+      }
+      ++numEdgeConversions;
+      return WalkResult::skip();
+    });
+    return failure(result.wasInterrupted());
+  }
+};
+
+} // namespace
