@@ -37,6 +37,13 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   // Loop order first: the innermost loop walks contiguous output memory
   // with the reductions outside it, so that LLVM vectorizes it. Tiling,
   // packing and register-blocked microkernels refine this stage.
+  if (options.blockedLayout) {
+    BlockedLayoutOptions layoutOptions;
+    layoutOptions.maxWidth = options.blockedMaxWidth;
+    layoutOptions.print = options.printConvAlgorithms;
+    pm.addPass(createBlockedLayout(layoutOptions));
+    pm.addPass(createCanonicalizerPass());
+  }
   SelectConvAlgorithmOptions convOptions;
   convOptions.algorithm = options.convAlgorithm;
   convOptions.print = options.printConvAlgorithms;

@@ -18,6 +18,7 @@
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -191,8 +192,101 @@ struct BlockedLayoutPass
     }
     if (failed(propagate()))
       return signalPassFailure();
+    // Layer functions (dlas-outline-layers) take and return NCHW; where a
+    // layer packs an argument or unpacks a result, its caller does it
+    // instead, so that the conversions meet there and fold.
+    bool moved = false;
+    getOperation().walk([&](func::FuncOp f) { moved |= hoistConversions(f); });
+    if (moved && failed(propagate()))
+      return signalPassFailure();
     if (failed(lowerEdges()))
       return signalPassFailure();
+  }
+
+  /// The one func.call of private `f` in the module, or null.
+  func::CallOp soleCall(func::FuncOp f) {
+    if (!f.isPrivate() || f.isExternal())
+      return nullptr;
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(f, getOperation());
+    if (!uses || !llvm::hasSingleElement(*uses))
+      return nullptr;
+    return dyn_cast<func::CallOp>(uses->begin()->getUser());
+  }
+
+  /// Moves `f`'s unpacks of results and packs of arguments into its sole
+  /// caller; true when it moved any.
+  bool hoistConversions(func::FuncOp f) {
+    func::CallOp call = soleCall(f);
+    if (!call || !f.getBody().hasOneBlock())
+      return false;
+    OpBuilder b(call);
+    bool moved = false;
+    Block &entry = f.getBody().front();
+    auto ret = cast<func::ReturnOp>(f.getBody().back().getTerminator());
+    SmallVector<Type> results(f.getResultTypes());
+    for (OpOperand &operand : ret->getOpOperands()) {
+      auto unpack = operand.get().getDefiningOp<linalg::UnPackOp>();
+      if (!unpack)
+        continue;
+      unsigned i = operand.getOperandNumber();
+      operand.set(unpack.getSource());
+      results[i] = unpack.getSourceType();
+      b.setInsertionPointAfter(call);
+      Value dest = tensor::EmptyOp::create(
+          b, call.getLoc(), unpack.getDestType().getShape(),
+          unpack.getDestType().getElementType());
+      auto unpackInCaller = linalg::UnPackOp::create(
+          b, call.getLoc(), call.getResult(i), dest,
+          unpack.getInnerDimsPos(), unpack.getMixedTiles(),
+          unpack.getOuterDimsPerm());
+      call.getResult(i).replaceAllUsesExcept(unpackInCaller.getResult(),
+                                          unpackInCaller);
+      call.getResult(i).setType(results[i]);
+      if (unpack->use_empty())
+        unpack->erase();
+      moved = true;
+    }
+    SmallVector<Type> args(f.getArgumentTypes());
+    for (BlockArgument arg : entry.getArguments()) {
+      SmallVector<linalg::PackOp> packs;
+      for (Operation *user : arg.getUsers())
+        if (auto packOp = dyn_cast<linalg::PackOp>(user);
+            packOp && packOp.getSource() == arg && !packOp.getPaddingValue())
+          packs.push_back(packOp);
+      if (packs.empty() || packs.size() != static_cast<size_t>(std::distance(
+                                              arg.getUsers().begin(),
+                                              arg.getUsers().end())))
+        continue;
+      linalg::PackOp first = packs.front();
+      bool same = llvm::all_of(packs, [&](linalg::PackOp other) {
+        return other.getDestType() == first.getDestType() &&
+               other.getInnerDimsPos() == first.getInnerDimsPos() &&
+               other.getOuterDimsPerm() == first.getOuterDimsPerm() &&
+               other.getStaticInnerTiles() == first.getStaticInnerTiles();
+      });
+      if (!same)
+        continue;
+      b.setInsertionPoint(call);
+      Value operand = call.getOperand(arg.getArgNumber());
+      Value dest = tensor::EmptyOp::create(
+          b, call.getLoc(), first.getDestType().getShape(),
+          first.getDestType().getElementType());
+      Value packed = linalg::PackOp::create(
+          b, call.getLoc(), operand, dest, first.getInnerDimsPos(),
+          first.getMixedTiles(), std::nullopt, first.getOuterDimsPerm());
+      call->setOperand(arg.getArgNumber(), packed);
+      arg.setType(first.getDestType());
+      args[arg.getArgNumber()] = first.getDestType();
+      for (linalg::PackOp packOp : packs) {
+        packOp.getResult().replaceAllUsesWith(arg);
+        packOp->erase();
+      }
+      moved = true;
+    }
+    if (moved)
+      f.setFunctionType(FunctionType::get(f.getContext(), args, results));
+    return moved;
   }
 
   /// Moves packs up and unpacks down until they cancel.

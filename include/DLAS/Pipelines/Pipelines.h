@@ -51,6 +51,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Flat convolutions at least this wide compute only "
                      "their OH*OW outputs (dlas-select-conv-algorithm)"),
       llvm::cl::init(16)};
+  PassOptions::Option<bool> blockedLayout{
+      *this, "blocked-layout",
+      llvm::cl::desc("Run dense convolutions in the blocked NCHWc layout, "
+                     "propagated through the graph (dlas-blocked-layout)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> blockedMaxWidth{
+      *this, "blocked-max-width",
+      llvm::cl::desc("Block only convolutions whose output is at most this "
+                     "wide (0: any; dlas-blocked-layout max-width)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> printConvAlgorithms{
       *this, "print-conv-algorithms",
       llvm::cl::desc("Report the algorithm chosen for each convolution"),

@@ -233,7 +233,7 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
   ];
 }
 
-def BlockedLayout : Pass<"dlas-blocked-layout"> {
+def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
   let summary = "Run dense convolutions in the blocked NCHWc layout and "
                 "propagate it through the graph";
   let description = [{
@@ -263,7 +263,11 @@ def BlockedLayout : Pass<"dlas-blocked-layout"> {
     where the pair folds: consecutive convolutions, with the activations,
     residual adds and paddings between them, stay blocked. Only the graph's
     edges convert, where a conversion is left: the packs and unpacks there
-    become a pad, a reshape and a transpose each.
+    become a pad, a reshape and a transpose each. Layer functions
+    (`dlas-outline-layers`) do not stop the layout: a private function
+    called once that packs an argument or unpacks a result has its
+    signature changed to the blocked type and its caller converts instead,
+    where the caller's unpack of one layer meets the pack of the next.
 
     `max-width` leaves wider convolutions in NCHW (where the flat GEMM
     microkernel already runs near peak), so that the blocked layout starts
@@ -296,7 +300,8 @@ def BlockedLayout : Pass<"dlas-blocked-layout"> {
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
   let statistics = [
     Statistic<"numBlocked", "blocked", "Convolutions put in the blocked layout">,
     Statistic<"numEdgeConversions", "edge-conversions",
