@@ -80,6 +80,11 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   if (options.microkernels) {
     // Contractions become packed vector microkernels; they hand their own
     // parallel loop to OpenMP, so they go before the affine parallelizer.
+    BlockedConvMicrokernelOptions blockedOptions;
+    blockedOptions.parallel = options.threading;
+    blockedOptions.print = options.printMicrokernels;
+    blockedOptions.tuningFile = options.tuningFile;
+    pm.addPass(createBlockedConvMicrokernel(blockedOptions));
     GemmMicrokernelOptions kernelOptions;
     kernelOptions.parallel = options.threading;
     kernelOptions.print = options.printMicrokernels;

@@ -74,22 +74,6 @@ struct Tiles {
   int64_t rows, vectors;
 };
 
-/// `e` as a sum of coefficient * dim with no constant term (nonzero
-/// coefficients by dim position).
-std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
-linearTerms(AffineExpr e, unsigned numDims) {
-  SmallVector<int64_t> flat;
-  // [dims..., locals (of mod/div)..., constant]
-  if (failed(getFlattenedAffineExpr(e, numDims, 0, &flat)) ||
-      flat.size() != numDims + 1 || flat.back() != 0)
-    return std::nullopt;
-  llvm::SmallDenseMap<unsigned, int64_t> terms;
-  for (unsigned d = 0; d < numDims; ++d)
-    if (flat[d] != 0)
-      terms[d] = flat[d];
-  return terms;
-}
-
 /// The reduction of a window op's body: out + x * w (either order),
 /// max(out, x) or out + x with x the first input.
 std::optional<Reduction> windowReduction(linalg::LinalgOp op) {
@@ -186,7 +170,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
     return reject("input is not read at the output's batch and channel");
   auto window = [&](AffineExpr e, unsigned outDim, unsigned tapDim,
                     int64_t &stride, int64_t &dilation) {
-    auto terms = linearTerms(e, op.getNumLoops());
+    auto terms = dlas::linearTerms(e, op.getNumLoops());
     if (!terms || terms->size() != 2 || !terms->count(outDim) ||
         !terms->count(tapDim))
       return false;
@@ -388,28 +372,9 @@ Tiles chooseTiles(const Depthwise &d, const dlas::TargetShape &t) {
 /// Applies `attr`, a `dlas.depthwise_tiles` override of `op` or its
 /// tuning-file entry (null: none); fails on a malformed one.
 LogicalResult applyOverride(Operation *op, Attribute attr, Tiles &tiles) {
-  if (!attr)
-    return success();
-  auto dict = dyn_cast<DictionaryAttr>(attr);
-  if (!dict)
-    return op->emitError() << "'" << kTilesAttrName
-                           << "' must be a dictionary of integers";
-  for (NamedAttribute entry : dict) {
-    auto value = dyn_cast<IntegerAttr>(entry.getValue());
-    int64_t *slot = entry.getName() == "rows"      ? &tiles.rows
-                    : entry.getName() == "vectors" ? &tiles.vectors
-                                                   : nullptr;
-    if (!slot)
-      return op->emitError() << "'" << kTilesAttrName << "' has unknown key '"
-                             << entry.getName().getValue()
-                             << "' (expected rows, vectors)";
-    if (!value || value.getInt() <= 0)
-      return op->emitError() << "'" << kTilesAttrName << "' entry '"
-                             << entry.getName().getValue()
-                             << "' must be a positive integer";
-    *slot = value.getInt();
-  }
-  return success();
+  return dlas::applyIntegerOverrides(
+      op, kTilesAttrName, attr,
+      {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}});
 }
 
 /// Emits the stencil for one matched convolution before it.

@@ -76,6 +76,12 @@ Neighbours findNeighbours(const Gemm &g, DominanceInfo &dom);
 /// writes through, and moves the result's allocation above it.
 void prepareViews(OpBuilder &b, const Gemm &g, Neighbours &nb);
 
+/// The epilogues of `nb` applied to accumulator `acc` (a vector of `width`
+/// lanes); `read` gives an epilogue input's vector at acc's position.
+Value applyEpilogues(OpBuilder &b, Location loc, const Neighbours &nb,
+                     Value acc, int64_t width,
+                     function_ref<Value(const TileRead &)> read);
+
 } // namespace mlir::dlas::gemm
 
 #endif // DLAS_LIB_TRANSFORMS_GEMMCONTRACTION_H

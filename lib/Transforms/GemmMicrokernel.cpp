@@ -595,21 +595,7 @@ private:
     return {size, arith::CeilDivUIOp::create(b, loc, index(count), size)};
   }
 
-  /// omp_get_max_threads(), declared in the module on first use.
-  Value openMPThreads() {
-    constexpr llvm::StringLiteral name = "omp_get_max_threads";
-    auto module = g.op->getParentOfType<ModuleOp>();
-    auto fnType = b.getFunctionType({}, {b.getI32Type()});
-    if (!module.lookupSymbol(name)) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(module.getBody());
-      func::FuncOp::create(b, loc, name, fnType).setPrivate();
-    }
-    Value threads =
-        func::CallOp::create(b, loc, name, fnType.getResults(), ValueRange{})
-            .getResult(0);
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), threads);
-  }
+  Value openMPThreads() { return dlas::openMPMaxThreads(b, loc, g.op); }
 
   /// `body(i)` for i in [0, count) as an scf.parallel (OpenMP under
   /// threading).
@@ -887,16 +873,10 @@ private:
   /// The fused epilogues applied to accumulator `acc` of row i, vector j.
   Value applyEpilogues(Value acc, const TileContext &tile, int64_t i,
                        int64_t j) {
-    for (auto [epilogue, reads] : llvm::zip(nb.epilogues, nb.epilogueReads)) {
-      linalg::GenericOp generic = epilogue;
-      Block *body = generic.getBody();
-      IRMapping mapping;
-      for (auto [arg, read] : llvm::zip(body->getArguments(), reads))
-        mapping.map(arg, read ? readTile(*read, tile, i, j) : acc);
-      mapping.map(body->getArgument(generic.getNumDpsInputs()), acc);
-      acc = dlas::cloneBodyOnVectors(b, loc, body, mapping, vw);
-    }
-    return acc;
+    return dlas::gemm::applyEpilogues(b, loc, nb, acc, vw,
+                                      [&](const TileRead &read) {
+      return readTile(read, tile, i, j);
+    });
   }
 
   Value isEqual(Value x, Value y) {

@@ -9,6 +9,7 @@
 #include "GemmContraction.h"
 #include "DLAS/Transforms/Microkernels.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -319,6 +320,10 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom) {
         break;
       continue;
     }
+    // A fresh buffer aliases nothing the chain reads or writes (an
+    // out-of-place epilogue's own result is allocated between the ops).
+    if (isa<memref::AllocOp>(op))
+      continue;
     if (!isMemoryEffectFree(op))
       break;
   }
@@ -347,3 +352,19 @@ void dlas::gemm::prepareViews(OpBuilder &b, const Gemm &g, Neighbours &nb) {
     nb.initRead->view = nb.initRead->buffer;
 }
 
+
+Value dlas::gemm::applyEpilogues(OpBuilder &b, Location loc,
+                                 const Neighbours &nb, Value acc,
+                                 int64_t width,
+                                 function_ref<Value(const TileRead &)> read) {
+  for (auto [epilogue, reads] : llvm::zip(nb.epilogues, nb.epilogueReads)) {
+    linalg::GenericOp generic = epilogue;
+    Block *body = generic.getBody();
+    IRMapping mapping;
+    for (auto [arg, tileRead] : llvm::zip(body->getArguments(), reads))
+      mapping.map(arg, tileRead ? read(*tileRead) : acc);
+    mapping.map(body->getArgument(generic.getNumDpsInputs()), acc);
+    acc = dlas::cloneBodyOnVectors(b, loc, body, mapping, width);
+  }
+  return acc;
+}

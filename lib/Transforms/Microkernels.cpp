@@ -1,7 +1,9 @@
 //===- Microkernels.cpp - shared by the microkernel passes ----------------===//
 #include "DLAS/Transforms/Microkernels.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -120,4 +122,33 @@ FailureOr<Operation *> dlas::soleUserBefore(Value v, Operation *op,
     found = user;
   }
   return found;
+}
+
+Value dlas::openMPMaxThreads(OpBuilder &b, Location loc, Operation *op) {
+  constexpr llvm::StringLiteral name = "omp_get_max_threads";
+  auto module = op->getParentOfType<ModuleOp>();
+  auto fnType = b.getFunctionType({}, {b.getI32Type()});
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    func::FuncOp::create(b, loc, name, fnType).setPrivate();
+  }
+  Value threads =
+      func::CallOp::create(b, loc, name, fnType.getResults(), ValueRange{})
+          .getResult(0);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), threads);
+}
+
+std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
+dlas::linearTerms(AffineExpr e, unsigned numDims) {
+  SmallVector<int64_t> flat;
+  // [dims..., locals (of mod/div)..., constant]
+  if (failed(getFlattenedAffineExpr(e, numDims, 0, &flat)) ||
+      flat.size() != numDims + 1 || flat.back() != 0)
+    return std::nullopt;
+  llvm::SmallDenseMap<unsigned, int64_t> terms;
+  for (unsigned d = 0; d < numDims; ++d)
+    if (flat[d] != 0)
+      terms[d] = flat[d];
+  return terms;
 }

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -132,10 +133,11 @@ DictionaryAttr TuningTable::lookup(StringRef section, StringRef key) const {
 ArrayRef<TuningSchema> mlir::dlas::tuningSchemas() {
   static const StringRef gemmIntegers[] = {"m0", "vectors", "kc", "mc"};
   static const StringRef gemmBools[] = {"pack_b"};
-  static const StringRef depthwiseIntegers[] = {"rows", "vectors"};
+  static const StringRef rowsAndVectors[] = {"rows", "vectors"};
   static const TuningSchema schemas[] = {
       {"gemm", gemmIntegers, gemmBools},
-      {"depthwise", depthwiseIntegers, {}},
+      {"depthwise", rowsAndVectors, {}},
+      {"blocked_conv", rowsAndVectors, {}},
   };
   return schemas;
 }
@@ -150,5 +152,36 @@ mlir::dlas::loadTuningFile(MLIRContext *context, StringRef path,
   if (failed(loaded))
     return failure();
   table = *loaded;
+  return success();
+}
+
+LogicalResult mlir::dlas::applyIntegerOverrides(
+    Operation *op, StringRef attrName, Attribute attr,
+    ArrayRef<std::pair<StringRef, int64_t *>> slots) {
+  if (!attr)
+    return success();
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict)
+    return op->emitError() << "'" << attrName
+                           << "' must be a dictionary of integers";
+  for (NamedAttribute entry : dict) {
+    const auto *slot = llvm::find_if(slots, [&](const auto &s) {
+      return s.first == entry.getName().getValue();
+    });
+    if (slot == slots.end()) {
+      InFlightDiagnostic diag = op->emitError()
+                                << "'" << attrName << "' has unknown key '"
+                                << entry.getName().getValue() << "' (expected ";
+      llvm::interleaveComma(slots, diag,
+                            [&](const auto &s) { diag << s.first; });
+      return diag << ")";
+    }
+    auto value = dyn_cast<IntegerAttr>(entry.getValue());
+    if (!value || value.getInt() <= 0)
+      return op->emitError() << "'" << attrName << "' entry '"
+                             << entry.getName().getValue()
+                             << "' must be a positive integer";
+    *slot->second = value.getInt();
+  }
   return success();
 }

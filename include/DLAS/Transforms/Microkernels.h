@@ -56,6 +56,15 @@ bool isVectorizableElementwiseBody(Block *body);
 Value cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
                          IRMapping &mapping, int64_t width);
 
+/// `e` as a sum of coefficient * dim with no constant term (the nonzero
+/// coefficients by dim position); nullopt for anything else.
+std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
+linearTerms(AffineExpr e, unsigned numDims);
+
+/// omp_get_max_threads() as an index, declared in `op`'s module on first
+/// use: the parallel chunk count of a kernel, asked at run time.
+Value openMPMaxThreads(OpBuilder &b, Location loc, Operation *op);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_TRANSFORMS_MICROKERNELS_H

@@ -335,6 +335,77 @@ def InstrumentLayers : Pass<"dlas-instrument-layers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
 }
 
+def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
+  let summary = "Lower blocked NCHWc convolutions to direct vector "
+                "microkernels";
+  let description = [{
+    Matches, on memrefs, the convolution `dlas-blocked-layout` produces (in
+    any loop order): `y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh,
+    ow*sw + kw*dw, c] * w[F, C, kh, kw, c, f]`, with the channel blocks f
+    and c one f32 vector wide. It becomes a direct convolution kernel, the
+    scheme of oneDNN's AVX-512 one:
+
+    * a register tile holds `rows` output columns of `vectors`
+      output-channel blocks (`rows * vectors` accumulators); per input
+      channel and tap it loads `vectors` filter vectors, broadcasts `rows`
+      input values and does `rows * vectors` FMAs, over the whole
+      reduction (channel blocks and filter rows loop, filter columns and
+      the channels of a block unroll so their offsets fold into the
+      addresses), then stores once;
+    * work items are (image, channel tile, output row), the row innermost
+      so that consecutive items reuse the tile's filter from cache; each
+      OpenMP thread takes one contiguous chunk (`omp_get_max_threads()` at
+      run time);
+    * strided and dilated windows read the input in place: no phase copy;
+    * the output's init (a fill or a per-channel bias broadcast) and the
+      elementwise ops after it (activation, residual add) fold into the
+      kernel as for `dlas-gemm-microkernel`: the output is written once.
+
+    Tiles come from a cost model (per k step `max(FMAs/2, loads/3, 4)`
+    cycles: 2 FMA pipes, 3 load pipes, 4 cycles of FMA latency per
+    accumulator; `vectors` divides the channel blocks; accumulators, filter
+    vectors and a broadcast fit the registers), summed over a row's full
+    tiles and tail; ties go to fewer loads per FMA. They can be overridden
+    per op with `dlas.blocked_conv_tiles = {rows = R, vectors = V}` or per
+    shape from `tuning-file` (section `blocked_conv`, key
+    `c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>[_d<dh>x<dw>]`); the
+    attribute wins. `print` reports each kernel as a remark; a
+    `dlas.blocked_conv` op that does not match is reported with the reason.
+
+    Before (on memrefs):
+    ```mlir
+    linalg.generic {dlas.blocked_conv, ...}
+        ins(%x, %w : memref<1x2x9x9x16xf32>, memref<2x2x3x3x16x16xf32>)
+        outs(%y : memref<1x2x7x7x16xf32>) { mulf, addf }
+    ```
+    After: an `scf.parallel` over chunks of work items, each an `scf.for`
+    over channel blocks and filter rows carrying `rows * vectors`
+    `vector<16xf32>` accumulators through `vector.fma`s, and
+    `vector.store`s of the results.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", "true",
+           "Split the work items over OpenMP threads (scf.parallel)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers of the target (0: the host's)">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON file of tiles per shape key (docs/Tuning.md)">,
+    Option<"print", "print", "bool", "false",
+           "Report each kernel (and each convolution that does not match)">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Blocked convolutions lowered">,
+    Statistic<"numFusedEpilogues", "fused-epilogues",
+              "Elementwise ops folded into the kernels">
+  ];
+}
+
 def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
   let summary = "Lower GEMM-shaped linalg contractions on memrefs to packed, "
                 "cache-blocked, register-blocked vector microkernels";

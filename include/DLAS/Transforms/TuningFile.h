@@ -63,6 +63,13 @@ private:
 LogicalResult loadTuningFile(MLIRContext *context, StringRef path,
                              std::shared_ptr<const TuningTable> &table);
 
+/// Sets each slot named in `attr` (the per-op override `attrName`, or a
+/// tuning-file entry in its shape: a dictionary of positive integers);
+/// errors at `op` for anything else.
+LogicalResult
+applyIntegerOverrides(Operation *op, StringRef attrName, Attribute attr,
+                      ArrayRef<std::pair<StringRef, int64_t *>> slots);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_TRANSFORMS_TUNINGFILE_H

@@ -1,0 +1,467 @@
+//===- BlockedConvMicrokernel.cpp - dlas-blocked-conv-microkernel ---------===//
+//
+// Lowers convolutions in the blocked NCHWc layout (dlas-blocked-layout) on
+// memrefs to direct, register-blocked vector kernels: the innermost output
+// dim is one vector of output channels, so a register tile is `rows`
+// output columns of `vectors` channel blocks, each k step loads `vectors`
+// filter vectors and broadcasts `rows` input values (see Passes.td).
+//
+// This is oneDNN's direct convolution for AVX-512. Unlike the NCHW flat
+// GEMM, its vectors never run along the image: narrow rows (7 or 14
+// wide) waste no lane, and strided convolutions read their input in place.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmContraction.h"
+#include "DLAS/Transforms/Microkernels.h"
+#include "DLAS/Transforms/Passes.h"
+#include "DLAS/Transforms/TuningFile.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_BLOCKEDCONVMICROKERNEL
+#include "DLAS/Transforms/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+using namespace mlir::dlas::gemm;
+
+namespace {
+
+/// Name of the per-op parameter override.
+constexpr llvm::StringLiteral kTilesAttrName = "dlas.blocked_conv_tiles";
+/// The tuning file's section for this pass.
+constexpr llvm::StringLiteral kTuningSection = "blocked_conv";
+
+/// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
+/// w[F, C, kh, kw, c, f]: loop dims by role, and the window's steps.
+struct BlockedConv {
+  mutable linalg::LinalgOp op;
+  OpOperand *x, *w, *y;
+  unsigned n, F, oh, ow, f, C, kh, kw, c;
+  int64_t sh, sw, dh, dw;
+  SmallVector<int64_t> ranges;
+};
+
+struct Tiles {
+  int64_t rows, vectors;
+};
+
+/// Matches `op` as a BlockedConv whose channel block is `width` lanes; on
+/// failure `why` says what does not fit.
+FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
+                                        std::string &why) {
+  auto reject = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
+    return reject("not a two-input, one-output, 9-loop op on memrefs");
+  for (OpOperand &operand : op->getOpOperands())
+    if (!dlas::isContiguousF32(operand.get()))
+      return reject("needs static contiguous f32 memrefs");
+  if (!dlas::isMultiplyAccumulate(op))
+    return reject("body is not out + lhs * rhs");
+  BlockedConv cv;
+  cv.op = op;
+  cv.y = op.getDpsInitOperand(0);
+  cv.ranges = op.getStaticLoopRanges();
+  AffineMap yMap = op.getMatchingIndexingMap(cv.y);
+  if (!yMap.isProjectedPermutation() || yMap.getNumResults() != 5)
+    return reject("output map is not a 5-d projected permutation");
+  cv.n = yMap.getDimPosition(0);
+  cv.F = yMap.getDimPosition(1);
+  cv.oh = yMap.getDimPosition(2);
+  cv.ow = yMap.getDimPosition(3);
+  cv.f = yMap.getDimPosition(4);
+  auto endsWithF = [&](OpOperand *o) {
+    AffineMap map = op.getMatchingIndexingMap(o);
+    return map.getNumResults() == 6 &&
+           map.getResults().back() == getAffineDimExpr(cv.f, op.getContext());
+  };
+  OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
+  cv.w = endsWithF(in0) ? in0 : endsWithF(in1) ? in1 : nullptr;
+  if (!cv.w)
+    return reject("no 6-d filter input ending in the output's channel dim");
+  cv.x = cv.w == in0 ? in1 : in0;
+  AffineMap wMap = op.getMatchingIndexingMap(cv.w);
+  if (!wMap.isProjectedPermutation() || wMap.getDimPosition(0) != cv.F)
+    return reject("filter map is not [F, C, kh, kw, c, f]");
+  cv.C = wMap.getDimPosition(1);
+  cv.kh = wMap.getDimPosition(2);
+  cv.kw = wMap.getDimPosition(3);
+  cv.c = wMap.getDimPosition(4);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d : {cv.C, cv.kh, cv.kw, cv.c})
+    if (iterators[d] != utils::IteratorType::reduction)
+      return reject("filter's C, kh, kw, c are not the reductions");
+  AffineMap xMap = op.getMatchingIndexingMap(cv.x);
+  auto isDim = [&](AffineExpr e, unsigned d) {
+    return e == getAffineDimExpr(d, op.getContext());
+  };
+  if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
+      !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
+    return reject("input map is not [n, C, _, _, c]");
+  // The window: oh*sh + kh*dh and ow*sw + kw*dw.
+  auto window = [&](AffineExpr e, unsigned out, unsigned tap, int64_t &step,
+                    int64_t &dilation) {
+    auto terms = dlas::linearTerms(e, op.getNumLoops());
+    if (!terms || terms->size() != 2 || !terms->count(out) ||
+        !terms->count(tap))
+      return false;
+    step = terms->lookup(out);
+    dilation = terms->lookup(tap);
+    return step > 0 && dilation > 0;
+  };
+  if (!window(xMap.getResult(2), cv.oh, cv.kh, cv.sh, cv.dh) ||
+      !window(xMap.getResult(3), cv.ow, cv.kw, cv.sw, cv.dw))
+    return reject("input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw");
+  if (cv.ranges[cv.f] != width || cv.ranges[cv.c] != width)
+    return reject("the channel blocks are not one vector wide");
+  return cv;
+}
+
+/// Register tile for `cv`: `vectors` output-channel blocks (a divisor of
+/// their count) by `rows` output columns, accumulators plus the filter
+/// vectors plus one broadcast within the register file. Among those, the
+/// tile sequence along a row (full tiles, then the tail) with the most
+/// FMAs per cycle, counting per k step max(FMAs / 2, loads / 3, the FMA
+/// latency of 4) cycles (2 FMA and 3 load pipes: an accumulator needs 4
+/// cycles between updates); ties go to fewer loads per FMA.
+Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
+  int64_t width = cv.ranges[cv.ow], blocks = cv.ranges[cv.F];
+  Tiles best{1, 1};
+  double bestRate = -1, bestLoads = 0;
+  for (int64_t v = 1; v <= 4; ++v) {
+    if (blocks % v != 0)
+      continue;
+    int64_t rows = std::min(width, (registers - v - 1) / v);
+    if (rows < 1)
+      continue;
+    double fmas = 0, cycles = 0, loads = 0;
+    for (int64_t start = 0; start < width; start += rows) {
+      int64_t r = std::min(rows, width - start);
+      fmas += r * v;
+      loads += r + v;
+      cycles += std::max({r * v / 2.0, (r + v) / 3.0, 4.0});
+    }
+    double rate = fmas / cycles, loadRatio = loads / fmas;
+    if (rate > bestRate + 1e-9 ||
+        (rate > bestRate - 1e-9 && loadRatio < bestLoads)) {
+      best = {rows, v};
+      bestRate = rate;
+      bestLoads = loadRatio;
+    }
+  }
+  return best;
+}
+
+/// The tuning-file key: "c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>" with
+/// "_d<dh>x<dw>" when dilated (channels counted in blocks times lanes).
+std::string shapeKey(const BlockedConv &cv) {
+  const SmallVector<int64_t> &r = cv.ranges;
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << "c" << r[cv.C] * r[cv.c] << "_f" << r[cv.F] * r[cv.f] << "_o"
+     << r[cv.oh] << "x" << r[cv.ow] << "_k" << r[cv.kh] << "x" << r[cv.kw]
+     << "_s" << cv.sh << "x" << cv.sw;
+  if (cv.dh != 1 || cv.dw != 1)
+    os << "_d" << cv.dh << "x" << cv.dw;
+  return key;
+}
+
+/// Emits the kernel of one matched convolution before it.
+class BlockedConvEmitter {
+public:
+  BlockedConvEmitter(OpBuilder &b, const BlockedConv &cv, Tiles tiles,
+                     const Neighbours &nb, int64_t width, bool parallel)
+      : b(b), loc(cv.op.getLoc()), cv(cv), tiles(tiles), nb(nb),
+        vw(width), parallel(parallel),
+        vecType(VectorType::get({width}, b.getF32Type())) {}
+
+  /// Work items (image, channel tile, output row), the row innermost so
+  /// that consecutive items reuse the tile's filter from cache; each
+  /// thread takes one contiguous chunk of them.
+  void emit() {
+    const SmallVector<int64_t> &r = cv.ranges;
+    int64_t channelTiles = r[cv.F] / tiles.vectors;
+    int64_t perImage = channelTiles * r[cv.oh];
+    int64_t items = r[cv.n] * perImage;
+    auto item = [&](Value i) {
+      Value image = arith::DivUIOp::create(b, loc, i, index(perImage));
+      Value rest = arith::RemUIOp::create(b, loc, i, index(perImage));
+      Value tile = arith::DivUIOp::create(b, loc, rest, index(r[cv.oh]));
+      Value row = arith::RemUIOp::create(b, loc, rest, index(r[cv.oh]));
+      Value block = arith::MulIOp::create(b, loc, tile, index(tiles.vectors));
+      int64_t fullTiles = r[cv.ow] / tiles.rows;
+      int64_t tail = r[cv.ow] % tiles.rows;
+      loop(index(0), index(fullTiles * tiles.rows), tiles.rows, [&](Value col) {
+        emitTile(image, block, row, col, tiles.rows);
+      });
+      if (tail)
+        emitTile(image, block, row, index(fullTiles * tiles.rows), tail);
+    };
+    if (!parallel || items < 2)
+      return loop(index(0), index(items), 1, item);
+    Value threads = dlas::openMPMaxThreads(b, loc, cv.op);
+    Value chunk = arith::MaxUIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, index(items), threads),
+        index(1));
+    Value chunks = arith::CeilDivUIOp::create(b, loc, index(items), chunk);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{index(0)}, ValueRange{chunks}, ValueRange{index(1)},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          Value first = arith::MulIOp::create(b, loc, ivs[0], chunk);
+          Value end = arith::MinUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, first, chunk),
+              index(items));
+          loop(first, end, 1, item);
+        });
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value v, int64_t c) {
+    return c == 0 ? v : arith::AddIOp::create(b, loc, v, index(c)).getResult();
+  }
+  Value mul(Value v, int64_t c) {
+    return c == 1 ? v : arith::MulIOp::create(b, loc, v, index(c)).getResult();
+  }
+  void loop(Value lb, Value ub, int64_t step, function_ref<void(Value)> body) {
+    dlas::buildForLoop(b, loc, lb, ub, step, body);
+  }
+
+  /// Indices of `map` (over the op's loop dims) at the output position
+  /// (image, block + j, row, col + i, 0).
+  SmallVector<Value> outputIndices(AffineMap map, Value image, Value block,
+                                   Value row, Value col, int64_t i, int64_t j) {
+    SmallVector<AffineExpr> dims(cv.ranges.size(),
+                                 getAffineConstantExpr(0, b.getContext()));
+    SmallVector<Value> operands;
+    auto bind = [&](unsigned d, Value v) {
+      dims[d] = getAffineSymbolExpr(operands.size(), b.getContext());
+      operands.push_back(v);
+    };
+    bind(cv.n, image);
+    bind(cv.F, add(block, j));
+    bind(cv.oh, row);
+    bind(cv.ow, add(col, i));
+    SmallVector<Value> result;
+    for (AffineExpr e : map.getResults()) {
+      AffineExpr at = e.replaceDimsAndSymbols(dims, {});
+      if (auto constant = dyn_cast<AffineConstantExpr>(at)) {
+        result.push_back(index(constant.getValue()));
+        continue;
+      }
+      if (auto symbol = dyn_cast<AffineSymbolExpr>(at)) {
+        result.push_back(operands[symbol.getPosition()]);
+        continue;
+      }
+      result.push_back(affine::makeComposedAffineApply(
+                           b, loc, AffineMap::get(0, operands.size(), at),
+                           getAsOpFoldResult(operands))
+                           .getResult());
+    }
+    return result;
+  }
+
+  /// The vector of `read` at row i, vector j: a load along the channel
+  /// block, else a broadcast scalar.
+  Value readTile(const TileRead &read, Value image, Value block, Value row,
+                 Value col, int64_t i, int64_t j) {
+    SmallVector<Value> idx =
+        outputIndices(read.map, image, block, row, col, i, j);
+    if (!read.map.isFunctionOfDim(cv.f))
+      return vector::BroadcastOp::create(
+          b, loc, vecType, memref::LoadOp::create(b, loc, read.view, idx));
+    return vector::LoadOp::create(b, loc, vecType, read.view, idx);
+  }
+
+  /// One register tile: `rows` columns from `col` of output row `row`,
+  /// channel blocks [block, block + vectors), over the whole reduction.
+  void emitTile(Value image, Value block, Value row, Value col, int64_t rows) {
+    int64_t V = tiles.vectors;
+    AffineMap yMap = cv.op.getMatchingIndexingMap(cv.y);
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < V; ++j) {
+        if (nb.initRead)
+          acc.push_back(
+              readTile(*nb.initRead, image, block, row, col, i, j));
+        else if (nb.init)
+          acc.push_back(
+              vector::BroadcastOp::create(b, loc, vecType, nb.initValue));
+        else
+          acc.push_back(vector::LoadOp::create(
+              b, loc, vecType, cv.y->get(),
+              outputIndices(yMap, image, block, row, col, i, j)));
+      }
+    Value x = cv.x->get(), w = cv.w->get();
+    Value inCol = mul(col, cv.sw);
+    const SmallVector<int64_t> &r = cv.ranges;
+    // C blocks and filter rows loop, carrying the accumulators; the filter
+    // columns and the channels within a block unroll, so that their
+    // offsets fold into the addresses.
+    auto channelLoop = scf::ForOp::create(
+        b, loc, index(0), index(r[cv.C]), index(1), acc,
+        [&](OpBuilder &nested, Location, Value cb, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          auto rowLoop = scf::ForOp::create(
+              b, loc, index(0), index(r[cv.kh]), index(1), carried,
+              [&](OpBuilder &inner, Location, Value kh, ValueRange sums) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPointToStart(inner.getBlock());
+                Value inRow = arith::AddIOp::create(
+                    b, loc, mul(row, cv.sh), mul(kh, cv.dh));
+                SmallVector<Value> s(sums.begin(), sums.end());
+                for (int64_t kw = 0; kw < r[cv.kw]; ++kw)
+                  for (int64_t c = 0; c < vw; ++c) {
+                    SmallVector<Value> ws;
+                    for (int64_t j = 0; j < V; ++j)
+                      ws.push_back(vector::LoadOp::create(
+                          b, loc, vecType, w,
+                          ValueRange{add(block, j), cb, kh, index(kw),
+                                     index(c), index(0)}));
+                    for (int64_t i = 0; i < rows; ++i) {
+                      Value in = memref::LoadOp::create(
+                          b, loc, x,
+                          ValueRange{image, cb, inRow,
+                                     add(inCol, i * cv.sw + kw * cv.dw),
+                                     index(c)});
+                      Value splat =
+                          vector::BroadcastOp::create(b, loc, vecType, in);
+                      for (int64_t j = 0; j < V; ++j)
+                        s[i * V + j] = vector::FMAOp::create(
+                            b, loc, splat, ws[j], s[i * V + j]);
+                    }
+                  }
+                scf::YieldOp::create(b, loc, s);
+              });
+          scf::YieldOp::create(b, loc, rowLoop.getResults());
+        });
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < V; ++j) {
+        Value v = dlas::gemm::applyEpilogues(
+            b, loc, nb, channelLoop.getResult(i * V + j), vw,
+            [&](const TileRead &read) {
+              return readTile(read, image, block, row, col, i, j);
+            });
+        vector::StoreOp::create(
+            b, loc, v, nb.resultView,
+            outputIndices(yMap, image, block, row, col, i, j));
+      }
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const BlockedConv &cv;
+  Tiles tiles;
+  const Neighbours &nb;
+  int64_t vw;
+  bool parallel;
+  VectorType vecType;
+};
+
+struct BlockedConvMicrokernelPass
+    : dlas::impl::BlockedConvMicrokernelBase<BlockedConvMicrokernelPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    return dlas::loadTuningFile(context, tuningFile, tuningTable);
+  }
+
+  std::shared_ptr<const dlas::TuningTable> tuningTable;
+
+  void runOnOperation() override {
+    dlas::TargetShape target = dlas::hostTarget();
+    if (vectorRegisters > 0)
+      target.vectorRegisters = vectorRegisters;
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.getNumLoops() == 9 && op.getNumReductionLoops() == 4)
+        candidates.push_back(op);
+    });
+    DominanceInfo dominance(getOperation());
+    for (linalg::LinalgOp op : candidates) {
+      std::string why;
+      FailureOr<BlockedConv> match =
+          matchBlockedConv(op, target.vectorWidth, why);
+      if (failed(match)) {
+        if (print || op->hasAttr("dlas.blocked_conv"))
+          op->emitRemark() << "no blocked convolution microkernel: " << why;
+        continue;
+      }
+      BlockedConv &cv = *match;
+      Tiles tiles = chooseTiles(cv, target.vectorRegisters);
+      std::string key = shapeKey(cv);
+      DictionaryAttr tuned =
+          tuningTable ? tuningTable->lookup(kTuningSection, key) : nullptr;
+      auto slots = [&]() -> SmallVector<std::pair<StringRef, int64_t *>> {
+        return {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}};
+      };
+      if (failed(dlas::applyIntegerOverrides(op, kTilesAttrName, tuned,
+                                             slots())) ||
+          failed(dlas::applyIntegerOverrides(
+              op, kTilesAttrName, op->getAttr(kTilesAttrName), slots())))
+        return signalPassFailure();
+      if (cv.ranges[cv.F] % tiles.vectors != 0) {
+        op->emitError() << "'" << kTilesAttrName << "' vectors = "
+                        << tiles.vectors << " does not divide the "
+                        << cv.ranges[cv.F] << " output-channel blocks";
+        return signalPassFailure();
+      }
+      tiles.rows = std::min(tiles.rows, cv.ranges[cv.ow]);
+      if (tiles.rows * tiles.vectors + tiles.vectors + 1 >
+          target.vectorRegisters)
+        op->emitWarning() << "the " << tiles.rows << "x" << tiles.vectors
+                          << " register tile needs more than the "
+                          << target.vectorRegisters << " vector registers";
+
+      // The init and elementwise consumers fold as for a GEMM: the same
+      // contract, with the channel block as the vector dim.
+      Gemm g;
+      g.op = op;
+      g.c = cv.y;
+      g.n = cv.f;
+      g.ranges = cv.ranges;
+      Neighbours nb = findNeighbours(g, dominance);
+      OpBuilder b(op);
+      prepareViews(b, g, nb);
+      BlockedConvEmitter(b, cv, tiles, nb, target.vectorWidth, parallel)
+          .emit();
+      if (print)
+        op->emitRemark() << "blocked convolution microkernel " << tiles.rows
+                         << "x" << tiles.vectors * target.vectorWidth
+                         << " (rows=" << tiles.rows
+                         << ", vectors=" << tiles.vectors
+                         << (tuned ? ", tuned" : "") << ") key '" << key
+                         << "'; init "
+                         << (nb.init ? nb.init->getName().getStringRef()
+                                     : StringRef("loaded"))
+                         << ", " << nb.epilogues.size()
+                         << " epilogue op(s) fused";
+      for (linalg::GenericOp epilogue : llvm::reverse(nb.epilogues))
+        epilogue->erase();
+      numFusedEpilogues += nb.epilogues.size();
+      op->erase();
+      for (Operation *dead : nb.initDead)
+        dead->erase();
+      if (nb.init)
+        nb.init->erase();
+      ++numKernels;
+    }
+  }
+};
+
+} // namespace
