@@ -178,6 +178,9 @@ std::string shapeKey(const BlockedConv &cv) {
   return key;
 }
 
+/// Channels of a block per iteration of the kernel's innermost loop.
+constexpr int64_t kChannelUnroll = 4;
+
 /// Emits the kernel of one matched convolution before it.
 class BlockedConvEmitter {
 public:
@@ -192,6 +195,11 @@ public:
   /// thread takes one contiguous chunk of them.
   void emit() {
     const SmallVector<int64_t> &r = cv.ranges;
+    auto xType = cast<MemRefType>(cv.x->get().getType());
+    flatX = memref::CollapseShapeOp::create(
+        b, loc, cv.x->get(),
+        SmallVector<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank()))});
     int64_t channelTiles = r[cv.F] / tiles.vectors;
     int64_t perImage = channelTiles * r[cv.oh];
     int64_t items = r[cv.n] * perImage;
@@ -287,6 +295,17 @@ private:
     return vector::LoadOp::create(b, loc, vecType, read.view, idx);
   }
 
+  /// The position of x[image, cb, row, col, c] in the flat input.
+  Value linearInputIndex(Value image, Value cb, Value row, Value col,
+                         Value c) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(cv.x->get().getType()).getShape();
+    Value at = image;
+    Value rest[] = {cb, row, col, c};
+    for (auto [size, v] : llvm::zip(shape.drop_front(), rest))
+      at = arith::AddIOp::create(b, loc, mul(at, size), v);
+    return at;
+  }
+
   /// One register tile: `rows` columns from `col` of output row `row`,
   /// channel blocks [block, block + vectors), over the whole reduction.
   void emitTile(Value image, Value block, Value row, Value col, int64_t rows) {
@@ -306,54 +325,69 @@ private:
               b, loc, vecType, cv.y->get(),
               outputIndices(yMap, image, block, row, col, i, j)));
       }
-    Value x = cv.x->get(), w = cv.w->get();
+    Value w = cv.w->get();
     Value inCol = mul(col, cv.sw);
     const SmallVector<int64_t> &r = cv.ranges;
-    // C blocks and filter rows loop, carrying the accumulators; the filter
-    // columns and the channels within a block unroll, so that their
-    // offsets fold into the addresses.
-    auto channelLoop = scf::ForOp::create(
-        b, loc, index(0), index(r[cv.C]), index(1), acc,
-        [&](OpBuilder &nested, Location, Value cb, ValueRange carried) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getBlock());
-          auto rowLoop = scf::ForOp::create(
-              b, loc, index(0), index(r[cv.kh]), index(1), carried,
-              [&](OpBuilder &inner, Location, Value kh, ValueRange sums) {
+    // Every reduction dim loops, carrying the accumulators, the channels
+    // within a block unrolled by `kChannelUnroll`: one step is `vectors`
+    // filter loads, `rows` broadcasts and the FMAs. Taps do not unroll: at
+    // stride 1 tap kw + 1 of column i reads what tap kw of column i + 1
+    // does, and LLVM, sharing those broadcasts across the unrolled taps,
+    // kept rows + KW of them live beside the accumulators and spilled (a
+    // 14x2 tile ran at a third of peak).
+    auto step = [&](Value cb, Value kh, Value kw, Value c,
+                    SmallVector<Value> &s) {
+      Value inRow =
+          arith::AddIOp::create(b, loc, mul(row, cv.sh), mul(kh, cv.dh));
+      Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
+      SmallVector<Value> ws;
+      for (int64_t j = 0; j < V; ++j)
+        ws.push_back(vector::LoadOp::create(
+            b, loc, vecType, w, ValueRange{add(block, j), cb, kh, kw, c, index(0)}));
+      // One index into the flat input per step, the rows at constant
+      // offsets from it: LLVM folds those into the addresses, where with
+      // 5-d indices it kept one hoisted base pointer per row and spilled.
+      Value at = linearInputIndex(image, cb, inRow, inColumn, c);
+      for (int64_t i = 0; i < rows; ++i) {
+        Value in = memref::LoadOp::create(b, loc, flatX,
+                                          add(at, i * cv.sw * vw));
+        Value splat = vector::BroadcastOp::create(b, loc, vecType, in);
+        for (int64_t j = 0; j < V; ++j)
+          s[i * V + j] =
+              vector::FMAOp::create(b, loc, splat, ws[j], s[i * V + j]);
+      }
+    };
+    auto forLoop = [&](int64_t count, int64_t stepSize, ValueRange init,
+                       function_ref<SmallVector<Value>(Value, ValueRange)>
+                           body) {
+      return SmallVector<Value>(
+          scf::ForOp::create(
+              b, loc, index(0), index(count), index(stepSize), init,
+              [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
                 OpBuilder::InsertionGuard guard(b);
-                b.setInsertionPointToStart(inner.getBlock());
-                Value inRow = arith::AddIOp::create(
-                    b, loc, mul(row, cv.sh), mul(kh, cv.dh));
-                SmallVector<Value> s(sums.begin(), sums.end());
-                for (int64_t kw = 0; kw < r[cv.kw]; ++kw)
-                  for (int64_t c = 0; c < vw; ++c) {
-                    SmallVector<Value> ws;
-                    for (int64_t j = 0; j < V; ++j)
-                      ws.push_back(vector::LoadOp::create(
-                          b, loc, vecType, w,
-                          ValueRange{add(block, j), cb, kh, index(kw),
-                                     index(c), index(0)}));
-                    for (int64_t i = 0; i < rows; ++i) {
-                      Value in = memref::LoadOp::create(
-                          b, loc, x,
-                          ValueRange{image, cb, inRow,
-                                     add(inCol, i * cv.sw + kw * cv.dw),
-                                     index(c)});
-                      Value splat =
-                          vector::BroadcastOp::create(b, loc, vecType, in);
-                      for (int64_t j = 0; j < V; ++j)
-                        s[i * V + j] = vector::FMAOp::create(
-                            b, loc, splat, ws[j], s[i * V + j]);
-                    }
-                  }
-                scf::YieldOp::create(b, loc, s);
+                b.setInsertionPointToStart(nested.getBlock());
+                scf::YieldOp::create(b, loc, body(iv, args));
+              })
+              .getResults());
+    };
+    int64_t unroll = vw % kChannelUnroll == 0 ? kChannelUnroll : 1;
+    SmallVector<Value> sums = forLoop(
+        r[cv.C], 1, acc, [&](Value cb, ValueRange a0) {
+          return forLoop(r[cv.kh], 1, a0, [&](Value kh, ValueRange a1) {
+            return forLoop(r[cv.kw], 1, a1, [&](Value kw, ValueRange a2) {
+              return forLoop(vw, unroll, a2, [&](Value c, ValueRange a3) {
+                SmallVector<Value> s(a3.begin(), a3.end());
+                for (int64_t u = 0; u < unroll; ++u)
+                  step(cb, kh, kw, add(c, u), s);
+                return s;
               });
-          scf::YieldOp::create(b, loc, rowLoop.getResults());
+            });
+          });
         });
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < V; ++j) {
         Value v = dlas::gemm::applyEpilogues(
-            b, loc, nb, channelLoop.getResult(i * V + j), vw,
+            b, loc, nb, sums[i * V + j], vw,
             [&](const TileRead &read) {
               return readTile(read, image, block, row, col, i, j);
             });
@@ -371,6 +405,7 @@ private:
   int64_t vw;
   bool parallel;
   VectorType vecType;
+  Value flatX;
 };
 
 struct BlockedConvMicrokernelPass
