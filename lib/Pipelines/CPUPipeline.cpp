@@ -40,6 +40,7 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   if (options.blockedLayout) {
     BlockedLayoutOptions layoutOptions;
     layoutOptions.maxWidth = options.blockedMaxWidth;
+    layoutOptions.convsPerConversion = options.blockedConvsPerConversion;
     layoutOptions.print = options.printConvAlgorithms;
     pm.addPass(createBlockedLayout(layoutOptions));
     pm.addPass(createCanonicalizerPass());

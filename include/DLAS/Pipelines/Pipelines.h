@@ -54,13 +54,20 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> blockedLayout{
       *this, "blocked-layout",
       llvm::cl::desc("Run dense convolutions in the blocked NCHWc layout, "
-                     "propagated through the graph (dlas-blocked-layout)"),
-      llvm::cl::init(false)};
+                     "propagated through the graph, where few conversions "
+                     "remain (dlas-blocked-layout)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockedMaxWidth{
       *this, "blocked-max-width",
       llvm::cl::desc("Block only convolutions whose output is at most this "
                      "wide (0: any; dlas-blocked-layout max-width)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockedConvsPerConversion{
+      *this, "blocked-convs-per-conversion",
+      llvm::cl::desc("Blocked convolutions needed per layout conversion left "
+                     "at the graph's edges (0: block regardless; "
+                     "dlas-blocked-layout convs-per-conversion)"),
+      llvm::cl::init(4)};
   PassOptions::Option<bool> printConvAlgorithms{
       *this, "print-conv-algorithms",
       llvm::cl::desc("Report the algorithm chosen for each convolution"),
