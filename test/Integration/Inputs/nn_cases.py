@@ -589,6 +589,58 @@ def winograd_cases(gen):
     return [winograd_case(*cfg, gen=gen) for cfg in WINOGRAD_MATRIX]
 
 
+# ---------------------------------------------------------------- blocked
+# Dense convolutions whose channels are multiples of 16 (the AVX-512 block):
+# dlas-blocked-layout runs them in NCHW16c. Odd widths give the register
+# tiles tails; an odd number of output blocks forces single-vector tiles.
+BLOCKED_MATRIX = [
+    # (N, C, H, W, F, K, stride, pad(t,l,b,r), dilation, groups, bias)
+    (1, 16, 9, 11, 32, 3, 1, (1, 1, 1, 1), 1, 1, True),     # OW 11: 8 + 3
+    (1, 32, 15, 13, 16, 3, 2, (1, 1, 1, 1), 1, 1, False),   # s2, one block
+    (2, 32, 7, 7, 48, 1, 1, (0, 0, 0, 0), 1, 1, True),      # 1x1, batch 2, 3 blocks
+    (1, 16, 14, 14, 32, 1, 2, (0, 0, 0, 0), 1, 1, False),   # 1x1 s2
+    (1, 16, 12, 13, 16, 5, 1, (2, 3, 1, 2), 2, 1, True),    # 5x5 dil 2 asymmetric
+    (1, 16, 20, 18, 32, 7, 2, (3, 3, 3, 3), 1, 1, True),    # 7x7 s2
+    (1, 16, 4, 57, 32, 3, 1, (1, 1, 1, 1), 1, 1, True),     # OW 57: 7 x 8 + 1
+    (1, 32, 8, 8, 32, 2, 2, (0, 0, 1, 1), 1, 1, False),     # 2x2 s2 even kernel
+]
+
+
+def residual_block_case(gen):
+    """conv3x3+bias -> relu -> conv3x3 -> + x -> relu -> conv1x1 s2: the
+    layout propagates through the activations, pads, residual add and
+    layer functions, and only the block's input and output convert."""
+    x = rand(1, 32, 14, 14, gen=gen)
+    w1 = rand(32, 32, 3, 3, gen=gen) * 0.1
+    b1 = rand(32, gen=gen)
+    w2 = rand(32, 32, 3, 3, gen=gen) * 0.1
+    w3 = rand(64, 32, 1, 1, gen=gen) * 0.1
+    y = F.relu(F.conv2d(x, w1, b1, padding=1))
+    y = F.relu(F.conv2d(y, w2, padding=1) + x)
+    y = F.conv2d(y, w3, stride=2)
+    t = "tensor<1x32x14x14xf32>"
+
+    def body(v, ts, r):
+        return "\n".join([
+            f"  %c1 = nn.conv2d {v[0]}, {v[1]}, {v[2]} {{padding = {arr([1, 1, 1, 1])}}} : "
+            f"({ts[0]}, {ts[1]}, {ts[2]}) -> {t}",
+            f"  %r1 = nn.relu %c1 : {t}",
+            f"  %c2 = nn.conv2d %r1, {v[3]} {{padding = {arr([1, 1, 1, 1])}}} : ({t}, {ts[3]}) -> {t}",
+            f"  %s = nn.add %c2, {v[0]} : ({t}, {t}) -> {t}",
+            f"  %r2 = nn.relu %s : {t}",
+            f"  %r = nn.conv2d %r2, {v[4]} {{strides = {arr([2, 2])}}} : ({t}, {ts[4]}) -> {r}",
+        ])
+    return Case("residual_block", [x.numpy(), w1.numpy(), b1.numpy(), w2.numpy(), w3.numpy()],
+                y, body)
+
+
+@case("blocked")
+def blocked_cases(gen):
+    cases = [conv_case(*cfg, gen=gen) for cfg in BLOCKED_MATRIX]
+    cases.append(residual_block_case(gen))
+    return cases
+
+
 # ---------------------------------------------------------------- networks
 @case("network")
 def network_cases(gen):
