@@ -416,6 +416,8 @@ struct BlockedConvMicrokernelPass
 
   void runOnOperation() override {
     dlas::TargetShape target = dlas::hostTarget();
+    if (vectorWidth > 0)
+      target.vectorWidth = vectorWidth;
     if (vectorRegisters > 0)
       target.vectorRegisters = vectorRegisters;
     SmallVector<linalg::LinalgOp> candidates;

@@ -399,6 +399,8 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
   let options = [
     Option<"parallel", "parallel", "bool", "true",
            "Split the work items over OpenMP threads (scf.parallel)">,
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes of the target's vectors (0: the host's)">,
     Option<"vectorRegisters", "vector-registers", "int64_t", "0",
            "Vector registers of the target (0: the host's)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
