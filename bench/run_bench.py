@@ -19,7 +19,10 @@ time; "% peak" is of the fp32 FMA peak measured by the harness itself (before
 and after the cases, the higher of the two) at the
 same thread count. Convolution filters are module constants for DLAS
 (--weights constant: packed at compile time, as oneDNN reorders them outside
-its timed loop).
+its timed loop). Dense layers whose channels are whole 16-blocks, which run
+in the blocked NCHW16c layout inside a model (dlas-blocked-layout), are timed
+blocked in and out (dlas-run --blocked-entry), as oneDNN's format_tag::any
+layers are: a model converts only at its edges, not around every layer.
 
 Writes bench/results/<tag>.md and .csv and a PNG chart of DLAS/peer ratios.
 """
@@ -77,11 +80,17 @@ GROUPED_LAYERS = [("wrn40_2", 32, 32), ("wrn40_2", 64, 16), ("wrn40_2", 128, 8),
 GROUPS = [1, 2, 4, 8, 16, "C"]
 
 
+# Channels per block of DLAS's blocked layout (AVX-512 f32 lanes).
+BLOCK = 16
+
+
 class Conv:
     def __init__(self, name, c, f, k, s, h, groups=1, weight=1, suite=""):
         self.name, self.c, self.f, self.k, self.s, self.h = name, c, f, k, s, h
         self.g, self.weight, self.suite, self.p = groups, weight, suite, k // 2
         self.oh = (h + 2 * self.p - k) // s + 1
+        # Dense layers with whole channel blocks run blocked (dlas-blocked-layout).
+        self.blocked = groups == 1 and c % BLOCK == 0 and f % BLOCK == 0
 
     @property
     def flops(self):
@@ -186,14 +195,30 @@ def run_peers(peers, lines, threads):
     return proc.stdout.split("\n")
 
 
+def to_blocked(a, block=BLOCK):
+    """NCHW -> [N, C/block, H, W, block] (nChw16c)."""
+    n, c, h, w = a.shape
+    return np.ascontiguousarray(a.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
+
+
 def run_dlas(dlas_run, case, workdir, threads, budget_s):
     base = os.path.join(workdir, case.name)
     with open(base + ".mlir", "w") as f:
         f.write(case.module(case.constant_weights))
-    args = [dlas_run, base + ".mlir", "--expect", base + ".expected.npy",
+    # A layer that runs blocked in a whole model is timed blocked in and out,
+    # as oneDNN's format_tag::any layer is: the model converts only at its
+    # edges (dlas-blocked-layout), not around every layer.
+    blocked = getattr(case, "blocked", False) and case.constant_weights is not None
+    suffix = ".blocked" if blocked else ""
+    if blocked:
+        np.save(base + ".blocked.in0.npy", to_blocked(np.load(base + ".in0.npy")))
+        np.save(base + ".blocked.expected.npy", to_blocked(np.load(base + ".expected.npy")))
+    args = [dlas_run, base + ".mlir", "--expect", base + suffix + ".expected.npy",
             "--rtol", "1e-3", "--atol", "1e-3", "--num-threads", str(threads)]
+    if blocked:
+        args.append("--blocked-entry")
     for i in range(1 if case.constant_weights is not None else case.inputs):
-        args += ["--input", f"{base}.in{i}.npy"]
+        args += ["--input", f"{base}{suffix}.in{i}.npy"]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     probe = subprocess.run(args + ["--repeat", "1"], capture_output=True, text=True,
                            env=env, timeout=3600)

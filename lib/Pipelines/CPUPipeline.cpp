@@ -41,6 +41,7 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     BlockedLayoutOptions layoutOptions;
     layoutOptions.maxWidth = options.blockedMaxWidth;
     layoutOptions.convsPerConversion = options.blockedConvsPerConversion;
+    layoutOptions.blockedEntry = options.blockedEntry;
     layoutOptions.print = options.printConvAlgorithms;
     pm.addPass(createBlockedLayout(layoutOptions));
     pm.addPass(createCanonicalizerPass());

@@ -229,10 +229,15 @@ struct BlockedLayoutPass
     // Layer functions (dlas-outline-layers) take and return NCHW; where a
     // layer packs an argument or unpacks a result, its caller does it
     // instead, so that the conversions meet there and fold.
-    bool moved = false;
-    module.walk([&](func::FuncOp f) { moved |= hoistConversions(f, module); });
-    if (moved && failed(propagate(module)))
-      return failure();
+    // Until nothing moves: a conversion hoisted into a caller may move on
+    // into its caller (or, with blocked-entry, the entry's signature).
+    for (bool moved = true; moved;) {
+      moved = false;
+      module.walk(
+          [&](func::FuncOp f) { moved |= hoistConversions(f, module); });
+      if (moved && failed(propagate(module)))
+        return failure();
+    }
     // Activation conversions: packs along the channel dim only (a filter
     // pack has two tiles) and unpacks, counted once per value.
     IRRewriter cseRewriter(&getContext());
@@ -263,11 +268,14 @@ struct BlockedLayoutPass
   /// caller; true when it moved any.
   bool hoistConversions(func::FuncOp f, ModuleOp module) {
     func::CallOp call = soleCall(f, module);
-    if (!call || !f.getBody().hasOneBlock())
+    // With blocked-entry, a public function's activations cross its
+    // boundary blocked: the conversions go to whoever calls it.
+    bool entry = !call && blockedEntry && f.isPublic() && !f.isExternal();
+    if ((!call && !entry) || !f.getBody().hasOneBlock())
       return false;
-    OpBuilder b(call);
+    OpBuilder b(f.getContext());
     bool moved = false;
-    Block &entry = f.getBody().front();
+    Block &body = f.getBody().front();
     auto ret = cast<func::ReturnOp>(f.getBody().back().getTerminator());
     SmallVector<Type> results(f.getResultTypes());
     for (OpOperand &operand : ret->getOpOperands()) {
@@ -277,6 +285,12 @@ struct BlockedLayoutPass
       unsigned i = operand.getOperandNumber();
       operand.set(unpack.getSource());
       results[i] = unpack.getSourceType();
+      moved = true;
+      if (!call) {
+        if (unpack->use_empty())
+          unpack->erase();
+        continue;
+      }
       b.setInsertionPointAfter(call);
       Value dest = tensor::EmptyOp::create(
           b, call.getLoc(), unpack.getDestType().getShape(),
@@ -290,10 +304,9 @@ struct BlockedLayoutPass
       call.getResult(i).setType(results[i]);
       if (unpack->use_empty())
         unpack->erase();
-      moved = true;
     }
     SmallVector<Type> args(f.getArgumentTypes());
-    for (BlockArgument arg : entry.getArguments()) {
+    for (BlockArgument arg : body.getArguments()) {
       SmallVector<linalg::PackOp> packs;
       for (Operation *user : arg.getUsers())
         if (auto packOp = dyn_cast<linalg::PackOp>(user);
@@ -310,17 +323,21 @@ struct BlockedLayoutPass
                other.getOuterDimsPerm() == first.getOuterDimsPerm() &&
                other.getStaticInnerTiles() == first.getStaticInnerTiles();
       });
-      if (!same)
+      // An entry keeps taking its filters as they are: only activations
+      // (packed along their channels alone) change layout.
+      if (!same || (entry && first.getInnerDimsPos().size() != 1))
         continue;
-      b.setInsertionPoint(call);
-      Value operand = call.getOperand(arg.getArgNumber());
-      Value dest = tensor::EmptyOp::create(
-          b, call.getLoc(), first.getDestType().getShape(),
-          first.getDestType().getElementType());
-      Value packed = linalg::PackOp::create(
-          b, call.getLoc(), operand, dest, first.getInnerDimsPos(),
-          first.getMixedTiles(), std::nullopt, first.getOuterDimsPerm());
-      call->setOperand(arg.getArgNumber(), packed);
+      if (call) {
+        b.setInsertionPoint(call);
+        Value operand = call.getOperand(arg.getArgNumber());
+        Value dest = tensor::EmptyOp::create(
+            b, call.getLoc(), first.getDestType().getShape(),
+            first.getDestType().getElementType());
+        Value packed = linalg::PackOp::create(
+            b, call.getLoc(), operand, dest, first.getInnerDimsPos(),
+            first.getMixedTiles(), std::nullopt, first.getOuterDimsPerm());
+        call->setOperand(arg.getArgNumber(), packed);
+      }
       arg.setType(first.getDestType());
       args[arg.getArgNumber()] = first.getDestType();
       for (linalg::PackOp packOp : packs) {

@@ -126,6 +126,12 @@ static cl::opt<std::string> tuningFile(
     cl::desc("JSON file of microkernel parameters per shape key for the CPU "
              "pipeline (docs/Tuning.md)"),
     cl::cat(runCategory));
+static cl::opt<bool> blockedEntry(
+    "blocked-entry",
+    cl::desc("The entry takes and returns activations in the blocked layout "
+             "[N, C/16, H, W, 16] where dlas-blocked-layout would convert "
+             "them (inputs and expected outputs given in that layout)"),
+    cl::cat(runCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix,
                                   cl::cat(runCategory));
@@ -541,37 +547,45 @@ int runMain() {
   if (failed(sig))
     return 1;
 
-  // Inputs.
-  if (!inputFiles.empty() && randomInputs)
-    return fail("give either --input files or --random-inputs, not both");
-  if (inputFiles.empty() && !randomInputs && !sig->inputs.empty())
-    return fail("entry '" + entryName + "' takes " +
-                llvm::Twine(sig->inputs.size()) +
-                " argument(s): give --input files or --random-inputs");
-  if (!inputFiles.empty() && inputFiles.size() != sig->inputs.size())
-    return fail("entry '" + entryName + "' takes " +
-                llvm::Twine(sig->inputs.size()) + " argument(s) but " +
-                llvm::Twine(inputFiles.size()) + " --input file(s) were given");
-  if (!expectFiles.empty() && expectFiles.size() != sig->results.size())
-    return fail("entry '" + entryName + "' returns " +
-                llvm::Twine(sig->results.size()) + " result(s) but " +
-                llvm::Twine(expectFiles.size()) +
-                " --expect file(s) were given");
+  // Inputs, checked against the entry's signature: before compiling, so
+  // that a wrong input fails fast, except with --blocked-entry, where the
+  // pipeline changes the signature and the compiled one is checked.
   SmallVector<NpyArray> expected;
-  for (StringRef path : expectFiles) {
-    llvm::Expected<NpyArray> array = readNpy(path);
-    if (!array)
-      return fail("expected output " + llvm::toString(array.takeError()));
-    expected.push_back(std::move(*array));
-  }
-  std::mt19937 rng(seed);
   SmallVector<NpyArray> inputs;
-  for (auto [i, type] : llvm::enumerate(sig->inputs)) {
-    FailureOr<NpyArray> input = makeInput(i, type, rng);
-    if (failed(input))
-      return 1;
-    inputs.push_back(std::move(*input));
-  }
+  auto readInputs = [&]() -> int {
+    if (!inputFiles.empty() && randomInputs)
+      return fail("give either --input files or --random-inputs, not both");
+    if (inputFiles.empty() && !randomInputs && !sig->inputs.empty())
+      return fail("entry '" + entryName + "' takes " +
+                  llvm::Twine(sig->inputs.size()) +
+                  " argument(s): give --input files or --random-inputs");
+    if (!inputFiles.empty() && inputFiles.size() != sig->inputs.size())
+      return fail("entry '" + entryName + "' takes " +
+                  llvm::Twine(sig->inputs.size()) + " argument(s) but " +
+                  llvm::Twine(inputFiles.size()) + " --input file(s) were given");
+    if (!expectFiles.empty() && expectFiles.size() != sig->results.size())
+      return fail("entry '" + entryName + "' returns " +
+                  llvm::Twine(sig->results.size()) + " result(s) but " +
+                  llvm::Twine(expectFiles.size()) +
+                  " --expect file(s) were given");
+    for (StringRef path : expectFiles) {
+      llvm::Expected<NpyArray> array = readNpy(path);
+      if (!array)
+        return fail("expected output " + llvm::toString(array.takeError()));
+      expected.push_back(std::move(*array));
+    }
+    std::mt19937 rng(seed);
+    for (auto [i, type] : llvm::enumerate(sig->inputs)) {
+      FailureOr<NpyArray> input = makeInput(i, type, rng);
+      if (failed(input))
+        return 1;
+      inputs.push_back(std::move(*input));
+    }
+    return 0;
+  };
+  if (!blockedEntry)
+    if (int rc = readInputs())
+      return rc;
 
   // Compile.
   auto compileStart = std::chrono::steady_clock::now();
@@ -579,6 +593,9 @@ int runMain() {
     if (target != "cpu")
       return fail("unknown --target '" + target + "' (supported: cpu)");
     PassManager pm(&context);
+    if (!pipeline.empty() && blockedEntry)
+      return fail("--blocked-entry configures the built-in pipeline; with "
+                  "--pipeline give it as dlas-cpu-pipeline{blocked-entry=1}");
     if (!pipeline.empty() && !tuningFile.empty())
       return fail("--tuning-file configures the built-in pipeline; with "
                   "--pipeline give it as dlas-cpu-pipeline{tuning-file=...}");
@@ -600,6 +617,7 @@ int runMain() {
       pipelineOptions.printConvAlgorithms = printConvAlgorithms;
       pipelineOptions.profileLayers = profileLayers;
       pipelineOptions.tuningFile = tuningFile;
+      pipelineOptions.blockedEntry = blockedEntry;
       buildCPUPipeline(pm, pipelineOptions);
     }
     if (failed(pm.run(*module)))
@@ -608,6 +626,20 @@ int runMain() {
       return fail("the pipeline did not produce '_mlir_ciface_" + entryName +
                   "'; it must lower to the LLVM dialect with C interfaces "
                   "(see dlas-prepare-entry-abi)");
+  }
+  if (blockedEntry) {
+    auto llvmFunc = module->lookupSymbol<LLVM::LLVMFuncOp>(entryName);
+    auto sigAttr =
+        llvmFunc ? llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName)
+                 : TypeAttr();
+    if (!sigAttr)
+      return fail("the compiled entry '" + entryName +
+                  "' lacks its dlas.signature attribute");
+    sig = entrySignature(cast<FunctionType>(sigAttr.getValue()), entryName);
+    if (failed(sig))
+      return 1;
+    if (int rc = readInputs())
+      return rc;
   }
   if (dumpLLVMDialect)
     module->print(llvm::outs());

@@ -62,6 +62,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Block only convolutions whose output is at most this "
                      "wide (0: any; dlas-blocked-layout max-width)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> blockedEntry{
+      *this, "blocked-entry",
+      llvm::cl::desc("Public functions take and return activations blocked "
+                     "[N, C/16, H, W, 16] where they would convert "
+                     "(dlas-blocked-layout blocked-entry)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> blockedConvsPerConversion{
       *this, "blocked-convs-per-conversion",
       llvm::cl::desc("Blocked convolutions needed per layout conversion left "

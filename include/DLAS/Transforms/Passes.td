@@ -303,6 +303,12 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     Option<"maxWidth", "max-width", "int64_t", "0",
            "Block only convolutions whose output is at most this wide "
            "(0: any width)">,
+    Option<"blockedEntry", "blocked-entry", "bool", "false",
+           "Public functions take and return activations in the blocked "
+           "layout [N, C/b, H, W, b] where they would convert at their "
+           "boundary (for callers that keep activations blocked, and to time "
+           "a layer as oneDNN's format_tag::any does, without the edge "
+           "reorders)">,
     Option<"convsPerConversion", "convs-per-conversion", "int64_t", "4",
            "Blocked convolutions needed per activation layout conversion "
            "left at the edges for the layout to apply">,
