@@ -42,6 +42,7 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     layoutOptions.maxWidth = options.blockedMaxWidth;
     layoutOptions.convsPerConversion = options.blockedConvsPerConversion;
     layoutOptions.blockedEntry = options.blockedEntry;
+    layoutOptions.depthwise = options.blockedDepthwise;
     layoutOptions.print = options.printConvAlgorithms;
     pm.addPass(createBlockedLayout(layoutOptions));
     pm.addPass(createCanonicalizerPass());

@@ -42,10 +42,13 @@ constexpr llvm::StringLiteral kTuningSection = "blocked_conv";
 
 /// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
 /// w[F, C, kh, kw, c, f]: loop dims by role, and the window's steps.
+/// A depthwise one, y[n, C, oh, ow, c] += x[n, C, ..., c] * w[C, kh, kw,
+/// c], has F = C and f = c (`depthwise`).
 struct BlockedConv {
   mutable linalg::LinalgOp op;
   OpOperand *x, *w, *y;
   unsigned n, F, oh, ow, f, C, kh, kw, c;
+  bool depthwise = false;
   int64_t sh, sw, dh, dw;
   SmallVector<int64_t> ranges;
 };
@@ -53,6 +56,17 @@ struct BlockedConv {
 struct Tiles {
   int64_t rows, vectors;
 };
+
+/// The window of input dim `e`: out * step + tap * dilation.
+bool matchWindow(AffineExpr e, unsigned numLoops, unsigned out, unsigned tap,
+                 int64_t &step, int64_t &dilation) {
+  auto terms = dlas::linearTerms(e, numLoops);
+  if (!terms || terms->size() != 2 || !terms->count(out) || !terms->count(tap))
+    return false;
+  step = terms->lookup(out);
+  dilation = terms->lookup(tap);
+  return step > 0 && dilation > 0;
+}
 
 /// Matches `op` as a BlockedConv whose channel block is `width` lanes; on
 /// failure `why` says what does not fit.
@@ -110,27 +124,79 @@ FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
   if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
       !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
     return reject("input map is not [n, C, _, _, c]");
-  // The window: oh*sh + kh*dh and ow*sw + kw*dw.
-  auto window = [&](AffineExpr e, unsigned out, unsigned tap, int64_t &step,
-                    int64_t &dilation) {
-    auto terms = dlas::linearTerms(e, op.getNumLoops());
-    if (!terms || terms->size() != 2 || !terms->count(out) ||
-        !terms->count(tap))
-      return false;
-    step = terms->lookup(out);
-    dilation = terms->lookup(tap);
-    return step > 0 && dilation > 0;
-  };
-  if (!window(xMap.getResult(2), cv.oh, cv.kh, cv.sh, cv.dh) ||
-      !window(xMap.getResult(3), cv.ow, cv.kw, cv.sw, cv.dw))
+  if (!matchWindow(xMap.getResult(2), 9, cv.oh, cv.kh, cv.sh, cv.dh) ||
+      !matchWindow(xMap.getResult(3), 9, cv.ow, cv.kw, cv.sw, cv.dw))
     return reject("input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw");
   if (cv.ranges[cv.f] != width || cv.ranges[cv.c] != width)
     return reject("the channel blocks are not one vector wide");
   return cv;
 }
 
+/// Matches `op` as a blocked depthwise convolution y[n, C, oh, ow, c] +=
+/// x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] * w[C, kh, kw, c] whose channel
+/// block is `width` lanes; on failure `why` says what does not fit.
+FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
+                                             int64_t width, std::string &why) {
+  auto reject = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 7)
+    return reject("not a two-input, one-output, 7-loop op on memrefs");
+  for (OpOperand &operand : op->getOpOperands())
+    if (!dlas::isContiguousF32(operand.get()))
+      return reject("needs static contiguous f32 memrefs");
+  if (!dlas::isMultiplyAccumulate(op))
+    return reject("body is not out + lhs * rhs");
+  BlockedConv cv;
+  cv.op = op;
+  cv.depthwise = true;
+  cv.y = op.getDpsInitOperand(0);
+  cv.ranges = op.getStaticLoopRanges();
+  AffineMap yMap = op.getMatchingIndexingMap(cv.y);
+  if (!yMap.isProjectedPermutation() || yMap.getNumResults() != 5)
+    return reject("output map is not a 5-d projected permutation");
+  cv.n = yMap.getDimPosition(0);
+  cv.F = cv.C = yMap.getDimPosition(1);
+  cv.oh = yMap.getDimPosition(2);
+  cv.ow = yMap.getDimPosition(3);
+  cv.f = cv.c = yMap.getDimPosition(4);
+  auto isFilter = [&](OpOperand *o) {
+    AffineMap map = op.getMatchingIndexingMap(o);
+    return map.getNumResults() == 4 && map.isProjectedPermutation() &&
+           map.getDimPosition(0) == cv.C && map.getDimPosition(3) == cv.c;
+  };
+  OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
+  cv.w = isFilter(in1) ? in1 : isFilter(in0) ? in0 : nullptr;
+  if (!cv.w)
+    return reject("no 4-d filter input [C, kh, kw, c]");
+  cv.x = cv.w == in0 ? in1 : in0;
+  AffineMap wMap = op.getMatchingIndexingMap(cv.w);
+  cv.kh = wMap.getDimPosition(1);
+  cv.kw = wMap.getDimPosition(2);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (iterators[cv.kh] != utils::IteratorType::reduction ||
+      iterators[cv.kw] != utils::IteratorType::reduction)
+    return reject("filter's kh, kw are not the reductions");
+  AffineMap xMap = op.getMatchingIndexingMap(cv.x);
+  auto isDim = [&](AffineExpr e, unsigned d) {
+    return e == getAffineDimExpr(d, op.getContext());
+  };
+  if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
+      !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
+    return reject("input map is not [n, C, _, _, c]");
+  if (!matchWindow(xMap.getResult(2), 7, cv.oh, cv.kh, cv.sh, cv.dh) ||
+      !matchWindow(xMap.getResult(3), 7, cv.ow, cv.kw, cv.sw, cv.dw))
+    return reject("input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw");
+  if (cv.ranges[cv.c] != width)
+    return reject("the channel block is not one vector wide");
+  return cv;
+}
+
 /// Most output columns per register tile (see chooseTiles).
 constexpr int64_t kMaxRows = 8;
+constexpr int64_t kMaxDepthwiseRows = 14;
 
 /// Register tile for `cv`: two output-channel blocks when their count is
 /// even (else one), and rows for at most half the vector registers of
@@ -139,11 +205,16 @@ constexpr int64_t kMaxRows = 8;
 /// 8x2 tiles within noise of each other and 5-40% faster than 14x2, 7x4,
 /// 6x4, 4x4 and 14x1 ones; tiles of 24-28 accumulators lose to register
 /// pressure, single-vector ones to a broadcast per FMA.
+///
+/// A depthwise convolution has one channel block per tile (nothing to
+/// share a broadcast across) and loads a vector per FMA; up to
+/// kMaxDepthwiseRows columns amortize its filter load.
 Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
   int64_t width = cv.ranges[cv.ow];
-  int64_t vectors = cv.ranges[cv.F] % 2 == 0 ? 2 : 1;
+  int64_t vectors = !cv.depthwise && cv.ranges[cv.F] % 2 == 0 ? 2 : 1;
   int64_t maxRows = std::max<int64_t>(
-      1, std::min<int64_t>(kMaxRows, registers / 2 / vectors));
+      1, std::min<int64_t>(cv.depthwise ? kMaxDepthwiseRows : kMaxRows,
+                           registers / 2 / vectors));
   if (width <= maxRows)
     return {width, vectors};
   int64_t best = maxRows;
@@ -166,8 +237,11 @@ std::string shapeKey(const BlockedConv &cv) {
   const SmallVector<int64_t> &r = cv.ranges;
   std::string key;
   llvm::raw_string_ostream os(key);
-  os << "c" << r[cv.C] * r[cv.c] << "_f" << r[cv.F] * r[cv.f] << "_o"
-     << r[cv.oh] << "x" << r[cv.ow] << "_k" << r[cv.kh] << "x" << r[cv.kw]
+  if (cv.depthwise)
+    os << "dw_c" << r[cv.C] * r[cv.c] << "_o";
+  else
+    os << "c" << r[cv.C] * r[cv.c] << "_f" << r[cv.F] * r[cv.f] << "_o";
+  os << r[cv.oh] << "x" << r[cv.ow] << "_k" << r[cv.kh] << "x" << r[cv.kw]
      << "_s" << cv.sh << "x" << cv.sw;
   if (cv.dh != 1 || cv.dw != 1)
     os << "_d" << cv.dh << "x" << cv.dw;
@@ -366,8 +440,30 @@ private:
               })
               .getResults());
     };
+    // Depthwise: per tap one filter vector and a vector of input per
+    // column (the channel block is contiguous), no broadcast.
+    auto depthwiseTap = [&](Value kh, Value kw, SmallVector<Value> &s) {
+      Value inRow =
+          arith::AddIOp::create(b, loc, mul(row, cv.sh), mul(kh, cv.dh));
+      Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
+      Value filter = vector::LoadOp::create(b, loc, vecType, w,
+                                            ValueRange{block, kh, kw, index(0)});
+      Value at = linearInputIndex(image, block, inRow, inColumn, index(0));
+      for (int64_t i = 0; i < rows; ++i) {
+        Value in = vector::LoadOp::create(b, loc, vecType, flatX,
+                                          add(at, i * cv.sw * vw));
+        s[i] = vector::FMAOp::create(b, loc, in, filter, s[i]);
+      }
+    };
     int64_t unroll = vw % kChannelUnroll == 0 ? kChannelUnroll : 1;
-    SmallVector<Value> sums = forLoop(
+    SmallVector<Value> sums = cv.depthwise ? forLoop(
+        r[cv.kh], 1, acc, [&](Value kh, ValueRange a0) {
+          return forLoop(r[cv.kw], 1, a0, [&](Value kw, ValueRange a1) {
+            SmallVector<Value> s(a1.begin(), a1.end());
+            depthwiseTap(kh, kw, s);
+            return s;
+          });
+        }) : forLoop(
         r[cv.C], 1, acc, [&](Value cb, ValueRange a0) {
           return forLoop(r[cv.kh], 1, a0, [&](Value kh, ValueRange a1) {
             return forLoop(r[cv.kw], 1, a1, [&](Value kw, ValueRange a2) {
@@ -422,16 +518,20 @@ struct BlockedConvMicrokernelPass
       target.vectorRegisters = vectorRegisters;
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (op.getNumLoops() == 9 && op.getNumReductionLoops() == 4)
+      if ((op.getNumLoops() == 9 && op.getNumReductionLoops() == 4) ||
+          (op.getNumLoops() == 7 && op.getNumReductionLoops() == 2))
         candidates.push_back(op);
     });
     DominanceInfo dominance(getOperation());
     for (linalg::LinalgOp op : candidates) {
       std::string why;
       FailureOr<BlockedConv> match =
-          matchBlockedConv(op, target.vectorWidth, why);
+          op.getNumLoops() == 9
+              ? matchBlockedConv(op, target.vectorWidth, why)
+              : matchBlockedDepthwise(op, target.vectorWidth, why);
       if (failed(match)) {
-        if (print || op->hasAttr("dlas.blocked_conv"))
+        if (print || op->hasAttr("dlas.blocked_conv") ||
+            op->hasAttr("dlas.blocked_depthwise"))
           op->emitRemark() << "no blocked convolution microkernel: " << why;
         continue;
       }
@@ -448,6 +548,9 @@ struct BlockedConvMicrokernelPass
           failed(dlas::applyIntegerOverrides(
               op, kTilesAttrName, op->getAttr(kTilesAttrName), slots())))
         return signalPassFailure();
+      // A depthwise tile is one channel block: nothing to share across more.
+      if (cv.depthwise)
+        tiles.vectors = 1;
       if (cv.ranges[cv.F] % tiles.vectors != 0) {
         op->emitError() << "'" << kTilesAttrName << "' vectors = "
                         << tiles.vectors << " does not divide the "
@@ -474,7 +577,8 @@ struct BlockedConvMicrokernelPass
       BlockedConvEmitter(b, cv, tiles, nb, target.vectorWidth, parallel)
           .emit();
       if (print)
-        op->emitRemark() << "blocked convolution microkernel " << tiles.rows
+        op->emitRemark() << (cv.depthwise ? "blocked depthwise" : "blocked convolution")
+                         << " microkernel " << tiles.rows
                          << "x" << tiles.vectors * target.vectorWidth
                          << " (rows=" << tiles.rows
                          << ", vectors=" << tiles.vectors

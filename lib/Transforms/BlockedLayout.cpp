@@ -37,13 +37,13 @@ using namespace mlir;
 
 namespace {
 
-/// Why `conv` stays in NCHW with channel block `block`, or empty when it
-/// can be blocked.
-std::string whyNotBlocked(linalg::Conv2DNchwFchwOp conv, int64_t block,
+/// Why `conv` (a dense or depthwise NCHW convolution) stays in NCHW with
+/// channel block `block`, or empty when it can be blocked.
+std::string whyNotBlocked(linalg::LinalgOp conv, int64_t block,
                           int64_t maxWidth) {
-  auto input = cast<RankedTensorType>(conv.getInputs()[0].getType());
-  auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto output = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  auto input = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
+  auto filter = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  auto output = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
   if (!input.hasStaticShape() || !filter.hasStaticShape() ||
       !output.hasStaticShape())
     return "dynamic shape";
@@ -53,9 +53,9 @@ std::string whyNotBlocked(linalg::Conv2DNchwFchwOp conv, int64_t block,
   if (input.getDimSize(1) % block != 0)
     return llvm::formatv("{0} input channels are not a multiple of {1}",
                          input.getDimSize(1), block);
-  if (filter.getDimSize(0) % block != 0)
+  if (output.getDimSize(1) % block != 0)
     return llvm::formatv("{0} output channels are not a multiple of {1}",
-                         filter.getDimSize(0), block);
+                         output.getDimSize(1), block);
   if (maxWidth > 0 && output.getDimSize(3) > maxWidth)
     return llvm::formatv("output width {0} > max-width {1}",
                          output.getDimSize(3), maxWidth);
@@ -158,6 +158,55 @@ Value blockedConvolution(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
+/// The depthwise filter C x Kh x Kw as C/b x Kh x Kw x b.
+Value packDepthwiseFilter(OpBuilder &b, Location loc, Value filter,
+                          int64_t block) {
+  auto type = cast<RankedTensorType>(filter.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  auto packedType = RankedTensorType::get({s[0] / block, s[1], s[2], block},
+                                          type.getElementType());
+  // [C/b, b, Kh, Kw] -> [C/b, Kh, Kw, b]; the C x 1 x Kh x Kw constant
+  // behind the lowering's collapse holds the same data.
+  Value source = filter;
+  if (auto collapse = filter.getDefiningOp<tensor::CollapseShapeOp>())
+    source = collapse.getSrc();
+  if (Value folded = dlas::permuteConstant(
+          b, loc, source, {s[0] / block, block, s[1], s[2]}, {0, 2, 3, 1},
+          packedType, "dlas_packed"))
+    return folded;
+  return pack(b, loc, filter, {0}, block);
+}
+
+/// y[n, C, oh, ow, c] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
+/// w[C, kh, kw, c]: a vector of channels per output position.
+Value blockedDepthwise(OpBuilder &b, Location loc, Value input, Value filter,
+                       Value init, linalg::DepthwiseConv2DNchwChwOp conv) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  AffineExpr n, C, oh, ow, c, kh, kw;
+  bindDims(ctx, n, C, oh, ow, c, kh, kw);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(7, 0,
+                     {n, C, oh * strides[0] + kh * dilations[0],
+                      ow * strides[1] + kw * dilations[1], c},
+                     ctx),
+      AffineMap::get(7, 0, {C, kh, kw, c}, ctx),
+      AffineMap::get(7, 0, {n, C, oh, ow, c}, ctx)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators(5, IteratorType::parallel);
+  iterators.append(2, IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{input, filter}, ValueRange{init},
+      maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+        Value sum = arith::AddFOp::create(nb, l, args[2], product);
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  generic->setAttr("dlas.blocked_depthwise", b.getUnitAttr());
+  return generic.getResult(0);
+}
+
 struct BlockedLayoutPass
     : public dlas::impl::BlockedLayoutBase<BlockedLayoutPass> {
   using BlockedLayoutBase::BlockedLayoutBase;
@@ -198,30 +247,48 @@ struct BlockedLayoutPass
   /// conversions are left.
   FailureOr<std::pair<int64_t, int64_t>> blockAndPropagate(ModuleOp module) {
     int64_t blockSize = block > 0 ? block : dlas::hostTarget().vectorWidth;
-    SmallVector<linalg::Conv2DNchwFchwOp> convs;
-    module->walk([&](linalg::Conv2DNchwFchwOp conv) {
-      if (!conv.hasPureTensorSemantics())
+    SmallVector<linalg::LinalgOp> convs;
+    module->walk([&](linalg::LinalgOp conv) {
+      bool isDepthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(conv);
+      if ((!isa<linalg::Conv2DNchwFchwOp>(conv) && !isDepthwise) ||
+          !conv.hasPureTensorSemantics())
         return;
+      if (isDepthwise && !depthwise) {
+        if (print)
+          conv->emitRemark() << "stays NCHW: depthwise (depthwise=false)";
+        return;
+      }
       std::string why = whyNotBlocked(conv, blockSize, maxWidth);
       if (print && !why.empty())
-        conv.emitRemark() << "stays NCHW: " << why;
+        conv->emitRemark() << "stays NCHW: " << why;
       if (why.empty())
         convs.push_back(conv);
     });
     if (convs.empty())
       return std::make_pair<int64_t, int64_t>(0, 0);
     IRRewriter rewriter(&getContext());
-    for (linalg::Conv2DNchwFchwOp conv : convs) {
+    for (linalg::LinalgOp conv : convs) {
       rewriter.setInsertionPoint(conv);
       Location loc = conv.getLoc();
-      Value input = pack(rewriter, loc, conv.getInputs()[0], {1}, blockSize);
-      Value filter = packFilter(rewriter, loc, conv.getInputs()[1], blockSize);
-      Value init = blockedInit(rewriter, loc, conv.getOutputs()[0], blockSize);
-      Value blocked =
-          blockedConvolution(rewriter, loc, input, filter, init, conv);
+      Value input =
+          pack(rewriter, loc, conv.getDpsInputs()[0], {1}, blockSize);
+      Value init =
+          blockedInit(rewriter, loc, conv.getDpsInits()[0], blockSize);
+      Value blocked;
+      if (auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))
+        blocked = blockedConvolution(
+            rewriter, loc, input,
+            packFilter(rewriter, loc, conv.getDpsInputs()[1], blockSize), init,
+            dense);
+      else
+        blocked = blockedDepthwise(
+            rewriter, loc, input,
+            packDepthwiseFilter(rewriter, loc, conv.getDpsInputs()[1],
+                                blockSize),
+            init, cast<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation()));
       rewriter.replaceOp(
           conv, unpackChannels(rewriter, loc, blocked,
-                               cast<RankedTensorType>(conv.getType(0)),
+                               cast<RankedTensorType>(conv->getResult(0).getType()),
                                blockSize));
     }
     if (failed(propagate(module)))
@@ -238,15 +305,16 @@ struct BlockedLayoutPass
       if (moved && failed(propagate(module)))
         return failure();
     }
-    // Activation conversions: packs along the channel dim only (a filter
-    // pack has two tiles) and unpacks, counted once per value.
+    // Activation conversions: packs of dim 1 alone (a dense filter pack
+    // has two tiles, a depthwise one packs dim 0) and unpacks, counted once
+    // per value.
     IRRewriter cseRewriter(&getContext());
     DominanceInfo dominance(module);
     eliminateCommonSubExpressions(cseRewriter, dominance, module);
     int64_t conversions = 0;
     module.walk([&](Operation *op) {
       if (auto packOp = dyn_cast<linalg::PackOp>(op))
-        conversions += packOp.getInnerDimsPos().size() == 1;
+        conversions += packOp.getInnerDimsPos() == ArrayRef<int64_t>{1};
       else if (isa<linalg::UnPackOp>(op))
         ++conversions;
     });

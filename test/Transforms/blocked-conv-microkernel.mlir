@@ -101,3 +101,29 @@ func.func @attribute(%x: memref<1x1x2x6x16xf32>, %w: memref<2x1x1x1x16x16xf32>, 
   }
   return
 }
+
+// -----
+
+// A blocked depthwise convolution, stride 2: per tap one filter vector and
+// a contiguous input vector per column (no broadcast), up to 14 columns.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[DFLAT:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3, 4]] : memref<1x2x9x9x16xf32> into memref<2592xf32>
+// CHECK: vector.load %{{.*}} : memref<2x3x3x16xf32>, vector<16xf32>
+// CHECK: vector.load %[[DFLAT]][%{{.*}}] : memref<2592xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK-NOT: vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: vector.store
+// CHECK-NOT: linalg.generic
+// PRINT: remark: blocked depthwise microkernel 4x16 (rows=4, vectors=1) key 'dw_c32_o4x4_k3x3_s2x2'; init loaded, 0 epilogue op(s) fused
+#in = affine_map<(n, C, oh, ow, c, kh, kw) -> (n, C, oh * 2 + kh, ow * 2 + kw, c)>
+#w = affine_map<(n, C, oh, ow, c, kh, kw) -> (C, kh, kw, c)>
+#out = affine_map<(n, C, oh, ow, c, kh, kw) -> (n, C, oh, ow, c)>
+func.func @depthwise(%x: memref<1x2x9x9x16xf32>, %w: memref<2x3x3x16xf32>, %y: memref<1x2x4x4x16xf32>) {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : memref<1x2x9x9x16xf32>, memref<2x3x3x16xf32>) outs(%y : memref<1x2x4x4x16xf32>) attrs = {dlas.blocked_depthwise} {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}

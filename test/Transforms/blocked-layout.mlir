@@ -2,6 +2,7 @@
 // RUN: dlas-opt %s --split-input-file --dlas-blocked-layout="block=16 convs-per-conversion=0 max-width=8" | FileCheck %s --check-prefix=NARROW
 // RUN: dlas-opt %s --split-input-file --dlas-blocked-layout="block=16 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DECIDE
 // RUN: dlas-opt %s --split-input-file --dlas-blocked-layout="block=16 convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --dlas-blocked-layout="block=16 convs-per-conversion=0 depthwise=true" | FileCheck %s --check-prefix=DEPTHWISE
 
 // One convolution: the input is packed to NCHW16c (expand_shape +
 // transpose), the constant filter is packed at compile time, the bias
@@ -162,4 +163,29 @@ func.func @wide(%x: tensor<1x16x4x12xf32>, %w: tensor<16x16x1x1xf32>) -> tensor<
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x16x4x12xf32>, tensor<16x16x1x1xf32>) outs(%f : tensor<1x16x4x12xf32>) -> tensor<1x16x4x12xf32>
   return %y : tensor<1x16x4x12xf32>
+}
+
+// -----
+
+// A depthwise convolution: its constant filter is packed to
+// [C/16, Kh, Kw, 16] at compile time and it runs as a blocked depthwise
+// generic (a channel vector per output position).
+// DEPTHWISE-DAG: #[[DIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6, d4)>
+// DEPTHWISE-DAG: #[[DW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d5, d6, d4)>
+// DEPTHWISE-DAG: #[[DOUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
+// DEPTHWISE-LABEL: func.func @depthwise
+// DEPTHWISE: %[[DF:.*]] = arith.constant dense<{{.*}}> : tensor<2x3x3x16xf32>
+// DEPTHWISE: linalg.generic {indexing_maps = [#[[DIN]], #[[DW]], #[[DOUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %[[DF]] : tensor<1x2x9x9x16xf32>, tensor<2x3x3x16xf32>) outs(%{{.*}} : tensor<1x2x4x4x16xf32>) attrs = {dlas.blocked_depthwise}
+// By default it stays NCHW.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+// PRINT: remark: stays NCHW: depthwise (depthwise=false)
+func.func @depthwise(%x: tensor<1x32x9x9xf32>) -> tensor<1x32x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<32x3x3xf32>
+  %e = tensor.empty() : tensor<1x32x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x32x9x9xf32>, tensor<32x3x3xf32>) outs(%f : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  return %y : tensor<1x32x4x4xf32>
 }

@@ -62,6 +62,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Block only convolutions whose output is at most this "
                      "wide (0: any; dlas-blocked-layout max-width)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> blockedDepthwise{
+      *this, "blocked-depthwise",
+      llvm::cl::desc("Block depthwise convolutions too (dlas-blocked-layout "
+                     "depthwise)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> blockedEntry{
       *this, "blocked-entry",
       llvm::cl::desc("Public functions take and return activations blocked "

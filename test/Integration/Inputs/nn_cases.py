@@ -603,7 +603,38 @@ BLOCKED_MATRIX = [
     (1, 16, 20, 18, 32, 7, 2, (3, 3, 3, 3), 1, 1, True),    # 7x7 s2
     (1, 16, 4, 57, 32, 3, 1, (1, 1, 1, 1), 1, 1, True),     # OW 57: 7 x 8 + 1
     (1, 32, 8, 8, 32, 2, 2, (0, 0, 1, 1), 1, 1, False),     # 2x2 s2 even kernel
+    # Depthwise (groups = channels), blocked the same way.
+    (1, 32, 9, 11, 32, 3, 1, (1, 1, 1, 1), 1, 32, True),    # dw 3x3, OW 11
+    (1, 16, 15, 17, 16, 3, 2, (1, 1, 1, 1), 1, 16, False),  # dw s2
+    (1, 48, 12, 31, 48, 5, 1, (2, 3, 1, 2), 2, 48, True),   # dw 5x5 dil 2, OW 31: 14+14+3
 ]
+
+
+def inverted_residual_case(gen):
+    """MobileNetV2's block: 1x1 expand + relu6 -> depthwise 3x3 + relu6 ->
+    1x1 project -> + x: blocked end to end, depthwise layer included."""
+    x = rand(1, 16, 10, 10, gen=gen)
+    we = rand(64, 16, 1, 1, gen=gen) * 0.2
+    wd = rand(64, 1, 3, 3, gen=gen) * 0.3
+    bd = rand(64, gen=gen)
+    wp = rand(16, 64, 1, 1, gen=gen) * 0.2
+    y = torch.clamp(F.conv2d(x, we), 0, 6)
+    y = torch.clamp(F.conv2d(y, wd, bd, padding=1, groups=64), 0, 6)
+    y = F.conv2d(y, wp) + x
+    t, e = "tensor<1x16x10x10xf32>", "tensor<1x64x10x10xf32>"
+
+    def body(v, ts, r):
+        return "\n".join([
+            f"  %e = nn.conv2d {v[0]}, {v[1]} : ({ts[0]}, {ts[1]}) -> {e}",
+            f"  %e6 = nn.relu6 %e : {e}",
+            f"  %d = nn.conv2d %e6, {v[2]}, {v[3]} {{padding = {arr([1, 1, 1, 1])}, groups = 64 : i64}} : "
+            f"({e}, {ts[2]}, {ts[3]}) -> {e}",
+            f"  %d6 = nn.relu6 %d : {e}",
+            f"  %p = nn.conv2d %d6, {v[4]} : ({e}, {ts[4]}) -> {t}",
+            f"  %r = nn.add %p, {v[0]} : ({t}, {t}) -> {t}",
+        ])
+    return Case("inverted_residual", [x.numpy(), we.numpy(), wd.numpy(), bd.numpy(), wp.numpy()],
+                y, body)
 
 
 def residual_block_case(gen):
@@ -638,6 +669,7 @@ def residual_block_case(gen):
 def blocked_cases(gen):
     cases = [conv_case(*cfg, gen=gen) for cfg in BLOCKED_MATRIX]
     cases.append(residual_block_case(gen))
+    cases.append(inverted_residual_case(gen))
     return cases
 
 
