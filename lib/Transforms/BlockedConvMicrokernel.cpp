@@ -68,17 +68,19 @@ bool matchWindow(AffineExpr e, unsigned numLoops, unsigned out, unsigned tap,
   return step > 0 && dilation > 0;
 }
 
-/// Matches `op` as a BlockedConv whose channel block is `width` lanes; on
-/// failure `why` says what does not fit.
-FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
-                                        std::string &why) {
-  auto reject = [&](StringRef reason) {
+/// The part both blocked forms share: `loops` loops, two inputs and an
+/// output on static contiguous f32 memrefs, an out + lhs * rhs body, and
+/// a 5-d output y[n, F, oh, ow, f] whose dims it records.
+FailureOr<BlockedConv> matchBlockedOutput(linalg::LinalgOp op, unsigned loops,
+                                          std::string &why) {
+  auto reject = [&](const Twine &reason) {
     why = reason.str();
     return failure();
   };
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
-    return reject("not a two-input, one-output, 9-loop op on memrefs");
+      op.getNumDpsInits() != 1 || op.getNumLoops() != loops)
+    return reject("not a two-input, one-output, " + Twine(loops) +
+                  "-loop op on memrefs");
   for (OpOperand &operand : op->getOpOperands())
     if (!dlas::isContiguousF32(operand.get()))
       return reject("needs static contiguous f32 memrefs");
@@ -96,6 +98,41 @@ FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
   cv.oh = yMap.getDimPosition(2);
   cv.ow = yMap.getDimPosition(3);
   cv.f = yMap.getDimPosition(4);
+  return cv;
+}
+
+/// Checks that cv's input is x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c]
+/// (the other dims already known) and records the window's steps.
+LogicalResult matchInput(BlockedConv &cv, std::string &why) {
+  linalg::LinalgOp op = cv.op;
+  AffineMap xMap = op.getMatchingIndexingMap(cv.x);
+  auto isDim = [&](AffineExpr e, unsigned d) {
+    return e == getAffineDimExpr(d, op.getContext());
+  };
+  unsigned loops = op.getNumLoops();
+  if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
+      !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
+    why = "input map is not [n, C, _, _, c]";
+  else if (!matchWindow(xMap.getResult(2), loops, cv.oh, cv.kh, cv.sh, cv.dh) ||
+           !matchWindow(xMap.getResult(3), loops, cv.ow, cv.kw, cv.sw, cv.dw))
+    why = "input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw";
+  else
+    return success();
+  return failure();
+}
+
+/// Matches `op` as a BlockedConv whose channel block is `width` lanes; on
+/// failure `why` says what does not fit.
+FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
+                                        std::string &why) {
+  auto reject = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  FailureOr<BlockedConv> matched = matchBlockedOutput(op, 9, why);
+  if (failed(matched))
+    return failure();
+  BlockedConv cv = *matched;
   auto endsWithF = [&](OpOperand *o) {
     AffineMap map = op.getMatchingIndexingMap(o);
     return map.getNumResults() == 6 &&
@@ -117,16 +154,8 @@ FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
   for (unsigned d : {cv.C, cv.kh, cv.kw, cv.c})
     if (iterators[d] != utils::IteratorType::reduction)
       return reject("filter's C, kh, kw, c are not the reductions");
-  AffineMap xMap = op.getMatchingIndexingMap(cv.x);
-  auto isDim = [&](AffineExpr e, unsigned d) {
-    return e == getAffineDimExpr(d, op.getContext());
-  };
-  if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
-      !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
-    return reject("input map is not [n, C, _, _, c]");
-  if (!matchWindow(xMap.getResult(2), 9, cv.oh, cv.kh, cv.sh, cv.dh) ||
-      !matchWindow(xMap.getResult(3), 9, cv.ow, cv.kw, cv.sw, cv.dw))
-    return reject("input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw");
+  if (failed(matchInput(cv, why)))
+    return failure();
   if (cv.ranges[cv.f] != width || cv.ranges[cv.c] != width)
     return reject("the channel blocks are not one vector wide");
   return cv;
@@ -141,27 +170,13 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
     why = reason.str();
     return failure();
   };
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 7)
-    return reject("not a two-input, one-output, 7-loop op on memrefs");
-  for (OpOperand &operand : op->getOpOperands())
-    if (!dlas::isContiguousF32(operand.get()))
-      return reject("needs static contiguous f32 memrefs");
-  if (!dlas::isMultiplyAccumulate(op))
-    return reject("body is not out + lhs * rhs");
-  BlockedConv cv;
-  cv.op = op;
+  FailureOr<BlockedConv> matched = matchBlockedOutput(op, 7, why);
+  if (failed(matched))
+    return failure();
+  BlockedConv cv = *matched;
   cv.depthwise = true;
-  cv.y = op.getDpsInitOperand(0);
-  cv.ranges = op.getStaticLoopRanges();
-  AffineMap yMap = op.getMatchingIndexingMap(cv.y);
-  if (!yMap.isProjectedPermutation() || yMap.getNumResults() != 5)
-    return reject("output map is not a 5-d projected permutation");
-  cv.n = yMap.getDimPosition(0);
-  cv.F = cv.C = yMap.getDimPosition(1);
-  cv.oh = yMap.getDimPosition(2);
-  cv.ow = yMap.getDimPosition(3);
-  cv.f = cv.c = yMap.getDimPosition(4);
+  cv.C = cv.F;
+  cv.c = cv.f;
   auto isFilter = [&](OpOperand *o) {
     AffineMap map = op.getMatchingIndexingMap(o);
     return map.getNumResults() == 4 && map.isProjectedPermutation() &&
@@ -179,16 +194,8 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
   if (iterators[cv.kh] != utils::IteratorType::reduction ||
       iterators[cv.kw] != utils::IteratorType::reduction)
     return reject("filter's kh, kw are not the reductions");
-  AffineMap xMap = op.getMatchingIndexingMap(cv.x);
-  auto isDim = [&](AffineExpr e, unsigned d) {
-    return e == getAffineDimExpr(d, op.getContext());
-  };
-  if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
-      !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
-    return reject("input map is not [n, C, _, _, c]");
-  if (!matchWindow(xMap.getResult(2), 7, cv.oh, cv.kh, cv.sh, cv.dh) ||
-      !matchWindow(xMap.getResult(3), 7, cv.ow, cv.kw, cv.sw, cv.dw))
-    return reject("input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw");
+  if (failed(matchInput(cv, why)))
+    return failure();
   if (cv.ranges[cv.c] != width)
     return reject("the channel block is not one vector wide");
   return cv;
@@ -511,11 +518,8 @@ struct BlockedConvMicrokernelPass
   std::shared_ptr<const dlas::TuningTable> tuningTable;
 
   void runOnOperation() override {
-    dlas::TargetShape target = dlas::hostTarget();
-    if (vectorWidth > 0)
-      target.vectorWidth = vectorWidth;
-    if (vectorRegisters > 0)
-      target.vectorRegisters = vectorRegisters;
+    dlas::TargetShape target =
+        dlas::hostTarget(vectorWidth, vectorRegisters);
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if ((op.getNumLoops() == 9 && op.getNumReductionLoops() == 4) ||

@@ -712,11 +712,8 @@ struct DepthwiseMicrokernelPass
   std::shared_ptr<const dlas::TuningTable> tuningTable;
 
   void runOnOperation() override {
-    dlas::TargetShape target = dlas::hostTarget();
-    if (vectorWidth > 0)
-      target.vectorWidth = vectorWidth;
-    if (vectorRegisters > 0)
-      target.vectorRegisters = vectorRegisters;
+    dlas::TargetShape target =
+        dlas::hostTarget(vectorWidth, vectorRegisters);
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.getNumReductionLoops() > 0)

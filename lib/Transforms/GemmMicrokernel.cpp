@@ -1009,11 +1009,8 @@ struct GemmMicrokernelPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetShape target = hostTarget();
-    if (vectorWidth > 0)
-      target.vectorWidth = vectorWidth;
-    if (vectorRegisters > 0)
-      target.vectorRegisters = vectorRegisters;
+    TargetShape target =
+        hostTarget(vectorWidth, vectorRegisters);
     target.l1Bytes = l1CacheBytes;
     target.l2Bytes = l2CacheBytes;
 

@@ -21,6 +21,16 @@ dlas::TargetShape dlas::hostTarget() {
   return {4, 16, 0, 0}; // SSE, NEON
 }
 
+dlas::TargetShape dlas::hostTarget(int64_t vectorWidth,
+                                   int64_t vectorRegisters) {
+  TargetShape target = hostTarget();
+  if (vectorWidth > 0)
+    target.vectorWidth = vectorWidth;
+  if (vectorRegisters > 0)
+    target.vectorRegisters = vectorRegisters;
+  return target;
+}
+
 bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
   if (body.getOperations().size() != 3)

@@ -25,6 +25,10 @@ struct TargetShape {
 /// (caches left 0 for the caller to fill).
 TargetShape hostTarget();
 
+/// The host's target with a pass's `vectorWidth` and `vectorRegisters`
+/// options applied where they are nonzero (tests pin them).
+TargetShape hostTarget(int64_t vectorWidth, int64_t vectorRegisters);
+
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);
 
