@@ -2,11 +2,7 @@
 #include "Utils.h"
 #include "DLAS/Support/ConstantData.h"
 
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
-
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::dlas;
