@@ -630,6 +630,9 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
     element types) are left alone; `print` says why.
   }];
   let options = [
+    Option<"rowMajor", "row-major", "bool", "true",
+           "Visit a channel's row blocks outside its column tiles (the input "
+           "plane is read in rows)">,
     Option<"vectorWidth", "vector-width", "int64_t", "0",
            "f32 lanes per vector register; 0: the host's widest">,
     Option<"vectorRegisters", "vector-registers", "int64_t", "0",
