@@ -208,6 +208,49 @@ Value blockedDepthwise(OpBuilder &b, Location loc, Value input, Value filter,
                        "dlas.blocked_depthwise");
 }
 
+/// An activation unpack [N, C/b, H, W, b] -> [N, C, H, W] as a copy that
+/// walks its source in order, the channel within a block innermost, into
+/// the result viewed as [N, C/b, b, H, W]. (Upstream's lowering walks the
+/// result in order: w innermost, reading one float per 64-byte line of the
+/// source, every line 16 times; ResNet-50's 1x1 layer with a 56x56x256
+/// output spent 1.5 ms converting it.) Fails for any other unpack.
+LogicalResult unpackChannelsInReadOrder(RewriterBase &rewriter,
+                                        linalg::UnPackOp unpack) {
+  RankedTensorType source = unpack.getSourceType();
+  RankedTensorType dest = unpack.getDestType();
+  if (unpack.getInnerDimsPos() != ArrayRef<int64_t>{1} ||
+      !unpack.getOuterDimsPerm().empty() || source.getRank() != 5 ||
+      !source.hasStaticShape() || !dest.hasStaticShape() ||
+      source.getDimSize(1) * source.getDimSize(4) != dest.getDimSize(1) ||
+      source.getDimSize(2) != dest.getDimSize(2) ||
+      source.getDimSize(3) != dest.getDimSize(3))
+    return failure();
+  Location loc = unpack.getLoc();
+  int64_t block = source.getDimSize(4);
+  ArrayRef<int64_t> d = dest.getShape();
+  auto viewType = RankedTensorType::get(
+      {d[0], d[1] / block, block, d[2], d[3]}, dest.getElementType());
+  SmallVector<ReassociationIndices> split = {{0}, {1, 2}, {3}, {4}};
+  Value init = tensor::EmptyOp::create(rewriter, loc, viewType.getShape(),
+                                       viewType.getElementType());
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr n, cb, h, w, c;
+  bindDims(ctx, n, cb, h, w, c);
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(5, ctx),
+      AffineMap::get(5, 0, {n, cb, c, h, w}, ctx)};
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, viewType, ValueRange{unpack.getSource()},
+      ValueRange{init}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args[0]);
+      });
+  rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+      unpack, dest, copy.getResult(0), split);
+  return success();
+}
+
 struct BlockedLayoutPass
     : public dlas::impl::BlockedLayoutBase<BlockedLayoutPass> {
   using BlockedLayoutBase::BlockedLayoutBase;
@@ -444,7 +487,9 @@ struct BlockedLayoutPass
       if (auto packOp = dyn_cast<linalg::PackOp>(op))
         lowered = linalg::lowerPack(rewriter, packOp);
       else if (auto unpackOp = dyn_cast<linalg::UnPackOp>(op))
-        lowered = linalg::lowerUnPack(rewriter, unpackOp);
+        lowered = succeeded(unpackChannelsInReadOrder(rewriter, unpackOp))
+                      ? success()
+                      : LogicalResult(linalg::lowerUnPack(rewriter, unpackOp));
       else
         return WalkResult::advance();
       if (failed(lowered)) {

@@ -275,8 +275,12 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     `tensor.pad`s) moves each unpack down to the next convolution's pack,
     where the pair folds: consecutive convolutions, with the activations,
     residual adds and paddings between them, stay blocked. Only the graph's
-    edges convert, where a conversion is left: the packs and unpacks there
-    become a pad, a reshape and a transpose each. Layer functions
+    edges convert, where a conversion is left: a pack there becomes a pad,
+    a reshape and a transpose (upstream's lowering, the channel within a
+    block innermost); an activation unpack becomes a copy that walks the
+    blocked source in order into the result viewed as `[N, C/b, b, H, W]`
+    (upstream's lowering walks the result in order, reading one float per
+    cache line of the source: a 56x56x256 unpack took 1.5 ms, now 0.2). Layer functions
     (`dlas-outline-layers`) do not stop the layout: a private function
     called once that packs an argument or unpacks a result has its
     signature changed to the blocked type and its caller converts instead,
