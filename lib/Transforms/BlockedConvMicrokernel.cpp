@@ -296,22 +296,10 @@ public:
     };
     if (!parallel || items < 2)
       return loop(index(0), index(items), 1, item);
-    Value threads = dlas::openMPMaxThreads(b, loc, cv.op);
-    Value chunk = arith::MaxUIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, index(items), threads),
-        index(1));
-    Value chunks = arith::CeilDivUIOp::create(b, loc, index(items), chunk);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{index(0)}, ValueRange{chunks}, ValueRange{index(1)},
-        [&](OpBuilder &nested, Location, ValueRange ivs) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getBlock());
-          Value first = arith::MulIOp::create(b, loc, ivs[0], chunk);
-          Value end = arith::MinUIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, first, chunk),
-              index(items));
-          loop(first, end, 1, item);
-        });
+    dlas::parallelChunks(b, loc, cv.op, items, /*parts=*/0,
+                         [&](Value first, Value end) {
+                           loop(first, end, 1, item);
+                         });
   }
 
 private:

@@ -466,12 +466,8 @@ public:
       };
       switch (split) {
       case Split::Tiles: {
-        auto [chunkSize, chunkCount] = chunking(tiles);
-        Value chunk = chunkSize; // captured below (C++17: no bindings)
-        parallelFor(chunkCount, [&](Value c) {
-          Value first = arith::MulIOp::create(b, loc, c, chunk);
-          Value end = min(arith::AddIOp::create(b, loc, first, chunk),
-                          index(tiles));
+        dlas::parallelChunks(b, loc, g.op, tiles, chunks, [&](Value first,
+                                                             Value end) {
           // B blocks of ncTiles column tiles, each through all k blocks,
           // so that a kc x nc slice of B stays in L2 across the row
           // blocks (one chunk per thread spans all of N at 1 thread:
@@ -486,12 +482,8 @@ public:
         return;
       }
       case Split::Rows: {
-        auto [chunkSize, chunkCount] = chunking(fullPanels);
-        Value chunk = chunkSize; // captured below (C++17: no bindings)
-        parallelFor(chunkCount, [&](Value c) {
-          Value first = arith::MulIOp::create(b, loc, c, chunk);
-          Value end = min(arith::AddIOp::create(b, loc, first, chunk),
-                          index(fullPanels));
+        dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
+                             [&](Value first, Value end) {
           kBlocks([&](Value kc, Value kcEnd) {
             emitPanels(first, end, p.m0, kc, kcEnd, index(0), index(tiles),
                        false);
@@ -580,34 +572,6 @@ private:
 
   /// Fewer column tiles than this run in parallel over rows instead.
   static constexpr int64_t kMinParallelTiles = 8;
-
-  /// (chunk size, chunk count) for splitting `count` items over the
-  /// parallel loop: `chunks` parts, or with 0 one per OpenMP thread, asked
-  /// at run time. Every chunk re-reads the operand it does not split (A
-  /// for column tiles, B for row panels): 8 fixed chunks were measured
-  /// 11-16% slower at 2 threads than one per thread (ResNet-50 14x14
-  /// layers), and left one thread with 4 chunks, the other with 3.
-  std::pair<Value, Value> chunking(int64_t count) {
-    Value parts = chunks > 0 ? index(chunks) : openMPThreads();
-    Value size = arith::MaxUIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, index(count), parts),
-        index(1));
-    return {size, arith::CeilDivUIOp::create(b, loc, index(count), size)};
-  }
-
-  Value openMPThreads() { return dlas::openMPMaxThreads(b, loc, g.op); }
-
-  /// `body(i)` for i in [0, count) as an scf.parallel (OpenMP under
-  /// threading).
-  void parallelFor(Value count, function_ref<void(Value)> body) {
-    scf::ParallelOp::create(b, loc, ValueRange{index(0)},
-                            ValueRange{count}, ValueRange{index(1)},
-                            [&](OpBuilder &nested, Location, ValueRange ivs) {
-                              OpBuilder::InsertionGuard guard(b);
-                              b.setInsertionPointToStart(nested.getBlock());
-                              body(ivs[0]);
-                            });
-  }
 
   /// Runs `body(tile)` over the column tiles, in parallel when asked.
   void forEachTile(Value first, Value end, bool inParallel,

@@ -134,7 +134,9 @@ FailureOr<Operation *> dlas::soleUserBefore(Value v, Operation *op,
   return found;
 }
 
-Value dlas::openMPMaxThreads(OpBuilder &b, Location loc, Operation *op) {
+/// omp_get_max_threads() as an index, declared in `op`'s module on first
+/// use.
+static Value openMPMaxThreads(OpBuilder &b, Location loc, Operation *op) {
   constexpr llvm::StringLiteral name = "omp_get_max_threads";
   auto module = op->getParentOfType<ModuleOp>();
   auto fnType = b.getFunctionType({}, {b.getI32Type()});
@@ -161,4 +163,27 @@ dlas::linearTerms(AffineExpr e, unsigned numDims) {
     if (flat[d] != 0)
       terms[d] = flat[d];
   return terms;
+}
+
+void dlas::parallelChunks(OpBuilder &b, Location loc, Operation *anchor,
+                          int64_t count, int64_t parts,
+                          function_ref<void(Value, Value)> body) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value total = index(count);
+  Value split = parts > 0 ? index(parts) : openMPMaxThreads(b, loc, anchor);
+  Value size = arith::MaxUIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, total, split), index(1));
+  Value chunks = arith::CeilDivUIOp::create(b, loc, total, size);
+  scf::ParallelOp::create(
+      b, loc, ValueRange{index(0)}, ValueRange{chunks}, ValueRange{index(1)},
+      [&](OpBuilder &nested, Location, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nested.getBlock());
+        Value first = arith::MulIOp::create(b, loc, ivs[0], size);
+        Value end = arith::MinUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, first, size), total);
+        body(first, end);
+      });
 }

@@ -65,9 +65,15 @@ Value cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
 std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
 linearTerms(AffineExpr e, unsigned numDims);
 
-/// omp_get_max_threads() as an index, declared in `op`'s module on first
-/// use: the parallel chunk count of a kernel, asked at run time.
-Value openMPMaxThreads(OpBuilder &b, Location loc, Operation *op);
+/// Splits [0, count) into `parts` contiguous chunks (0: one per OpenMP
+/// thread, asked at run time) and runs `body(first, end)` for each in an
+/// scf.parallel, which the CPU pipeline hands to OpenMP. One chunk per
+/// thread keeps each thread's share of the output, and of the operand it
+/// splits, to itself (8 fixed chunks measured 11-16% slower at 2 threads
+/// on ResNet-50's 14x14 GEMMs). `anchor` is any op of the module.
+void parallelChunks(OpBuilder &b, Location loc, Operation *anchor,
+                    int64_t count, int64_t parts,
+                    function_ref<void(Value first, Value end)> body);
 
 } // namespace mlir::dlas
 
