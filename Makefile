@@ -98,6 +98,8 @@ demo: build
 docs: build
 	ninja -C $(BUILD) mlir-doc
 	cp $(BUILD)/docs/Dialects/NNDialect.md docs/NNDialect.md
+	cp $(BUILD)/docs/Dialects/DLASDialect.md docs/DLASDialect.md
+	cp $(BUILD)/docs/DLASCodegenPasses.md docs/CodegenPasses.md
 	cp $(BUILD)/docs/DLASConversionPasses.md docs/ConversionPasses.md
 	cp $(BUILD)/docs/DLASTransformPasses.md docs/TransformPasses.md
 	cp $(BUILD)/docs/NNTransformPasses.md docs/NNTransformPasses.md

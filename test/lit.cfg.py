@@ -37,6 +37,35 @@ config.substitutions.append(
 tool_dirs = [config.dlas_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run", "dlas-import"], tool_dirs)
 
+# What the host can execute, for execution tests: `host-avx2`,
+# `host-avx512` (F, BW, DQ, VL: x86-64-v4), `host-avx512bf16`,
+# `host-avx512vnni`, `host-amx`. IR tests pin their target and need none.
+def _host_cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+_flags = _host_cpu_flags()
+if {"avx2", "fma"} <= _flags:
+    config.available_features.add("host-avx2")
+if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= _flags:
+    config.available_features.add("host-avx512")
+if "avx512_bf16" in _flags:
+    config.available_features.add("host-avx512bf16")
+if "avx512_vnni" in _flags:
+    config.available_features.add("host-avx512vnni")
+if {"amx_tile", "amx_bf16", "amx_int8"} <= _flags:
+    config.available_features.add("host-amx")
+# The targets the host can run, widest last: execution tests loop over them.
+config.substitutions.append(
+    ("%exec_targets", " ".join(["x86-64-v3"] + (
+        ["x86-64-v4"] if "host-avx512" in config.available_features else []))))
+
 # Execution tests compare against PyTorch on Debian's /usr/bin/python3.
 def _has_torch():
     try:

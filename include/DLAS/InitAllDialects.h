@@ -2,13 +2,14 @@
 #ifndef DLAS_INITALLDIALECTS_H
 #define DLAS_INITALLDIALECTS_H
 
+#include "DLAS/Dialect/DLAS/DLASDialect.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
 namespace mlir::dlas {
 inline void registerAllDialects(DialectRegistry &registry) {
-  registry.insert<nn::NNDialect>();
+  registry.insert<nn::NNDialect, DLASDialect>();
 }
 } // namespace mlir::dlas
 

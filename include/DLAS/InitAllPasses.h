@@ -2,6 +2,7 @@
 #ifndef DLAS_INITALLPASSES_H
 #define DLAS_INITALLPASSES_H
 
+#include "DLAS/Codegen/Passes.h"
 #include "DLAS/Conversion/Passes.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
@@ -9,6 +10,7 @@
 
 namespace mlir::dlas {
 inline void registerAllPasses() {
+  registerDLASCodegenPasses();
   registerDLASConversionPasses();
   nn::registerNNTransformsPasses();
   registerDLASTransformsPasses();

@@ -1,4 +1,6 @@
 //===- CPUPipeline.cpp - dlas-cpu-pipeline --------------------------------===//
+#include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/Passes.h"
 #include "DLAS/Conversion/Passes.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
@@ -16,6 +18,31 @@
 
 using namespace mlir;
 using namespace mlir::dlas;
+
+void dlas::buildTargetStage(OpPassManager &pm,
+                            const CPUPipelineOptions &options) {
+  AttachTargetOptions attach;
+  StringRef name = options.target;
+  if (name.empty() || name == "host" || name == "cpu") {
+    // The one place a pipeline asks the machine: when it is built, never
+    // while it runs. Without a named target a module's own dlas.target
+    // wins.
+    auto [hostName, host] = resolveHostCPUTarget();
+    attach.target = hostName;
+    attach.features = host.features;
+    attach.l1 = host.l1;
+    attach.l2 = host.l2;
+    attach.l3 = host.l3;
+    attach.keepExisting = name.empty();
+    if (!options.targetFeatures.empty())
+      attach.features += "," + options.targetFeatures;
+  } else {
+    attach.target = name.str();
+    attach.features = options.targetFeatures;
+  }
+  attach.vectorBits = options.targetVectorBits;
+  pm.addPass(createAttachTarget(attach));
+}
 
 void dlas::buildNNToLinalgStage(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
@@ -149,10 +176,12 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTargetToLLVM());
 }
 
 void dlas::buildCPUPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
+  buildTargetStage(pm, options);
   buildNNToLinalgStage(pm, options);
   buildCPUCodegenStrategyStage(pm, options);
   buildEntryABIStage(pm, options);
@@ -165,7 +194,7 @@ void dlas::buildCPUPipeline(OpPassManager &pm,
 void dlas::registerDLASPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "dlas-cpu-pipeline",
-      "Compile nn (or linalg-on-tensors) IR to the LLVM dialect for the host "
-      "CPU",
+      "Compile nn (or linalg-on-tensors) IR to the LLVM dialect for a CPU "
+      "target (target=host by default)",
       buildCPUPipeline);
 }

@@ -506,8 +506,11 @@ struct BlockedConvMicrokernelPass
   std::shared_ptr<const dlas::TuningTable> tuningTable;
 
   void runOnOperation() override {
-    dlas::TargetShape target =
-        dlas::hostTarget(vectorWidth, vectorRegisters);
+    FailureOr<dlas::TargetShape> targetOr =
+        dlas::targetShapeFor(getOperation(), vectorWidth, vectorRegisters);
+    if (failed(targetOr))
+      return signalPassFailure();
+    dlas::TargetShape target = *targetOr;
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if ((op.getNumLoops() == 9 && op.getNumReductionLoops() == 4) ||

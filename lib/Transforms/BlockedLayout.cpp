@@ -290,7 +290,16 @@ struct BlockedLayoutPass
   /// layout; returns how many were blocked and how many activation layout
   /// conversions are left.
   FailureOr<std::pair<int64_t, int64_t>> blockAndPropagate(ModuleOp module) {
-    int64_t blockSize = block > 0 ? block : dlas::hostTarget().vectorWidth;
+    int64_t blockSize = block;
+    if (blockSize <= 0) {
+      dlas::CPUTargetAttr target = dlas::lookupCPUTarget(module);
+      if (!target)
+        return module.emitError()
+               << "no target: set the module's 'dlas.target' "
+                  "(dlas-attach-target, dlas-cpu-pipeline{target=...}) or "
+                  "give block=N";
+      blockSize = target.lanes(32);
+    }
     SmallVector<linalg::LinalgOp> convs;
     module->walk([&](linalg::LinalgOp conv) {
       bool isDepthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(conv);

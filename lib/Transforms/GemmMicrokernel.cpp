@@ -30,7 +30,6 @@ namespace mlir::dlas {
 } // namespace mlir::dlas
 
 using namespace mlir;
-using mlir::dlas::hostTarget;
 using mlir::dlas::isContiguousF32;
 using mlir::dlas::isMultiplyAccumulate;
 using mlir::dlas::TargetShape;
@@ -973,10 +972,15 @@ struct GemmMicrokernelPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetShape target =
-        hostTarget(vectorWidth, vectorRegisters);
-    target.l1Bytes = l1CacheBytes;
-    target.l2Bytes = l2CacheBytes;
+    FailureOr<TargetShape> targetOr =
+        dlas::targetShapeFor(module, vectorWidth, vectorRegisters);
+    if (failed(targetOr))
+      return signalPassFailure();
+    TargetShape target = *targetOr;
+    if (l1CacheBytes > 0)
+      target.l1Bytes = l1CacheBytes;
+    if (l2CacheBytes > 0)
+      target.l2Bytes = l2CacheBytes;
 
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {

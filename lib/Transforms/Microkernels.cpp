@@ -7,29 +7,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
-
-dlas::TargetShape dlas::hostTarget() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](StringRef f) { return features.lookup(f); };
-  if (has("avx512f"))
-    return {16, 32, 0, 0};
-  if (has("avx"))
-    return {8, 16, 0, 0};
-  return {4, 16, 0, 0}; // SSE, NEON
-}
-
-dlas::TargetShape dlas::hostTarget(int64_t vectorWidth,
-                                   int64_t vectorRegisters) {
-  TargetShape target = hostTarget();
-  if (vectorWidth > 0)
-    target.vectorWidth = vectorWidth;
-  if (vectorRegisters > 0)
-    target.vectorRegisters = vectorRegisters;
-  return target;
-}
 
 bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();

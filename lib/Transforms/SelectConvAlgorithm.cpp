@@ -1,4 +1,5 @@
 //===- SelectConvAlgorithm.cpp - the dlas-select-conv-algorithm pass ------===//
+#include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -710,6 +711,17 @@ struct SelectConvAlgorithmPass
     return success();
   }
 
+  /// The L1 size the cost model assumes: the option, else the target's,
+  /// else 48 KiB (a fixed value, so that the choice never depends on the
+  /// machine the compiler runs on).
+  int64_t l1Bytes(Operation *op) const {
+    if (l1CacheBytes > 0)
+      return l1CacheBytes;
+    if (dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op))
+      return target.getL1();
+    return 48 * 1024;
+  }
+
   ConvAlgorithm choose(linalg::LinalgOp conv, ConvKind kind, bool unitStride,
                        std::string &why) {
     auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
@@ -788,7 +800,7 @@ struct SelectConvAlgorithmPass
         return why = "stride 1, output width " + std::to_string(width) +
                      " >= " + std::to_string(minDirectWidth) + ": direct rows",
                ConvAlgorithm::Direct;
-      if (plane * 3 <= l1CacheBytes)
+      if (plane * 3 <= l1Bytes(conv))
         return why =
                    "stride 1, output plane " + std::to_string(plane) +
                    " B fits a third of L1: innermost loop over Ho*Wp, no copy",

@@ -1,14 +1,39 @@
 // The CPU pipeline end to end: nn -> LLVM dialect -> LLVM IR.
-// RUN: dlas-opt %s --dlas-cpu-pipeline | FileCheck %s --check-prefix=LLVM
-// RUN: dlas-opt %s --dlas-cpu-pipeline | %mlir_translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
-// RUN: dlas-opt %s --dlas-cpu-pipeline="lower-to-llvm=false" | FileCheck %s --check-prefix=LOOPS
-// RUN: dlas-opt %s --dlas-cpu-pipeline="emit-c-interface=false" | FileCheck %s --check-prefix=NOCI
-// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-cpu-pipeline)" | FileCheck %s --check-prefix=LLVM
-// RUN: dlas-opt %s --dlas-cpu-pipeline="outline-layers=false" | FileCheck %s --check-prefix=INLINE
-// RUN: dlas-opt %s --dlas-cpu-pipeline | FileCheck %s --check-prefix=THREADS
-// RUN: dlas-opt %s --dlas-cpu-pipeline="threading=false" | FileCheck %s --check-prefix=NOTHREADS
-// RUN: dlas-opt %s --dlas-cpu-pipeline="microkernels=false lower-to-llvm=false" | FileCheck %s --check-prefix=NOMICRO
-// RUN: dlas-opt %s --dlas-cpu-pipeline="print-microkernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v4 | FileCheck %s --check-prefix=LLVM
+// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v4 | %mlir_translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 lower-to-llvm=false" | FileCheck %s --check-prefix=LOOPS
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 emit-c-interface=false" | FileCheck %s --check-prefix=NOCI
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-cpu-pipeline{target=x86-64-v4})" | FileCheck %s --check-prefix=LLVM
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 outline-layers=false" | FileCheck %s --check-prefix=INLINE
+// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v4 | FileCheck %s --check-prefix=THREADS
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 threading=false" | FileCheck %s --check-prefix=NOTHREADS
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 microkernels=false lower-to-llvm=false" | FileCheck %s --check-prefix=NOMICRO
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 print-microkernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// The target reaches the LLVM functions; the kernels use its vector width.
+// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v4 | FileCheck %s --check-prefix=V4
+// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v3 | FileCheck %s --check-prefix=V3
+// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v3 | %mlir_translate --mlir-to-llvmir | FileCheck %s --check-prefix=V3IR
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 target-vector-bits=256" | FileCheck %s --check-prefix=V4Y
+// A module's own target wins over the default (host), not over a named one.
+// RUN: dlas-opt %s --dlas-attach-target=target=znver3 --dlas-cpu-pipeline | FileCheck %s --check-prefix=KEEP
+// RUN: dlas-opt %s --dlas-attach-target=target=znver3 --dlas-cpu-pipeline=target=x86-64-v4 | FileCheck %s --check-prefix=V4
+// RUN: not dlas-opt %s --dlas-cpu-pipeline=target=pentium9 2>&1 | FileCheck %s --check-prefix=BADTARGET
+
+// V4: llvm.target_triple = "x86_64-unknown-linux-gnu"
+// V4-NOT: dlas.target
+// V4: llvm.func @main_layer0_conv2d
+// V4-SAME: target_cpu = "x86-64-v4"
+// V4-SAME: target_features = #llvm.target_features<["+sse4.2", "+avx", "+avx2", "+fma", "+f16c", "+avx512f", "+avx512dq", "+avx512bw", "+avx512vl", "-avx512vnni"
+// V4: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// V3: llvm.func @main_layer0_conv2d
+// V3-SAME: target_cpu = "x86-64-v3"
+// V3-SAME: "+fma", "+f16c", "-avx512f"
+// V3: llvm.intr.fmuladd({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// V3IR: define {{.*}} @main_layer0_conv2d({{.*}} #[[ATTRS:[0-9]+]]
+// V3IR: attributes #[[ATTRS]] = {{{.*}}"target-cpu"="x86-64-v3" "target-features"="+sse4.2,+avx,+avx2,+fma,+f16c,-avx512f
+// V4Y: llvm.intr.fmuladd({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// KEEP: target_cpu = "znver3"
+// BADTARGET: unknown target 'pentium9'
 
 // NOMICRO-NOT: vector.fma
 // PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} (m0={{[0-9]+}}, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) key 'm4_n80_k27' for M=4 N=80 K=27, A packed at run time

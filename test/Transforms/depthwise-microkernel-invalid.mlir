@@ -1,4 +1,4 @@
-// RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="print=true" --verify-diagnostics
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-depthwise-microkernel="print=true" --verify-diagnostics
 
 #in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>

@@ -1,6 +1,6 @@
 // RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="vector-width=16 vector-registers=32 rows=4" --canonicalize | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="vector-width=16 vector-registers=32 rows=4 fuse=false" --canonicalize | FileCheck %s --check-prefix=NOFUSE
-// RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="vector-width=16 parallel=false" | FileCheck %s --check-prefix=SERIAL
+// RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="vector-width=16 vector-registers=32 parallel=false" | FileCheck %s --check-prefix=SERIAL
 // RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="vector-width=16 vector-registers=32 rows=4 row-major=false" --canonicalize | FileCheck %s
 
 // A padded 3x3 depthwise convolution with bias and relu6, as one-shot

@@ -1,4 +1,4 @@
-// RUN: dlas-opt %s --split-input-file --dlas-gemm-microkernel --verify-diagnostics
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-gemm-microkernel --verify-diagnostics
 
 func.func @not_a_dictionary(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
   // expected-error @+1 {{'dlas.gemm_tiles' must be a dictionary}}

@@ -2,15 +2,17 @@
 //
 // dlas-run model.mlir [-e entry] [--input x.npy ...] [--random-inputs --seed N]
 //          [--output-dir DIR] [--expect y.npy ... --rtol R --atol A]
-//          [--warmup W --repeat N] [--pipeline=... | --target=cpu]
+//          [--warmup W --repeat N] [--pipeline=... | --target=NAME]
 //
 // Compiles the module through the CPU pipeline (or takes LLVM-dialect IR as
-// it is), JITs it at -O3 for the host, runs the entry on .npy or seeded
+// it is), JITs it at -O3 for the target (default: the host), runs the entry on .npy or seeded
 // random inputs, prints every output's shape and checksum, compares with
 // expected outputs and times repeated runs.
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/Runner/TargetMachine.h"
 #include "DLAS/InitAllDialects.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Support/Npy.h"
@@ -109,9 +111,18 @@ static cl::opt<std::string>
              cl::desc("Textual pass pipeline replacing the target's, e.g. "
                       "'builtin.module(dlas-cpu-pipeline)'"),
              cl::cat(runCategory));
-static cl::opt<std::string> target("target",
-                                   cl::desc("Compilation target (cpu)"),
-                                   cl::init("cpu"), cl::cat(runCategory));
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("CPU to compile for: host (or cpu), x86-64-v3, x86-64-v4 or an "
+             "LLVM x86-64 CPU name (znver3, sapphirerapids, ...); default: "
+             "the module's dlas.target, else host. The host must be able "
+             "to run it (dlas-compile cross-compiles)"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string> targetFeatures(
+    "target-features",
+    cl::desc("+name/-name changes to the target's features, e.g. "
+             "-avx512f"),
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> convAlgorithm(
     "conv-algorithm",
     cl::desc("Convolution algorithm for the CPU pipeline: auto, direct, gemm "
@@ -590,8 +601,6 @@ int runMain() {
   // Compile.
   auto compileStart = std::chrono::steady_clock::now();
   if (!alreadyLowered) {
-    if (target != "cpu")
-      return fail("unknown --target '" + target + "' (supported: cpu)");
     PassManager pm(&context);
     if (!pipeline.empty() && blockedEntry)
       return fail("--blocked-entry configures the built-in pipeline; with "
@@ -609,6 +618,9 @@ int runMain() {
         return fail("--pipeline must be anchored on builtin.module, got '" +
                     parsed->getOpAnchorName() + "'");
       static_cast<OpPassManager &>(pm) = std::move(*parsed);
+      if (!target.empty() || !targetFeatures.empty())
+        return fail("--target configures the built-in pipeline; with "
+                    "--pipeline give it as dlas-cpu-pipeline{target=...}");
     } else {
       CPUPipelineOptions pipelineOptions;
       // Weights stay in memory and are bound to the code below.
@@ -618,6 +630,17 @@ int runMain() {
       pipelineOptions.profileLayers = profileLayers;
       pipelineOptions.tuningFile = tuningFile;
       pipelineOptions.blockedEntry = blockedEntry;
+      pipelineOptions.target = target;
+      pipelineOptions.targetFeatures = targetFeatures;
+      // Refuse a bad name before compiling (the pipeline would too, later).
+      if (!target.empty()) {
+        CPUTargetOverrides overrides;
+        overrides.features = targetFeatures;
+        llvm::Expected<CPUTargetAttr> named =
+            resolveCPUTargetOrHost(&context, target, overrides);
+        if (!named)
+          return fail(llvm::toString(named.takeError()));
+      }
       buildCPUPipeline(pm, pipelineOptions);
     }
     if (failed(pm.run(*module)))
@@ -644,16 +667,29 @@ int runMain() {
   if (dumpLLVMDialect)
     module->print(llvm::outs());
 
-  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostBuilder)
-    return fail("cannot detect the host: " +
-                llvm::toString(hostBuilder.takeError()));
-  llvm::CodeGenOptLevel codeGenLevel =
-      optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
-      : optLevel == 0 ? llvm::CodeGenOptLevel::None
-                      : llvm::CodeGenOptLevel::Default;
-  hostBuilder->setCodeGenOptLevel(codeGenLevel);
-  auto targetMachine = hostBuilder->createTargetMachine();
+  // The code is generated for the target the pipeline put on its functions
+  // (already-lowered IR without one: --target, else the host), which this
+  // host must be able to run.
+  std::optional<std::pair<std::string, std::string>> codeTarget =
+      loweredTarget(*module);
+  if (!codeTarget) {
+    CPUTargetOverrides overrides;
+    overrides.features = targetFeatures;
+    llvm::Expected<CPUTargetAttr> host = resolveCPUTargetOrHost(
+        &context, target.empty() ? "host" : StringRef(target), overrides);
+    if (!host)
+      return fail(llvm::toString(host.takeError()));
+    codeTarget = {host->getCpu().str(), host->llvmFeatureString()};
+  }
+  std::string missing = featuresMissingOnHost(codeTarget->second);
+  if (!missing.empty())
+    return fail("the code is compiled for '" + codeTarget->first +
+                "', which needs " + missing +
+                ": this host cannot run it (pick a --target it can run, or "
+                "build an object with dlas-compile)");
+  llvm::CodeGenOptLevel codeGenLevel = codeGenOptLevel(optLevel);
+  auto targetMachine =
+      createTargetMachine(codeTarget->first, codeTarget->second, codeGenLevel);
   if (!targetMachine)
     return fail("cannot create a target machine: " +
                 llvm::toString(targetMachine.takeError()));

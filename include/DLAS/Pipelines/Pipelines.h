@@ -9,6 +9,24 @@ namespace mlir::dlas {
 
 /// Options of `dlas-cpu-pipeline`.
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("CPU to compile for: host, x86-64-v3, x86-64-v4 or an "
+                     "LLVM x86-64 CPU name (znver3, sapphirerapids, ...); "
+                     "empty: the module's dlas.target, else host. Put on the "
+                     "module by dlas-attach-target; host is resolved here, "
+                     "when the pipeline is built"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> targetFeatures{
+      *this, "target-features",
+      llvm::cl::desc("+name/-name changes to the target's features "
+                     "(dlas-attach-target features)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> targetVectorBits{
+      *this, "target-vector-bits",
+      llvm::cl::desc("Vector width the kernels use (0: the widest the "
+                     "target has; dlas-attach-target vector-bits)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect; false stops after the loop "
@@ -130,6 +148,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(dlas-run does); keeps weights out of LLVM"),
       llvm::cl::init(false)};
 };
+
+/// Puts the pipeline's target on the module (dlas-attach-target); `host`,
+/// or no target at all, is resolved here from the machine that builds the
+/// pipeline.
+void buildTargetStage(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// The stages of the CPU pipeline, in order. The codegen strategy (tiling,
 /// packing, vectorization, threading) runs between the linalg and the

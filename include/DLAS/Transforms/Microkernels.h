@@ -8,26 +8,13 @@
 #ifndef DLAS_TRANSFORMS_MICROKERNELS_H
 #define DLAS_TRANSFORMS_MICROKERNELS_H
 
+#include "DLAS/Codegen/CPU/CPUTarget.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::dlas {
-
-/// What a microkernel needs to know about the target.
-struct TargetShape {
-  int64_t vectorWidth;     // f32 lanes
-  int64_t vectorRegisters; // architectural vector registers
-  int64_t l1Bytes, l2Bytes;
-};
-
-/// The host's widest f32 vector and register count, from its CPU features
-/// (caches left 0 for the caller to fill).
-TargetShape hostTarget();
-
-/// The host's target with a pass's `vectorWidth` and `vectorRegisters`
-/// options applied where they are nonzero (tests pin them).
-TargetShape hostTarget(int64_t vectorWidth, int64_t vectorRegisters);
 
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);

@@ -202,8 +202,8 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     Option<"minDirectWidth", "min-direct-width", "int64_t", "32",
            "Grouped and depthwise stride-1 convolutions at least this wide "
            "stay direct">,
-    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "49152",
-           "L1 data cache of the target (flat is chosen while a third of it "
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "0",
+           "L1 data cache bytes (0: the dlas.target's, 48 KiB without one; flat is chosen while a third of it "
            "holds the output plane)">,
     Option<"microkernels", "microkernels", "bool", "false",
            "Contractions will become GEMM microkernels (dlas-gemm-microkernel): "
@@ -432,9 +432,9 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     Option<"parallel", "parallel", "bool", "true",
            "Split the work items over OpenMP threads (scf.parallel)">,
     Option<"vectorWidth", "vector-width", "int64_t", "0",
-           "f32 lanes of the target's vectors (0: the host's)">,
+           "f32 lanes per vector register (0: the dlas.target's)">,
     Option<"vectorRegisters", "vector-registers", "int64_t", "0",
-           "Vector registers of the target (0: the host's)">,
+           "Vector registers (0: the dlas.target's)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
            "JSON file of tiles per shape key (docs/Tuning.md)">,
     Option<"print", "print", "bool", "false",
@@ -495,7 +495,7 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     and the tile cost counts those loads.
 
     Parameters come from a cost model over the target (vector width and
-    register count from the host CPU unless given): among all (m0, vectors)
+    register count from the module's dlas.target unless given): among all (m0, vectors)
     whose accumulators, B vectors and one broadcast fit in the registers,
     among those within 3% of the fewest estimated cycles (FMA- or
     load-bound per k, times the padded tile count) the one with the fewest
@@ -537,13 +537,13 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "0",
-           "f32 lanes per vector register; 0: the host's widest">,
+           "f32 lanes per vector register (0: the dlas.target's)">,
     Option<"vectorRegisters", "vector-registers", "int64_t", "0",
-           "Vector registers; 0: the host's count">,
-    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "49152",
-           "L1 data cache per core">,
-    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", "1048576",
-           "L2 cache per core">,
+           "Vector registers (0: the dlas.target's)">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "0",
+           "L1 data cache per core (0: the dlas.target's)">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", "0",
+           "L2 cache per core (0: the dlas.target's)">,
     Option<"parallel", "parallel", "bool", "true",
            "Emit the column-tile loop as scf.parallel">,
     Option<"packConstants", "pack-constants", "bool", "true",
@@ -638,9 +638,9 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
            "Visit a channel's row blocks outside its column tiles (the input "
            "plane is read in rows)">,
     Option<"vectorWidth", "vector-width", "int64_t", "0",
-           "f32 lanes per vector register; 0: the host's widest">,
+           "f32 lanes per vector register (0: the dlas.target's)">,
     Option<"vectorRegisters", "vector-registers", "int64_t", "0",
-           "Vector registers; 0: the host's count">,
+           "Vector registers (0: the dlas.target's)">,
     Option<"rows", "rows", "int64_t", "0",
            "Output rows per register block (0: from the register budget)">,
     Option<"vectors", "vectors", "int64_t", "0",

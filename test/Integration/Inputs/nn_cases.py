@@ -699,6 +699,33 @@ def network_cases(gen):
                  result_shape=(None, 10))]
 
 
+def with_target(pipeline, target):
+    """`pipeline` (a dlas-cpu-pipeline) compiling for `target`."""
+    if not target:
+        return pipeline
+    if "dlas-cpu-pipeline{" in pipeline:
+        return pipeline.replace("dlas-cpu-pipeline{",
+                                f"dlas-cpu-pipeline{{target={target} ", 1)
+    return pipeline.replace("dlas-cpu-pipeline",
+                            f"dlas-cpu-pipeline{{target={target}}}", 1)
+
+
+def run_case(args, c, base, target):
+    """dlas-run on case `c` (files at `base`.*) compiled for `target`."""
+    cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
+           "--num-threads", args.num_threads]
+    for i in range(len(c.inputs)):
+        cmd += ["--input", f"{base}.in{i}.npy"]
+    cmd += ["--expect", base + ".expected.npy"] + c.run_args
+    if args.pipeline:
+        cmd += ["--pipeline", with_target(args.pipeline, target)]
+    elif target:
+        cmd += ["--target", target]
+    if args.tuning_file:
+        cmd += ["--tuning-file", args.tuning_file]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--family", required=True, choices=sorted(CASES))
@@ -710,34 +737,36 @@ def main():
                         help="dlas-run --pipeline (e.g. to force an algorithm)")
     parser.add_argument("--tuning-file", default=None,
                         help="dlas-run --tuning-file (microkernel parameters)")
+    parser.add_argument("--targets", default="",
+                        help="space-separated dlas-run targets to run every "
+                             "case for (lit's %%exec_targets: every target "
+                             "the host can execute); empty: the host")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1234)
     cases = [c for fn in CASES[args.family] for c in fn(gen)]
+    targets = args.targets.split() or [None]
     failing = []
+    runs = 0
     for c in cases:
         base = os.path.join(args.workdir, c.name)
         with open(base + ".mlir", "w") as f:
             f.write(c.module())
-        cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
-               "--num-threads", args.num_threads]
         for i, x in enumerate(c.inputs):
             np.save(f"{base}.in{i}.npy", x)
-            cmd += ["--input", f"{base}.in{i}.npy"]
         np.save(base + ".expected.npy", c.expected)
-        cmd += ["--expect", base + ".expected.npy"] + c.run_args
-        if args.pipeline:
-            cmd += ["--pipeline", args.pipeline]
-        if args.tuning_file:
-            cmd += ["--tuning-file", args.tuning_file]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        ok = proc.returncode == 0 and "PASS" in proc.stdout
-        print(f"{'ok  ' if ok else 'FAIL'} {c.name}")
-        if not ok:
-            failing.append(c.name)
-            print(proc.stdout + proc.stderr)
-    print(f"{args.family}: {len(cases)} cases run, {len(failing)} failing")
+        for target in targets:
+            runs += 1
+            label = c.name + (f" [{target}]" if target else "")
+            proc = run_case(args, c, base, target)
+            ok = proc.returncode == 0 and "PASS" in proc.stdout
+            print(f"{'ok  ' if ok else 'FAIL'} {label}")
+            if not ok:
+                failing.append(label)
+                print(proc.stdout + proc.stderr)
+    print(f"{args.family}: {len(cases)} cases run, {len(failing)} failing "
+          f"({runs} runs, targets: {' '.join(t or 'host' for t in targets)})")
     return 1 if failing else 0
 
 

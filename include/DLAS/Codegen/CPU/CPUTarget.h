@@ -1,0 +1,76 @@
+//===- CPUTarget.h - named CPU targets and the host -------------*- C++ -*-===//
+//
+// Turns the names users know (`x86-64-v3`, `x86-64-v4`, LLVM CPU names such
+// as `znver3` or `sapphirerapids`) into a `#dlas.cpu_target`, and gives the
+// kernel passes the numbers they read from it. `host` is resolved by
+// `resolveHostCPUTarget` alone, which only the tools and the pipeline builder
+// call: no pass asks the machine it runs on what it is.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_CODEGEN_CPU_CPUTARGET_H
+#define DLAS_CODEGEN_CPU_CPUTARGET_H
+
+#include "DLAS/Dialect/DLAS/DLASDialect.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
+
+namespace mlir::dlas {
+
+/// The triple DLAS generates CPU code for.
+inline constexpr llvm::StringLiteral kCPUTriple = "x86_64-unknown-linux-gnu";
+
+/// What a user may change of a named target (0 or empty: the name's value).
+struct CPUTargetOverrides {
+  /// `+name`/`-name` entries applied on top of the CPU's features.
+  std::string features;
+  int64_t vectorBits = 0;
+  int64_t l1 = 0, l2 = 0, l3 = 0;
+};
+
+/// The target `name` (an LLVM x86-64 CPU name or level) with `overrides`;
+/// an error naming the problem for an unknown name, `host` or features the
+/// verifier refuses.
+llvm::Expected<CPUTargetAttr>
+resolveCPUTarget(MLIRContext *context, StringRef name,
+                 const CPUTargetOverrides &overrides = {});
+
+/// The host's CPU name, its code-generation features (as `+`/`-` entries)
+/// and its cache sizes from the operating system, as a name and the
+/// overrides that `resolveCPUTarget` turns into the host's target. Called
+/// at the tools' edge only.
+std::pair<std::string, CPUTargetOverrides> resolveHostCPUTarget();
+
+/// `resolveCPUTarget`, with `host` (and `cpu`) resolved through
+/// `resolveHostCPUTarget` and the host's values under `overrides`.
+llvm::Expected<CPUTargetAttr>
+resolveCPUTargetOrHost(MLIRContext *context, StringRef name,
+                       const CPUTargetOverrides &overrides = {});
+
+/// The names `resolveCPUTarget` documents (the levels and the CPUs in the
+/// cache table); any other LLVM x86-64 CPU name works too.
+ArrayRef<StringRef> documentedCPUTargetNames();
+
+/// The `+name` entries of the LLVM feature string `features` (code
+/// generation features only) that the host lacks, comma-separated ("" when
+/// it can run such code).
+std::string featuresMissingOnHost(StringRef features);
+
+/// What a microkernel needs to know about the target.
+struct TargetShape {
+  int64_t vectorWidth;     // f32 lanes
+  int64_t vectorRegisters; // architectural vector registers
+  int64_t l1Bytes, l2Bytes;
+};
+
+/// The shape of `op`'s target (`lookupCPUTarget`) with a pass's
+/// `vectorWidth` and `vectorRegisters` options applied where they are
+/// nonzero. Without a target and without both options it reports an error
+/// on `op` naming the missing `dlas.target` and fails.
+FailureOr<TargetShape> targetShapeFor(Operation *op, int64_t vectorWidth,
+                                      int64_t vectorRegisters);
+
+} // namespace mlir::dlas
+
+#endif // DLAS_CODEGEN_CPU_CPUTARGET_H

@@ -1,0 +1,37 @@
+//===- TargetToLLVM.cpp - dlas-target-to-llvm -----------------------------===//
+#include "DLAS/Codegen/Passes.h"
+#include "DLAS/Codegen/CPU/CPUTarget.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_TARGETTOLLVM
+#include "DLAS/Codegen/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+namespace {
+struct TargetToLLVMPass
+    : public dlas::impl::TargetToLLVMBase<TargetToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto target =
+        module->getAttrOfType<CPUTargetAttr>(DLASDialect::kTargetAttrName);
+    if (!target)
+      return;
+    MLIRContext *context = &getContext();
+    auto cpu = StringAttr::get(context, target.getCpu());
+    auto features =
+        LLVM::TargetFeaturesAttr::get(context, target.llvmFeatureString());
+    module.walk([&](LLVM::LLVMFuncOp func) {
+      if (func.isExternal())
+        return;
+      func.setTargetCpuAttr(cpu);
+      func.setTargetFeaturesAttr(features);
+    });
+    module->setAttr(LLVM::LLVMDialect::getTargetTripleAttrName(),
+                    StringAttr::get(context, kCPUTriple));
+    module->removeAttr(DLASDialect::kTargetAttrName);
+  }
+};
+} // namespace
