@@ -73,13 +73,17 @@ test-models: build
 # best configuration (bench/results/<date>-models.md; MODELS= skips them).
 SUITES ?= sgemm,resnet50,dwconv,grouped
 MODELS ?= resnet50,mobilenet_v2
+# TARGET: the CPU DLAS compiles for (host, x86-64-v3, x86-64-v4, an LLVM CPU
+# name). An AVX2 target on an AVX-512 host holds the peers to AVX2.
+TARGET ?= host
+BENCH_TAG ?= $(shell date +%F)-$(TARGET)
 bench: build bench-deps
 	@mkdir -p $(BUILD)/bench
-	g++ -O2 -march=native -std=c++17 bench/peers.cpp -o $(BUILD)/bench/peers -ldnnl -lopenblas -lpthread
-	/usr/bin/python3 bench/run_bench.py --suites $(SUITES) --threads 1,2 \
+	g++ -O2 -march=x86-64-v3 -Wno-psabi -std=c++17 bench/peers.cpp -o $(BUILD)/bench/peers -ldnnl -lopenblas -lpthread
+	/usr/bin/python3 bench/run_bench.py --suites $(SUITES) --threads 1,2 --target $(TARGET) --tag $(BENCH_TAG) \
 	  --dlas-run $(BUILD)/bin/dlas-run --peers $(BUILD)/bench/peers --workdir $(BUILD)/bench/work
-	[ -z "$(MODELS)" ] || /usr/bin/python3 bench/models_bench.py --models $(MODELS) --threads 1,2 \
-	  --dlas-run $(BUILD)/bin/dlas-run --workdir $(BUILD)/bench/models
+	[ -z "$(MODELS)" ] || /usr/bin/python3 bench/models_bench.py --models $(MODELS) --threads 1,2 --target $(TARGET) \
+	  --tag $(BENCH_TAG) --dlas-run $(BUILD)/bin/dlas-run --workdir $(BUILD)/bench/models
 
 demo: build
 	@mkdir -p $(DEMO_DIR)

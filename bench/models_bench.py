@@ -11,7 +11,12 @@ batch-norm statistics, batch 1, 224x224) and each thread count:
   fresh process (median of --repeat runs after 3 warm-ups, no_grad,
   torch.set_num_threads): eager NCHW, eager channels_last,
   jit.trace + jit.freeze + optimize_for_inference (NCHW and channels_last),
-  each with the default dispatch and with ATEN_CPU_CAPABILITY=avx512.
+  each with the default dispatch and, where the host and the target have
+  AVX-512, with ATEN_CPU_CAPABILITY=avx512. For an AVX2 target on an
+  AVX-512 host PyTorch is held to AVX2 (ATEN_CPU_CAPABILITY=avx2,
+  ONEDNN_MAX_CPU_ISA=AVX2, OPENBLAS_CORETYPE=Haswell).
+
+--target (default host) is the CPU DLAS compiles for (dlas-run --target).
 
 The best PyTorch time is the reference of the DLAS/PyTorch ratio. Writes
 bench/results/<tag>-models.md and .csv.
@@ -52,12 +57,11 @@ def torch_worker(name, threads, repeat):
     print(json.dumps(times))
 
 
-def time_torch(name, threads, repeat):
-    """{config: ms} over TORCH_CONFIGS x {default, avx512} dispatch."""
+def time_torch(name, threads, repeat, capabilities, isa_env):
+    """{config: ms} over TORCH_CONFIGS x `capabilities` dispatch."""
     result = {}
-    for capability in ("default", "avx512"):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-        env.pop("ATEN_CPU_CAPABILITY", None)
+    for capability in capabilities:
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), **isa_env)
         if capability == "avx512":
             env["ATEN_CPU_CAPABILITY"] = "avx512"
         proc = subprocess.run([sys.executable, __file__, "--torch-worker", name,
@@ -70,8 +74,8 @@ def time_torch(name, threads, repeat):
     return result
 
 
-def time_dlas(dlas_run, base, threads, repeat):
-    cmd = [dlas_run, base + ".onnx", "--input", base + ".input.npy",
+def time_dlas(dlas_run, base, threads, repeat, target):
+    cmd = [dlas_run, base + ".onnx", "--target", target, "--input", base + ".input.npy",
            "--expect", base + ".expected.npy", "--max-rel-err", "1e-4",
            "--num-threads", str(threads), "--warmup", "3", "--repeat", str(repeat)]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
@@ -98,10 +102,18 @@ def main():
     parser.add_argument("--workdir", default="build/bench/models")
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     parser.add_argument("--tag", default=datetime.date.today().isoformat())
+    parser.add_argument("--target", default="host",
+                        help="CPU DLAS compiles for (host, x86-64-v3, x86-64-v4, ...)")
     parser.add_argument("--torch-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.torch_worker:
         return torch_worker(args.torch_worker, int(args.threads), args.repeat)
+    from run_bench import host_description, peer_isa_env, target_vector_bits
+    vector_bits = target_vector_bits(
+        args.target, os.path.join(os.path.dirname(args.dlas_run), "dlas-opt"))
+    isa_env = peer_isa_env(vector_bits)
+    capabilities = ["default"] + (["avx512"] if vector_bits >= 512 else [])
+    host = host_description()
     os.makedirs(args.workdir, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
     rows = []
@@ -112,12 +124,14 @@ def main():
             # best median (the VM's speed drifts over minutes).
             dlas_ms, compile_ms, ok, torch_ms = None, None, True, {}
             for _ in range(args.rounds):
-                d, c, round_ok = time_dlas(args.dlas_run, base, threads, args.repeat)
+                d, c, round_ok = time_dlas(args.dlas_run, base, threads, args.repeat,
+                                           args.target)
                 ok = ok and round_ok
                 compile_ms = c if compile_ms is None else min(compile_ms, c or compile_ms)
                 if d is not None:
                     dlas_ms = d if dlas_ms is None else min(dlas_ms, d)
-                for config, ms in time_torch(name, threads, args.repeat).items():
+                for config, ms in time_torch(name, threads, args.repeat, capabilities,
+                                             isa_env).items():
                     torch_ms[config] = min(torch_ms.get(config, ms), ms)
             best = min(torch_ms, key=torch_ms.get)
             row = {"model": name, "threads": threads, "dlas_ms": dlas_ms,
@@ -140,10 +154,13 @@ def main():
     with open(path + ".md", "w") as f:
         f.write(f"# Whole models: DLAS vs PyTorch's best configuration ({args.tag})\n\n"
                 f"`bench/models_bench.py --models {args.models} --threads {args.threads} "
-                f"--repeat {args.repeat} --rounds {args.rounds}`; medians in ms (best of the "
+                f"--repeat {args.repeat} --rounds {args.rounds} --target {args.target}`.\n\n"
+                f"- host: {host}\n- target: {args.target} ({vector_bits}-bit vectors)\n"
+                f"- PyTorch: {'held to AVX2: ' + ', '.join(f'{k}={v}' for k, v in isa_env.items()) if isa_env else 'the host ISA'}\n\n"
+                "Medians in ms (best of the "
                 "back-to-back rounds, DLAS and PyTorch alike), batch 1. PyTorch configurations: "
                 "eager or jit.freeze + optimize_for_inference (`frozen`), NCHW or "
-                "channels_last (`_cl`), default dispatch or ATEN_CPU_CAPABILITY=avx512. "
+                "channels_last (`_cl`), default dispatch or (AVX-512 targets) ATEN_CPU_CAPABILITY=avx512. "
                 "DLAS output checked against PyTorch (max rel err <= 1e-4) in the same run.\n\n")
         f.write("| model | threads | DLAS ms | DLAS compile ms | "
                 + " | ".join(c[len("torch_"):-len("_ms")] for c in configs)

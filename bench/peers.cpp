@@ -134,31 +134,51 @@ Stats openblasSgemm(long m, long n, long k, int warmup, int repeat) {
       warmup, repeat);
 }
 
-// The fp32 FMA peak of this machine: 12 independent zmm FMA chains per
-// thread (enough to cover latency x throughput), on `threads` threads.
-double fmaPeakGflops(int threads) {
+// The fp32 FMA peak of this machine at `Width` bits: 12 independent FMA
+// chains per thread (enough to cover latency x throughput), on `threads`
+// threads. Built per width with a target attribute, so that the harness
+// builds on AVX2-only hosts and the AVX-512 variant runs only where the CPU
+// has it.
+template <typename Vec, Vec (*Set1)(float), Vec (*Fma)(Vec, Vec, Vec),
+          Vec (*Add)(Vec, Vec), int Lanes>
+__attribute__((always_inline)) inline double fmaPeakLoop(long iterations) {
+  // Named accumulators so that they stay in registers.
+  Vec a0 = Set1(0.0f), a1 = Set1(0.1f), a2 = Set1(0.2f), a3 = Set1(0.3f),
+      a4 = Set1(0.4f), a5 = Set1(0.5f), a6 = Set1(0.6f), a7 = Set1(0.7f),
+      a8 = Set1(0.8f), a9 = Set1(0.9f), a10 = Set1(1.0f), a11 = Set1(1.1f);
+  const Vec m = Set1(0.9999f), c = Set1(0.0001f);
+  for (long it = 0; it < iterations; ++it) {
+    a0 = Fma(a0, m, c); a1 = Fma(a1, m, c); a2 = Fma(a2, m, c);
+    a3 = Fma(a3, m, c); a4 = Fma(a4, m, c); a5 = Fma(a5, m, c);
+    a6 = Fma(a6, m, c); a7 = Fma(a7, m, c); a8 = Fma(a8, m, c);
+    a9 = Fma(a9, m, c); a10 = Fma(a10, m, c); a11 = Fma(a11, m, c);
+  }
+  Vec sum = Add(Add(Add(a0, a1), Add(a2, a3)), Add(Add(a4, a5), Add(a6, a7)));
+  sum = Add(sum, Add(Add(a8, a9), Add(a10, a11)));
+  alignas(64) float out[Lanes];
+  std::memcpy(out, &sum, sizeof(out));
+  return out[0];
+}
+
+__attribute__((target("avx2,fma"))) __m256 set1Ymm(float v) { return _mm256_set1_ps(v); }
+__attribute__((target("avx2,fma"))) __m256 fmaYmm(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+__attribute__((target("avx2,fma"))) __m256 addYmm(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+__attribute__((target("avx512f"))) __m512 set1Zmm(float v) { return _mm512_set1_ps(v); }
+__attribute__((target("avx512f"))) __m512 fmaZmm(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+__attribute__((target("avx512f"))) __m512 addZmm(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
+
+__attribute__((target("avx2,fma"))) double ymmPeakLoop(long iterations) {
+  return fmaPeakLoop<__m256, set1Ymm, fmaYmm, addYmm, 8>(iterations);
+}
+__attribute__((target("avx512f"))) double zmmPeakLoop(long iterations) {
+  return fmaPeakLoop<__m512, set1Zmm, fmaZmm, addZmm, 16>(iterations);
+}
+
+double fmaPeakGflops(int threads, int width) {
   const long iterations = 200000000 / 12;
   auto worker = [&] {
-    // Named accumulators so that they stay in registers.
-    __m512 a0 = _mm512_set1_ps(0.0f), a1 = _mm512_set1_ps(0.1f),
-           a2 = _mm512_set1_ps(0.2f), a3 = _mm512_set1_ps(0.3f),
-           a4 = _mm512_set1_ps(0.4f), a5 = _mm512_set1_ps(0.5f),
-           a6 = _mm512_set1_ps(0.6f), a7 = _mm512_set1_ps(0.7f),
-           a8 = _mm512_set1_ps(0.8f), a9 = _mm512_set1_ps(0.9f),
-           a10 = _mm512_set1_ps(1.0f), a11 = _mm512_set1_ps(1.1f);
-    const __m512 m = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(0.0001f);
-    for (long it = 0; it < iterations; ++it) {
-      a0 = _mm512_fmadd_ps(a0, m, c); a1 = _mm512_fmadd_ps(a1, m, c);
-      a2 = _mm512_fmadd_ps(a2, m, c); a3 = _mm512_fmadd_ps(a3, m, c);
-      a4 = _mm512_fmadd_ps(a4, m, c); a5 = _mm512_fmadd_ps(a5, m, c);
-      a6 = _mm512_fmadd_ps(a6, m, c); a7 = _mm512_fmadd_ps(a7, m, c);
-      a8 = _mm512_fmadd_ps(a8, m, c); a9 = _mm512_fmadd_ps(a9, m, c);
-      a10 = _mm512_fmadd_ps(a10, m, c); a11 = _mm512_fmadd_ps(a11, m, c);
-    }
-    __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                               _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-    sum = _mm512_add_ps(sum, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-    volatile float keep = _mm512_reduce_add_ps(sum);
+    volatile double keep =
+        width == 512 ? zmmPeakLoop(iterations) : ymmPeakLoop(iterations);
     (void)keep;
   };
   auto start = std::chrono::steady_clock::now();
@@ -168,7 +188,7 @@ double fmaPeakGflops(int threads) {
   for (auto &t : pool)
     t.join();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return threads * iterations * 12.0 * 16 * 2 / seconds / 1e9;
+  return threads * iterations * 12.0 * (width / 32) * 2 / seconds / 1e9;
 }
 
 void print(const char *lib, Stats st) {
@@ -201,9 +221,22 @@ int main(int argc, char **argv) {
     while (in >> v)
       args.push_back(v);
     if (kind == "peak") {
+      // "peak [bits]": the widest vectors the host has unless a width is
+      // named (256: AVX2, to measure AVX2 code on an AVX-512 host).
+      int width = __builtin_cpu_supports("avx512f") ? 512 : 256;
+      if (!args.empty())
+        width = static_cast<int>(args[0]);
+      if (width != 256 && width != 512) {
+        std::fprintf(stderr, "peers: peak width must be 256 or 512\n");
+        return 1;
+      }
+      if (width == 512 && !__builtin_cpu_supports("avx512f")) {
+        std::fprintf(stderr, "peers: this host has no AVX-512\n");
+        return 1;
+      }
       double best = 0;
       for (int i = 0; i < 3; ++i)
-        best = std::max(best, fmaPeakGflops(threads));
+        best = std::max(best, fmaPeakGflops(threads, width));
       std::printf("peak %.1f\n", best);
       std::fflush(stdout);
     } else if (kind == "conv" && args.size() == 16) {

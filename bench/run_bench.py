@@ -24,6 +24,14 @@ in the blocked NCHW16c layout inside a model (dlas-blocked-layout), are timed
 blocked in and out (dlas-run --blocked-entry), as oneDNN's format_tag::any
 layers are: a model converts only at its edges, not around every layer.
 
+--target (default host) names the CPU DLAS compiles for (dlas-run --target):
+the blocked layout's channel block, the FMA peak's vector width and the
+peers' ISA follow it. For a target without AVX-512 on an AVX-512 host the
+peers are held to AVX2 (ONEDNN_MAX_CPU_ISA=AVX2 for oneDNN and PyTorch's
+bundled oneDNN, OPENBLAS_CORETYPE=Haswell, ATEN_CPU_CAPABILITY=avx2) and
+the peak is measured with 256-bit FMAs, so that AVX2 code is compared with
+AVX2 code. The results name the host and the target.
+
 Writes bench/results/<tag>.md and .csv and a PNG chart of DLAS/peer ratios.
 """
 import argparse
@@ -80,8 +88,51 @@ GROUPED_LAYERS = [("wrn40_2", 32, 32), ("wrn40_2", 64, 16), ("wrn40_2", 128, 8),
 GROUPS = [1, 2, 4, 8, 16, "C"]
 
 
-# Channels per block of DLAS's blocked layout (AVX-512 f32 lanes).
+# Channels per block of DLAS's blocked layout: the target's f32 lanes (set
+# in main from --target).
 BLOCK = 16
+
+
+def host_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def host_description():
+    """The host's CPU model and its widest ISA, for the results' headings."""
+    with open("/proc/cpuinfo") as f:
+        model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")),
+                     "unknown CPU")
+    flags = host_flags()
+    isa = ("AVX-512" + (" + AMX" if "amx_tile" in flags else "")
+           + (" + VNNI" if "avx512_vnni" in flags else "")
+           + (" + BF16" if "avx512_bf16" in flags else "")) if "avx512f" in flags \
+        else "AVX2 + FMA" if "avx2" in flags else "SSE"
+    return f"{model} ({isa})"
+
+
+def target_vector_bits(target, dlas_opt):
+    """The vector width DLAS uses for `target` (host: the host's widest)."""
+    if target in ("host", "cpu"):
+        return 512 if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= host_flags() else 256
+    proc = subprocess.run([dlas_opt, "--dlas-attach-target=target=" + target],
+                          input="module {}\n", capture_output=True, text=True)
+    m = re.search(r"vector_bits = ([0-9]+)", proc.stdout)
+    if not m:
+        sys.exit(f"cannot resolve --target {target}: {proc.stderr.strip()}")
+    return int(m.group(1))
+
+
+def peer_isa_env(vector_bits):
+    """Environment that holds the peers to the target's ISA (AVX2 code
+    against AVX2 peers on an AVX-512 host)."""
+    if vector_bits >= 512 or "avx512f" not in host_flags():
+        return {}
+    return {"ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2",
+            "OPENBLAS_CORETYPE": "Haswell", "ATEN_CPU_CAPABILITY": "avx2"}
 
 
 class Conv:
@@ -201,20 +252,23 @@ def to_blocked(a, block=BLOCK):
     return np.ascontiguousarray(a.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
 
 
-def run_dlas(dlas_run, case, workdir, threads, budget_s):
+def run_dlas(dlas_run, case, workdir, threads, budget_s, target):
     base = os.path.join(workdir, case.name)
     with open(base + ".mlir", "w") as f:
         f.write(case.module(case.constant_weights))
     # A layer that runs blocked in a whole model is timed blocked in and out,
     # as oneDNN's format_tag::any layer is: the model converts only at its
     # edges (dlas-blocked-layout), not around every layer.
-    blocked = getattr(case, "blocked", False) and case.constant_weights is not None
+    blocked = (getattr(case, "blocked", False) and case.constant_weights is not None
+               and case.c % BLOCK == 0 and case.f % BLOCK == 0)
     suffix = ".blocked" if blocked else ""
     if blocked:
-        np.save(base + ".blocked.in0.npy", to_blocked(np.load(base + ".in0.npy")))
-        np.save(base + ".blocked.expected.npy", to_blocked(np.load(base + ".expected.npy")))
+        np.save(base + ".blocked.in0.npy", to_blocked(np.load(base + ".in0.npy"), BLOCK))
+        np.save(base + ".blocked.expected.npy",
+                to_blocked(np.load(base + ".expected.npy"), BLOCK))
     args = [dlas_run, base + ".mlir", "--expect", base + suffix + ".expected.npy",
-            "--rtol", "1e-3", "--atol", "1e-3", "--num-threads", str(threads)]
+            "--rtol", "1e-3", "--atol", "1e-3", "--num-threads", str(threads),
+            "--target", target]
     if blocked:
         args.append("--blocked-entry")
     for i in range(1 if case.constant_weights is not None else case.inputs):
@@ -277,7 +331,26 @@ def main():
                         help="back-to-back rounds per case (best median of each)")
     parser.add_argument("--dlas-budget", type=float, default=4.0,
                         help="seconds of timed DLAS runs per case")
+    parser.add_argument("--target", default="host",
+                        help="CPU DLAS compiles for (host, x86-64-v3, x86-64-v4, an LLVM "
+                             "CPU name); the host must run it")
+    parser.add_argument("--dlas-opt", default=None,
+                        help="dlas-opt, to resolve --target (default: beside dlas-run)")
     args = parser.parse_args()
+    global BLOCK
+    dlas_opt = args.dlas_opt or os.path.join(os.path.dirname(args.dlas_run), "dlas-opt")
+    vector_bits = target_vector_bits(args.target, dlas_opt)
+    BLOCK = vector_bits // 32
+    isa_env = peer_isa_env(vector_bits)
+    # The peers' ISA limits must be in the environment before PyTorch and
+    # OpenBLAS load: run the harness again with them.
+    if isa_env and os.environ.get("DLAS_BENCH_ISA_ENV") != "1":
+        env = dict(os.environ, DLAS_BENCH_ISA_ENV="1", **isa_env)
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    host = host_description()
+    print(f"== host {host}; target {args.target} ({vector_bits}-bit vectors)"
+          + (f"; peers held to AVX2 ({', '.join(f'{k}={v}' for k, v in isa_env.items())})"
+             if isa_env else ""), flush=True)
     os.makedirs(args.workdir, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
     selected = cases(args.suites.split(","))
@@ -296,7 +369,8 @@ def main():
 
     rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
-        peak = float(run_peers(args.peers, ["peak"], threads)[0].split()[1])
+        peak_line = f"peak {min(vector_bits, 512)}"
+        peak = float(run_peers(args.peers, [peak_line], threads)[0].split()[1])
         print(f"== {threads} thread(s): measured fp32 FMA peak {peak:.0f} GFLOP/s", flush=True)
         for c in selected:
             # The peers and DLAS back to back per case, `rounds` times; each
@@ -312,7 +386,7 @@ def main():
                 t = time_torch(c.torch_fn(*c.torch_inputs), threads)
                 torch_ms = t if torch_ms is None else min(torch_ms, t)
                 d, runs, round_ok, round_log = run_dlas(args.dlas_run, c, args.workdir,
-                                                        threads, args.dlas_budget)
+                                                        threads, args.dlas_budget, args.target)
                 ok = ok and round_ok
                 log += round_log
                 if d is not None:
@@ -337,7 +411,7 @@ def main():
         # Measured again after the cases, keeping the higher: a steal
         # episode on this VM during the first measurement once halved the
         # two-thread peak and put DLAS above 100%.
-        after = float(run_peers(args.peers, ["peak"], threads)[0].split()[1])
+        after = float(run_peers(args.peers, [peak_line], threads)[0].split()[1])
         if after > peak:
             print(f"== {threads} thread(s): peak re-measured {after:.0f} GFLOP/s", flush=True)
             for row in rows:
@@ -353,8 +427,10 @@ def main():
         writer.writerows(rows)
     with open(base + ".md", "w") as f:
         f.write(f"# DLAS benchmark {args.tag}\n\n`bench/run_bench.py --suites {args.suites} "
-                f"--threads {args.threads}` on {os.uname().nodename}'s CPU "
-                f"({open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}).\n"
+                f"--threads {args.threads} --target {args.target}`.\n\n"
+                f"- host: {host}\n- target: {args.target} ({vector_bits}-bit vectors, "
+                f"{BLOCK}-channel blocks); FMA peak measured with {min(vector_bits, 512)}-bit FMAs\n"
+                f"- peers: {'held to AVX2: ' + ', '.join(f'{k}={v}' for k, v in isa_env.items()) if isa_env else 'the host ISA'}\n\n"
                 f"Medians in ms (best of {args.rounds} back-to-back rounds per case, DLAS and "
                 "peers alike); ratio < 1 means DLAS is faster. Every DLAS result checked "
                 "against PyTorch in the same run. Convolution filters: "
