@@ -34,8 +34,15 @@ config.substitutions.append(
 config.substitutions.append(
     ("%mlir_translate", os.path.join(config.llvm_tools_dir, "mlir-translate")))
 
+# A C compiler for the ahead-of-time tests (dlas-compile objects linked
+# into C programs) and the directory of Debian's libomp.
+import shutil
+config.substitutions.append(
+    ("%cc", shutil.which("cc") or shutil.which("clang-22") or "cc"))
+config.substitutions.append(("%omp_libdir", "/usr/lib/llvm-22/lib"))
+
 tool_dirs = [config.dlas_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run", "dlas-import"], tool_dirs)
+llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run", "dlas-compile", "dlas-import"], tool_dirs)
 
 # What the host can execute, for execution tests: `host-avx2`,
 # `host-avx512` (F, BW, DQ, VL: x86-64-v4), `host-avx512bf16`,

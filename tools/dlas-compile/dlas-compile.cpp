@@ -1,0 +1,240 @@
+//===- dlas-compile.cpp - ahead-of-time compilation to an object ----------===//
+//
+// dlas-compile model.{mlir,mlirbc,onnx} --target=x86-64-v3 -o model.o
+//              [--header model.h] [--prefix model] [-e main] [--time-stages]
+//
+// Compiles the entry through dlas-cpu-pipeline for the named target (any
+// x86-64 target, whatever the host: cross-compiling is the point) and
+// writes an ELF object with the weights in its read-only data, plus a C
+// header with the entry's signature, descriptor types, an init function
+// and a run function over dense buffers.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/InitAllDialects.h"
+#include "DLAS/InitAllPasses.h"
+#include "DLAS/Pipelines/Pipelines.h"
+#include "DLAS/Runner/Compile.h"
+#include "DLAS/Runner/TargetMachine.h"
+#include "DLAS/Target/ONNX/ONNXImporter.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::dlas;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("dlas-compile options");
+static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+                                          cl::desc("<model.mlir|.mlirbc|.onnx>"),
+                                          cl::cat(category));
+static cl::opt<std::string> outputFilename("o", cl::Required,
+                                           cl::desc("Object file to write"),
+                                           cl::value_desc("model.o"),
+                                           cl::cat(category));
+static cl::opt<std::string> headerFilename(
+    "header", cl::desc("C header to write (default: the object's path with .h)"),
+    cl::cat(category));
+static cl::opt<std::string> prefix(
+    "prefix",
+    cl::desc("C name prefix of the entry and the header's names (default: "
+             "the object's file name)"),
+    cl::cat(category));
+static cl::opt<std::string> entryName("e", cl::desc("Entry function"),
+                                      cl::init("main"), cl::cat(category));
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("CPU to compile for: host, x86-64-v3, x86-64-v4 or an LLVM "
+             "x86-64 CPU name (znver3, sapphirerapids, ...); need not be "
+             "the host"),
+    cl::init("host"), cl::cat(category));
+static cl::opt<std::string> targetFeatures(
+    "target-features", cl::desc("+name/-name changes to the target's features"),
+    cl::init(""), cl::cat(category));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
+                                  cl::init(3), cl::Prefix, cl::cat(category));
+static cl::opt<bool> timeStages(
+    "time-stages",
+    cl::desc("Print the time of each stage (import, passes, LLVM)"),
+    cl::cat(category));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "dlas-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// A C identifier from `name` (non-alphanumerics become '_').
+static std::string cIdentifier(StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += llvm::isAlnum(c) ? c : '_';
+  if (id.empty() || llvm::isDigit(id[0]))
+    id = "m_" + id;
+  return id;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::dlas::registerAllPasses();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "DLAS ahead-of-time compiler\n");
+
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::dlas::registerAllDialects(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point from) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - from)
+        .count();
+  };
+
+  // Import or parse.
+  auto start = Clock::now();
+  if (!llvm::sys::fs::exists(inputFilename))
+    return fail("cannot open '" + inputFilename + "': no such file");
+  OwningOpRef<ModuleOp> module;
+  if (StringRef(inputFilename).ends_with(".onnx")) {
+    ONNXImportOptions importOptions;
+    importOptions.entryName = entryName;
+    module = importONNXModel(inputFilename, &context, importOptions);
+  } else {
+    llvm::SourceMgr sourceMgr;
+    std::string error;
+    auto file = openInputFile(inputFilename, &error);
+    if (!file)
+      return fail(error);
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+  if (!module)
+    return fail("cannot read '" + inputFilename + "'");
+  double importMs = ms(start);
+
+  auto entry = module->lookupSymbol<func::FuncOp>(entryName);
+  if (!entry || entry.isExternal())
+    return fail("no function '" + entryName + "' with a body in '" +
+                inputFilename + "'");
+  // The entry gets the prefix, so that neither it (`main`!) nor its layer
+  // functions collide with the program the object is linked into.
+  std::string cPrefix = cIdentifier(
+      prefix.empty() ? llvm::sys::path::stem(outputFilename) : StringRef(prefix));
+  std::string entrySymbol = cPrefix + "_" + cIdentifier(entryName);
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          entry, StringAttr::get(&context, entrySymbol), *module)))
+    return fail("cannot rename the entry '" + entryName + "'");
+  SymbolTable::setSymbolName(entry, entrySymbol);
+  // Other public functions stay callable but are not described.
+  for (auto func : module->getOps<func::FuncOp>())
+    if (func != entry && func.isPublic() && !func.isExternal())
+      func.setPrivate();
+
+  // Passes: the CPU pipeline for the named target.
+  CPUTargetOverrides overrides;
+  overrides.features = targetFeatures;
+  llvm::Expected<CPUTargetAttr> resolved =
+      resolveCPUTargetOrHost(&context, target, overrides);
+  if (!resolved)
+    return fail(llvm::toString(resolved.takeError()));
+  start = Clock::now();
+  PassManager pm(&context);
+  CPUPipelineOptions options;
+  options.target = resolved->getCpu().str();
+  // The resolved features (host: the host's) as explicit changes.
+  options.targetFeatures = resolved->llvmFeatureString();
+  buildCPUPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return fail("compilation pipeline failed on '" + inputFilename + "'");
+  double passesMs = ms(start);
+  // Only the entry and its C wrapper leave the object: helpers such as
+  // the layer functions or dealloc_helper would collide between two models
+  // linked into one program.
+  module->walk([&](LLVM::LLVMFuncOp func) {
+    if (!func.isExternal() && func.getName() != entrySymbol &&
+        func.getName() != "_mlir_ciface_" + entrySymbol)
+      func.setLinkage(LLVM::Linkage::Internal);
+  });
+
+  auto compiled = module->lookupSymbol<LLVM::LLVMFuncOp>(entrySymbol);
+  auto signature =
+      compiled ? compiled->getAttrOfType<TypeAttr>(kSignatureAttrName)
+               : TypeAttr();
+  if (!signature)
+    return fail("the compiled entry '" + entrySymbol +
+                "' lacks its dlas.signature attribute");
+
+  // LLVM: object code for the target on the functions.
+  start = Clock::now();
+  std::optional<std::pair<std::string, std::string>> codeTarget =
+      loweredTarget(*module);
+  if (!codeTarget)
+    return fail("the pipeline left no target on the functions");
+  auto targetMachine = createTargetMachine(
+      codeTarget->first, codeTarget->second, codeGenOptLevel(optLevel));
+  if (!targetMachine)
+    return fail("cannot create a target machine: " +
+                llvm::toString(targetMachine.takeError()));
+  std::string error;
+  auto object = openOutputFile(outputFilename, &error);
+  if (!object)
+    return fail(error);
+  if (llvm::Error err = emitObjectFile(*module, **targetMachine, optLevel,
+                                       object->os()))
+    return fail(llvm::toString(std::move(err)));
+  double llvmMs = ms(start);
+
+  std::string headerPath = headerFilename;
+  if (headerPath.empty()) {
+    SmallString<256> path(outputFilename);
+    llvm::sys::path::replace_extension(path, "h");
+    headerPath = path.str().str();
+  }
+  auto header = openOutputFile(headerPath, &error);
+  if (!header)
+    return fail(error);
+  CHeaderInfo info{cPrefix,
+                   entrySymbol,
+                   cast<FunctionType>(signature.getValue()),
+                   codeTarget->first,
+                   codeTarget->second,
+                   llvm::sys::path::filename(inputFilename).str()};
+  if (llvm::Error err = writeCHeader(info, header->os()))
+    return fail(llvm::toString(std::move(err)));
+  object->keep();
+  header->keep();
+  llvm::outs() << "wrote " << outputFilename << " and " << headerPath
+               << " (entry _mlir_ciface_" << entrySymbol << ", target "
+               << codeTarget->first << ")\n";
+  if (timeStages)
+    llvm::outs() << llvm::format(
+        "stages: import %.1f ms, passes %.1f ms, LLVM %.1f ms, total %.1f "
+        "ms\n",
+        importMs, passesMs, llvmMs, importMs + passesMs + llvmMs);
+  return 0;
+}
