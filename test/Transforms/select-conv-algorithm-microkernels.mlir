@@ -5,6 +5,9 @@
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="print=true l1-cache-bytes=16384" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=COMPACT
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true compact-flat-min-width=64" | FileCheck %s --check-prefix=PADDED
+// Without AVX-512 masked loads are dear: the padded form, however wide.
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=PADDED
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v4 --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=COMPACT
 // LOOPS: convolution algorithm: im2col (stride 1, output plane {{[0-9]+}} B too large for L1: im2col)
 
 // Rows of at least 16 outputs go compact: output p = oh * 56 + ow reads

@@ -150,8 +150,9 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
       padded spatial domain: output position `p = oh * Wp + ow` reads input
       `p + kh * dh * Wp + kw * dw`, so the innermost loop covers `Ho * Wp`
       elements; the `Wp - Wo` extra columns per row are computed and dropped.
-      With microkernels and rows at least `compact-flat-min-width` wide the
-      form is compact instead: output `p = oh * Wo + ow` reads input
+      With microkernels, rows at least `compact-flat-min-width` wide and a
+      target with AVX-512 (the compact B vectors are masked loads, which
+      cost 3x without mask registers) the form is compact instead: output `p = oh * Wo + ow` reads input
       `p + (p floordiv Wo) * (Wp - Wo) + tap`, no column is wasted, the
       output needs no padded init nor compaction, and its elementwise
       consumers fold into the microkernel's store (ResNet-50 5% faster
