@@ -16,7 +16,7 @@
 
 // NOTARGET: error: no target: set the module's 'dlas.target' (dlas-attach-target, dlas-cpu-pipeline{target=...}) or give vector-width and vector-registers
 
-// V3: remark: microkernel 6x16 (m0=6, vectors=2, kc=256, mc=252) key 'm200_n170_k300'
+// V3: remark: microkernel 6x16 (m0=6, vectors=2, kc=256, mc=252, B packed) key 'm200_n170_k300'
 // V4: remark: microkernel 6x64 (m0=6, vectors=4, kc=96, mc=1362) key 'm200_n170_k300'
 // V4Y: remark: microkernel 12x16 (m0=12, vectors=2, kc=300, mc=432) key 'm200_n170_k300'
 // OPTS: remark: microkernel 6x64 (m0=6, vectors=4, kc=64, mc=1020) key 'm200_n170_k300'
