@@ -2,6 +2,7 @@
 #include "DLAS/Runner/TargetMachine.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
@@ -37,4 +38,17 @@ dlas::loweredTarget(ModuleOp module) {
     return WalkResult::interrupt();
   });
   return found;
+}
+
+namespace {
+/// Every hook keeps its default: accept the attribute, emit nothing.
+struct DLASToLLVMIRTranslation : public LLVMTranslationDialectInterface {
+  using LLVMTranslationDialectInterface::LLVMTranslationDialectInterface;
+};
+} // namespace
+
+void dlas::registerDLASDialectTranslation(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, DLASDialect *dialect) {
+    dialect->addInterfaces<DLASToLLVMIRTranslation>();
+  });
 }

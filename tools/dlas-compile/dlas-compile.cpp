@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::dlas::registerAllDialects(registry);
   registerAllToLLVMIRTranslations(registry);
+  registerDLASDialectTranslation(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

@@ -504,6 +504,7 @@ int runMain() {
   mlir::registerAllExtensions(registry);
   dlas::registerAllDialects(registry);
   registerAllToLLVMIRTranslations(registry);
+  registerDLASDialectTranslation(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

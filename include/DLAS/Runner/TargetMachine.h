@@ -11,6 +11,7 @@
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
@@ -30,6 +31,11 @@ createTargetMachine(StringRef cpu, StringRef features,
 /// functions of the lowered `module` (nullopt when it has none).
 std::optional<std::pair<std::string, std::string>>
 loweredTarget(ModuleOp module);
+
+/// Lets the LLVM IR translation pass over the `dlas.*` attributes that stay
+/// on lowered functions and their arguments (dlas.signature, dlas.name, ...)
+/// instead of warning about each: they are for the tools, not for LLVM.
+void registerDLASDialectTranslation(DialectRegistry &registry);
 
 /// The code generation level for an -O level (0-3).
 llvm::CodeGenOptLevel codeGenOptLevel(unsigned optLevel);
