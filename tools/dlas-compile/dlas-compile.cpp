@@ -169,6 +169,9 @@ int main(int argc, char **argv) {
   options.target = resolved->getCpu().str();
   // The resolved features (host: the host's) as explicit changes.
   options.targetFeatures = resolved->llvmFeatureString();
+  // Weights leave the MLIR module and enter the object as raw bytes
+  // (emitObjectFile), not as one LLVM constant per element.
+  options.externalWeights = true;
   buildCPUPipeline(pm, options);
   if (failed(pm.run(*module)))
     return fail("compilation pipeline failed on '" + inputFilename + "'");
