@@ -539,7 +539,8 @@ struct BlockedConvMicrokernelPass
       Tiles tiles = chooseTiles(cv, target.vectorRegisters);
       std::string key = shapeKey(cv);
       DictionaryAttr tuned =
-          tuningTable ? tuningTable->lookup(kTuningSection, key) : nullptr;
+          tuningTable ? tuningTable->lookup(kTuningSection, key, dlas::targetCpu(op))
+                      : nullptr;
       auto slots = [&]() -> SmallVector<std::pair<StringRef, int64_t *>> {
         return {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}};
       };

@@ -763,7 +763,8 @@ struct DepthwiseMicrokernelPass
         tiles.vectors = vectors;
       std::string key = shapeKey(d);
       DictionaryAttr tuned =
-          tuningTable ? tuningTable->lookup(kTuningSection, key) : nullptr;
+          tuningTable ? tuningTable->lookup(kTuningSection, key, dlas::targetCpu(op))
+                      : nullptr;
       if (failed(applyOverride(op, tuned, tiles)) ||
           failed(applyOverride(op, op->getAttr(kTilesAttrName), tiles)))
         return signalPassFailure();

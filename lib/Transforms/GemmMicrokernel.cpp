@@ -1017,7 +1017,8 @@ struct GemmMicrokernelPass
         params.packB = false;
       std::string key = shapeKey(*gemm);
       DictionaryAttr tuned =
-          tuningTable ? tuningTable->lookup(kTuningSection, key) : nullptr;
+          tuningTable ? tuningTable->lookup(kTuningSection, key, dlas::targetCpu(op))
+                      : nullptr;
       if (failed(applyOverride(op, tuned, params)) ||
           failed(applyOverride(op, op->getAttr(kGemmTilesAttrName), params)))
         return signalPassFailure();

@@ -118,15 +118,24 @@ TuningTable::load(MLIRContext *context, StringRef path,
   return std::shared_ptr<const TuningTable>(std::move(table));
 }
 
-DictionaryAttr TuningTable::lookup(StringRef section, StringRef key) const {
+DictionaryAttr TuningTable::lookup(StringRef section, StringRef key,
+                                   StringRef target) const {
   auto found = sections.find(section);
   if (found == sections.end())
     return nullptr;
   const llvm::StringMap<DictionaryAttr> &entries = found->second;
-  if (auto exact = entries.find(key); exact != entries.end())
-    return exact->second;
-  if (auto any = entries.find("*"); any != entries.end())
-    return any->second;
+  // A target's own entries first: tiles tuned for 32 registers do not
+  // carry over to 16.
+  SmallVector<std::string> candidates;
+  if (!target.empty())
+    candidates.push_back((target + "/" + key).str());
+  candidates.push_back(key.str());
+  if (!target.empty())
+    candidates.push_back((target + "/*").str());
+  candidates.push_back("*");
+  for (const std::string &candidate : candidates)
+    if (auto entry = entries.find(candidate); entry != entries.end())
+      return entry->second;
   return nullptr;
 }
 

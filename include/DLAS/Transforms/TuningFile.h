@@ -14,7 +14,9 @@
 // Each section maps a shape key (what the pass's `print` remark reports for
 // an op) to the entries of the per-op attribute of that pass
 // (`dlas.gemm_tiles`, `dlas.depthwise_tiles`); "*" applies to every op of
-// the section that has no entry of its own.
+// the section that has no entry of its own. A key may name the target's
+// CPU first ("x86-64-v3/m64_n3136_k576", "znver4/*"): such entries apply
+// only to modules compiled for that target and win over unprefixed ones.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLAS_TRANSFORMS_TUNINGFILE_H
@@ -49,9 +51,12 @@ public:
   static FailureOr<std::shared_ptr<const TuningTable>>
   load(MLIRContext *context, StringRef path, ArrayRef<TuningSchema> schemas);
 
-  /// The entry of `section` for `key`, else its "*" entry, as a dictionary
-  /// of the per-op attribute's shape; null when neither exists.
-  DictionaryAttr lookup(StringRef section, StringRef key) const;
+  /// The entry of `section` for `key` on the CPU `target` (the
+  /// dlas.target's cpu name; empty: none), as a dictionary of the per-op
+  /// attribute's shape, trying "<target>/<key>", "<key>", "<target>/*" and
+  /// "*" in that order; null when none exists.
+  DictionaryAttr lookup(StringRef section, StringRef key,
+                        StringRef target = "") const;
 
 private:
   llvm::StringMap<llvm::StringMap<DictionaryAttr>> sections;

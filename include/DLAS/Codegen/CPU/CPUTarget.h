@@ -57,6 +57,13 @@ ArrayRef<StringRef> documentedCPUTargetNames();
 /// it can run such code).
 std::string featuresMissingOnHost(StringRef features);
 
+/// The CPU name of `op`'s target ("" without one): the prefix of its
+/// tuning-file keys.
+inline StringRef targetCpu(Operation *op) {
+  CPUTargetAttr target = lookupCPUTarget(op);
+  return target ? target.getCpu() : StringRef();
+}
+
 /// What a microkernel needs to know about the target.
 struct TargetShape {
   int64_t vectorWidth;     // f32 lanes
