@@ -5,9 +5,9 @@
 //          [--warmup W --repeat N] [--pipeline=... | --target=NAME]
 //
 // Compiles the module through the CPU pipeline (or takes LLVM-dialect IR as
-// it is), JITs it at -O3 for the target (default: the host), runs the entry on .npy or seeded
-// random inputs, prints every output's shape and checksum, compares with
-// expected outputs and times repeated runs.
+// it is), JITs it at -O3 for the target (default: the host), runs the entry
+// on .npy or seeded random inputs, prints every output's shape and checksum,
+// compares with expected outputs and times repeated runs.
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
