@@ -21,26 +21,23 @@ using namespace mlir::dlas;
 
 void dlas::buildTargetStage(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
-  AttachTargetOptions attach;
+  // The one place a pipeline asks the machine (for `host`): when it is
+  // built, never while it runs. Without a named target a module's own
+  // dlas.target wins.
   StringRef name = options.target;
-  if (name.empty() || name == "host" || name == "cpu") {
-    // The one place a pipeline asks the machine: when it is built, never
-    // while it runs. Without a named target a module's own dlas.target
-    // wins.
-    auto [hostName, host] = resolveHostCPUTarget();
-    attach.target = hostName;
-    attach.features = host.features;
-    attach.l1 = host.l1;
-    attach.l2 = host.l2;
-    attach.l3 = host.l3;
-    attach.keepExisting = name.empty();
-    if (!options.targetFeatures.empty())
-      attach.features += "," + options.targetFeatures;
-  } else {
-    attach.target = name.str();
-    attach.features = options.targetFeatures;
-  }
-  attach.vectorBits = options.targetVectorBits;
+  CPUTargetOverrides user;
+  user.features = options.targetFeatures;
+  user.vectorBits = options.targetVectorBits;
+  auto [concrete, overrides] =
+      concreteCPUTarget(name.empty() ? "host" : name, user);
+  AttachTargetOptions attach;
+  attach.target = concrete;
+  attach.features = overrides.features;
+  attach.vectorBits = overrides.vectorBits;
+  attach.l1 = overrides.l1;
+  attach.l2 = overrides.l2;
+  attach.l3 = overrides.l3;
+  attach.keepExisting = name.empty();
   pm.addPass(createAttachTarget(attach));
 }
 

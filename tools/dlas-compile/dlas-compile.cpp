@@ -156,7 +156,8 @@ int main(int argc, char **argv) {
     if (func != entry && func.isPublic() && !func.isExternal())
       func.setPrivate();
 
-  // Passes: the CPU pipeline for the named target.
+  // Passes: the CPU pipeline for the named target, refused before any work
+  // when the name or a feature is wrong.
   CPUTargetOverrides overrides;
   overrides.features = targetFeatures;
   llvm::Expected<CPUTargetAttr> resolved =
@@ -166,9 +167,10 @@ int main(int argc, char **argv) {
   start = Clock::now();
   PassManager pm(&context);
   CPUPipelineOptions options;
-  options.target = resolved->getCpu().str();
-  // The resolved features (host: the host's) as explicit changes.
-  options.targetFeatures = resolved->llvmFeatureString();
+  // The pipeline resolves the name as dlas-run's does (host: the host's
+  // features and caches).
+  options.target = target;
+  options.targetFeatures = targetFeatures;
   // Weights leave the MLIR module and enter the object as raw bytes
   // (emitObjectFile), not as one LLVM constant per element.
   options.externalWeights = true;

@@ -138,8 +138,14 @@ dlas::resolveCPUTarget(MLIRContext *context, StringRef name,
 llvm::Expected<CPUTargetAttr>
 dlas::resolveCPUTargetOrHost(MLIRContext *context, StringRef name,
                              const CPUTargetOverrides &overrides) {
+  auto [concrete, concreteOverrides] = concreteCPUTarget(name, overrides);
+  return resolveCPUTarget(context, concrete, concreteOverrides);
+}
+
+std::pair<std::string, CPUTargetOverrides>
+dlas::concreteCPUTarget(StringRef name, const CPUTargetOverrides &overrides) {
   if (name != "host" && name != "cpu")
-    return resolveCPUTarget(context, name, overrides);
+    return {name.str(), overrides};
   auto [hostName, host] = resolveHostCPUTarget();
   // The user's overrides go on top of the host's.
   if (!overrides.features.empty())
@@ -152,7 +158,7 @@ dlas::resolveCPUTargetOrHost(MLIRContext *context, StringRef name,
     host.l2 = overrides.l2;
   if (overrides.l3)
     host.l3 = overrides.l3;
-  return resolveCPUTarget(context, hostName, host);
+  return {hostName, host};
 }
 
 FailureOr<TargetShape> dlas::targetShapeFor(Operation *op, int64_t vectorWidth,

@@ -42,8 +42,14 @@ resolveCPUTarget(MLIRContext *context, StringRef name,
 /// at the tools' edge only.
 std::pair<std::string, CPUTargetOverrides> resolveHostCPUTarget();
 
-/// `resolveCPUTarget`, with `host` (and `cpu`) resolved through
-/// `resolveHostCPUTarget` and the host's values under `overrides`.
+/// The named target `name` and `overrides` as `resolveCPUTarget` takes
+/// them: `host` (and `cpu`) become the host's CPU name and values
+/// (`resolveHostCPUTarget`) with `overrides` on top; other names pass as
+/// they are.
+std::pair<std::string, CPUTargetOverrides>
+concreteCPUTarget(StringRef name, const CPUTargetOverrides &overrides);
+
+/// `resolveCPUTarget` of `concreteCPUTarget(name, overrides)`.
 llvm::Expected<CPUTargetAttr>
 resolveCPUTargetOrHost(MLIRContext *context, StringRef name,
                        const CPUTargetOverrides &overrides = {});
