@@ -66,4 +66,527 @@ def TargetToLLVM : Pass<"dlas-target-to-llvm", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
+  let summary = "Choose direct, flat, 1x1-as-GEMM, im2col+GEMM or Winograd per "
+                "convolution";
+  let description = [{
+    Rewrites every NCHW f32 convolution with static shapes
+    (`linalg.conv_2d_nchw_fchw`, `conv_2d_ngchw_gfchw`,
+    `depthwise_conv_2d_nchw_chw`) into the algorithm a cost model picks, or
+    the one forced by `algorithm`:
+
+    * `gemm` (1x1 kernels): the convolution is a matrix product
+      `W[F, C] x X[C, H*W]` per image, on collapsed views, with no copy at
+      stride 1; at stride s the input is first subsampled (a copy of 1/s^2
+      of it);
+    * `im2col`: the input patches are copied into `P[N, C*Kh*Kw, Ho, Wo]`
+      (the div/mod that split the row index into (c, kh, kw) depend on the
+      outer loop only; each row written sequentially, rows split between
+      threads), viewed as a `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix
+      product;
+    * `winograd` (dense 3x3, stride 1, undilated, constant filter):
+      Winograd F(2x2, 3x3). The filter transform `U = G g G^T` runs at
+      compile time into a `[16, F, C]` constant; the input transform
+      `B^T d B` and the output transform `A^T M A` are additions of
+      stride-2 slices (elementwise generics); the 16 products over channels
+      are one batched GEMM `M[t] = U[t] x V[t]` (t a batch dim of the
+      microkernel's A). 16 multiplies per 2x2 outputs instead of 36; the
+      output is written through stride-2 slices of the (zero-padded, for odd
+      sizes) init, so a bias broadcast into the init is kept;
+    * `flat` (stride 1, any kind): a direct convolution over the flattened,
+      padded spatial domain: output position `p = oh * Wp + ow` reads input
+      `p + kh * dh * Wp + kw * dw`, so the innermost loop covers `Ho * Wp`
+      elements; the `Wp - Wo` extra columns per row are computed and dropped.
+      With microkernels, rows at least `compact-flat-min-width` wide and a
+      target with AVX-512 (the compact B vectors are masked loads, which
+      cost 3x without mask registers) the form is compact instead: output `p = oh * Wo + ow` reads input
+      `p + (p floordiv Wo) * (Wp - Wo) + tap`, no column is wasted, the
+      output needs no padded init nor compaction, and its elementwise
+      consumers fold into the microkernel's store (ResNet-50 5% faster
+      whole; narrower rows, where a vector spans 3+ rows, measured slower
+      and keep the padded width).
+      A strided dense undilated convolution first splits its padded input
+      into its `sh*sw` stride phases, `Q[n, c, ph, pw, i, j] =
+      X[n, c, i*sh + ph, j*sw + pw]` (one copy of the input, where im2col
+      copies it `Kh*Kw/(sh*sw)` times: 2.25x at 3x3 stride 2, 12x for
+      ResNet's 7x7 stem); tap (kh, kw) then reads phase
+      (kh mod sh, kw mod sw) at `p + (kh floordiv sh) * Wq + kw floordiv sw`
+      of the phases laid end to end, the same implicit GEMM;
+    * `direct`: the convolution stays as it is.
+
+    Why it matters here: the loop-order stage vectorizes the innermost,
+    contiguous output loop. For the direct algorithm that loop is the output
+    width, 7 to 56 in ResNet-50; as a matrix product it is `Ho*Wo`, on the
+    flattened domain `Ho*Wp`. The cost model is a set of rules measured with
+    the benchmark harness: `gemm` for dense 1x1 kernels; for other
+    stride-1 convolutions, `direct` when grouped or depthwise and at least
+    `min-direct-width` wide (a vectorized row with the window unrolled
+    around it: 54-73 GFLOP/s on ResNet-34's 56-wide grouped layers where
+    flat gets 10-49), else `flat` while the output plane (`Ho*Wp` floats)
+    fits a third of L1 (`l1-cache-bytes`; 1.2x direct on ResNet-50's 56x56
+    3x3 layer, 1.9x on 28-wide grouped ones), else `im2col` (dense) or
+    `direct`; `im2col` for strided dense convolutions; `direct` for strided
+    grouped and depthwise ones. With `microkernels` (the CPU pipeline's
+    default, where dlas-gemm-microkernel turns every dense GEMM, im2col and
+    flat contraction into a register-blocked kernel), dense and grouped
+    stride-1 convolutions go `flat`: that is an implicit GEMM whose B rows
+    are shifted views of the padded input, with no im2col copy; strided
+    dense ones go `flat` over their stride phases (ResNet-50's stem
+    1.46 -> 1.16 ms, its strided 3x3 layers unchanged within noise). With
+    `winograd` as well, dense 3x3 stride-1 convolutions with a constant
+    filter, at least 128 input and output channels and at least 32 2x2
+    output tiles go `winograd` instead. That is off by default: measured on
+    ResNet-50's 14x14x256 layer, Winograd takes 0.86 ms against 1.06 flat
+    while the layer's weights stay in cache, but 1.8 against 1.3 inside the
+    whole model, where its 16/9 larger transformed filter streams from
+    memory. Forced
+    algorithms that do not apply to a convolution fall back and say so.
+    `print` reports each choice as a remark.
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", "\"auto\"",
+           "auto (cost model), direct, flat (stride 1), gemm (1x1), im2col (dense) "
+           "or winograd (dense 3x3 stride 1, constant filter)">,
+    Option<"minDirectWidth", "min-direct-width", "int64_t", "32",
+           "Grouped and depthwise stride-1 convolutions at least this wide "
+           "stay direct">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "0",
+           "L1 data cache bytes (0: the dlas.target's, 48 KiB without one; flat is chosen while a third of it "
+           "holds the output plane)">,
+    Option<"microkernels", "microkernels", "bool", "false",
+           "Contractions will become GEMM microkernels (dlas-gemm-microkernel): "
+           "dense stride-1 convolutions go flat (an implicit GEMM)">,
+    Option<"winograd", "winograd", "bool", "false",
+           "Let the cost model pick Winograd F(2x2,3x3) (with microkernels, "
+           ">= 128 channels, >= 32 tiles): it wins on a layer whose weights "
+           "stay in cache, loses inside a whole model where its 16/9 larger "
+           "transformed filter streams from memory">,
+    Option<"compactFlatMinWidth", "compact-flat-min-width", "int64_t", "16",
+           "With microkernels, flat convolutions at least this wide compute "
+           "only the OH*OW output positions (B rows jump by Wp - OW per "
+           "output row; the microkernel loads a vector per row it touches) "
+           "instead of OH*Wp; narrower ones keep the padded width">,
+    Option<"print", "print", "bool", "false",
+           "Report the algorithm chosen for each convolution as a remark">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numDirect", "direct", "Convolutions left direct">,
+    Statistic<"numGemm", "gemm", "1x1 convolutions run as GEMM">,
+    Statistic<"numIm2Col", "im2col", "Convolutions run as im2col + GEMM">,
+    Statistic<"numFlat", "flat", "Convolutions run on the flattened spatial domain">,
+    Statistic<"numWinograd", "winograd", "Convolutions run as Winograd F(2x2,3x3)">
+  ];
+}
+
+def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
+  let summary = "Run dense convolutions in the blocked NCHWc layout and "
+                "propagate it through the graph";
+  let description = [{
+    Rewrites every dense f32 `linalg.conv_2d_nchw_fchw` with static shapes
+    whose input and output channels are multiples of the block `b` (the
+    target's f32 vector width unless `block` says otherwise) into the
+    blocked layout oneDNN calls nChw16c:
+
+    * the input `X[N, C, H, W]` packed to `X'[N, C/b, H, W, b]`;
+    * the filter packed to `W'[F/b, C/b, Kh, Kw, b(c), b(f)]`, the output
+      channels innermost; a constant filter is packed at compile time;
+    * `Y'[n, F, oh, ow, f] += X'[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
+      W'[F, C, kh, kw, c, f]` as a `linalg.generic` tagged
+      `dlas.blocked_conv`, whose innermost output dim is one vector of
+      output channels: `dlas-blocked-conv-microkernel` turns it into a
+      direct convolution with the channel vector in registers, which needs
+      no flattening trick, no stride-phase copy and wastes no lane on narrow
+      rows (ResNet-50's 14- and 7-wide layers);
+    * the accumulator: a fill or a per-channel bias broadcast is rebuilt in
+      blocked form (so the microkernel still folds it), anything else is
+      packed;
+    * the result unpacked to NCHW.
+
+    With `depthwise`, depthwise convolutions
+    (`linalg.depthwise_conv_2d_nchw_chw`, channels a multiple of b) are
+    blocked the same way, with the filter packed to
+    `[C/b, Kh, Kw, b]` and `Y'[n, C, oh, ow, c] += X'[n, C, oh*sh + kh*dh,
+    ow*sw + kw*dw, c] * W'[C, kh, kw, c]` tagged `dlas.blocked_depthwise`:
+    a channel vector per output position, so a stride-2 window needs no
+    shuffle, and MobileNet-style graphs stay blocked across their
+    depthwise layers. It is off by default: the blocked kernel reads a
+    padded copy of its input, and for these memory-bound layers the copy
+    costs more than the kernel gains (MobileNetV2's 56x56x144 layer
+    0.17 ms blocked against 0.066 ms in NCHW, whose kernel folds the
+    padding; 112x112x96 stride 2: 0.29 against 0.12 ms).
+
+    Then upstream's data-layout propagation (`linalg.pack` bubbled up and
+    `linalg.unpack` pushed down through elementwise `linalg.generic`s and
+    `tensor.pad`s) moves each unpack down to the next convolution's pack,
+    where the pair folds: consecutive convolutions, with the activations,
+    residual adds and paddings between them, stay blocked. Only the graph's
+    edges convert, where a conversion is left: a pack there becomes a pad,
+    a reshape and a transpose (upstream's lowering, the channel within a
+    block innermost); an activation unpack becomes a copy that walks the
+    blocked source in order into the result viewed as `[N, C/b, b, H, W]`
+    (upstream's lowering walks the result in order, reading one float per
+    cache line of the source: a 56x56x256 unpack took 1.5 ms, now 0.2). Layer functions
+    (`dlas-outline-layers`) do not stop the layout: a private function
+    called once that packs an argument or unpacks a result has its
+    signature changed to the blocked type and its caller converts instead,
+    where the caller's unpack of one layer meets the pack of the next.
+
+    The layout is a whole-module choice, made on a trial copy: it applies
+    when at most one activation conversion is left per
+    `convs-per-conversion` blocked convolutions. A graph that keeps
+    crossing back to NCHW (MobileNetV2, whose depthwise convolutions and
+    24-channel layers have no blocked form) stays NCHW: its conversions
+    cost more than the kernels gain (4.8 -> 8.8 ms measured), where
+    ResNet-50 (52 convolutions, 2 conversions) gains 9%.
+
+    `max-width` leaves wider convolutions in NCHW, so that the blocked
+    layout can start inside the network. `print` reports the decision and
+    each convolution left in NCHW as remarks.
+
+    Before:
+    ```mlir
+    %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>,
+        strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x32x9x9xf32>, tensor<32x32x3x3xf32>)
+        outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+    ```
+    After (b = 16):
+    ```mlir
+    %xb = linalg.transpose ... : tensor<1x2x9x9x16xf32>
+    %yb = linalg.generic {dlas.blocked_conv, ...}
+        ins(%xb, %wb : tensor<1x2x9x9x16xf32>, tensor<2x2x3x3x16x16xf32>)
+        outs(%initb : tensor<1x2x7x7x16xf32>) -> tensor<1x2x7x7x16xf32>
+    %y = linalg.transpose ...  // then a collapse_shape to 1x32x7x7
+    ```
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", "0",
+           "Channels per block (0: the target's f32 vector width)">,
+    Option<"maxWidth", "max-width", "int64_t", "0",
+           "Block only convolutions whose output is at most this wide "
+           "(0: any width)">,
+    Option<"depthwise", "depthwise", "bool", "false",
+           "Block depthwise convolutions too (off: their padded input copy "
+           "costs more than the blocked kernel gains)">,
+    Option<"blockedEntry", "blocked-entry", "bool", "false",
+           "Public functions take and return activations in the blocked "
+           "layout [N, C/b, H, W, b] where they would convert at their "
+           "boundary (for callers that keep activations blocked, and to time "
+           "a layer as oneDNN's format_tag::any does, without the edge "
+           "reorders)">,
+    Option<"convsPerConversion", "convs-per-conversion", "int64_t", "4",
+           "Blocked convolutions needed per activation layout conversion "
+           "left at the edges for the layout to apply">,
+    Option<"print", "print", "bool", "false",
+           "Report the layout decision and each convolution left in NCHW">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numBlocked", "blocked", "Convolutions put in the blocked layout">,
+    Statistic<"numEdgeConversions", "edge-conversions",
+              "Activation layout conversions left at the graph's edges">
+  ];
+}
+
+def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
+  let summary = "Lower blocked NCHWc convolutions to direct vector "
+                "microkernels";
+  let description = [{
+    Matches, on memrefs, the convolution `dlas-blocked-layout` produces (in
+    any loop order): `y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh,
+    ow*sw + kw*dw, c] * w[F, C, kh, kw, c, f]`, with the channel blocks f
+    and c one f32 vector wide. It becomes a direct convolution kernel, the
+    scheme of oneDNN's AVX-512 one:
+
+    * a register tile holds `rows` output columns of `vectors`
+      output-channel blocks (`rows * vectors` accumulators); per input
+      channel and tap it loads `vectors` filter vectors, broadcasts `rows`
+      input values and does `rows * vectors` FMAs, over the whole
+      reduction (channel blocks and filter rows loop, filter columns and
+      the channels of a block unroll so their offsets fold into the
+      addresses), then stores once;
+    * work items are (image, channel tile, output row), the row innermost
+      so that consecutive items reuse the tile's filter from cache; each
+      OpenMP thread takes one contiguous chunk (`omp_get_max_threads()` at
+      run time);
+    * strided and dilated windows read the input in place: no phase copy;
+    * the output's init (a fill or a per-channel bias broadcast) and the
+      elementwise ops after it (activation, residual add) fold into the
+      kernel as for `dlas-gemm-microkernel`: the output is written once.
+
+    The blocked depthwise form, `y[n, C, oh, ow, c] += x[n, C, oh*sh +
+    kh*dh, ow*sw + kw*dw, c] * w[C, kh, kw, c]`, gets the same kernel with
+    one channel block per tile (`vectors` is 1): per tap one filter vector
+    and one contiguous input vector per output column, no broadcast, up to
+    14 columns per tile (key `dw_c<C>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>`).
+
+    Tiles come from a rule measured on ResNet-50's layers: two channel
+    blocks when their count is even, and up to 8 rows (at most half the
+    vector registers as accumulators), the fewest tiles per output row,
+    then no tail: 7x2 on 7-, 14- and 28-wide rows, 8x2 on 56-wide ones.
+    Tiles of 24-28 accumulators (14x2, 7x4) measured 5-40% slower from
+    register pressure, single-vector ones from a broadcast per FMA. They
+    can be overridden
+    per op with `dlas.blocked_conv_tiles = {rows = R, vectors = V}` or per
+    shape from `tuning-file` (section `blocked_conv`, key
+    `c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>[_d<dh>x<dw>]`); the
+    attribute wins. `print` reports each kernel as a remark; a
+    `dlas.blocked_conv` op that does not match is reported with the reason.
+
+    Before (on memrefs):
+    ```mlir
+    linalg.generic {dlas.blocked_conv, ...}
+        ins(%x, %w : memref<1x2x9x9x16xf32>, memref<2x2x3x3x16x16xf32>)
+        outs(%y : memref<1x2x7x7x16xf32>) { mulf, addf }
+    ```
+    After: an `scf.parallel` over chunks of work items, each an `scf.for`
+    over channel blocks and filter rows carrying `rows * vectors`
+    `vector<16xf32>` accumulators through `vector.fma`s, and
+    `vector.store`s of the results.
+  }];
+  let options = [
+    Option<"parallel", "parallel", "bool", "true",
+           "Split the work items over OpenMP threads (scf.parallel)">,
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector register (0: the dlas.target's)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers (0: the dlas.target's)">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON file of tiles per shape key (docs/Tuning.md)">,
+    Option<"print", "print", "bool", "false",
+           "Report each kernel (and each convolution that does not match)">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Blocked convolutions lowered">,
+    Statistic<"numFusedEpilogues", "fused-epilogues",
+              "Elementwise ops folded into the kernels">
+  ];
+}
+
+def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
+  let summary = "Lower GEMM-shaped linalg contractions on memrefs to packed, "
+                "cache-blocked, register-blocked vector microkernels";
+  let description = [{
+    Rewrites every f32 contraction `C[.., m, .., n] += A[g.., m, k..] *
+    B[.., n + f(k..)]` on static, contiguous memrefs (linalg.matmul, the
+    1x1-as-GEMM, im2col, flat, grouped flat and Winograd convolutions of
+    dlas-select-conv-algorithm; `g..` are batch dims A shares with B and C,
+    a group or a Winograd tile position) into:
+
+    * A packed into panels `Ap[g..][K/kc][M/m0][kc][m0]` (zero-padded;
+      k-block-major, so that every k block reads A as one sequential
+      stream): at compile time when A is a constant global (a new global
+      holds the packed data), at run time otherwise (O(M*K) copy, against
+      O(M*N*K) arithmetic);
+    * one `scf.parallel` (an OpenMP loop under threading) outside the k
+      blocks, so that each thread keeps its part of C across k: over chunks
+      of column tiles, or, with fewer than 8 tiles (N = 49 at 7x7), over
+      chunks of row panels; one chunk per OpenMP thread
+      (`omp_get_max_threads()` at run time, or `parallel-chunks`), so that
+      each thread reads the operand it does not split once;
+    * inside it, loops `kc` (a B micro-panel of `kc` rows x `n0` columns in
+      L1), `mc` (an A block of `mc` rows x `kc` in L2), the column tiles of
+      `n0 = vectors * vector-width`, then the m0-row panels;
+    * a microkernel holding `m0 x vectors` accumulators in vector registers
+      across the whole `kc` loop: per k, `vectors` loads of B, `m0`
+      broadcasts of A and `m0 * vectors` vector.fma, and a
+      `memref.prefetch` of A `prefetch-bytes` ahead (inside a whole model
+      the weights stream from memory: ResNet-50 48 -> 44 ms, MobileNetV2
+      5.0 -> 4.5 ms at 1 thread). Column tails use
+      masked loads and stores; a row tail uses a kernel with fewer rows.
+
+    B is read in place: for the flat convolution its row for tap
+    (c, kh, kw) is the padded input shifted by c*Hp*Wp + kh*Wp + kw (an
+    implicit GEMM, no im2col copy). B's index may also jump by a constant
+    every W columns, `B[.., n + (n floordiv W) * S + f(k..)]` (a compact
+    flat convolution: output row n / OW reads its own padded input row);
+    each B vector is then one masked load per output row it touches,
+    merged, with lane masks computed per column tile outside the k loop,
+    and the tile cost counts those loads.
+
+    Parameters come from a cost model over the target (vector width and
+    register count from the module's dlas.target unless given): among all (m0, vectors)
+    whose accumulators, B vectors and one broadcast fit in the registers,
+    among those within 3% of the fewest estimated cycles (FMA- or
+    load-bound per k, times the padded tile count) the one with the fewest
+    loads per FMA; `kc` fills half of L1 with the B
+    micro-panel, `mc` half of L2 with the A block. An op can override any
+    of them with a dictionary attribute `dlas.gemm_tiles = {m0 = 8,
+    vectors = 3, kc = 128, mc = 512}` (set on the op before or after
+    bufferization; it survives one-shot bufferization), and a tuning file
+    (`tuning-file`, docs/Tuning.md) can do so per shape key
+    (`m<M>_n<N>_k<K>`, `b<B>_` in front for batched contractions; `print`
+    shows each op's key). Precedence: heuristic, then the `tiles` option,
+    then the file's entry for the key (or its "*" entry), then the
+    attribute.
+
+    With `fuse` (the default) the kernel also folds its neighbours, so that
+    C is written once, from registers, with its final values:
+
+    * the one write of C (or of the buffer C collapses, as 1x1 and flat
+      convolutions do) before the contraction, when it is a `linalg.fill`
+      or a `linalg.broadcast` (a bias, per output channel or per column):
+      the first k block starts its accumulators from it. A flat
+      convolution's padded init (the padded-width output filled, then the
+      real init copied into its first OW columns) counts too: the dropped
+      columns are never read, so every column starts from the real init;
+    * the chain of elementwise `linalg.generic` ops that follows, on C's
+      (uncollapsed) shape, with arith/math bodies: activations, clips,
+      residual adds, per-channel scales. Each reads the running value and
+      other buffers the kernel can read at its tile (same-shaped ones, or
+      ones indexed by whole dims of C); it writes in place or into a fresh
+      allocation, in which case the kernel stores there and the
+      intermediate buffer goes away. The chain stops at the first op that
+      could observe or change memory. With several k blocks the epilogue
+      runs on the last one only.
+
+    Ops that do not fit (other element types, dynamic shapes, strided
+    layouts, a B not contiguous along n) are left alone; `print` reports
+    both the kernels chosen (with what was fused) and why an op was left
+    alone.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector register (0: the dlas.target's)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers (0: the dlas.target's)">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", "0",
+           "L1 data cache per core (0: the dlas.target's)">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", "0",
+           "L2 cache per core (0: the dlas.target's)">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit the column-tile loop as scf.parallel">,
+    Option<"packConstants", "pack-constants", "bool", "true",
+           "Pack constant A operands at compile time">,
+    Option<"print", "print", "bool", "false",
+           "Emit a remark per contraction with the kernel chosen">,
+    ListOption<"tiles", "tiles", "int64_t",
+           "m0,vectors,kc,mc for every contraction (0 keeps the heuristic's "
+           "value; a dlas.gemm_tiles attribute still wins)">,
+    Option<"packB", "pack-b", "std::string", "\"auto\"",
+           "Copy B into contiguous panels: auto (in place: measured faster here), always "
+           "(where B is a plain matrix) or never">,
+    Option<"fuse", "fuse", "bool", "true",
+           "Fold C's fill/broadcast init and the elementwise ops consuming C "
+           "into the kernel">,
+    Option<"parallelChunks", "parallel-chunks", "int64_t", "0",
+           "Chunks the parallel loop of a contraction splits its column tiles "
+           "or row panels into; 0: one per OpenMP thread, from "
+           "omp_get_max_threads() at run time (needs the OpenMP runtime; "
+           "give a count when scf.parallel is lowered otherwise)">,
+    Option<"prefetchBytes", "prefetch-bytes", "int64_t", "4096",
+           "Software-prefetch packed A this many bytes ahead of the kernel "
+           "(0: none)">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON tuning file whose \"gemm\" section gives parameters per "
+           "shape key (see docs/Tuning.md); a dlas.gemm_tiles attribute "
+           "still wins">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "microkernels", "Contractions lowered to microkernels">,
+    Statistic<"numPackedConstants", "packed-constants", "A operands packed at compile time">,
+    Statistic<"numFusedEpilogues", "fused-epilogues", "Elementwise ops fused into kernels">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+
+def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
+  let summary = "Lower depthwise convolutions and NCHW max/sum pooling on "
+                "memrefs to register-blocked vector stencils with fused padding, "
+                "initialization and epilogue";
+  let description = [{
+    Rewrites every f32 depthwise convolution on static memrefs in NCHW
+    (`y[n, c, oh, ow] += x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * w[c, kh, kw]`,
+    what convert-nn-to-linalg emits for `groups = C`) into a vector stencil:
+
+    * per (n, c), an `scf.parallel` (an OpenMP loop under threading), the
+      KH*KW filter taps are broadcast into registers once;
+    * the output plane is cut into column tiles of `vectors * vector-width`
+      and blocks of `rows` output rows; a block keeps `rows x vectors`
+      accumulators in registers, loads each input row it needs once per
+      kw (stride s: s vectors, then a shuffle takes every s-th lane) and
+      adds it into every output row that uses it;
+    * tiles and blocks that stay inside the input run without masks, in a
+      loop; border and tail ones are emitted with their compile-time masks.
+
+    NCHW poolings are the same stencil without taps: `linalg.pooling_nchw_max`
+    (or any window op whose body is `max(out, x)`) combines with
+    `arith.maximumf` and `linalg.pooling_nchw_sum` (the sum of an average
+    pool) with `arith.addf`; rows wholly in the padding are skipped when
+    the pad value is the reduction's identity (-inf, 0).
+
+    Three neighbours are folded into the kernel when the IR allows it:
+
+    * padding: when the input is a buffer filled with a constant and then
+      overwritten by a copy of the unpadded input (how `tensor.pad`
+      bufferizes), the kernel reads the unpadded input directly, uses the
+      constant for out-of-range taps and the padded buffer disappears;
+    * initialization: a `linalg.fill` of the output, or a `linalg.broadcast`
+      of a per-channel bias into it, becomes the accumulators' start value;
+    * epilogue: following in-place elementwise `linalg.generic`s on the
+      output (activations, per-channel scale/shift, a residual of the same
+      shape) are applied to the accumulators before the one store.
+
+    `rows` and `vectors` come from the register budget (taps + accumulators
+    + loaded rows must fit in the target's vector registers) and can be set
+    per op with `dlas.depthwise_tiles = {rows = 4, vectors = 1}`, or per
+    shape key in a tuning file (`tuning-file`, docs/Tuning.md; keys like
+    `conv_c96_o56x56_k3x3_s2x2`, with `max_`/`sum_` for poolings and
+    `_d<DH>x<DW>` for dilation; `print` shows each op's key). Precedence:
+    heuristic, the `rows`/`vectors` options, the file, the attribute.
+    Other convolutions (channel multiplier, NHWC, dynamic shapes, other
+    element types) are left alone; `print` says why.
+  }];
+  let options = [
+    Option<"rowMajor", "row-major", "bool", "true",
+           "Visit a channel's row blocks outside its column tiles (the input "
+           "plane is read in rows)">,
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector register (0: the dlas.target's)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers (0: the dlas.target's)">,
+    Option<"rows", "rows", "int64_t", "0",
+           "Output rows per register block (0: from the register budget)">,
+    Option<"vectors", "vectors", "int64_t", "0",
+           "Vectors per column tile (0: from the register budget)">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit the (n, c) loop as scf.parallel">,
+    Option<"fuse", "fuse", "bool", "true",
+           "Fold the padding buffer, the output initialization and the "
+           "elementwise epilogue into the kernel">,
+    Option<"print", "print", "bool", "false",
+           "Emit a remark per depthwise convolution with the kernel chosen">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON tuning file whose \"depthwise\" section gives rows/vectors "
+           "per shape key (see docs/Tuning.md); a dlas.depthwise_tiles "
+           "attribute still wins">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Depthwise convolutions lowered">,
+    Statistic<"numFusedEpilogues", "fused-epilogues", "Elementwise ops fused into the store">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif // DLAS_CODEGEN_PASSES_TD

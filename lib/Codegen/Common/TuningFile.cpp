@@ -5,7 +5,7 @@
 // so that the passes apply file and attribute through the same code.
 //
 //===----------------------------------------------------------------------===//
-#include "DLAS/Transforms/TuningFile.h"
+#include "DLAS/Codegen/TuningFile.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"

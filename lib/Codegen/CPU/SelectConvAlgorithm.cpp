@@ -1,6 +1,6 @@
 //===- SelectConvAlgorithm.cpp - the dlas-select-conv-algorithm pass ------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
-#include "DLAS/Transforms/Passes.h"
+#include "DLAS/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -13,7 +13,7 @@
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_SELECTCONVALGORITHM
-#include "DLAS/Transforms/Passes.h.inc"
+#include "DLAS/Codegen/Passes.h.inc"
 } // namespace mlir::dlas
 
 using namespace mlir;

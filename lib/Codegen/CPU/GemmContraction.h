@@ -4,8 +4,8 @@
 // into its kernel (GemmNeighbours.cpp), shared by the pass's files.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLAS_LIB_TRANSFORMS_GEMMCONTRACTION_H
-#define DLAS_LIB_TRANSFORMS_GEMMCONTRACTION_H
+#ifndef DLAS_LIB_CODEGEN_CPU_GEMMCONTRACTION_H
+#define DLAS_LIB_CODEGEN_CPU_GEMMCONTRACTION_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -84,4 +84,4 @@ Value applyEpilogues(OpBuilder &b, Location loc, const Neighbours &nb,
 
 } // namespace mlir::dlas::gemm
 
-#endif // DLAS_LIB_TRANSFORMS_GEMMCONTRACTION_H
+#endif // DLAS_LIB_CODEGEN_CPU_GEMMCONTRACTION_H

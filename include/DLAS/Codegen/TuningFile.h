@@ -19,8 +19,8 @@
 // only to modules compiled for that target and win over unprefixed ones.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLAS_TRANSFORMS_TUNINGFILE_H
-#define DLAS_TRANSFORMS_TUNINGFILE_H
+#ifndef DLAS_CODEGEN_TUNINGFILE_H
+#define DLAS_CODEGEN_TUNINGFILE_H
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -77,4 +77,4 @@ applyIntegerOverrides(Operation *op, StringRef attrName, Attribute attr,
 
 } // namespace mlir::dlas
 
-#endif // DLAS_TRANSFORMS_TUNINGFILE_H
+#endif // DLAS_CODEGEN_TUNINGFILE_H

@@ -12,9 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
-#include "DLAS/Transforms/Microkernels.h"
-#include "DLAS/Transforms/Passes.h"
-#include "DLAS/Transforms/TuningFile.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
+#include "DLAS/Codegen/Passes.h"
+#include "DLAS/Codegen/TuningFile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,7 +27,7 @@
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_BLOCKEDCONVMICROKERNEL
-#include "DLAS/Transforms/Passes.h.inc"
+#include "DLAS/Codegen/Passes.h.inc"
 } // namespace mlir::dlas
 
 using namespace mlir;

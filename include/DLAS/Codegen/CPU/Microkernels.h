@@ -5,8 +5,8 @@
 // recognition of multiply-accumulate bodies.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLAS_TRANSFORMS_MICROKERNELS_H
-#define DLAS_TRANSFORMS_MICROKERNELS_H
+#ifndef DLAS_CODEGEN_CPU_MICROKERNELS_H
+#define DLAS_CODEGEN_CPU_MICROKERNELS_H
 
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 
@@ -64,4 +64,4 @@ void parallelChunks(OpBuilder &b, Location loc, Operation *anchor,
 
 } // namespace mlir::dlas
 
-#endif // DLAS_TRANSFORMS_MICROKERNELS_H
+#endif // DLAS_CODEGEN_CPU_MICROKERNELS_H

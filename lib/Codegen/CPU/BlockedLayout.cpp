@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Support/ConstantData.h"
-#include "DLAS/Transforms/Microkernels.h"
-#include "DLAS/Transforms/Passes.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
+#include "DLAS/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,7 +30,7 @@
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_BLOCKEDLAYOUT
-#include "DLAS/Transforms/Passes.h.inc"
+#include "DLAS/Codegen/Passes.h.inc"
 } // namespace mlir::dlas
 
 using namespace mlir;

@@ -11,9 +11,9 @@
 // the output and none to apply the activation after it.
 //
 //===----------------------------------------------------------------------===//
-#include "DLAS/Transforms/Microkernels.h"
-#include "DLAS/Transforms/Passes.h"
-#include "DLAS/Transforms/TuningFile.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
+#include "DLAS/Codegen/Passes.h"
+#include "DLAS/Codegen/TuningFile.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,7 +28,7 @@
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_DEPTHWISEMICROKERNEL
-#include "DLAS/Transforms/Passes.h.inc"
+#include "DLAS/Codegen/Passes.h.inc"
 } // namespace mlir::dlas
 
 using namespace mlir;

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
-#include "DLAS/Transforms/Microkernels.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"

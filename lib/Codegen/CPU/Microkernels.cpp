@@ -1,5 +1,5 @@
 //===- Microkernels.cpp - shared by the microkernel passes ----------------===//
-#include "DLAS/Transforms/Microkernels.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
