@@ -81,6 +81,19 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   if (options.vectorizableLoopOrder)
     pm.addNestedPass<func::FuncOp>(createVectorizableLoopOrder());
+  if (options.microkernels) {
+    // Every strategy decision is made here, on tensors; the kernel passes
+    // after bufferization only read them.
+    CPUSelectLoweringOptions select;
+    select.gemmTiles.assign(options.microkernelTiles.begin(),
+                            options.microkernelTiles.end());
+    select.gemmPackB = options.microkernelPackB;
+    select.depthwiseTiles.assign(options.depthwiseTiles.begin(),
+                                 options.depthwiseTiles.end());
+    select.tuningFile = options.tuningFile;
+    select.print = options.printDecisions;
+    pm.addPass(createCPUSelectLowering(select));
+  }
 }
 
 void dlas::buildEntryABIStage(OpPassManager &pm,
@@ -107,27 +120,22 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   if (options.microkernels) {
     // Contractions become packed vector microkernels; they hand their own
     // parallel loop to OpenMP, so they go before the affine parallelizer.
+    // They build the kernels dlas-cpu-select-lowering decided, and only
+    // those (decided-only).
     BlockedConvMicrokernelOptions blockedOptions;
     blockedOptions.parallel = options.threading;
     blockedOptions.print = options.printMicrokernels;
-    blockedOptions.tuningFile = options.tuningFile;
+    blockedOptions.decidedOnly = true;
     pm.addPass(createBlockedConvMicrokernel(blockedOptions));
     GemmMicrokernelOptions kernelOptions;
     kernelOptions.parallel = options.threading;
     kernelOptions.print = options.printMicrokernels;
-    kernelOptions.packB = options.microkernelPackB;
-    kernelOptions.tuningFile = options.tuningFile;
-    kernelOptions.tiles.assign(options.microkernelTiles.begin(),
-                               options.microkernelTiles.end());
+    kernelOptions.decidedOnly = true;
     pm.addPass(createGemmMicrokernel(kernelOptions));
     DepthwiseMicrokernelOptions depthwiseOptions;
     depthwiseOptions.parallel = options.threading;
     depthwiseOptions.print = options.printMicrokernels;
-    depthwiseOptions.tuningFile = options.tuningFile;
-    if (!options.depthwiseTiles.empty())
-      depthwiseOptions.rows = options.depthwiseTiles[0];
-    if (options.depthwiseTiles.size() > 1)
-      depthwiseOptions.vectors = options.depthwiseTiles[1];
+    depthwiseOptions.decidedOnly = true;
     pm.addNestedPass<func::FuncOp>(createDepthwiseMicrokernel(depthwiseOptions));
     pm.addPass(createCanonicalizerPass());
   }

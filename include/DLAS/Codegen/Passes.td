@@ -294,6 +294,66 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
   ];
 }
 
+def CPUSelectLowering : Pass<"dlas-cpu-select-lowering", "mlir::ModuleOp"> {
+  let summary = "Decide, on tensors, how each contraction and stencil is "
+                "lowered for the module's CPU target";
+  let description = [{
+    Strategy apart from mechanism. For every linalg op with reductions on
+    tensors, this pass decides which microkernel lowers it
+    (`dlas-blocked-conv-microkernel`, `dlas-gemm-microkernel` or
+    `dlas-depthwise-microkernel`, tried in that order), its register tile
+    and cache blocking, and its fusion partners, and records the decision
+    as the op's `dlas.lowering`, a `#dlas.microkernel`:
+
+    ```mlir
+    %r = linalg.generic {..., dlas.lowering = #dlas.microkernel<kind = gemm,
+           rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96,
+           pack_b = true, input = f32, acc = f32, init = fill,
+           epilogues = 1, key = "m64_n3136_k576", source = cost_model>} ...
+    ```
+
+    The inputs of a decision, in increasing precedence:
+    1. the target (`dlas.target`: lanes, vector registers, L1/L2) and each
+       kernel's cost model (docs/CodegenPasses.md under each kernel pass);
+    2. this pass's options (`gemm-tiles`, `gemm-pack-b`, `depthwise-tiles`);
+    3. the tuning file's entry for the op's shape key on this target
+       (docs/Tuning.md);
+    4. the op's own override attribute (`dlas.gemm_tiles`,
+       `dlas.depthwise_tiles`, `dlas.blocked_conv_tiles`).
+    `source` records which one set the tile.
+
+    Fusion partners are read off the tensor SSA graph: the fill or bias
+    broadcast the output starts from (`init`), the chain of single-use
+    elementwise generics that consume the result (`epilogues`) and, for a
+    stencil, a constant `tensor.pad` of the input (`padding`). The kernel
+    passes fold no more than that after bufferization, and warn when they
+    find fewer.
+
+    In `dlas-cpu-pipeline` this pass runs last before bufferization, and
+    the kernel passes run with `decided-only`: they build code for the
+    decided ops only and choose nothing. `print` explains every decision,
+    and why an op gets none, as a remark.
+  }];
+  let options = [
+    ListOption<"gemmTiles", "gemm-tiles", "int64_t",
+               "Pin m0, vectors, kc, mc of every GEMM (leading entries; 0 "
+               "keeps the cost model's)">,
+    Option<"gemmPackB", "gemm-pack-b", "std::string", "\"auto\"",
+           "Copy B into panels: auto (the target's rule), always, never">,
+    ListOption<"depthwiseTiles", "depthwise-tiles", "int64_t",
+               "Pin rows, vectors of every stencil (0 keeps the cost "
+               "model's)">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON file of tiles per shape key (docs/Tuning.md)">,
+    Option<"print", "print", "bool", "false",
+           "Explain each decision (and each op left to loops) as a remark">
+  ];
+  let dependentDialects = ["::mlir::dlas::DLASDialect"];
+  let statistics = [
+    Statistic<"numDecisions", "decisions", "Ops given a lowering decision">
+  ];
+}
+
 def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
   let summary = "Lower blocked NCHWc convolutions to direct vector "
                 "microkernels";
@@ -357,12 +417,16 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
            "f32 lanes per vector register (0: the dlas.target's)">,
     Option<"vectorRegisters", "vector-registers", "int64_t", "0",
            "Vector registers (0: the dlas.target's)">,
+    Option<"decidedOnly", "decided-only", "bool", "false",
+           "Lower only ops that carry a dlas.lowering decision "
+           "(dlas-cpu-select-lowering's; the pipeline sets this)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
            "JSON file of tiles per shape key (docs/Tuning.md)">,
     Option<"print", "print", "bool", "false",
            "Report each kernel (and each convolution that does not match)">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect",
+  let dependentDialects = ["::mlir::dlas::DLASDialect",
+                           "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect",
@@ -489,6 +553,9 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     Option<"prefetchBytes", "prefetch-bytes", "int64_t", "4096",
            "Software-prefetch packed A this many bytes ahead of the kernel "
            "(0: none)">,
+    Option<"decidedOnly", "decided-only", "bool", "false",
+           "Lower only ops that carry a dlas.lowering decision "
+           "(dlas-cpu-select-lowering's; the pipeline sets this)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
            "JSON tuning file whose \"gemm\" section gives parameters per "
            "shape key (see docs/Tuning.md); a dlas.gemm_tiles attribute "
@@ -499,7 +566,8 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     Statistic<"numPackedConstants", "packed-constants", "A operands packed at compile time">,
     Statistic<"numFusedEpilogues", "fused-epilogues", "Elementwise ops fused into kernels">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect",
+  let dependentDialects = ["::mlir::dlas::DLASDialect",
+                           "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
@@ -574,6 +642,9 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
            "elementwise epilogue into the kernel">,
     Option<"print", "print", "bool", "false",
            "Emit a remark per depthwise convolution with the kernel chosen">,
+    Option<"decidedOnly", "decided-only", "bool", "false",
+           "Lower only ops that carry a dlas.lowering decision "
+           "(dlas-cpu-select-lowering's; the pipeline sets this)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
            "JSON tuning file whose \"depthwise\" section gives rows/vectors "
            "per shape key (see docs/Tuning.md); a dlas.depthwise_tiles "
@@ -583,7 +654,8 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
     Statistic<"numKernels", "kernels", "Depthwise convolutions lowered">,
     Statistic<"numFusedEpilogues", "fused-epilogues", "Elementwise ops fused into the store">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect",
+  let dependentDialects = ["::mlir::dlas::DLASDialect",
+                           "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];

@@ -129,12 +129,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<std::string> tuningFile{
       *this, "tuning-file",
       llvm::cl::desc("JSON file of microkernel parameters per shape key "
-                     "(docs/Tuning.md), read by dlas-gemm-microkernel and "
-                     "dlas-depthwise-microkernel"),
+                     "(docs/Tuning.md), read by dlas-cpu-select-lowering"),
       llvm::cl::init("")};
   PassOptions::Option<bool> printMicrokernels{
       *this, "print-microkernels",
       llvm::cl::desc("Report the microkernel chosen for each contraction"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> printDecisions{
+      *this, "print-decisions",
+      llvm::cl::desc("Explain each lowering decision of "
+                     "dlas-cpu-select-lowering (and each op left to loops)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> threading{
       *this, "threading",

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
+#include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Codegen/TuningFile.h"
@@ -31,6 +32,12 @@ namespace mlir::dlas {
 } // namespace mlir::dlas
 
 using namespace mlir;
+using mlir::dlas::DecisionSource;
+using mlir::dlas::MicrokernelAttr;
+using mlir::dlas::MicrokernelKind;
+using mlir::dlas::TargetShape;
+using mlir::dlas::TensorFusion;
+using mlir::dlas::TuningTable;
 using namespace mlir::dlas::gemm;
 
 namespace {
@@ -77,13 +84,15 @@ FailureOr<BlockedConv> matchBlockedOutput(linalg::LinalgOp op, unsigned loops,
     why = reason.str();
     return failure();
   };
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != loops)
+  if (!(op.hasPureBufferSemantics() || op.hasPureTensorSemantics()) ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != loops)
     return reject("not a two-input, one-output, " + Twine(loops) +
-                  "-loop op on memrefs");
+                  "-loop op");
   for (OpOperand &operand : op->getOpOperands())
     if (!dlas::isContiguousF32(operand.get()))
-      return reject("needs static contiguous f32 memrefs");
+      return reject("needs static contiguous f32 operands (the kernels "
+                    "build f32 code)");
   if (!dlas::isMultiplyAccumulate(op))
     return reject("body is not out + lhs * rhs");
   BlockedConv cv;
@@ -263,6 +272,67 @@ std::string shapeKey(const BlockedConv &cv) {
 /// Channels of a block per iteration of the kernel's innermost loop.
 constexpr int64_t kChannelUnroll = 4;
 
+/// `op` as a blocked convolution (9 loops) or blocked depthwise one (7).
+FailureOr<BlockedConv> matchBlocked(linalg::LinalgOp op, int64_t width,
+                                    std::string &why) {
+  if (op.getNumLoops() == 9 && op.getNumReductionLoops() == 4)
+    return matchBlockedConv(op, width, why);
+  if (op.getNumLoops() == 7 && op.getNumReductionLoops() == 2)
+    return matchBlockedDepthwise(op, width, why);
+  why = "not a 9-loop (4 reductions) or 7-loop (2 reductions) op";
+  return failure();
+}
+} // namespace
+
+LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
+                                      const TargetShape &target,
+                                      const TuningTable *tuning,
+                                      MicrokernelAttr &decision,
+                                      std::string &why) {
+  decision = {};
+  FailureOr<BlockedConv> match = matchBlocked(op, target.vectorWidth, why);
+  if (failed(match))
+    return success();
+  BlockedConv &cv = *match;
+  Tiles tiles = chooseTiles(cv, target.vectorRegisters);
+  std::string key = shapeKey(cv);
+  DictionaryAttr tuned =
+      tuning ? tuning->lookup(kTuningSection, key, targetCpu(op)) : nullptr;
+  Attribute override = op->getAttr(kTilesAttrName);
+  auto slots = [&]() -> SmallVector<std::pair<StringRef, int64_t *>> {
+    return {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}};
+  };
+  if (failed(applyIntegerOverrides(op, kTilesAttrName, tuned, slots())) ||
+      failed(applyIntegerOverrides(op, kTilesAttrName, override, slots())))
+    return failure();
+  DecisionSource source = override ? DecisionSource::override
+                          : tuned  ? DecisionSource::tuning_file
+                                   : DecisionSource::cost_model;
+  // A depthwise tile is one channel block: nothing to share across more.
+  if (cv.depthwise)
+    tiles.vectors = 1;
+  if (cv.ranges[cv.F] % tiles.vectors != 0)
+    return op->emitError() << "'" << kTilesAttrName << "' vectors = "
+                           << tiles.vectors << " does not divide the "
+                           << cv.ranges[cv.F] << " output-channel blocks";
+  tiles.rows = std::min(tiles.rows, cv.ranges[cv.ow]);
+  if (tiles.rows * tiles.vectors + tiles.vectors + 1 > target.vectorRegisters)
+    op->emitWarning() << "the " << tiles.rows << "x" << tiles.vectors
+                      << " register tile needs more than the "
+                      << target.vectorRegisters << " vector registers";
+  TensorFusion fusion = tensorFusionPartners(op);
+  Type f32 = Float32Type::get(op->getContext());
+  decision = MicrokernelAttr::get(
+      op->getContext(),
+      cv.depthwise ? MicrokernelKind::blocked_depthwise
+                   : MicrokernelKind::blocked_conv,
+      tiles.rows, tiles.vectors, target.vectorWidth, /*kc=*/0, /*mc=*/0,
+      /*packB=*/false, f32, f32, fusion.init, fusion.epilogues,
+      /*padding=*/false, key, source);
+  return success();
+}
+
+namespace {
 /// Emits the kernel of one matched convolution before it.
 class BlockedConvEmitter {
 public:
@@ -525,45 +595,34 @@ struct BlockedConvMicrokernelPass
     DominanceInfo dominance(getOperation());
     for (linalg::LinalgOp op : candidates) {
       std::string why;
+      MicrokernelAttr decision;
+      auto decide = [&](MicrokernelAttr &dec, std::string &reason) {
+        return dlas::decideBlockedConv(op, target, tuningTable.get(), dec,
+                                       reason);
+      };
+      if (failed(dlas::decisionFor(
+              op, target, decidedOnly,
+              [](MicrokernelAttr dec) { return dec.isBlocked(); }, decide,
+              decision, why)))
+        return signalPassFailure();
       FailureOr<BlockedConv> match =
-          op.getNumLoops() == 9
-              ? matchBlockedConv(op, target.vectorWidth, why)
-              : matchBlockedDepthwise(op, target.vectorWidth, why);
+          decision ? matchBlocked(op, target.vectorWidth, why)
+                   : FailureOr<BlockedConv>(failure());
       if (failed(match)) {
-        if (print || op->hasAttr("dlas.blocked_conv") ||
-            op->hasAttr("dlas.blocked_depthwise"))
+        if (decision && dlas::lookupLowering(op))
+          op->emitWarning() << "decided " << decision
+                            << " on tensors, but the buffers do not fit the "
+                               "kernel: "
+                            << why;
+        else if ((print || op->hasAttr("dlas.blocked_conv") ||
+                  op->hasAttr("dlas.blocked_depthwise")) &&
+                 !dlas::lookupLowering(op))
           op->emitRemark() << "no blocked convolution microkernel: " << why;
         continue;
       }
       BlockedConv &cv = *match;
-      Tiles tiles = chooseTiles(cv, target.vectorRegisters);
-      std::string key = shapeKey(cv);
-      DictionaryAttr tuned =
-          tuningTable ? tuningTable->lookup(kTuningSection, key, dlas::targetCpu(op))
-                      : nullptr;
-      auto slots = [&]() -> SmallVector<std::pair<StringRef, int64_t *>> {
-        return {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}};
-      };
-      if (failed(dlas::applyIntegerOverrides(op, kTilesAttrName, tuned,
-                                             slots())) ||
-          failed(dlas::applyIntegerOverrides(
-              op, kTilesAttrName, op->getAttr(kTilesAttrName), slots())))
-        return signalPassFailure();
-      // A depthwise tile is one channel block: nothing to share across more.
-      if (cv.depthwise)
-        tiles.vectors = 1;
-      if (cv.ranges[cv.F] % tiles.vectors != 0) {
-        op->emitError() << "'" << kTilesAttrName << "' vectors = "
-                        << tiles.vectors << " does not divide the "
-                        << cv.ranges[cv.F] << " output-channel blocks";
-        return signalPassFailure();
-      }
-      tiles.rows = std::min(tiles.rows, cv.ranges[cv.ow]);
-      if (tiles.rows * tiles.vectors + tiles.vectors + 1 >
-          target.vectorRegisters)
-        op->emitWarning() << "the " << tiles.rows << "x" << tiles.vectors
-                          << " register tile needs more than the "
-                          << target.vectorRegisters << " vector registers";
+      Tiles tiles{decision.getRows(), decision.getVectors()};
+      std::string key = decision.getKey().str();
 
       // The init and elementwise consumers fold as for a GEMM: the same
       // contract, with the channel block as the vector dim.
@@ -572,7 +631,8 @@ struct BlockedConvMicrokernelPass
       g.c = cv.y;
       g.n = cv.f;
       g.ranges = cv.ranges;
-      Neighbours nb = findNeighbours(g, dominance);
+      Neighbours nb = findNeighbours(
+          g, dominance, dlas::lookupLowering(op) ? decision : MicrokernelAttr());
       OpBuilder b(op);
       prepareViews(b, g, nb);
       BlockedConvEmitter(b, cv, tiles, nb, target.vectorWidth, parallel)
@@ -583,7 +643,7 @@ struct BlockedConvMicrokernelPass
                          << "x" << tiles.vectors * target.vectorWidth
                          << " (rows=" << tiles.rows
                          << ", vectors=" << tiles.vectors
-                         << (tuned ? ", tuned" : "") << ") key '" << key
+                         << dlas::sourceNote(decision) << ") key '" << key
                          << "'; init "
                          << (nb.init ? nb.init->getName().getStringRef()
                                      : StringRef("loaded"))

@@ -11,6 +11,7 @@
 // the output and none to apply the activation after it.
 //
 //===----------------------------------------------------------------------===//
+#include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Codegen/TuningFile.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -32,6 +34,13 @@ namespace mlir::dlas {
 } // namespace mlir::dlas
 
 using namespace mlir;
+using mlir::dlas::DecisionSource;
+using mlir::dlas::MicrokernelAttr;
+using mlir::dlas::MicrokernelKind;
+using mlir::dlas::StencilPins;
+using mlir::dlas::TargetShape;
+using mlir::dlas::TensorFusion;
+using mlir::dlas::TuningTable;
 
 namespace {
 
@@ -116,13 +125,14 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
     why = reason.str();
     return failure();
   };
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 6)
-    return reject("not a two-input, one-output, 6-loop op on memrefs");
+  if (!(op.hasPureBufferSemantics() || op.hasPureTensorSemantics()) ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 6)
+    return reject("not a two-input, one-output, 6-loop op");
   for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return reject("needs static f32 memrefs");
+      return reject("needs static f32 operands (the kernels build f32 code)");
   }
   std::optional<Reduction> reduction = windowReduction(op);
   if (!reduction)
@@ -196,7 +206,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   d.OW = ranges[ow];
   d.KH = ranges[kh];
   d.KW = ranges[kw];
-  ArrayRef<int64_t> xShape = cast<MemRefType>(d.input.getType()).getShape();
+  ArrayRef<int64_t> xShape = cast<ShapedType>(d.input.getType()).getShape();
   d.H = xShape[2];
   d.W = xShape[3];
   return d;
@@ -318,11 +328,14 @@ bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g) {
 }
 
 /// Collects the in-place elementwise ops that follow the convolution on
-/// its output, up to the first op that could observe or change memory.
-void foldEpilogues(Depthwise &d) {
+/// its output, up to the first op that could observe or change memory, and
+/// at most `limit` of them.
+void foldEpilogues(Depthwise &d, int64_t limit) {
   llvm::SmallPtrSet<Value, 4> freed;
   for (Operation *op = d.op->getNextNode(); op; op = op->getNextNode()) {
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      if (int64_t(d.epilogues.size()) == limit)
+        return;
       bool readsFreed = llvm::any_of(g.getDpsInputs(), [&](Value v) {
         return freed.contains(v);
       });
@@ -377,6 +390,72 @@ LogicalResult applyOverride(Operation *op, Attribute attr, Tiles &tiles) {
       {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}});
 }
 
+/// True when the input of a stencil on tensors is a constant pad that the
+/// kernel can fold (of the spatial dims only: how tensor.pad bufferizes
+/// into the fill, subview and copy that foldPadding recognizes).
+bool padsSpatialDimsOnly(Value input) {
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getConstantPaddingValue())
+    return false;
+  for (unsigned d : {0u, 1u})
+    if (pad.getStaticLow()[d] != 0 || pad.getStaticHigh()[d] != 0)
+      return false;
+  return llvm::none_of(pad.getStaticLow(), ShapedType::isDynamic);
+}
+
+MicrokernelKind kindOf(Reduction reduction) {
+  switch (reduction) {
+  case Reduction::MulAdd:
+    return MicrokernelKind::depthwise;
+  case Reduction::Max:
+    return MicrokernelKind::max_pool;
+  case Reduction::Sum:
+    return MicrokernelKind::sum_pool;
+  }
+  llvm_unreachable("unknown reduction");
+}
+} // namespace
+
+LogicalResult dlas::decideStencil(linalg::LinalgOp op, const TargetShape &target,
+                                  const TuningTable *tuning,
+                                  const StencilPins &pins,
+                                  MicrokernelAttr &decision, std::string &why) {
+  decision = {};
+  FailureOr<Depthwise> match = matchDepthwise(op, why);
+  if (failed(match))
+    return success();
+  Depthwise &d = *match;
+  Tiles tiles = chooseTiles(d, target);
+  DecisionSource source = DecisionSource::cost_model;
+  if (pins.rows > 0 || pins.vectors > 0)
+    source = DecisionSource::override;
+  if (pins.rows > 0)
+    tiles.rows = pins.rows;
+  if (pins.vectors > 0)
+    tiles.vectors = pins.vectors;
+  std::string key = shapeKey(d);
+  DictionaryAttr tuned =
+      tuning ? tuning->lookup(kTuningSection, key, targetCpu(op)) : nullptr;
+  Attribute override = op->getAttr(kTilesAttrName);
+  if (failed(applyOverride(op, tuned, tiles)) ||
+      failed(applyOverride(op, override, tiles)))
+    return failure();
+  if (tuned)
+    source = DecisionSource::tuning_file;
+  if (override)
+    source = DecisionSource::override;
+  tiles.rows = std::min(tiles.rows, d.OH);
+  TensorFusion fusion = tensorFusionPartners(op);
+  bool padding = op.hasPureTensorSemantics() && padsSpatialDimsOnly(d.input);
+  Type f32 = Float32Type::get(op->getContext());
+  decision = MicrokernelAttr::get(
+      op->getContext(), kindOf(d.reduction), tiles.rows, tiles.vectors,
+      target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false, f32, f32,
+      fusion.init, fusion.epilogues, padding, key, source);
+  return success();
+}
+
+namespace {
 /// Emits the stencil for one matched convolution before it.
 class DepthwiseEmitter {
 public:
@@ -743,32 +822,54 @@ struct DepthwiseMicrokernelPass
     });
     for (linalg::LinalgOp op : candidates) {
       std::string why;
-      FailureOr<Depthwise> match = matchDepthwise(op, why);
+      MicrokernelAttr decision;
+      StencilPins pins{rows, vectors};
+      auto decide = [&](MicrokernelAttr &dec, std::string &reason) {
+        return dlas::decideStencil(op, target, tuningTable.get(), pins, dec,
+                                   reason);
+      };
+      if (failed(dlas::decisionFor(
+              op, target, decidedOnly,
+              [](MicrokernelAttr dec) { return dec.isStencil(); }, decide,
+              decision, why)))
+        return signalPassFailure();
+      FailureOr<Depthwise> match =
+          decision ? matchDepthwise(op, why) : FailureOr<Depthwise>(failure());
       if (failed(match)) {
-        if (print && op.hasPureBufferSemantics() &&
-            op.getNumLoops() == 6)
+        if (decision && dlas::lookupLowering(op))
+          op->emitWarning() << "decided " << decision
+                            << " on tensors, but the buffers do not fit the "
+                               "kernel: "
+                            << why;
+        else if (print && op.hasPureBufferSemantics() &&
+                 op.getNumLoops() == 6 && !dlas::lookupLowering(op))
           op->emitRemark() << "no depthwise microkernel: " << why;
         continue;
       }
       Depthwise &d = *match;
+      // Decided on tensors: fold what the decision says and no more.
+      bool decided = dlas::lookupLowering(op) != nullptr;
       if (fuse) {
-        foldPadding(d);
-        foldInit(d);
-        foldEpilogues(d);
+        if (!decided || decision.getPadding())
+          foldPadding(d);
+        if (!decided || decision.getInit() != dlas::FusedInit::loaded)
+          foldInit(d);
+        foldEpilogues(d, decided ? decision.getEpilogues() : -1);
+        if (decided) {
+          dlas::checkDecidedFusion(
+              op, decision,
+              !d.init ? dlas::FusedInit::loaded
+              : isa<linalg::BroadcastOp>(d.init) ? dlas::FusedInit::broadcast
+                                                 : dlas::FusedInit::fill,
+              d.epilogues.size());
+          if (decision.getPadding() && !d.pad.value)
+            op->emitWarning() << "decided to fold the input's padding on "
+                                 "tensors; after bufferization the kernel "
+                                 "cannot";
+        }
       }
-      Tiles tiles = chooseTiles(d, target);
-      if (rows > 0)
-        tiles.rows = rows;
-      if (vectors > 0)
-        tiles.vectors = vectors;
-      std::string key = shapeKey(d);
-      DictionaryAttr tuned =
-          tuningTable ? tuningTable->lookup(kTuningSection, key, dlas::targetCpu(op))
-                      : nullptr;
-      if (failed(applyOverride(op, tuned, tiles)) ||
-          failed(applyOverride(op, op->getAttr(kTilesAttrName), tiles)))
-        return signalPassFailure();
-      tiles.rows = std::min(tiles.rows, d.OH);
+      Tiles tiles{decision.getRows(), decision.getVectors()};
+      std::string key = decision.getKey().str();
 
       OpBuilder b(op);
       DepthwiseEmitter(b, d, tiles, target.vectorWidth, rowMajor).emit(parallel);
@@ -777,7 +878,7 @@ struct DepthwiseMicrokernelPass
                          << tiles.rows << "x"
                          << tiles.vectors * target.vectorWidth << " (rows="
                          << tiles.rows << ", vectors=" << tiles.vectors
-                         << (tuned ? ", tuned" : "") << ") key '" << key
+                         << dlas::sourceNote(decision) << ") key '" << key
                          << "' for C=" << d.C << " " << d.OH << "x" << d.OW
                          << " " << d.KH << "x" << d.KW << " stride " << d.sH
                          << "x" << d.sW << "; padding "

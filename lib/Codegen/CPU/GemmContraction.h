@@ -7,6 +7,8 @@
 #ifndef DLAS_LIB_CODEGEN_CPU_GEMMCONTRACTION_H
 #define DLAS_LIB_CODEGEN_CPU_GEMMCONTRACTION_H
 
+#include "DLAS/Dialect/DLAS/DLASDialect.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Dominance.h"
@@ -69,8 +71,11 @@ struct Neighbours {
 };
 
 /// C's init and the chain of elementwise ops that follows the contraction
-/// up to the first op that could observe or change memory.
-Neighbours findNeighbours(const Gemm &g, DominanceInfo &dom);
+/// up to the first op that could observe or change memory; with a
+/// `decision` (made on tensors), no more than it decided, and a warning
+/// when fewer are found.
+Neighbours findNeighbours(const Gemm &g, DominanceInfo &dom,
+                          MicrokernelAttr decision = {});
 
 /// Builds, before the contraction, the collapsed views the kernel reads and
 /// writes through, and moves the result's allocation above it.

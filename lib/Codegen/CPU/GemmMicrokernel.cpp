@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
+#include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Codegen/TuningFile.h"
@@ -33,6 +34,12 @@ using namespace mlir;
 using mlir::dlas::isContiguousF32;
 using mlir::dlas::isMultiplyAccumulate;
 using mlir::dlas::TargetShape;
+using mlir::dlas::MicrokernelAttr;
+using mlir::dlas::DecisionSource;
+using mlir::dlas::MicrokernelKind;
+using mlir::dlas::GemmPins;
+using mlir::dlas::TensorFusion;
+using mlir::dlas::TuningTable;
 using namespace mlir::dlas::gemm;
 
 namespace {
@@ -59,13 +66,13 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
     why = reason.str();
     return failure();
   };
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1)
-    return reject("not a two-input, one-output op on memrefs");
+  if (!(op.hasPureBufferSemantics() || op.hasPureTensorSemantics()) ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return reject("not a two-input, one-output op");
   for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return reject("needs static f32 memrefs");
+      return reject("needs static f32 operands (the kernels build f32 code)");
   }
   if (!isMultiplyAccumulate(op))
     return reject("body is not out + lhs * rhs");
@@ -301,6 +308,67 @@ LogicalResult applyOverride(linalg::LinalgOp op, Attribute attr,
   return success();
 }
 
+/// B can be copied into panels: one k dim, read through a permutation.
+bool packableB(const Gemm &g) {
+  return g.k.size() == 1 &&
+         g.op.getMatchingIndexingMap(g.b).isProjectedPermutation();
+}
+
+/// The kernel parameters a decision records.
+KernelParams paramsOf(MicrokernelAttr decision) {
+  return {decision.getRows(), decision.getVectors(), decision.getKc(),
+          decision.getMc(), decision.getPackB()};
+}
+} // namespace
+
+LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
+                               const TuningTable *tuning, const GemmPins &pins,
+                               MicrokernelAttr &decision, std::string &why) {
+  decision = {};
+  FailureOr<Gemm> gemm = matchGemm(op, why);
+  if (failed(gemm))
+    return success();
+  KernelParams params = chooseParams(*gemm, target);
+  DecisionSource source = DecisionSource::cost_model;
+  int64_t *slots[] = {&params.m0, &params.vectors, &params.kc, &params.mc};
+  for (auto [slot, value] : llvm::zip(slots, pins.tiles)) {
+    if (value > 0) {
+      *slot = value;
+      source = DecisionSource::override;
+    }
+  }
+  bool plainB = packableB(*gemm);
+  if (pins.packB == "always")
+    params.packB = plainB;
+  else if (pins.packB == "never")
+    params.packB = false;
+  std::string key = shapeKey(*gemm);
+  DictionaryAttr tuned =
+      tuning ? tuning->lookup(kTuningSection, key, targetCpu(op)) : nullptr;
+  Attribute override = op->getAttr(kGemmTilesAttrName);
+  if (failed(applyOverride(op, tuned, params)) ||
+      failed(applyOverride(op, override, params)))
+    return failure();
+  if (tuned)
+    source = DecisionSource::tuning_file;
+  if (override)
+    source = DecisionSource::override;
+  if (params.packB && !plainB)
+    params.packB = false; // shifted or multi-dim rows: read in place
+  if (params.m0 * params.vectors + params.vectors + 1 > target.vectorRegisters)
+    op->emitWarning() << "the " << params.m0 << "x" << params.vectors
+                      << " register tile needs more than the "
+                      << target.vectorRegisters << " vector registers";
+  TensorFusion fusion = tensorFusionPartners(op);
+  Type f32 = Float32Type::get(op->getContext());
+  decision = MicrokernelAttr::get(
+      op->getContext(), MicrokernelKind::gemm, params.m0, params.vectors,
+      target.vectorWidth, params.kc, params.mc, params.packB, f32, f32,
+      fusion.init, fusion.epilogues, /*padding=*/false, key, source);
+  return success();
+}
+
+namespace {
 /// The global that `v` reads through contiguous reshapes (which keep its
 /// row-major order), if any.
 memref::GetGlobalOp globalBehindReshapes(Value v) {
@@ -998,44 +1066,40 @@ struct GemmMicrokernelPass
     llvm::StringMap<memref::GlobalOp> packedGlobals;
     for (linalg::LinalgOp op : ops) {
       std::string why;
-      FailureOr<Gemm> gemm = matchGemm(op, why);
+      MicrokernelAttr decision;
+      GemmPins pins{tiles, packB};
+      auto decide = [&](MicrokernelAttr &d, std::string &reason) {
+        return dlas::decideGemm(op, target, tuningTable.get(), pins, d, reason);
+      };
+      if (failed(dlas::decisionFor(
+              op, target, decidedOnly,
+              [](MicrokernelAttr d) { return d.isGemm(); }, decide, decision,
+              why)))
+        return signalPassFailure();
+      FailureOr<Gemm> gemm =
+          decision ? matchGemm(op, why) : FailureOr<Gemm>(failure());
       if (failed(gemm)) {
-        if (print && op.hasPureBufferSemantics())
+        if (decision && dlas::lookupLowering(op))
+          op->emitWarning() << "decided " << decision
+                            << " on tensors, but the buffers do not fit the "
+                               "kernel: "
+                            << why;
+        else if (print && op.hasPureBufferSemantics() &&
+                 !dlas::lookupLowering(op))
           op->emitRemark() << "no microkernel: " << why;
         continue;
       }
-      KernelParams params = chooseParams(*gemm, target);
-      int64_t *slots[] = {&params.m0, &params.vectors, &params.kc, &params.mc};
-      for (auto [slot, value] : llvm::zip(slots, tiles))
-        if (value > 0)
-          *slot = value;
-      bool plainB = gemm->k.size() == 1 &&
-                    op.getMatchingIndexingMap(gemm->b).isProjectedPermutation();
-      if (packB == "always")
-        params.packB = plainB;
-      else if (packB == "never")
-        params.packB = false;
-      std::string key = shapeKey(*gemm);
-      DictionaryAttr tuned =
-          tuningTable ? tuningTable->lookup(kTuningSection, key, dlas::targetCpu(op))
-                      : nullptr;
-      if (failed(applyOverride(op, tuned, params)) ||
-          failed(applyOverride(op, op->getAttr(kGemmTilesAttrName), params)))
-        return signalPassFailure();
-      if (params.packB && !plainB)
-        params.packB = false; // shifted or multi-dim rows: read in place
+      KernelParams params = paramsOf(decision);
+      std::string key = decision.getKey().str();
       params.ncTiles = std::max<int64_t>(
           1, target.l2Bytes / 8 /
                  (params.kc * params.vectors * target.vectorWidth * 4));
-      if (params.m0 * params.vectors + params.vectors + 1 >
-          target.vectorRegisters)
-        op->emitWarning() << "the " << params.m0 << "x" << params.vectors
-                          << " register tile needs more than the "
-                          << target.vectorRegisters << " vector registers";
 
       Neighbours neighbours;
       if (fuse) {
-        neighbours = findNeighbours(*gemm, dominance);
+        neighbours = findNeighbours(
+            *gemm, dominance,
+            dlas::lookupLowering(op) ? decision : MicrokernelAttr());
       } else {
         neighbours.full = neighbours.result = gemm->c->get();
       }
@@ -1065,7 +1129,7 @@ struct GemmMicrokernelPass
                          << params.m0 << ", vectors=" << params.vectors
                          << ", kc=" << params.kc << ", mc=" << params.mc
                          << (params.packB ? ", B packed" : "")
-                         << (tuned ? ", tuned" : "") << ") key '" << key
+                         << dlas::sourceNote(decision) << ") key '" << key
                          << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "
                          << (packedNow ? "at compile time" : "at run time")

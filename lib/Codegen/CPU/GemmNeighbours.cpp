@@ -15,6 +15,8 @@
 
 using namespace mlir;
 using namespace mlir::dlas::gemm;
+using mlir::dlas::FusedInit;
+using mlir::dlas::MicrokernelAttr;
 using mlir::dlas::isContiguousF32;
 
 namespace {
@@ -292,7 +294,8 @@ bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
 
 /// C's init and the chain of elementwise ops that follows the contraction
 /// up to the first op that could observe or change memory.
-Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom) {
+Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom,
+                                      MicrokernelAttr decision) {
   Neighbours nb;
   Value c = g.c->get();
   nb.full = c;
@@ -306,7 +309,8 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom) {
       nb.groups.push_back({d});
   }
   nb.result = nb.full;
-  findInit(g, nb, dom);
+  if (!decision || decision.getInit() != FusedInit::loaded)
+    findInit(g, nb, dom);
   llvm::SmallPtrSet<Value, 4> freed;
   for (Operation *op = g.op->getNextNode(); op; op = op->getNextNode()) {
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
@@ -316,6 +320,8 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom) {
       continue;
     }
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (decision && int64_t(nb.epilogues.size()) == decision.getEpilogues())
+        break;
       if (!addEpilogue(g, nb, generic, nb.result, freed, dom))
         break;
       continue;
@@ -327,6 +333,12 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom) {
     if (!isMemoryEffectFree(op))
       break;
   }
+  if (decision)
+    dlas::checkDecidedFusion(g.op, decision,
+                             nb.initRead ? FusedInit::broadcast
+                             : nb.init   ? FusedInit::fill
+                                         : FusedInit::loaded,
+                             nb.epilogues.size());
   return nb;
 }
 

@@ -6,9 +6,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
+using namespace mlir::dlas;
 
 bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
@@ -31,9 +33,122 @@ bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
 }
 
 bool dlas::isContiguousF32(Value v) {
+  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+    return tensor.hasStaticShape() && tensor.getElementType().isF32();
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && type.hasStaticShape() && type.getElementType().isF32() &&
          type.getLayout().isIdentity();
+}
+
+/// The value `v` reshapes (through collapse/expand_shape), or `v`.
+static Value throughReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// True for a linalg.fill or an input-less linalg.map yielding one value.
+static bool isFill(Operation *def) {
+  if (isa_and_nonnull<linalg::FillOp>(def))
+    return true;
+  auto map = dyn_cast_or_null<linalg::MapOp>(def);
+  return map && map.getInputs().empty() && dlas::fillValue(map, map.getInit());
+}
+
+/// How the accumulators of a kernel writing into `init` start.
+static FusedInit initKind(Value init) {
+  Operation *def = throughReshapes(init).getDefiningOp();
+  // A flat convolution's padded output: the real init is inserted into a
+  // filled buffer whose extra columns are computed and dropped.
+  if (auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(def)) {
+    if (!isFill(throughReshapes(insert.getDest()).getDefiningOp()))
+      return FusedInit::loaded;
+    FusedInit inner = initKind(insert.getSource());
+    return inner == FusedInit::loaded ? FusedInit::fill : inner;
+  }
+  // Padded with a constant (bufferized as a fill and a copy of the
+  // source into it): the source's init.
+  if (auto pad = dyn_cast_or_null<tensor::PadOp>(def);
+      pad && pad.getConstantPaddingValue())
+    return initKind(pad.getSource());
+  if (isFill(def))
+    return FusedInit::fill;
+  if (isa_and_nonnull<linalg::BroadcastOp>(def))
+    return FusedInit::broadcast;
+  return FusedInit::loaded;
+}
+
+/// The one user of `v`, or null.
+static Operation *soleUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
+/// True when `generic` applies an elementwise body to `current` (read
+/// and written with identity maps over its whole shape).
+static bool isElementwiseConsumer(linalg::GenericOp generic, Value current) {
+  auto type = dyn_cast<RankedTensorType>(current.getType());
+  if (!type || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != type.getRank() ||
+      generic.getResult(0).getType() != type ||
+      !dlas::isVectorizableElementwiseBody(generic.getBody()) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  return llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+    return input->get() == current &&
+           generic.getMatchingIndexingMap(input).isIdentity();
+  });
+}
+
+dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
+  TensorFusion fusion;
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return fusion;
+  fusion.init = initKind(op.getDpsInitOperand(0)->get());
+  // A crop (a flat convolution's padded columns) ends the chain: the
+  // kernel writes whole rows of its output, the epilogue reads a part.
+  Value current = op->getResult(0);
+  while (Operation *user = soleUser(current)) {
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
+      current = user->getResult(0);
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || !isElementwiseConsumer(generic, current))
+      break;
+    ++fusion.epilogues;
+    current = generic.getResult(0);
+  }
+  return fusion;
+}
+
+StringRef dlas::sourceNote(MicrokernelAttr decision) {
+  switch (decision.getSource()) {
+  case DecisionSource::cost_model:
+    return "";
+  case DecisionSource::tuning_file:
+    return ", tuned";
+  case DecisionSource::override:
+    return ", overridden";
+  }
+  llvm_unreachable("unknown decision source");
+}
+
+void dlas::checkDecidedFusion(Operation *op, MicrokernelAttr decision,
+                              FusedInit init, int64_t epilogues) {
+  if (init == decision.getInit() && epilogues == decision.getEpilogues())
+    return;
+  op->emitWarning() << "decided to fold init '"
+                    << stringifyFusedInit(decision.getInit()) << "' and "
+                    << decision.getEpilogues()
+                    << " epilogue op(s) on tensors; after bufferization "
+                       "the kernel folds init '"
+                    << stringifyFusedInit(init) << "' and " << epilogues;
 }
 
 void dlas::buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub,

@@ -88,7 +88,7 @@ func.func @strided_bias(%x: memref<1x1x11x11x16xf32>, %w: memref<3x1x3x3x16x16xf
 // -----
 
 // A tile from the per-op attribute wins over the heuristic.
-// PRINT: remark: blocked convolution microkernel 2x32 (rows=2, vectors=2) key 'c16_f32_o2x6_k1x1_s1x1'; init loaded, 0 epilogue op(s) fused
+// PRINT: remark: blocked convolution microkernel 2x32 (rows=2, vectors=2, overridden) key 'c16_f32_o2x6_k1x1_s1x1'; init loaded, 0 epilogue op(s) fused
 #in = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (n, C, oh + kh, ow + kw, c)>
 #w = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (F, C, kh, kw, c, f)>
 #out = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (n, F, oh, ow, f)>

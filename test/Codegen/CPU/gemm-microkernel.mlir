@@ -87,7 +87,7 @@ func.func @flat_conv(%x: memref<1x4x110xf32>, %w: memref<8x4x3x3xf32>, %y: memre
 // -----
 
 // A per-op override wins over the heuristic and the pass options.
-// PRINT: remark: microkernel 2x32 (m0=2, vectors=2, kc=16, mc=4, B packed) key 'm16_n64_k32' for M=16 N=64 K=32
+// PRINT: remark: microkernel 2x32 (m0=2, vectors=2, kc=16, mc=4, B packed, overridden) key 'm16_n64_k32' for M=16 N=64 K=32
 func.func @override(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
   linalg.matmul {dlas.gemm_tiles = {m0 = 2, vectors = 2, kc = 16, mc = 4, pack_b = true}}
       ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
@@ -99,7 +99,7 @@ func.func @override(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x
 // What does not fit is left alone, and print says why.
 // CHECK-LABEL: func @not_f32
 // CHECK: linalg.matmul
-// PRINT: remark: no microkernel: needs static f32 memrefs
+// PRINT: remark: no microkernel: needs static f32 operands (the kernels build f32 code)
 func.func @not_f32(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>) {
   linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
   return

@@ -28,7 +28,7 @@ func.func @wildcard(%a: memref<20x48xf32>, %b: memref<48x80xf32>, %c: memref<20x
 // -----
 
 // The op's own attribute wins over the file, entry by entry.
-// CHECK: remark: microkernel 2x32 (m0=2, vectors=2, kc=8, mc={{[0-9]+}}, tuned) key 'm16_n64_k32'
+// CHECK: remark: microkernel 2x32 (m0=2, vectors=2, kc=8, mc={{[0-9]+}}, overridden) key 'm16_n64_k32'
 func.func @attribute_wins(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
   linalg.matmul {dlas.gemm_tiles = {m0 = 2}}
       ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)

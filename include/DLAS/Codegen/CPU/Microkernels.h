@@ -19,8 +19,35 @@ namespace mlir::dlas {
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);
 
-/// True for a static, contiguous (identity layout) f32 memref.
+/// True for a static, contiguous (identity layout) f32 memref, or a
+/// static f32 tensor (which bufferization gives an identity layout: the
+/// kernel pass checks the buffer again).
 bool isContiguousF32(Value v);
+
+/// A kernel's fusion partners as decided on tensors: how its accumulators
+/// start and how many elementwise ops after it the kernel applies.
+struct TensorFusion {
+  FusedInit init = FusedInit::loaded;
+  int64_t epilogues = 0;
+};
+
+/// The fusion partners of `op` (a contraction or stencil on tensors with
+/// one init): the init is the fill or broadcast its output operand comes
+/// from (through reshapes, or inserted into a filled padded buffer), the
+/// epilogues the chain of single-use elementwise generics over its result
+/// (through reshapes). Nothing for an op on memrefs.
+TensorFusion tensorFusionPartners(linalg::LinalgOp op);
+
+/// What a kernel's `print` remark adds for where its tile came from:
+/// ", tuned" (the tuning file), ", overridden" (an option or the op's
+/// attribute), nothing for the cost model.
+StringRef sourceNote(MicrokernelAttr decision);
+
+/// Warns at `op` when the kernel found fewer fusion partners after
+/// bufferization (`init`, `epilogues`) than `decision` decided on tensors:
+/// the code is right, but slower than decided.
+void checkDecidedFusion(Operation *op, MicrokernelAttr decision,
+                        FusedInit init, int64_t epilogues);
 
 /// An scf.for from `lb` to `ub` by `step` whose body `body` builds with `b`
 /// (left after the loop afterwards).

@@ -8,6 +8,7 @@
 #include "mlir/IR/Dialect.h"
 
 #include "DLAS/Dialect/DLAS/DLASDialect.h.inc"
+#include "DLAS/Dialect/DLAS/DLASEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "DLAS/Dialect/DLAS/DLASAttrs.h.inc"
@@ -25,6 +26,9 @@ CPUTargetAttr getCheckedCPUTarget(function_ref<InFlightDiagnostic()> emitError,
                                   StringRef features, int64_t vectorBits,
                                   int64_t vectorRegisters, int64_t l1,
                                   int64_t l2, int64_t l3, int64_t fmaPerCycle);
+
+/// The lowering decision on `op` (its `dlas.lowering`), or null.
+MicrokernelAttr lookupLowering(Operation *op);
 
 /// The target of `op`: the `dlas.target` attribute of `op` or of its
 /// nearest ancestor that has one; null when none has.

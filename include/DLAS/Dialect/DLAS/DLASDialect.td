@@ -10,13 +10,14 @@
 #define DLAS_DIALECT_DLAS_DLASDIALECT_TD
 
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/DialectBase.td"
 
 def DLAS_Dialect : Dialect {
   let name = "dlas";
   let cppNamespace = "::mlir::dlas";
-  let summary = "DLAS code generation attributes: targets";
+  let summary = "DLAS code generation attributes: targets and decisions";
   let description = [{
     Attributes that code generation reads. A module compiled by DLAS carries
     its target as the discardable attribute `dlas.target`:
@@ -36,12 +37,21 @@ def DLAS_Dialect : Dialect {
     `features`. `host` is resolved to a concrete target only by the tools and
     by the pipeline builder, never by a pass, so that the IR printed for a
     named target is the same on every machine.
+
+    Strategy is kept apart from mechanism: `dlas-cpu-select-lowering`
+    decides, on tensors, how each contraction and stencil is lowered and
+    records the decision on the op as `dlas.lowering` (a
+    `#dlas.microkernel`); the kernel passes read it after bufferization and
+    decide nothing themselves.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The module attribute that holds the target.
     static constexpr ::llvm::StringLiteral kTargetAttrName = "dlas.target";
+    /// The op attribute that holds a lowering decision
+    /// (dlas-cpu-select-lowering's #dlas.microkernel).
+    static constexpr ::llvm::StringLiteral kLoweringAttrName = "dlas.lowering";
   }];
 }
 
@@ -85,6 +95,120 @@ def DLAS_CPUTargetAttr : DLAS_Attr<"CPUTarget", "cpu_target"> {
     /// The LLVM feature string for a target machine: the listed features
     /// and every other code-generation-relevant one disabled.
     std::string llvmFeatureString() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering decisions
+//===----------------------------------------------------------------------===//
+
+def DLAS_MicrokernelKind : I32EnumAttr<"MicrokernelKind",
+    "the kernel a decision selects", [
+  I32EnumAttrCase<"gemm", 0>,
+  I32EnumAttrCase<"depthwise", 1>,
+  I32EnumAttrCase<"max_pool", 2>,
+  I32EnumAttrCase<"sum_pool", 3>,
+  I32EnumAttrCase<"blocked_conv", 4>,
+  I32EnumAttrCase<"blocked_depthwise", 5>]> {
+  let cppNamespace = "::mlir::dlas";
+  let genSpecializedAttr = 0;
+}
+
+def DLAS_FusedInit : I32EnumAttr<"FusedInit",
+    "how the kernel initializes its accumulators", [
+  I32EnumAttrCase<"loaded", 0>,
+  I32EnumAttrCase<"fill", 1>,
+  I32EnumAttrCase<"broadcast", 2>]> {
+  let cppNamespace = "::mlir::dlas";
+  let genSpecializedAttr = 0;
+}
+
+def DLAS_DecisionSource : I32EnumAttr<"DecisionSource",
+    "where a decision's tiles come from", [
+  I32EnumAttrCase<"cost_model", 0>,
+  I32EnumAttrCase<"tuning_file", 1>,
+  I32EnumAttrCase<"override", 2>]> {
+  let cppNamespace = "::mlir::dlas";
+  let genSpecializedAttr = 0;
+}
+
+class DLAS_BoolParameter<string desc> : AttrParameter<"bool", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<bool> {
+      ::mlir::BoolAttr flag;
+      if ($_parser.parseAttribute(flag))
+        return ::mlir::failure();
+      return flag.getValue();
+    }() }];
+  let printer = [{ $_printer << ($_self ? "true" : "false") }];
+  let defaultValue = "false";
+}
+
+def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
+  let summary = "How dlas-cpu-select-lowering decided to lower one op";
+  let description = [{
+    Set on a linalg op as `dlas.lowering` by `dlas-cpu-select-lowering`
+    (on tensors, before bufferization); read, never recomputed, by the
+    kernel pass of its `kind` after bufferization:
+
+    * `kind`: `gemm` (dlas-gemm-microkernel), `depthwise`, `max_pool`,
+      `sum_pool` (dlas-depthwise-microkernel), `blocked_conv`,
+      `blocked_depthwise` (dlas-blocked-conv-microkernel);
+    * `rows` x `vectors`: the register tile, in rows (GEMM rows of A,
+      output rows or columns of a stencil) and vectors of `lanes` elements;
+      `lanes` is the target's vector width for the accumulator type, and
+      the kernel pass refuses a decision made for another width;
+    * `kc`, `mc` (GEMM only): the k block (B micro-panel in L1) and the row
+      block (A block in L2); `pack_b`: B is copied into contiguous panels
+      per k block;
+    * `input`, `acc`: the element type of the operands and of the
+      accumulators (f32 and f32 today; bf16/f16 inputs with f32
+      accumulation and i8 with i32 are the mixed-precision formats the
+      attribute admits, and that the kernels refuse until they build them);
+    * fusion partners, decided on tensors: `init` (the accumulators start
+      `loaded` from the output, from a `fill` or from a per-channel
+      `broadcast`), `epilogues` (how many elementwise ops after the
+      contraction the kernel applies before its one store), `padding`
+      (depthwise: a constant pad of the input is folded into the window
+      bounds);
+    * `key`: the tuning-file key of the op's shape; `source`: where the tile
+      came from (`cost_model`, `tuning_file` or a per-op `override`).
+
+    ```mlir
+    %r = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm,
+           rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96,
+           pack_b = true, input = f32, acc = f32, init = fill, epilogues = 2,
+           key = "m64_n3136_k576", source = cost_model>} ...
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::dlas::MicrokernelKind":$kind,
+    "int64_t":$rows,
+    "int64_t":$vectors,
+    "int64_t":$lanes,
+    DefaultValuedParameter<"int64_t", "0">:$kc,
+    DefaultValuedParameter<"int64_t", "0">:$mc,
+    DLAS_BoolParameter<"B is packed into panels per k block">:$pack_b,
+    "::mlir::Type":$input,
+    "::mlir::Type":$acc,
+    DefaultValuedParameter<"::mlir::dlas::FusedInit",
+                           "::mlir::dlas::FusedInit::loaded">:$init,
+    DefaultValuedParameter<"int64_t", "0">:$epilogues,
+    DLAS_BoolParameter<"a constant pad of the input is folded">:$padding,
+    StringRefParameter<"tuning-file key">:$key,
+    "::mlir::dlas::DecisionSource":$source
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for the kinds dlas-gemm-microkernel lowers.
+    bool isGemm() const { return getKind() == MicrokernelKind::gemm; }
+    /// True for the kinds dlas-depthwise-microkernel lowers.
+    bool isStencil() const;
+    /// True for the kinds dlas-blocked-conv-microkernel lowers.
+    bool isBlocked() const;
+    /// Empty when the kernels build code for `input` and `acc` today;
+    /// otherwise why not (for a kernel pass's diagnostic).
+    std::string unsupportedTypes() const;
   }];
 }
 

@@ -10,6 +10,7 @@ using namespace mlir;
 using namespace mlir::dlas;
 
 #include "DLAS/Dialect/DLAS/DLASDialect.cpp.inc"
+#include "DLAS/Dialect/DLAS/DLASEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "DLAS/Dialect/DLAS/DLASAttrs.cpp.inc"
@@ -25,6 +26,13 @@ LogicalResult DLASDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   // Other dlas.* attributes (dlas.layer, dlas.signature, per-op tiles)
   // belong to the passes that set and read them.
+  if (attr.getName() == kLoweringAttrName) {
+    if (!isa<MicrokernelAttr>(attr.getValue()))
+      return op->emitError() << "'" << kLoweringAttrName
+                             << "' must be a #dlas.microkernel, got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() != kTargetAttrName)
     return success();
   if (!isa<CPUTargetAttr>(attr.getValue()))
@@ -114,5 +122,76 @@ CPUTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (fmaPerCycle <= 0)
     return emitError() << "fma_per_cycle must be positive, got "
                        << fmaPerCycle;
+  return success();
+}
+
+MicrokernelAttr dlas::lookupLowering(Operation *op) {
+  return op->getAttrOfType<MicrokernelAttr>(DLASDialect::kLoweringAttrName);
+}
+
+bool MicrokernelAttr::isStencil() const {
+  MicrokernelKind kind = getKind();
+  return kind == MicrokernelKind::depthwise ||
+         kind == MicrokernelKind::max_pool || kind == MicrokernelKind::sum_pool;
+}
+
+bool MicrokernelAttr::isBlocked() const {
+  return getKind() == MicrokernelKind::blocked_conv ||
+         getKind() == MicrokernelKind::blocked_depthwise;
+}
+
+std::string MicrokernelAttr::unsupportedTypes() const {
+  if (getInput().isF32() && getAcc().isF32())
+    return "";
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  os << "the " << stringifyMicrokernelKind(getKind())
+     << " kernel builds f32 code only (input = " << getInput()
+     << ", acc = " << getAcc() << ")";
+  return why;
+}
+
+/// The (input, accumulator) element type pairs a decision may name: f32,
+/// and the mixed-precision formats that the kernels will take.
+static bool isKnownTypePair(Type input, Type acc) {
+  if (acc.isF32())
+    return input.isF32() || input.isBF16() || input.isF16();
+  return input.isInteger(8) && acc.isInteger(32);
+}
+
+LogicalResult
+MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        MicrokernelKind kind, int64_t rows, int64_t vectors,
+                        int64_t lanes, int64_t kc, int64_t mc, bool packB,
+                        Type input, Type acc, FusedInit init,
+                        int64_t epilogues, bool padding, StringRef key,
+                        DecisionSource source) {
+  if (rows < 1 || vectors < 1)
+    return emitError() << "the register tile must be positive, got rows = "
+                       << rows << ", vectors = " << vectors;
+  if (lanes < 1 || !llvm::isPowerOf2_64(lanes))
+    return emitError() << "lanes must be a power of two, got " << lanes;
+  bool gemm = kind == MicrokernelKind::gemm;
+  if (gemm && (kc < 1 || mc < 1))
+    return emitError() << "a gemm decision needs positive kc and mc, got kc = "
+                       << kc << ", mc = " << mc;
+  if (!gemm && (kc != 0 || mc != 0 || packB))
+    return emitError() << "kc, mc and pack_b are a gemm decision's, not a "
+                       << stringifyMicrokernelKind(kind) << "'s";
+  bool stencil = kind == MicrokernelKind::depthwise ||
+                 kind == MicrokernelKind::max_pool ||
+                 kind == MicrokernelKind::sum_pool;
+  if (padding && !stencil)
+    return emitError() << "only a depthwise or pooling decision folds "
+                          "padding, not a "
+                       << stringifyMicrokernelKind(kind);
+  if (!isKnownTypePair(input, acc))
+    return emitError() << "input = " << input << " with acc = " << acc
+                       << " is not a kernel format (f32, bf16 or f16 with "
+                          "f32 accumulators, i8 with i32)";
+  if (epilogues < 0)
+    return emitError() << "epilogues must not be negative, got " << epilogues;
+  if (key.empty())
+    return emitError() << "key must name the op's tuning-file key";
   return success();
 }
