@@ -616,7 +616,7 @@ struct BlockedConvMicrokernelPass
                             << why;
         else if ((print || op->hasAttr("dlas.blocked_conv") ||
                   op->hasAttr("dlas.blocked_depthwise")) &&
-                 !dlas::lookupLowering(op))
+                 !dlas::lookupLowering(op) && !decidedOnly)
           op->emitRemark() << "no blocked convolution microkernel: " << why;
         continue;
       }

@@ -842,7 +842,8 @@ struct DepthwiseMicrokernelPass
                                "kernel: "
                             << why;
         else if (print && op.hasPureBufferSemantics() &&
-                 op.getNumLoops() == 6 && !dlas::lookupLowering(op))
+                 op.getNumLoops() == 6 && !dlas::lookupLowering(op) &&
+                 !decidedOnly)
           op->emitRemark() << "no depthwise microkernel: " << why;
         continue;
       }

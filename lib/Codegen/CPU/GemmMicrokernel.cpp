@@ -1085,7 +1085,7 @@ struct GemmMicrokernelPass
                                "kernel: "
                             << why;
         else if (print && op.hasPureBufferSemantics() &&
-                 !dlas::lookupLowering(op))
+                 !dlas::lookupLowering(op) && !decidedOnly)
           op->emitRemark() << "no microkernel: " << why;
         continue;
       }

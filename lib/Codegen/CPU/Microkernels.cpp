@@ -110,8 +110,12 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
       op->getNumResults() != 1)
     return fusion;
   fusion.init = initKind(op.getDpsInitOperand(0)->get());
-  // A crop (a flat convolution's padded columns) ends the chain: the
-  // kernel writes whole rows of its output, the epilogue reads a part.
+  // The kernel applies epilogues to the buffer its output is a view of
+  // (the init's, before any reshape): an epilogue on the result reshaped
+  // to another shape reads a view the kernel does not write through. A
+  // crop (a flat convolution's padded columns) ends the chain too: the
+  // epilogue reads a part of what the kernel writes.
+  Type fullType = throughReshapes(op.getDpsInitOperand(0)->get()).getType();
   Value current = op->getResult(0);
   while (Operation *user = soleUser(current)) {
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
@@ -119,7 +123,8 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!generic || !isElementwiseConsumer(generic, current))
+    if (!generic || current.getType() != fullType ||
+        !isElementwiseConsumer(generic, current))
       break;
     ++fusion.epilogues;
     current = generic.getResult(0);

@@ -53,3 +53,75 @@ module attributes {dlas.target = #dlas.cpu_target<cpu = "znver3", features = "+a
 
 // expected-error @+1 {{fma_per_cycle must be positive, got 0}}
 module attributes {dlas.target = #dlas.cpu_target<cpu = "znver3", features = "+avx", vector_bits = 256, vector_registers = 16, l1 = 1, l2 = 1, l3 = 1, fma_per_cycle = 0>} {}
+
+// -----
+// #dlas.microkernel and dlas.lowering.
+
+// expected-error @+1 {{'dlas.lowering' must be a #dlas.microkernel, got "gemm"}}
+func.func @not_a_decision() attributes {dlas.lowering = "gemm"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the register tile must be positive, got rows = 0, vectors = 2}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 0, vectors = 2, lanes = 8, kc = 1, mc = 1, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{lanes must be a power of two, got 12}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 2, lanes = 12, kc = 1, mc = 1, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a gemm decision needs positive kc and mc, got kc = 0, mc = 4}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 2, lanes = 8, mc = 4, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kc, mc and pack_b are a gemm decision's, not a depthwise's}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 1, vectors = 1, lanes = 8, pack_b = true, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{only a depthwise or pooling decision folds padding, not a blocked_conv}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 1, vectors = 1, lanes = 8, input = f32, acc = f32, padding = true, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{input = 'i8' with acc = 'f32' is not a kernel format (f32, bf16 or f16 with f32 accumulators, i8 with i32)}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 1, lanes = 8, kc = 1, mc = 1, input = i8, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{epilogues must not be negative, got -1}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 1, lanes = 8, kc = 1, mc = 1, input = f32, acc = f32, epilogues = -1, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{key must name the op's tuning-file key}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 1, lanes = 8, kc = 1, mc = 1, input = f32, acc = f32, key = "", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected one of [gemm, depthwise, max_pool, sum_pool, blocked_conv, blocked_depthwise] for the kernel a decision selects, got: winograd}}
+// expected-error @+1 {{failed to parse DLAS_MicrokernelAttr parameter 'kind'}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = winograd, rows = 1, vectors = 1, lanes = 8, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}

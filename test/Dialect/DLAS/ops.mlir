@@ -1,4 +1,4 @@
-// RUN: dlas-opt %s | dlas-opt | FileCheck %s
+// RUN: dlas-opt %s --split-input-file | dlas-opt --split-input-file | FileCheck %s
 // Round trip of the target attribute.
 
 // CHECK: module attributes {dlas.target = #dlas.cpu_target<cpu = "znver3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16, l1 = 32768, l2 = 524288, l3 = 33554432, fma_per_cycle = 2>}
@@ -8,4 +8,37 @@ module attributes {dlas.target = #dlas.cpu_target<cpu = "znver3", features = "+a
   func.func @f() attributes {dlas.layer = "x"} {
     return
   }
+}
+
+// -----
+// Round trip of a lowering decision; default-valued entries are left out.
+// RUN: dlas-opt %s --split-input-file | dlas-opt --split-input-file | FileCheck %s --check-prefix=DECISION
+
+// DECISION: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96, pack_b = true, input = f32, acc = f32, init = fill, epilogues = 2, key = "m16_n64_k32", source = cost_model>}
+// DECISION: linalg.generic {{.*}}dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, input = f32, acc = f32, padding = true, key = "conv_c2_o4x4_k3x3_s1x1", source = tuning_file>
+// DECISION: dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 1, vectors = 1, lanes = 8, input = bf16, acc = f32, init = broadcast, key = "k", source = override>
+// DECISION: dlas.lowering = #dlas.microkernel<kind = blocked_depthwise, rows = 1, vectors = 1, lanes = 8, input = i8, acc = i32, key = "k", source = cost_model>
+func.func @decisions(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %r = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96, pack_b = true, input = f32, acc = f32, init = fill, epilogues = 2, key = "m16_n64_k32", source = cost_model>}
+      ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}
+#in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
+#out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+func.func @depthwise(%x: tensor<1x2x6x6xf32>, %w: tensor<2x3x3xf32>, %y: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x2x6x6xf32>, tensor<2x3x3xf32>) outs(%y : tensor<1x2x4x4xf32>)
+      attrs = {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, kc = 0, input = f32, acc = f32, init = loaded, padding = true, key = "conv_c2_o4x4_k3x3_s1x1", source = tuning_file>} {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x4x4xf32>
+  return %r : tensor<1x2x4x4xf32>
+}
+func.func @formats() attributes {
+    a = {dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 1, vectors = 1, lanes = 8, input = bf16, acc = f32, init = broadcast, key = "k", source = override>},
+    b = {dlas.lowering = #dlas.microkernel<kind = blocked_depthwise, rows = 1, vectors = 1, lanes = 8, input = i8, acc = i32, key = "k", source = cost_model>}} {
+  return
 }

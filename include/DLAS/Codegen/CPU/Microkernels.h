@@ -35,7 +35,8 @@ struct TensorFusion {
 /// one init): the init is the fill or broadcast its output operand comes
 /// from (through reshapes, or inserted into a filled padded buffer), the
 /// epilogues the chain of single-use elementwise generics over its result
-/// (through reshapes). Nothing for an op on memrefs.
+/// (through reshapes back to the init's shape). Nothing for an op on
+/// memrefs.
 TensorFusion tensorFusionPartners(linalg::LinalgOp op);
 
 /// What a kernel's `print` remark adds for where its tile came from:

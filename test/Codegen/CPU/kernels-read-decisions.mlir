@@ -1,0 +1,82 @@
+// The kernel passes build what dlas.lowering says and decide nothing: the
+// tile, the blocking and the fusion partners come from the decision, not
+// from their cost model; a decision they cannot honor is an error (another
+// vector width, element types they do not build) or a warning (the
+// buffers do not fit, fewer partners found than decided).
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-gemm-microkernel="decided-only print" --dlas-depthwise-microkernel="decided-only print" --verify-diagnostics | FileCheck %s
+
+// The decided 2x16 tile, not the cost model's 6x64, and no epilogue fused
+// although a ReLU follows: the decision fused none.
+// CHECK-LABEL: func @decided_tile
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: linalg.generic
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @decided_tile(%a: memref<200x300xf32>, %b: memref<300x170xf32>, %c: memref<200x170xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @+1 {{microkernel 2x16 (m0=2, vectors=1, kc=8, mc=4) key 'm200_n170_k300' for M=200 N=170 K=300, A packed at run time; init loaded, 0 epilogue op(s) fused}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 2, vectors = 1, lanes = 16, kc = 8, mc = 4, input = f32, acc = f32, key = "m200_n170_k300", source = cost_model>}
+      ins(%a, %b : memref<200x300xf32>, memref<300x170xf32>) outs(%c : memref<200x170xf32>)
+  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%c : memref<200x170xf32>) {
+  ^bb0(%o: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// decided-only: an op without a decision is left alone.
+// CHECK-LABEL: func @undecided
+// CHECK: linalg.matmul
+func.func @undecided(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// Decided to fuse two epilogue ops; only one follows.
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fewer_partners(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-warning @+2 {{decided to fold init 'loaded' and 2 epilogue op(s) on tensors; after bufferization the kernel folds init 'loaded' and 1}}
+  // expected-remark @+1 {{microkernel 4x16}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 32, mc = 16, input = f32, acc = f32, epilogues = 2, key = "m16_n64_k32", source = cost_model>}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%c : memref<16x64xf32>) {
+  ^bb0(%o: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+func.func @other_width(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  // expected-error @+1 {{'dlas.lowering' was decided for 8-lane vectors; the target's are 16 lanes wide}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 8, kc = 32, mc = 16, input = f32, acc = f32, key = "m16_n64_k32", source = cost_model>}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+func.func @bf16(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  // expected-error @+1 {{the gemm kernel builds f32 code only (input = bf16, acc = f32)}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 32, mc = 16, input = bf16, acc = f32, key = "m16_n64_k32", source = cost_model>}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// A stencil decision on an op the stencil kernel cannot take: the GEMM
+// kernel leaves it alone (another kernel's), the stencil kernel warns.
+func.func @wrong_kernel(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  // expected-warning @+1 {{on tensors, but the buffers do not fit the kernel: not a two-input, one-output, 6-loop op}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, input = f32, acc = f32, key = "k", source = cost_model>}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
