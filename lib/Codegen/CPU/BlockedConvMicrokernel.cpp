@@ -38,6 +38,7 @@ using mlir::dlas::MicrokernelKind;
 using mlir::dlas::TargetShape;
 using mlir::dlas::TensorFusion;
 using mlir::dlas::TuningTable;
+using mlir::dlas::KernelTypes;
 using namespace mlir::dlas::gemm;
 
 namespace {
@@ -321,13 +322,14 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
                       << " register tile needs more than the "
                       << target.vectorRegisters << " vector registers";
   TensorFusion fusion = tensorFusionPartners(op);
-  Type f32 = Float32Type::get(op->getContext());
+  Type input = getElementTypeOrSelf(cv.x->get().getType());
+  Type acc = getElementTypeOrSelf(cv.y->get().getType());
   decision = MicrokernelAttr::get(
       op->getContext(),
       cv.depthwise ? MicrokernelKind::blocked_depthwise
                    : MicrokernelKind::blocked_conv,
       tiles.rows, tiles.vectors, target.vectorWidth, /*kc=*/0, /*mc=*/0,
-      /*packB=*/false, f32, f32, fusion.init, fusion.epilogues,
+      /*packB=*/false, input, acc, fusion.init, fusion.epilogues,
       /*padding=*/false, key, source);
   return success();
 }
@@ -337,10 +339,11 @@ namespace {
 class BlockedConvEmitter {
 public:
   BlockedConvEmitter(OpBuilder &b, const BlockedConv &cv, Tiles tiles,
-                     const Neighbours &nb, int64_t width, bool parallel)
-      : b(b), loc(cv.op.getLoc()), cv(cv), tiles(tiles), nb(nb),
-        vw(width), parallel(parallel),
-        vecType(VectorType::get({width}, b.getF32Type())) {}
+                     const Neighbours &nb, KernelTypes types, int64_t width,
+                     bool parallel)
+      : b(b), loc(cv.op.getLoc()), cv(cv), tiles(tiles), nb(nb), types(types),
+        vw(width), parallel(parallel), vecType(types.accVector(width)),
+        inVecType(types.inputVector(width)) {}
 
   /// Work items (image, channel tile, output row), the row innermost so
   /// that consecutive items reuse the tile's filter from cache; each
@@ -429,10 +432,12 @@ private:
                  Value col, int64_t i, int64_t j) {
     SmallVector<Value> idx =
         outputIndices(read.map, image, block, row, col, i, j);
+    auto type = VectorType::get(
+        {vw}, cast<MemRefType>(read.view.getType()).getElementType());
     if (!read.map.isFunctionOfDim(cv.f))
       return vector::BroadcastOp::create(
-          b, loc, vecType, memref::LoadOp::create(b, loc, read.view, idx));
-    return vector::LoadOp::create(b, loc, vecType, read.view, idx);
+          b, loc, type, memref::LoadOp::create(b, loc, read.view, idx));
+    return vector::LoadOp::create(b, loc, type, read.view, idx);
   }
 
   /// The position of x[image, cb, row, col, c] in the flat input.
@@ -482,19 +487,22 @@ private:
       Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
       SmallVector<Value> ws;
       for (int64_t j = 0; j < V; ++j)
-        ws.push_back(vector::LoadOp::create(
-            b, loc, vecType, w, ValueRange{add(block, j), cb, kh, kw, c, index(0)}));
+        ws.push_back(types.promote(
+            b, loc,
+            vector::LoadOp::create(
+                b, loc, inVecType, w,
+                ValueRange{add(block, j), cb, kh, kw, c, index(0)})));
       // One index into the flat input per step, the rows at constant
       // offsets from it: LLVM folds those into the addresses, where with
       // 5-d indices it kept one hoisted base pointer per row and spilled.
       Value at = linearInputIndex(image, cb, inRow, inColumn, c);
       for (int64_t i = 0; i < rows; ++i) {
-        Value in = memref::LoadOp::create(b, loc, flatX,
-                                          add(at, i * cv.sw * vw));
+        Value in = types.promote(
+            b, loc,
+            memref::LoadOp::create(b, loc, flatX, add(at, i * cv.sw * vw)));
         Value splat = vector::BroadcastOp::create(b, loc, vecType, in);
         for (int64_t j = 0; j < V; ++j)
-          s[i * V + j] =
-              vector::FMAOp::create(b, loc, splat, ws[j], s[i * V + j]);
+          s[i * V + j] = types.multiplyAdd(b, loc, splat, ws[j], s[i * V + j]);
       }
     };
     auto forLoop = [&](int64_t count, int64_t stepSize, ValueRange init,
@@ -516,13 +524,17 @@ private:
       Value inRow =
           arith::AddIOp::create(b, loc, mul(row, cv.sh), mul(kh, cv.dh));
       Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
-      Value filter = vector::LoadOp::create(b, loc, vecType, w,
-                                            ValueRange{block, kh, kw, index(0)});
+      Value filter = types.promote(
+          b, loc,
+          vector::LoadOp::create(b, loc, inVecType, w,
+                                 ValueRange{block, kh, kw, index(0)}));
       Value at = linearInputIndex(image, block, inRow, inColumn, index(0));
       for (int64_t i = 0; i < rows; ++i) {
-        Value in = vector::LoadOp::create(b, loc, vecType, flatX,
-                                          add(at, i * cv.sw * vw));
-        s[i] = vector::FMAOp::create(b, loc, in, filter, s[i]);
+        Value in = types.promote(
+            b, loc,
+            vector::LoadOp::create(b, loc, inVecType, flatX,
+                                   add(at, i * cv.sw * vw)));
+        s[i] = types.multiplyAdd(b, loc, in, filter, s[i]);
       }
     };
     int64_t unroll = vw % kChannelUnroll == 0 ? kChannelUnroll : 1;
@@ -564,9 +576,12 @@ private:
   const BlockedConv &cv;
   Tiles tiles;
   const Neighbours &nb;
+  /// Operand and accumulator element types (the decision's).
+  KernelTypes types;
   int64_t vw;
   bool parallel;
-  VectorType vecType;
+  /// Accumulator vectors; operand vectors (before `types.promote`).
+  VectorType vecType, inVecType;
   Value flatX;
 };
 
@@ -635,7 +650,8 @@ struct BlockedConvMicrokernelPass
           g, dominance, dlas::lookupLowering(op) ? decision : MicrokernelAttr());
       OpBuilder b(op);
       prepareViews(b, g, nb);
-      BlockedConvEmitter(b, cv, tiles, nb, target.vectorWidth, parallel)
+      BlockedConvEmitter(b, cv, tiles, nb, KernelTypes::of(decision),
+                         target.vectorWidth, parallel)
           .emit();
       if (print)
         op->emitRemark() << (cv.depthwise ? "blocked depthwise" : "blocked convolution")

@@ -447,10 +447,11 @@ LogicalResult dlas::decideStencil(linalg::LinalgOp op, const TargetShape &target
   tiles.rows = std::min(tiles.rows, d.OH);
   TensorFusion fusion = tensorFusionPartners(op);
   bool padding = op.hasPureTensorSemantics() && padsSpatialDimsOnly(d.input);
-  Type f32 = Float32Type::get(op->getContext());
+  Type input = getElementTypeOrSelf(d.input.getType());
+  Type acc = getElementTypeOrSelf(d.output.getType());
   decision = MicrokernelAttr::get(
       op->getContext(), kindOf(d.reduction), tiles.rows, tiles.vectors,
-      target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false, f32, f32,
+      target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false, input, acc,
       fusion.init, fusion.epilogues, padding, key, source);
   return success();
 }
@@ -460,10 +461,9 @@ namespace {
 class DepthwiseEmitter {
 public:
   DepthwiseEmitter(OpBuilder &b, const Depthwise &d, Tiles tiles,
-                   int64_t vectorWidth, bool rowMajor)
+                   dlas::KernelTypes types, int64_t vectorWidth, bool rowMajor)
       : b(b), loc(d.op->getLoc()), d(d), tiles(tiles), rowMajor(rowMajor),
-        vw(vectorWidth),
-        vecType(VectorType::get({vw}, b.getF32Type())) {}
+        vw(vectorWidth), types(types), vecType(types.accVector(vw)) {}
 
   void emit(bool parallel) {
     auto body = [&](Value n, Value c) {
@@ -534,16 +534,18 @@ private:
     taps.clear();
     for (int64_t kh = 0; kh < d.KH && d.reduction == Reduction::MulAdd; ++kh)
       for (int64_t kw = 0; kw < d.KW; ++kw)
-        taps.push_back(splat(memref::LoadOp::create(
-            b, loc, d.filter, ValueRange{c, index(kh), index(kw)})));
+        taps.push_back(splat(types.promote(
+            b, loc,
+            memref::LoadOp::create(b, loc, d.filter,
+                                   ValueRange{c, index(kh), index(kw)}))));
     initVector = Value();
     if (auto bias = dyn_cast_or_null<linalg::BroadcastOp>(d.init))
       initVector = splat(memref::LoadOp::create(b, loc, bias.getInput(), c));
     else if (d.init)
       initVector = splat(dlas::fillValue(d.init, d.output));
-    padVector = d.pad.value ? splat(d.pad.value) : Value();
-    zeroVector = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    padVector =
+        d.pad.value ? splat(types.promote(b, loc, d.pad.value)) : Value();
+    zeroVector = types.zero(b, loc, vecType);
     channelValues.clear();
     for (linalg::GenericOp g : d.epilogues)
       for (OpOperand *operand : g.getDpsInputOperands())
@@ -634,11 +636,12 @@ private:
   }
 
   /// Input row `ih` (known valid), columns for output vector `v` shifted by
-  /// tap `kw`: s*vw contiguous values, every s-th taken when strided.
+  /// tap `kw`: s*vw contiguous values, every s-th taken when strided, as
+  /// accumulator elements.
   Value loadTap(Value ih, Value ow0, std::optional<int64_t> ow0Const,
                 int64_t v, int64_t kw) {
     int64_t span = d.sW * vw;
-    auto spanType = VectorType::get({span}, b.getF32Type());
+    auto spanType = VectorType::get({span}, types.input);
     int64_t shift = kw * d.dW - d.pad.left;
     // (ow0 + v*vw) * sW + shift, as index arithmetic.
     Value col = mul(add(ow0, v * vw), d.sW);
@@ -659,18 +662,17 @@ private:
     } else {
       Value pass = vector::BroadcastOp::create(
           b, loc, spanType,
-          d.pad.value ? d.pad.value
-                      : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                            .getResult());
+          d.pad.value ? d.pad.value : types.zero(b, loc, types.input));
       row = vector::MaskedLoadOp::create(b, loc, spanType, d.input, indices,
                                          maskConstant(lanes), pass);
     }
     if (d.sW == 1)
-      return row;
+      return types.promote(b, loc, row);
     SmallVector<int64_t> every;
     for (int64_t l = 0; l < vw; ++l)
       every.push_back(l * d.sW);
-    return vector::ShuffleOp::create(b, loc, row, row, every);
+    return types.promote(b, loc,
+                         vector::ShuffleOp::create(b, loc, row, row, every));
   }
 
   /// One block of `blockRows` output rows from `oh0` by one column tile.
@@ -731,7 +733,7 @@ private:
             Value &a = acc[r * vectors + v];
             switch (d.reduction) {
             case Reduction::MulAdd:
-              a = vector::FMAOp::create(b, loc, x, taps[kh * d.KW + kw], a);
+              a = types.multiplyAdd(b, loc, x, taps[kh * d.KW + kw], a);
               break;
             case Reduction::Max:
               a = arith::MaximumFOp::create(b, loc, a, x);
@@ -792,6 +794,9 @@ private:
   Tiles tiles;
   bool rowMajor;
   int64_t vw;
+  /// Operand and accumulator element types (the decision's).
+  dlas::KernelTypes types;
+  /// Accumulator (and output) vectors.
   VectorType vecType;
   // Per channel.
   Value n, c, initVector, padVector, zeroVector;
@@ -873,7 +878,9 @@ struct DepthwiseMicrokernelPass
       std::string key = decision.getKey().str();
 
       OpBuilder b(op);
-      DepthwiseEmitter(b, d, tiles, target.vectorWidth, rowMajor).emit(parallel);
+      DepthwiseEmitter(b, d, tiles, dlas::KernelTypes::of(decision),
+                       target.vectorWidth, rowMajor)
+          .emit(parallel);
       if (print)
         op->emitRemark() << kernelName(d.reduction) << " microkernel "
                          << tiles.rows << "x"

@@ -40,6 +40,7 @@ using mlir::dlas::MicrokernelKind;
 using mlir::dlas::GemmPins;
 using mlir::dlas::TensorFusion;
 using mlir::dlas::TuningTable;
+using mlir::dlas::KernelTypes;
 using namespace mlir::dlas::gemm;
 
 namespace {
@@ -217,6 +218,12 @@ std::string shapeKey(const Gemm &g) {
   return key;
 }
 
+/// Bytes of an element of the packed operand A (and of B).
+int64_t elementBytes(const Gemm &g) {
+  return getElementTypeOrSelf(g.a->get().getType()).getIntOrFloatBitWidth() /
+         8;
+}
+
 /// The heuristic: the register tile with the fewest estimated cycles per
 /// unit of k over the whole (padded) problem. Per k a tile of m0 rows and
 /// `vectors` vectors issues m0 * vectors FMAs and m0 + vectors loads; with
@@ -256,8 +263,9 @@ KernelParams chooseParams(const Gemm &g, const TargetShape &t) {
   // The B micro-panel (kc rows of n0 floats) fills half of L1; the A block
   // (mc rows of kc floats) half of L2.
   int64_t n0 = best.vectors * t.vectorWidth;
-  best.kc = std::clamp<int64_t>(t.l1Bytes / 2 / (n0 * 4), 16, g.sizeK);
-  best.mc = std::max<int64_t>(best.m0, (t.l2Bytes / 2 / (best.kc * 4)) /
+  int64_t bytes = elementBytes(g);
+  best.kc = std::clamp<int64_t>(t.l1Bytes / 2 / (n0 * bytes), 16, g.sizeK);
+  best.mc = std::max<int64_t>(best.m0, (t.l2Bytes / 2 / (best.kc * bytes)) /
                                            best.m0 * best.m0);
   // Copying B into contiguous panels was measured (bench/results) to cost
   // more than it saves up to 2048^3 on 32-register targets (the copy is per
@@ -360,10 +368,11 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
                       << " register tile needs more than the "
                       << target.vectorRegisters << " vector registers";
   TensorFusion fusion = tensorFusionPartners(op);
-  Type f32 = Float32Type::get(op->getContext());
+  Type input = getElementTypeOrSelf(gemm->a->get().getType());
+  Type acc = getElementTypeOrSelf(gemm->c->get().getType());
   decision = MicrokernelAttr::get(
       op->getContext(), MicrokernelKind::gemm, params.m0, params.vectors,
-      target.vectorWidth, params.kc, params.mc, params.packB, f32, f32,
+      target.vectorWidth, params.kc, params.mc, params.packB, input, acc,
       fusion.init, fusion.epilogues, /*padding=*/false, key, source);
   return success();
 }
@@ -411,11 +420,12 @@ std::vector<float> constantData(Value v, SymbolTable &symbols) {
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
-                const Neighbours &nb, int64_t vectorWidth, bool parallel,
-                int64_t prefetchBytes, int64_t chunks)
-      : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), vw(vectorWidth),
-        parallel(parallel), prefetchBytes(prefetchBytes), chunks(chunks),
-        vecType(VectorType::get({vw}, b.getF32Type())) {}
+                const Neighbours &nb, KernelTypes types, int64_t vectorWidth,
+                bool parallel, int64_t prefetchBytes, int64_t chunks)
+      : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
+        vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
+        chunks(chunks), vecType(types.accVector(vw)),
+        inVecType(types.inputVector(vw)) {}
 
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
@@ -423,8 +433,8 @@ public:
     auto type = packedType();
     Value packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    auto panelType = VectorType::get({p.m0}, b.getF32Type());
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    auto panelType = VectorType::get({p.m0}, types.input);
+    Value zero = types.zero(b, loc, types.input);
     auto packPanels = [&](Value lb, Value ub, int64_t rows) {
       loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
       loop(lb, ub, 1, [&](Value panel) {
@@ -477,7 +487,7 @@ public:
         shape, kBlocks(g, p),
         static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)),
         kBlockOuter(g, p) * innerK(g), p.m0);
-    return MemRefType::get(shape, b.getF32Type());
+    return MemRefType::get(shape, types.input);
   }
 
   /// Indices into Ap: the A batch values (from `dims`), then `rest`.
@@ -499,7 +509,7 @@ public:
     singleKBlock = kcOuter >= g.ranges[g.k[0]];
     if (p.packB)
       bp = memref::AllocOp::create(
-          b, loc, MemRefType::get({tiles, kcOuter, n0}, b.getF32Type()),
+          b, loc, MemRefType::get({tiles, kcOuter, n0}, types.input),
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
     int64_t tailRows = g.sizeM % p.m0;
@@ -664,8 +674,7 @@ private:
   void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
     AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
-    Value zeros = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    Value zeros = types.zero(b, loc, inVecType);
     forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
       loop(kc, kcEnd, 1, [&](Value k) {
@@ -676,13 +685,13 @@ private:
           dims[g.n] = add(col, j * vw);
           Value v;
           if (g.sizeN % n0 == 0) {
-            v = vector::LoadOp::create(b, loc, vecType, g.b->get(),
+            v = vector::LoadOp::create(b, loc, inVecType, g.b->get(),
                                        indices(bMap, dims));
           } else {
             Value left = arith::SubIOp::create(b, loc, index(g.sizeN), dims[g.n]);
             Value mask = vector::CreateMaskOp::create(
                 b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
-            v = vector::MaskedLoadOp::create(b, loc, vecType, g.b->get(),
+            v = vector::MaskedLoadOp::create(b, loc, inVecType, g.b->get(),
                                              indices(bMap, dims), mask, zeros);
           }
           vector::StoreOp::create(b, loc, v, bp,
@@ -743,13 +752,15 @@ private:
             b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left}));
       }
     }
-    Value zeros = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+    // Loads are typed by their buffer: B's input elements, C's and the
+    // epilogue operands' accumulator (output) elements.
     auto load = [&](Value base, ArrayRef<Value> idx, int64_t j) -> Value {
+      auto type = VectorType::get(
+          {vw}, cast<MemRefType>(base.getType()).getElementType());
       if (masked)
-        return vector::MaskedLoadOp::create(b, loc, vecType, base, idx,
-                                            masks[j], zeros);
-      return vector::LoadOp::create(b, loc, vecType, base, idx);
+        return vector::MaskedLoadOp::create(b, loc, type, base, idx, masks[j],
+                                            types.zero(b, loc, type));
+      return vector::LoadOp::create(b, loc, type, base, idx);
     };
     Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
     auto cIndices = [&](int64_t i, int64_t j) {
@@ -902,7 +913,10 @@ private:
     SmallVector<Value> idx = indices(read.map, dims);
     if (!read.map.isFunctionOfDim(g.n))
       return vector::BroadcastOp::create(
-          b, loc, vecType, memref::LoadOp::create(b, loc, read.view, idx));
+          b, loc,
+          VectorType::get(
+              {vw}, cast<MemRefType>(read.view.getType()).getElementType()),
+          memref::LoadOp::create(b, loc, read.view, idx));
     return tile.loadVector(read.view, idx, j);
   }
 
@@ -961,26 +975,27 @@ private:
       // Packed panels are zero-padded: no masks needed.
       Value row = arith::SubIOp::create(b, loc, ks[0], kcLo);
       for (int64_t j = 0; j < p.vectors; ++j)
-        bs.push_back(vector::LoadOp::create(
-            b, loc, vecType, bp, ValueRange{tile, row, index(j * vw)}));
+        bs.push_back(types.promote(
+            b, loc,
+            vector::LoadOp::create(b, loc, inVecType, bp,
+                                   ValueRange{tile, row, index(j * vw)})));
     }
     for (int64_t j = 0; j < p.vectors && !p.packB; ++j) {
       dims[g.n] = cols[j];
       if (!g.rowWidth) {
-        bs.push_back(load(g.b->get(), indices(bMap, dims), j));
+        bs.push_back(types.promote(b, loc, load(g.b->get(), indices(bMap, dims), j)));
         continue;
       }
       // One masked load per output row the vector touches, merged.
       SmallVector<Value> idx = indices(bMap, dims);
       Value rowStart = idx.back();
-      Value v = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
+      Value v = types.zero(b, loc, inVecType);
       for (auto [sgm, mask] : llvm::enumerate(bRowMasks[j])) {
         idx.back() = add(rowStart, static_cast<int64_t>(sgm) * g.rowSkip);
-        v = vector::MaskedLoadOp::create(b, loc, vecType, g.b->get(), idx,
+        v = vector::MaskedLoadOp::create(b, loc, inVecType, g.b->get(), idx,
                                          mask, v);
       }
-      bs.push_back(v);
+      bs.push_back(types.promote(b, loc, v));
     }
     // kcLo is the first outer k value of its block.
     Value block = arith::DivUIOp::create(b, loc, kcLo, index(kBlockOuter(g, p)));
@@ -992,20 +1007,22 @@ private:
     // do not stay in cache between layers); a software prefetch
     // `prefetchBytes` ahead in the sequential stream hides the latency the
     // hardware prefetcher leaves (ResNet-50: 48 -> 44 ms at 1 thread).
-    if (int64_t ahead = prefetchBytes / (p.m0 * 4); ahead > 0)
+    if (int64_t ahead = prefetchBytes / (p.m0 * types.inputBytes()); ahead > 0)
       memref::PrefetchOp::create(
           b, loc, ap,
           packedIndices(dims,
                         ValueRange{block, panel, add(within, ahead), index(0)}),
           /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
     for (int64_t i = 0; i < rows; ++i) {
-      Value a = memref::LoadOp::create(
-          b, loc, ap,
-          packedIndices(dims, ValueRange{block, panel, within, index(i)}));
+      Value a = types.promote(
+          b, loc,
+          memref::LoadOp::create(
+              b, loc, ap,
+              packedIndices(dims, ValueRange{block, panel, within, index(i)})));
       Value splat = vector::BroadcastOp::create(b, loc, vecType, a);
       for (int64_t j = 0; j < p.vectors; ++j) {
         Value &acc = result[i * p.vectors + j];
-        acc = vector::FMAOp::create(b, loc, splat, bs[j], acc);
+        acc = types.multiplyAdd(b, loc, splat, bs[j], acc);
       }
     }
     return result;
@@ -1016,11 +1033,14 @@ private:
   const Gemm &g;
   const KernelParams &p;
   const Neighbours &nb;
+  /// Operand and accumulator element types (the decision's).
+  KernelTypes types;
   int64_t vw;
   bool parallel;
   int64_t prefetchBytes;
   int64_t chunks;
-  VectorType vecType;
+  /// Accumulator vectors; operand vectors (before `types.promote`).
+  VectorType vecType, inVecType;
   Value ap, bp, lastK;
   bool singleKBlock = false;
   /// Per column vector, the lane masks of the B rows it reads (compact
@@ -1093,7 +1113,8 @@ struct GemmMicrokernelPass
       std::string key = decision.getKey().str();
       params.ncTiles = std::max<int64_t>(
           1, target.l2Bytes / 8 /
-                 (params.kc * params.vectors * target.vectorWidth * 4));
+                 (params.kc * params.vectors * target.vectorWidth *
+                  elementBytes(*gemm)));
 
       Neighbours neighbours;
       if (fuse) {
@@ -1105,11 +1126,13 @@ struct GemmMicrokernelPass
       }
       OpBuilder b(op);
       prepareViews(b, *gemm, neighbours);
-      KernelEmitter emitter(b, *gemm, params, neighbours, target.vectorWidth,
+      KernelEmitter emitter(b, *gemm, params, neighbours,
+                            dlas::KernelTypes::of(decision), target.vectorWidth,
                             parallel, prefetchBytes, parallelChunks);
       Value packed;
       bool packedNow = false;
-      if (packConstants) {
+      // Compile-time packing copies f32 data.
+      if (packConstants && decision.getInput().isF32()) {
         std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
         if (!data.empty()) {
           packed = packedConstant(b, moduleSymbols, packedGlobals, *gemm,

@@ -132,6 +132,29 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
   return fusion;
 }
 
+Value KernelTypes::zero(OpBuilder &b, Location loc, Type type) const {
+  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+Value KernelTypes::promote(OpBuilder &b, Location loc, Value v) const {
+  if (input == acc)
+    return v;
+  Type target = acc;
+  if (auto vector = dyn_cast<VectorType>(v.getType()))
+    target = vector.clone(acc);
+  if (isa<FloatType>(acc))
+    return arith::ExtFOp::create(b, loc, target, v);
+  return arith::ExtSIOp::create(b, loc, target, v);
+}
+
+Value KernelTypes::multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,
+                               Value accumulator) const {
+  if (isa<FloatType>(acc))
+    return vector::FMAOp::create(b, loc, x, y, accumulator);
+  return arith::AddIOp::create(b, loc, accumulator,
+                               arith::MulIOp::create(b, loc, x, y));
+}
+
 StringRef dlas::sourceNote(MicrokernelAttr decision) {
   switch (decision.getSource()) {
   case DecisionSource::cost_model:

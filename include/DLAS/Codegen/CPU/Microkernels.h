@@ -24,6 +24,34 @@ bool isMultiplyAccumulate(linalg::LinalgOp op);
 /// kernel pass checks the buffer again).
 bool isContiguousF32(Value v);
 
+/// The element types a kernel builder is parametric in: its operands'
+/// (`input`) and its accumulators' (`acc`, also the output's). The kernels
+/// load operands as `input` vectors, widen them with `promote` and
+/// accumulate with `multiplyAdd`; f32/f32 makes both trivial. The
+/// mixed-precision formats (bf16/f16 with f32, i8 with i32) slot in here,
+/// not as new kernels.
+struct KernelTypes {
+  Type input, acc;
+
+  static KernelTypes of(MicrokernelAttr decision) {
+    return {decision.getInput(), decision.getAcc()};
+  }
+  int64_t inputBytes() const { return input.getIntOrFloatBitWidth() / 8; }
+  VectorType inputVector(int64_t lanes) const {
+    return VectorType::get({lanes}, input);
+  }
+  VectorType accVector(int64_t lanes) const {
+    return VectorType::get({lanes}, acc);
+  }
+  /// A zero of `type` (a scalar or vector of input or acc elements).
+  Value zero(OpBuilder &b, Location loc, Type type) const;
+  /// `v` (input elements, scalar or vector) as acc elements.
+  Value promote(OpBuilder &b, Location loc, Value v) const;
+  /// acc + x * y on acc vectors.
+  Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,
+                    Value accumulator) const;
+};
+
 /// A kernel's fusion partners as decided on tensors: how its accumulators
 /// start and how many elementwise ops after it the kernel applies.
 struct TensorFusion {
