@@ -11,24 +11,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
-#include "DLAS/InitAllDialects.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Runner/Compile.h"
+#include "DLAS/Runner/Model.h"
 #include "DLAS/Runner/TargetMachine.h"
-#include "DLAS/Target/ONNX/ONNXImporter.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -102,11 +96,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "DLAS ahead-of-time compiler\n");
 
   DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::dlas::registerAllDialects(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registerDLASDialectTranslation(registry);
+  registerRunnerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
@@ -118,24 +108,13 @@ int main(int argc, char **argv) {
 
   // Import or parse.
   auto start = Clock::now();
-  if (!llvm::sys::fs::exists(inputFilename))
-    return fail("cannot open '" + inputFilename + "': no such file");
-  OwningOpRef<ModuleOp> module;
-  if (StringRef(inputFilename).ends_with(".onnx")) {
-    ONNXImportOptions importOptions;
-    importOptions.entryName = entryName;
-    module = importONNXModel(inputFilename, &context, importOptions);
-  } else {
-    llvm::SourceMgr sourceMgr;
-    std::string error;
-    auto file = openInputFile(inputFilename, &error);
-    if (!file)
-      return fail(error);
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  }
-  if (!module)
-    return fail("cannot read '" + inputFilename + "'");
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  llvm::Expected<OwningOpRef<ModuleOp>> loaded =
+      loadModel(&context, inputFilename, entryName, sourceMgr);
+  if (!loaded)
+    return fail(llvm::toString(loaded.takeError()));
+  OwningOpRef<ModuleOp> module = std::move(*loaded);
   double importMs = ms(start);
 
   auto entry = module->lookupSymbol<func::FuncOp>(entryName);

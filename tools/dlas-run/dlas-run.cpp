@@ -12,11 +12,11 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/Runner/Entry.h"
+#include "DLAS/Runner/Model.h"
 #include "DLAS/Runner/TargetMachine.h"
-#include "DLAS/InitAllDialects.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Support/Npy.h"
-#include "DLAS/Target/ONNX/ONNXImporter.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,15 +27,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -190,91 +185,10 @@ extern "C" void dlasLayerEnd(int64_t id) {
 
 namespace {
 
-/// Median of `values` (0 when empty); the caller's order is kept.
-double medianOf(ArrayRef<double> values) {
-  if (values.empty())
-    return 0.0;
-  SmallVector<double> sorted(values);
-  llvm::sort(sorted);
-  size_t mid = sorted.size() / 2;
-  return sorted.size() % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
-}
-
 /// Prints "dlas-run: error: ..." and returns the failure exit code.
 int fail(const llvm::Twine &message) {
   llvm::errs() << "dlas-run: error: " << message << "\n";
   return 1;
-}
-
-/// A memref descriptor of rank R as the LLVM lowering lays it out:
-/// {allocated, aligned, offset, sizes[R], strides[R]}, all 8 bytes.
-struct Descriptor {
-  explicit Descriptor(int64_t rank) : words(3 + 2 * rank, 0), rank(rank) {}
-  void *&allocated() { return reinterpret_cast<void *&>(words[0]); }
-  void *&aligned() { return reinterpret_cast<void *&>(words[1]); }
-  int64_t &offset() { return words[2]; }
-  int64_t &size(int64_t i) { return words[3 + i]; }
-  int64_t &stride(int64_t i) { return words[3 + rank + i]; }
-  SmallVector<int64_t> words;
-  int64_t rank;
-};
-
-std::string typeString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
-
-std::optional<NpyDType> dtypeOf(Type type) {
-  if (type.isF32())
-    return NpyDType::F32;
-  if (type.isF16())
-    return NpyDType::F16;
-  if (type.isBF16())
-    return NpyDType::BF16;
-  if (type.isInteger(8))
-    return NpyDType::I8;
-  if (type.isInteger(32))
-    return NpyDType::I32;
-  if (type.isInteger(64))
-    return NpyDType::I64;
-  return std::nullopt;
-}
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s;
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? "x" : "") + (ShapedType::isDynamic(d) ? "?" : std::to_string(d));
-  return s.empty() ? "scalar" : s;
-}
-
-/// The entry's argument and result types, which must be ranked tensors or
-/// memrefs with a supported element type.
-struct EntrySignature {
-  SmallVector<ShapedType> inputs, results;
-};
-
-FailureOr<EntrySignature> entrySignature(FunctionType type, StringRef entry) {
-  EntrySignature sig;
-  auto convert = [&](TypeRange types, SmallVectorImpl<ShapedType> &out,
-                     StringRef what) -> LogicalResult {
-    for (auto [i, t] : llvm::enumerate(types)) {
-      auto shaped = dyn_cast<ShapedType>(t);
-      if (!shaped || !shaped.hasRank() || !dtypeOf(shaped.getElementType())) {
-        fail("entry '" + entry + "' " + what + " #" + llvm::Twine(i) +
-             " has unsupported type " + llvm::Twine(typeString(t)) +
-             " (need a ranked tensor of f32, f16, bf16, i8, i32 or i64)");
-        return failure();
-      }
-      out.push_back(shaped);
-    }
-    return success();
-  };
-  if (failed(convert(type.getInputs(), sig.inputs, "argument")) ||
-      failed(convert(type.getResults(), sig.results, "result")))
-    return failure();
-  return sig;
 }
 
 /// Sum of the FLOP counts of the nn ops in `func`, when all are known.
@@ -302,7 +216,7 @@ bool isLoweredModule(ModuleOp module, StringRef entry) {
 
 FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
                               std::mt19937 &rng) {
-  NpyDType dtype = *dtypeOf(type.getElementType());
+  NpyDType dtype = *npyDTypeOf(type.getElementType());
   if (!inputFiles.empty()) {
     StringRef path = inputFiles[index];
     llvm::Expected<NpyArray> array = readNpy(path);
@@ -340,197 +254,19 @@ FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
   return std::move(array);
 }
 
-/// Compares an output with an expected array; returns true on PASS.
-bool compare(unsigned index, const NpyArray &actual, const NpyArray &expected) {
-  if (actual.shape() != expected.shape()) {
-    llvm::outs() << "output #" << index << ": FAIL shape "
-                 << shapeString(actual.shape()) << " but expected "
-                 << shapeString(expected.shape()) << "\n";
-    return false;
-  }
-  double maxAbs = 0, maxExpected = 0;
-  int64_t mismatches = 0, worst = -1;
-  double worstExcess = -1;
-  for (int64_t i = 0, e = actual.numElements(); i < e; ++i) {
-    double a = actual.at(i), b = expected.at(i);
-    double diff = std::fabs(a - b);
-    if (std::isnan(a) != std::isnan(b))
-      diff = INFINITY;
-    else if (std::isnan(a))
-      diff = 0;
-    maxAbs = std::max(maxAbs, diff);
-    maxExpected = std::max(maxExpected, std::fabs(b));
-    double excess = diff - (absTolerance + relTolerance * std::fabs(b));
-    if (excess > 0) {
-      ++mismatches;
-      if (excess > worstExcess) {
-        worstExcess = excess;
-        worst = i;
-      }
-    }
-  }
-  double maxRel = maxExpected > 0 ? maxAbs / maxExpected : maxAbs;
-  llvm::outs() << "output #" << index << ": max abs err "
-               << llvm::format("%.3e", maxAbs) << ", max rel err "
-               << llvm::format("%.3e", maxRel)
-               << " (to max |expected| " << llvm::format("%.3e", maxExpected)
-               << "), ";
-  if (maxRelErr >= 0) {
-    bool pass = maxAbs <= maxRelErr * maxExpected;
-    llvm::outs() << "max-rel-err " << maxRelErr << ": "
-                 << (pass ? "PASS" : "FAIL") << "\n";
-    return pass;
-  }
-  llvm::outs() << "rtol " << relTolerance << ", atol " << absTolerance << ": ";
-  if (mismatches == 0) {
-    llvm::outs() << "PASS\n";
-    return true;
-  }
-  llvm::outs() << "FAIL (" << mismatches << " of " << actual.numElements()
-               << " elements; worst at flat index " << worst << ": got "
-               << actual.at(worst) << ", expected " << expected.at(worst)
-               << ")\n";
-  return false;
-}
-
-/// Runs the JIT-compiled entry: owns input descriptors and the result
-/// buffers each call returns.
-class EntryRunner {
-public:
-  EntryRunner(ExecutionEngine &engine, std::string symbol,
-              const EntrySignature &sig, SmallVector<NpyArray> &inputs)
-      : engine(engine), symbol(std::move(symbol)), sig(sig) {
-    for (NpyArray &input : inputs) {
-      Descriptor d(input.shape().size());
-      d.allocated() = d.aligned() = input.data();
-      int64_t stride = 1;
-      for (int64_t i = d.rank - 1; i >= 0; --i) {
-        d.size(i) = input.shape()[i];
-        d.stride(i) = stride;
-        stride *= input.shape()[i];
-      }
-      inputDescriptors.push_back(std::move(d));
-      inputPointers.insert(input.data());
-    }
-    size_t resultWords = 0;
-    for (ShapedType t : sig.results)
-      resultWords += 3 + 2 * t.getRank();
-    resultStorage.assign(resultWords, 0);
-  }
-  ~EntryRunner() { releaseResults(); }
-
-  llvm::Error run() {
-    releaseResults();
-    SmallVector<void *> descriptorPointers, args;
-    // With results, the C interface takes a pointer to them first.
-    void *resultPointer = resultStorage.data();
-    if (!sig.results.empty())
-      args.push_back(&resultPointer);
-    for (Descriptor &d : inputDescriptors)
-      descriptorPointers.push_back(d.words.data());
-    for (void *&p : descriptorPointers)
-      args.push_back(&p);
-    if (llvm::Error err = engine.invokePacked(symbol, args))
-      return err;
-    hasResults = true;
-    return llvm::Error::success();
-  }
-
-  /// Copies result `index` into a dense array (results may be strided).
-  NpyArray result(unsigned index) {
-    int64_t *words = resultWords(index);
-    int64_t rank = sig.results[index].getRank();
-    SmallVector<int64_t> shape(words + 3, words + 3 + rank);
-    NpyDType dtype = *dtypeOf(sig.results[index].getElementType());
-    NpyArray array(dtype, shape);
-    size_t elementSize = npyElementSize(dtype);
-    const char *base = reinterpret_cast<const char *>(words[1]) +
-                       words[2] * elementSize;
-    char *dst = static_cast<char *>(array.data());
-    SmallVector<int64_t> idx(rank, 0);
-    for (int64_t flat = 0, e = array.numElements(); flat < e; ++flat) {
-      int64_t offset = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        offset += idx[d] * words[3 + rank + d];
-      std::memcpy(dst + flat * elementSize, base + offset * elementSize,
-                  elementSize);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++idx[d] < shape[d])
-          break;
-        idx[d] = 0;
-      }
-    }
-    return array;
-  }
-
-private:
-  int64_t *resultWords(unsigned index) {
-    size_t offset = 0;
-    for (unsigned i = 0; i < index; ++i)
-      offset += 3 + 2 * sig.results[i].getRank();
-    return resultStorage.data() + offset;
-  }
-
-  /// Frees the buffers the last call allocated for its results; not the
-  /// inputs it may have returned, nor constant globals (whose allocated
-  /// pointer the lowering sets to 0xdeadbeef).
-  void releaseResults() {
-    if (!hasResults)
-      return;
-    llvm::SmallPtrSet<void *, 4> freed;
-    for (unsigned i = 0; i < sig.results.size(); ++i) {
-      void *allocated = reinterpret_cast<void *>(resultWords(i)[0]);
-      if (!allocated || inputPointers.contains(allocated) ||
-          allocated == reinterpret_cast<void *>(0xdeadbeef) ||
-          !freed.insert(allocated).second)
-        continue;
-      std::free(allocated);
-    }
-    hasResults = false;
-  }
-
-  ExecutionEngine &engine;
-  std::string symbol;
-  const EntrySignature &sig;
-  SmallVector<Descriptor> inputDescriptors;
-  llvm::SmallPtrSet<void *, 4> inputPointers;
-  SmallVector<int64_t> resultStorage;
-  bool hasResults = false;
-};
-
 int runMain() {
   DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  dlas::registerAllDialects(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registerDLASDialectTranslation(registry);
+  registerRunnerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  OwningOpRef<ModuleOp> module;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  if (StringRef(inputFilename).ends_with(".onnx")) {
-    // ONNX models are imported on the fly.
-    ONNXImportOptions importOptions;
-    importOptions.entryName = entryName;
-    module = importONNXModel(inputFilename, &context, importOptions);
-    if (!module)
-      return fail("cannot import ONNX model '" + inputFilename + "'");
-  } else {
-    std::string errorMessage;
-    std::unique_ptr<llvm::MemoryBuffer> file =
-        openInputFile(inputFilename, &errorMessage);
-    if (!file)
-      return fail("cannot open '" + inputFilename + "': " + errorMessage);
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    if (!module)
-      return fail("cannot parse '" + inputFilename + "'");
-  }
-  if (failed(verify(*module)))
-    return fail("'" + inputFilename + "' does not verify");
+  llvm::Expected<OwningOpRef<ModuleOp>> loaded =
+      loadModel(&context, inputFilename, entryName, sourceMgr);
+  if (!loaded)
+    return fail(llvm::toString(loaded.takeError()));
+  OwningOpRef<ModuleOp> module = std::move(*loaded);
 
   // The entry's tensor signature: from func.func, or from the
   // dlas.signature attribute that dlas-cpu-pipeline leaves on LLVM funcs.
@@ -555,9 +291,9 @@ int runMain() {
     entryType = func.getFunctionType();
     flops = countFlops(func);
   }
-  FailureOr<EntrySignature> sig = entrySignature(entryType, entryName);
-  if (failed(sig))
-    return 1;
+  llvm::Expected<EntrySignature> sig = entrySignature(entryType, entryName);
+  if (!sig)
+    return fail(llvm::toString(sig.takeError()));
 
   // Inputs, checked against the entry's signature: before compiling, so
   // that a wrong input fails fast, except with --blocked-entry, where the
@@ -660,8 +396,8 @@ int runMain() {
       return fail("the compiled entry '" + entryName +
                   "' lacks its dlas.signature attribute");
     sig = entrySignature(cast<FunctionType>(sigAttr.getValue()), entryName);
-    if (failed(sig))
-      return 1;
+    if (!sig)
+      return fail(llvm::toString(sig.takeError()));
     if (int rc = readInputs())
       return rc;
   }
@@ -682,68 +418,19 @@ int runMain() {
       return fail(llvm::toString(host.takeError()));
     codeTarget = {host->getCpu().str(), host->llvmFeatureString()};
   }
-  std::string missing = featuresMissingOnHost(codeTarget->second);
-  if (!missing.empty())
-    return fail("the code is compiled for '" + codeTarget->first +
-                "', which needs " + missing +
-                ": this host cannot run it (pick a --target it can run, or "
-                "build an object with dlas-compile)");
-  llvm::CodeGenOptLevel codeGenLevel = codeGenOptLevel(optLevel);
-  auto targetMachine =
-      createTargetMachine(codeTarget->first, codeTarget->second, codeGenLevel);
-  if (!targetMachine)
-    return fail("cannot create a target machine: " +
-                llvm::toString(targetMachine.takeError()));
-  // The options hold a function_ref: keep the std::function alive.
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(optLevel, 0, targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
   // Parallel loops call the OpenMP runtime; it reads the thread count from
   // the environment when it starts.
-  SmallVector<StringRef> sharedLibs;
-  bool usesOpenMP = false;
-  // OpenMP ops become __kmpc_* calls only in the LLVM IR translation.
-  module->walk([&](Operation *op) {
-    if (op->getDialect() && op->getDialect()->getNamespace() == "omp")
-      usesOpenMP = true;
-  });
-  if (usesOpenMP) {
-    if (!llvm::sys::fs::exists(ompLibrary))
-      return fail("the module uses OpenMP but '" + ompLibrary +
-                  "' does not exist (install libomp-22-dev or pass "
-                  "--omp-library)");
-    sharedLibs.push_back(ompLibrary);
-  }
   if (numThreads > 0)
     setenv("OMP_NUM_THREADS", std::to_string(numThreads).c_str(), 1);
-  engineOptions.sharedLibPaths = sharedLibs;
-  engineOptions.jitCodeGenOptLevel = codeGenLevel;
-  auto engine = ExecutionEngine::create(*module, engineOptions,
-                                        std::move(*targetMachine));
+  JITOptions jitOptions;
+  jitOptions.cpu = codeTarget->first;
+  jitOptions.features = codeTarget->second;
+  jitOptions.optLevel = optLevel;
+  jitOptions.ompLibrary = ompLibrary;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      createJIT(*module, jitOptions);
   if (!engine)
-    return fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
-  // Bind externalized weights to their data, which the context owns.
-  if (auto weights = module->getOperation()->getAttrOfType<DictionaryAttr>(
-          kExternalWeightsAttrName)) {
-    for (NamedAttribute entry : weights) {
-      auto value = dyn_cast<DenseResourceElementsAttr>(entry.getValue());
-      if (!value || !value.getRawHandle().getBlob())
-        return fail("external weight '" + entry.getName().getValue() +
-                    "' has no data");
-    }
-    (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      for (NamedAttribute entry : weights) {
-        auto value = cast<DenseResourceElementsAttr>(entry.getValue());
-        const char *data = value.getRawHandle().getBlob()->getData().data();
-        symbols[interner(entry.getName().getValue())] = {
-            llvm::orc::ExecutorAddr::fromPtr(data),
-            llvm::JITSymbolFlags::Exported};
-      }
-      return symbols;
-    });
-  }
+    return fail(llvm::toString(engine.takeError()));
   // Layer timers for --profile.
   ArrayAttr layerNames =
       module->getOperation()->getAttrOfType<ArrayAttr>("dlas.layers");
@@ -816,7 +503,9 @@ int runMain() {
       if (llvm::Error err = writeNpy(path, output))
         return fail(llvm::toString(std::move(err)));
     }
-    if (!expected.empty() && !compare(i, output, expected[i]))
+    Tolerance tolerance{relTolerance, absTolerance, maxRelErr};
+    if (!expected.empty() &&
+        !compareOutput(i, output, expected[i], tolerance, llvm::outs()))
       allPass = false;
   }
   if (repeat > 0) {

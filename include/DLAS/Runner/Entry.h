@@ -1,0 +1,108 @@
+//===- Entry.h - calling a compiled entry on .npy arrays --------*- C++ -*-===//
+//
+// The entry's tensor signature, the C interface that dlas-prepare-entry-abi
+// gives it (memref descriptors in, a descriptor per result out), the JIT
+// engine that runs it with its weights bound, and comparing its outputs
+// with expected ones.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_RUNNER_ENTRY_H
+#define DLAS_RUNNER_ENTRY_H
+
+#include "DLAS/Support/Npy.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace mlir::dlas {
+
+/// The .npy dtype of an element type the tools exchange (f32, f16, bf16,
+/// i8, i32, i64), or nullopt.
+std::optional<NpyDType> npyDTypeOf(Type type);
+
+/// "1x3x224x224", "?" for dynamic dims, "scalar" for rank 0.
+std::string shapeString(ArrayRef<int64_t> shape);
+
+/// The entry's argument and result types: ranked tensors or memrefs with
+/// an element type `npyDTypeOf` knows.
+struct EntrySignature {
+  SmallVector<ShapedType> inputs, results;
+};
+
+/// The signature of `entry` of type `type`; an error naming the first
+/// argument or result of another type.
+llvm::Expected<EntrySignature> entrySignature(FunctionType type,
+                                              StringRef entry);
+
+/// Median of `values` (0 when empty).
+double medianOf(ArrayRef<double> values);
+
+/// How to build and start the JIT for a lowered module.
+struct JITOptions {
+  /// The CPU and LLVM feature string to generate code for (the module's
+  /// lowered target, or the caller's choice for a module without one).
+  std::string cpu, features;
+  unsigned optLevel = 3;
+  /// The OpenMP runtime loaded when the module has OpenMP ops.
+  std::string ompLibrary;
+};
+
+/// The JIT engine for the lowered `module`, with its externalized weights
+/// (`dlas.external_weights`, data owned by the module's context) bound to
+/// their symbols. Fails with a message for a target the host cannot run, a
+/// missing OpenMP runtime or weights without data.
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+createJIT(ModuleOp module, const JITOptions &options);
+
+/// Calls a JIT-compiled entry's C interface on dense arrays: owns the
+/// input descriptors and frees the result buffers each call returns.
+class EntryRunner {
+public:
+  EntryRunner(ExecutionEngine &engine, std::string symbol,
+              const EntrySignature &sig, SmallVectorImpl<NpyArray> &inputs);
+  ~EntryRunner();
+
+  llvm::Error run();
+
+  /// Result `index` of the last run as a dense array (results may be
+  /// strided views).
+  NpyArray result(unsigned index);
+
+private:
+  int64_t *resultWords(unsigned index);
+  void releaseResults();
+
+  ExecutionEngine &engine;
+  std::string symbol;
+  const EntrySignature &sig;
+  /// Per input, its descriptor's words: allocated, aligned, offset,
+  /// sizes, strides (the layout of StridedMemRefType).
+  SmallVector<SmallVector<int64_t>> inputDescriptors;
+  llvm::SmallPtrSet<void *, 4> inputPointers;
+  SmallVector<int64_t> resultStorage;
+  bool hasResults = false;
+};
+
+/// How close an output must be to the expected one: every element within
+/// atol + rtol * |expected|, or, when maxRelErr >= 0, max |error| within
+/// maxRelErr * max |expected|.
+struct Tolerance {
+  double rtol = 1e-4, atol = 1e-5, maxRelErr = -1;
+};
+
+/// Compares output `index` with its expected array and reports the errors
+/// on `os` ("output #i: max abs err ..., PASS|FAIL ..."); true on PASS.
+/// NaN matches NaN only.
+bool compareOutput(unsigned index, const NpyArray &actual,
+                   const NpyArray &expected, const Tolerance &tolerance,
+                   llvm::raw_ostream &os);
+
+} // namespace mlir::dlas
+
+#endif // DLAS_RUNNER_ENTRY_H
