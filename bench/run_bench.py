@@ -36,6 +36,7 @@ Writes bench/results/<tag>.md and .csv and a PNG chart of DLAS/peer ratios.
 """
 import argparse
 import csv
+import ctypes
 import datetime
 import os
 import re
@@ -224,8 +225,20 @@ def cases(suites):
     return out
 
 
+def set_blas_threads(threads):
+    """Sizes the thread pool of PyTorch's BLAS. Debian's PyTorch calls
+    OpenBLAS (pthreads), whose pool torch.set_num_threads does not touch:
+    before this, "1 thread" torch.mm and BLAS-backed 1x1 convolutions ran
+    on every core (runs up to 2026-11-24)."""
+    try:
+        ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(threads)
+    except (OSError, AttributeError):
+        pass
+
+
 def time_torch(fn, threads, warmup=5, repeat=30):
     torch.set_num_threads(threads)
+    set_blas_threads(threads)
     with torch.no_grad():
         for _ in range(warmup):
             fn()

@@ -154,6 +154,10 @@ static cl::opt<bool> profileLayers(
     cl::desc("Print the median time of every layer (nn op) over the timed "
              "runs"),
     cl::cat(runCategory));
+static cl::opt<bool> timeStages(
+    "time-stages",
+    cl::desc("Print the time of each compile stage (import, passes, LLVM)"),
+    cl::cat(runCategory));
 static cl::opt<bool> dumpLLVMDialect("print-lowered",
                                      cl::desc("Print the LLVM-dialect module "
                                               "that is JIT-compiled"),
@@ -262,8 +266,15 @@ int runMain() {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  using Clock = std::chrono::steady_clock;
+  auto msSince = [](Clock::time_point from) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - from)
+        .count();
+  };
+  auto importStart = Clock::now();
   llvm::Expected<OwningOpRef<ModuleOp>> loaded =
       loadModel(&context, inputFilename, entryName, sourceMgr);
+  double importMs = msSince(importStart);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
   OwningOpRef<ModuleOp> module = std::move(*loaded);
@@ -337,6 +348,7 @@ int runMain() {
 
   // Compile.
   auto compileStart = std::chrono::steady_clock::now();
+  double passesMs = 0;
   if (!alreadyLowered) {
     PassManager pm(&context);
     if (!pipeline.empty() && blockedEntry)
@@ -380,8 +392,10 @@ int runMain() {
       }
       buildCPUPipeline(pm, pipelineOptions);
     }
+    auto passesStart = Clock::now();
     if (failed(pm.run(*module)))
       return fail("compilation pipeline failed on '" + inputFilename + "'");
+    passesMs = msSince(passesStart);
     if (!module->lookupSymbol("_mlir_ciface_" + entryName))
       return fail("the pipeline did not produce '_mlir_ciface_" + entryName +
                   "'; it must lower to the LLVM dialect with C interfaces "
@@ -462,6 +476,11 @@ int runMain() {
                          .count();
   llvm::outs() << "compiled '" << entryName << "' in "
                << llvm::format("%.1f", compileMs) << " ms\n";
+  if (timeStages)
+    llvm::outs() << llvm::format(
+        "stages: import %.1f ms, passes %.1f ms, LLVM %.1f ms, total %.1f "
+        "ms\n",
+        importMs, passesMs, compileMs - passesMs, importMs + compileMs);
 
   // Run.
   EntryRunner runner(**engine, "_mlir_ciface_" + entryName, *sig, inputs);
