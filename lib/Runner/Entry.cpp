@@ -271,14 +271,22 @@ bool dlas::compareOutput(unsigned index, const NpyArray &actual,
   double worstExcess = -1;
   for (int64_t i = 0, e = actual.numElements(); i < e; ++i) {
     double a = actual.at(i), b = expected.at(i);
-    double diff = std::fabs(a - b);
-    if (std::isnan(a) != std::isnan(b))
-      diff = INFINITY;
-    else if (std::isnan(a))
+    // A non-finite value matches only itself (NaN matches NaN): an
+    // infinite error, not one that inf - inf or a NaN tolerance hides.
+    double diff;
+    if (std::isfinite(a) && std::isfinite(b))
+      diff = std::fabs(a - b);
+    else if ((std::isnan(a) && std::isnan(b)) || a == b)
       diff = 0;
+    else
+      diff = INFINITY;
     maxAbs = std::max(maxAbs, diff);
-    maxExpected = std::max(maxExpected, std::fabs(b));
-    double excess = diff - (tolerance.atol + tolerance.rtol * std::fabs(b));
+    if (std::isfinite(b))
+      maxExpected = std::max(maxExpected, std::fabs(b));
+    double excess =
+        diff == 0        ? -1.0
+        : std::isinf(diff) ? INFINITY
+                           : diff - (tolerance.atol + tolerance.rtol * std::fabs(b));
     if (excess > 0) {
       ++mismatches;
       if (excess > worstExcess) {

@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Support/Npy.h"
 
+#include "llvm/Support/MathExtras.h"
+#include <limits>
+
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -73,13 +76,54 @@ StringRef mlir::dlas::npyDTypeName(NpyDType dtype) {
 
 void NpyArray::FreeDeleter::operator()(void *p) const { std::free(p); }
 
+static std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  for (auto [i, d] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + std::to_string(d);
+  return text + ")";
+}
+
+llvm::Expected<int64_t> mlir::dlas::npyByteSize(NpyDType dtype,
+                                                llvm::ArrayRef<int64_t> shape) {
+  int64_t bytes = static_cast<int64_t>(npyElementSize(dtype));
+  for (int64_t d : shape) {
+    if (d < 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "shape " + shapeText(shape) +
+                                         " has a negative dimension");
+    // Rounded up to 64 bytes for the allocation: keep room for that too.
+    if (llvm::MulOverflow(bytes, d, bytes) ||
+        bytes > std::numeric_limits<int64_t>::max() - 64)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "shape " + shapeText(shape) + " of " + npyDTypeName(dtype) +
+              " is too large (its byte size overflows 64 bits)");
+  }
+  return bytes;
+}
+
 NpyArray::NpyArray(NpyDType dtype, llvm::ArrayRef<int64_t> shape)
     : type(dtype), dims(shape) {
   size_t bytes = byteSize();
   // aligned_alloc needs a size that is a multiple of the alignment.
   size_t rounded = ((bytes + 63) / 64) * 64;
   storage.reset(std::aligned_alloc(64, rounded ? rounded : 64));
-  std::memset(storage.get(), 0, rounded ? rounded : 64);
+  if (storage)
+    std::memset(storage.get(), 0, rounded ? rounded : 64);
+}
+
+llvm::Expected<NpyArray> NpyArray::allocate(NpyDType dtype,
+                                            llvm::ArrayRef<int64_t> shape) {
+  llvm::Expected<int64_t> bytes = npyByteSize(dtype, shape);
+  if (!bytes)
+    return bytes.takeError();
+  NpyArray array(dtype, shape);
+  if (!array.data())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cannot allocate " + llvm::Twine(*bytes) + " bytes for shape " +
+            shapeText(shape) + " of " + npyDTypeName(dtype));
+  return std::move(array);
 }
 
 int64_t NpyArray::numElements() const {
@@ -250,15 +294,21 @@ llvm::Expected<NpyArray> mlir::dlas::readNpy(StringRef path) {
       return npyError(path, "malformed shape '" + *shapeText + "'");
     shape.push_back(dim);
   }
-  NpyArray array(dtype, shape);
+  // The size is checked against the data before anything is allocated.
+  llvm::Expected<int64_t> needed = npyByteSize(dtype, shape);
+  if (!needed)
+    return npyError(path, llvm::toString(needed.takeError()));
   size_t dataStart = headerStart + headerLen;
-  if (bytes.size() - dataStart != array.byteSize())
+  if (bytes.size() - dataStart != static_cast<uint64_t>(*needed))
     return npyError(path, "holds " + llvm::Twine(bytes.size() - dataStart) +
                               " data bytes but shape " + *shapeText + " of " +
                               npyDTypeName(dtype) + " needs " +
-                              llvm::Twine(array.byteSize()));
-  std::memcpy(array.data(), bytes.data() + dataStart, array.byteSize());
-  return std::move(array);
+                              llvm::Twine(*needed));
+  llvm::Expected<NpyArray> array = NpyArray::allocate(dtype, shape);
+  if (!array)
+    return npyError(path, llvm::toString(array.takeError()));
+  std::memcpy(array->data(), bytes.data() + dataStart, *needed);
+  return std::move(*array);
 }
 
 llvm::Error mlir::dlas::writeNpy(StringRef path, const NpyArray &array) {

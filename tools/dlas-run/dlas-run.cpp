@@ -35,6 +35,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -249,7 +250,13 @@ FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
   SmallVector<int64_t> shape;
   for (int64_t d : type.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? dynamicDimSize.getValue() : d);
-  NpyArray array(dtype, shape);
+  llvm::Expected<NpyArray> allocated = NpyArray::allocate(dtype, shape);
+  if (!allocated) {
+    fail("random input #" + llvm::Twine(index) + ": " +
+         llvm::toString(allocated.takeError()));
+    return failure();
+  }
+  NpyArray array = std::move(*allocated);
   bool isFloat = isa<FloatType>(type.getElementType());
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(-8, 8);
@@ -258,7 +265,29 @@ FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
   return std::move(array);
 }
 
+/// Refuses option values that would make a check meaningless or a size
+/// wrap around: tolerances must be finite and non-negative, a dynamic
+/// dimension's size non-negative.
+int checkOptions() {
+  auto badTolerance = [](double v) { return !std::isfinite(v) || v < 0; };
+  if (badTolerance(relTolerance))
+    return fail("--rtol must be a finite, non-negative number, got " +
+                llvm::formatv("{0}", relTolerance.getValue()).str());
+  if (badTolerance(absTolerance))
+    return fail("--atol must be a finite, non-negative number, got " +
+                llvm::formatv("{0}", absTolerance.getValue()).str());
+  if (maxRelErr.getNumOccurrences() && badTolerance(maxRelErr))
+    return fail("--max-rel-err must be a finite, non-negative number, got " +
+                llvm::formatv("{0}", maxRelErr.getValue()).str());
+  if (dynamicDimSize < 0)
+    return fail("--dynamic-dim-size must not be negative, got " +
+                llvm::Twine(dynamicDimSize.getValue()));
+  return 0;
+}
+
 int runMain() {
+  if (int rc = checkOptions())
+    return rc;
   DialectRegistry registry;
   registerRunnerDialects(registry);
   MLIRContext context(registry);

@@ -98,7 +98,8 @@ struct Tolerance {
 
 /// Compares output `index` with its expected array and reports the errors
 /// on `os` ("output #i: max abs err ..., PASS|FAIL ..."); true on PASS.
-/// NaN matches NaN only.
+/// A NaN or infinite value matches only the same value (NaN matches NaN),
+/// and max |expected| is over the finite expected values.
 bool compareOutput(unsigned index, const NpyArray &actual,
                    const NpyArray &expected, const Tolerance &tolerance,
                    llvm::raw_ostream &os);

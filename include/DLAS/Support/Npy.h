@@ -23,9 +23,22 @@ llvm::StringRef npyDescr(NpyDType dtype);
 llvm::StringRef npyDTypeName(NpyDType dtype);
 
 /// A dense C-order array with 64-byte aligned storage.
+/// The bytes an array of `dtype` and `shape` takes; an error naming the
+/// shape when a dim is negative or the size does not fit in 63 bits (a
+/// shape from a file header or an option must not wrap around).
+llvm::Expected<int64_t> npyByteSize(NpyDType dtype,
+                                    llvm::ArrayRef<int64_t> shape);
+
 class NpyArray {
 public:
+  /// A zeroed array; the size must be valid (`npyByteSize`) and
+  /// allocatable: use `allocate` for shapes from untrusted input.
   NpyArray(NpyDType dtype, llvm::ArrayRef<int64_t> shape);
+
+  /// A zeroed array of `shape`, or an error when its size overflows or the
+  /// memory cannot be allocated.
+  static llvm::Expected<NpyArray> allocate(NpyDType dtype,
+                                           llvm::ArrayRef<int64_t> shape);
 
   NpyDType dtype() const { return type; }
   llvm::ArrayRef<int64_t> shape() const { return dims; }
