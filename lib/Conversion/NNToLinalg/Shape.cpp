@@ -71,20 +71,30 @@ struct ReshapeLowering : OpConversionPattern<nn::ReshapeOp> {
     auto inputType = cast<RankedTensorType>(input.getType());
     auto type = cast<RankedTensorType>(op.getType());
     if (inputType.hasStaticShape()) {
+      // A scalar (rank 0) reshapes to and from tensor<1xT> with no
+      // reassociation groups at all.
+      auto flatType = RankedTensorType::get({inputType.getNumElements()},
+                                            inputType.getElementType());
+      auto groupsOf = [](int64_t rank) {
+        SmallVector<ReassociationIndices> groups;
+        if (rank > 0)
+          groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+        return groups;
+      };
       Value flat = input;
-      if (inputType.getRank() != 1) {
-        ReassociationIndices all =
-            llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank()));
-        flat = tensor::CollapseShapeOp::create(
-            rewriter, loc, input, SmallVector<ReassociationIndices>{all});
-      }
+      if (inputType.getRank() == 0)
+        flat = tensor::ExpandShapeOp::create(rewriter, loc, flatType, input,
+                                             groupsOf(0));
+      else if (inputType.getRank() != 1)
+        flat = tensor::CollapseShapeOp::create(rewriter, loc, input,
+                                               groupsOf(inputType.getRank()));
       Value result = flat;
-      if (type.getRank() != 1) {
-        ReassociationIndices all =
-            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-        result = tensor::ExpandShapeOp::create(
-            rewriter, loc, type, flat, SmallVector<ReassociationIndices>{all});
-      }
+      if (type.getRank() == 0)
+        result = tensor::CollapseShapeOp::create(rewriter, loc, type, flat,
+                                                 groupsOf(0));
+      else if (type.getRank() != 1)
+        result = tensor::ExpandShapeOp::create(rewriter, loc, type, flat,
+                                               groupsOf(type.getRank()));
       rewriter.replaceOp(op, result);
       return success();
     }

@@ -82,3 +82,30 @@ func.func @resize_bilinear(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32> {
   %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, sizes = array<i64: 7, 9>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32>
   return %0 : tensor<1x3x7x9xf32>
 }
+
+// -----
+
+// Scalars reshape to and from rank 1 with no reassociation groups (a
+// rank-0 collapse used to crash the lowering).
+// CHECK-LABEL: func @reshape_from_scalar
+// CHECK: tensor.expand_shape %arg0 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+func.func @reshape_from_scalar(%a: tensor<f32>) -> tensor<1xf32> {
+  %0 = nn.reshape %a {shape = array<i64: 1>} : (tensor<f32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// CHECK-LABEL: func @reshape_to_scalar
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2]] : tensor<1x1x1xf32> into tensor<1xf32>
+// CHECK: tensor.collapse_shape %[[FLAT]] [] : tensor<1xf32> into tensor<f32>
+func.func @reshape_to_scalar(%a: tensor<1x1x1xf32>) -> tensor<f32> {
+  %0 = nn.reshape %a {shape = array<i64>} : (tensor<1x1x1xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// CHECK-LABEL: func @reshape_scalar_to_3d
+// CHECK: %[[FLAT:.*]] = tensor.expand_shape %arg0 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{\[}}[0, 1, 2]] output_shape [1, 1, 1] : tensor<1xf32> into tensor<1x1x1xf32>
+func.func @reshape_scalar_to_3d(%a: tensor<f32>) -> tensor<1x1x1xf32> {
+  %0 = nn.reshape %a {shape = array<i64: 1, 1, 1>} : (tensor<f32>) -> tensor<1x1x1xf32>
+  return %0 : tensor<1x1x1xf32>
+}

@@ -239,6 +239,29 @@ def pad_squeeze():
 
 
 @case
+def unsqueeze_scalar():
+    # A scalar input made 1-D, and a 1x1 tensor squeezed to a scalar (the
+    # rank-0 reshapes that used to crash the lowering).
+    x = np.array(1.25, np.float32)
+    nodes = [helper.make_node("Unsqueeze", ["x", "axes"], ["u"]),
+             helper.make_node("Squeeze", ["u", "axes"], ["s"]),
+             helper.make_node("Unsqueeze", ["s", "axes2"], ["y"])]
+    y = t(x).reshape(1, 1)
+    return model(nodes, [("x", ())], [("y", y.shape)],
+                 [("axes", np.array([0], np.int64)),
+                  ("axes2", np.array([0, 1], np.int64))]), [x], y
+
+
+@case
+def squeeze_to_scalar():
+    x = rand(1, 1)
+    nodes = [helper.make_node("Squeeze", ["x", "axes"], ["y"])]
+    y = t(x).reshape(())
+    return model(nodes, [("x", x.shape)], [("y", ())],
+                 [("axes", np.array([0, 1], np.int64))]), [x], y
+
+
+@case
 def cast_constant():
     x = rand(2, 3)
     nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.array([1, 2, 3], np.int64))),
@@ -331,9 +354,11 @@ def make(directory):
         for i, x in enumerate(inputs or []):
             np.save(os.path.join(directory, f"{name}.in{i}.npy"), x)
         if expected is not None:
+            # astype copies C-contiguous and keeps rank 0 (ascontiguousarray
+            # would make a scalar 1-D).
             np.save(os.path.join(directory, f"{name}.expected.npy"),
-                    np.ascontiguousarray(expected.numpy() if torch.is_tensor(expected) else expected,
-                                         dtype=np.float32))
+                    np.asarray(expected.numpy() if torch.is_tensor(expected) else expected)
+                    .astype(np.float32))
     with open(os.path.join(directory, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07this is not a protobuf\xff\xff\xff")
 
