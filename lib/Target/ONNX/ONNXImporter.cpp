@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -178,6 +179,8 @@ private:
                                       StringRef valueName);
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult checkAgainstONNX(const onnx::NodeProto &node, Location loc);
+  LogicalResult checkSchema(const onnx::NodeProto &node, Location loc,
+                            StringRef nodeName);
 };
 
 } // namespace mlir::dlas::onnximport
@@ -279,6 +282,54 @@ static std::string typeString(Type type) {
 
 /// Compares the type an nn op inferred with the one ONNX shape inference
 /// found; a disagreement means one of the two misreads the node.
+/// The ONNX attribute type's name, for diagnostics.
+static StringRef attributeTypeName(onnx::AttributeProto::AttributeType type) {
+  return onnx::AttributeProto::AttributeType_Name(type);
+}
+
+/// Checks `node` against ONNX's own schema for its op at the model's opset
+/// before any handler reads it: the input and output counts, and every
+/// attribute's name and type. A handler then reads attributes knowing their
+/// type (an int `axis` given as a string would read as 0 otherwise).
+LogicalResult GraphImporter::checkSchema(const onnx::NodeProto &node,
+                                         Location loc, StringRef nodeName) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
+  auto where = [&]() {
+    return "node '" + nodeName.str() + "' (" + node.op_type() + ", opset " +
+           std::to_string(opset) + ")";
+  };
+  if (!schema)
+    return error(loc, where() + ": ONNX has no schema for this op at this "
+                                "opset");
+  int inputs = node.input_size(), outputs = node.output_size();
+  if (inputs < schema->min_input() || inputs > schema->max_input())
+    return error(loc, where() + " has " + Twine(inputs) +
+                          " inputs; ONNX allows " +
+                          Twine(schema->min_input()) + " to " +
+                          Twine(schema->max_input()));
+  if (outputs < schema->min_output() || outputs > schema->max_output())
+    return error(loc, where() + " has " + Twine(outputs) +
+                          " outputs; ONNX allows " +
+                          Twine(schema->min_output()) + " to " +
+                          Twine(schema->max_output()));
+  const auto &allowed = schema->attributes();
+  for (const onnx::AttributeProto &attribute : node.attribute()) {
+    auto it = allowed.find(attribute.name());
+    if (it == allowed.end())
+      return error(loc, where() + " has attribute '" + attribute.name() +
+                            "', which ONNX does not define for this op");
+    // A model may leave the type unset (old exporters): then the field
+    // that holds the value decides, as ONNX's checker does.
+    if (attribute.has_type() && attribute.type() != it->second.type)
+      return error(loc, where() + ": attribute '" + attribute.name() +
+                            "' is " + attributeTypeName(attribute.type()) +
+                            ", ONNX expects " +
+                            attributeTypeName(it->second.type));
+  }
+  return success();
+}
+
 LogicalResult GraphImporter::checkAgainstONNX(const onnx::NodeProto &node,
                                               Location loc) {
   for (const std::string &output : node.output()) {
@@ -337,6 +388,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
                             ") reads '" + node.input(i) +
                             "', which is neither a graph input, an "
                             "initializer nor an earlier node's output");
+  if (failed(checkSchema(node, loc, nodeName)))
+    return failure();
   NodeContext ctx(*this, node, builder, loc, opset);
   if (failed(support->handler(ctx)))
     return failure();

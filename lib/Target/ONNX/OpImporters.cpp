@@ -140,6 +140,45 @@ template <typename OpTy> LogicalResult binary(NodeContext &ctx) {
   return success();
 }
 
+/// The node's inputs (at least one) folded left with the binary `OpTy`,
+/// broadcasting at each step as ONNX's variadic ops specify.
+template <typename OpTy> FailureOr<Value> foldInputs(NodeContext &ctx) {
+  int count = ctx.node.input_size();
+  if (count < 1) {
+    (void)ctx.fail("needs at least one input");
+    return failure();
+  }
+  FailureOr<Value> acc = ctx.input(0);
+  for (int i = 1; i < count && succeeded(acc); ++i) {
+    FailureOr<Value> next = ctx.input(i);
+    if (failed(next))
+      return failure();
+    acc = ctx.create<OpTy>(ValueRange{*acc, *next});
+  }
+  return acc;
+}
+
+/// Max, Min, Sum: any number of inputs.
+template <typename OpTy> LogicalResult variadic(NodeContext &ctx) {
+  FailureOr<Value> result = foldInputs<OpTy>(ctx);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
+  return success();
+}
+
+/// Mean: the sum of the inputs divided by their count.
+LogicalResult importMean(NodeContext &ctx) {
+  FailureOr<Value> result = foldInputs<nn::AddOp>(ctx);
+  if (succeeded(result) && ctx.node.input_size() > 1)
+    result = ctx.create<nn::DivOp>(ValueRange{
+        *result, ctx.scalar(static_cast<float>(ctx.node.input_size()))});
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
+  return success();
+}
+
 /// Resolves auto_pad to explicit [top, left, bottom, right] pads.
 FailureOr<SmallVector<int64_t>> spatialPads(NodeContext &ctx,
                                             RankedTensorType inputType,
@@ -844,10 +883,11 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "any axis from opset 13; the last axis before"},
       {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul",
        "2-D x 2-D, 3-D x 3-D"},
-      {"Max", binary<nn::MaxOp>, "nn.max", "two inputs"},
+      {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
+      {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"MaxPool", importPool<nn::MaxPool2DOp>, "nn.max_pool2d",
        "2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
-      {"Min", binary<nn::MinOp>, "nn.min", "two inputs"},
+      {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
       {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
@@ -863,6 +903,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Squeeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Sub", binary<nn::SubOp>, "nn.sub",
        "numpy broadcasting; constants fold"},
+      {"Sum", variadic<nn::AddOp>, "nn.add", "any number of inputs, broadcasting"},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},

@@ -252,6 +252,44 @@ def unsqueeze_scalar():
                   ("axes2", np.array([0, 1], np.int64))]), [x], y
 
 
+def variadic(op, reference, shapes):
+    xs = [rand(*shape) for shape in shapes]
+    names = [f"x{i}" for i in range(len(xs))]
+    y = reference([t(x) for x in xs])
+    nodes = [helper.make_node(op, names, ["y"])]
+    return model(nodes, [(n, x.shape) for n, x in zip(names, xs)], [("y", y.shape)]), xs, y
+
+
+# Max, Min, Sum and Mean take any number of inputs (ONNX's test_max_example
+# has three) and broadcast them.
+@case
+def max3():
+    return variadic("Max", lambda xs: torch.maximum(torch.maximum(xs[0], xs[1]), xs[2]),
+                    [(2, 3), (2, 3), (3,)])
+
+
+@case
+def min3():
+    return variadic("Min", lambda xs: torch.minimum(torch.minimum(xs[0], xs[1]), xs[2]),
+                    [(2, 1, 4), (3, 4), (2, 3, 4)])
+
+
+@case
+def sum4():
+    return variadic("Sum", lambda xs: xs[0] + xs[1] + xs[2] + xs[3],
+                    [(2, 3), (2, 3), (1, 3), (2, 1)])
+
+
+@case
+def mean3():
+    return variadic("Mean", lambda xs: (xs[0] + xs[1] + xs[2]) / 3, [(4,), (2, 4), (4,)])
+
+
+@case
+def max1():
+    return variadic("Max", lambda xs: xs[0], [(5,)])
+
+
 @case
 def squeeze_to_scalar():
     x = rand(1, 1)
@@ -342,6 +380,40 @@ def error_external_data():
         [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 2))],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 2))], [tensor])
     return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+# Attributes and arity checked against ONNX's schema before import: each of
+# these used to import with exit 0 and compute another function.
+@case
+def error_concat_axis_string():
+    # Declared as ONNX's shape inference reads the string axis (0), so that
+    # only the schema check stands between it and a wrong import.
+    node = helper.make_node("Concat", ["x", "x"], ["y"], axis="1")
+    return import_only(model([node], [("x", (2, 2))], [("y", (4, 2))]))
+
+
+@case
+def error_softmax_axis_float():
+    node = helper.make_node("Softmax", ["x"], ["y"], axis=1.0)
+    return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
+
+
+@case
+def error_leaky_relu_alpha_int():
+    node = helper.make_node("LeakyRelu", ["x"], ["y"], alpha=2)
+    return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
+
+
+@case
+def error_unknown_attribute():
+    node = helper.make_node("Relu", ["x"], ["y"], slope=0.5)
+    return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
+
+
+@case
+def error_extra_input():
+    node = helper.make_node("Relu", ["x", "x"], ["y"])
+    return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
 
 
 def make(directory):
