@@ -228,6 +228,17 @@ static std::optional<StringRef> headerValue(StringRef header, StringRef key) {
   return rest.take_front(end).trim();
 }
 
+/// The header's 'shape' value as written, up to the next key, for messages.
+static std::string headerShapeText(StringRef header) {
+  size_t pos = header.find("'shape'");
+  if (pos == StringRef::npos)
+    return "";
+  StringRef rest = header.drop_front(pos + 7).ltrim().drop_front().ltrim();
+  // Up to the next key or the dict's end.
+  rest = rest.take_front(rest.find_first_of("'}"));
+  return rest.rtrim().rtrim(",").rtrim().str();
+}
+
 llvm::Expected<NpyArray> mlir::dlas::readNpy(StringRef path) {
   auto bufferOr = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
@@ -263,6 +274,10 @@ llvm::Expected<NpyArray> mlir::dlas::readNpy(StringRef path) {
   if (fortran->trim() != "False")
     return npyError(path, "Fortran-order arrays are not supported; save with "
                           "numpy.ascontiguousarray");
+  if (!shapeText->starts_with("(") || !shapeText->ends_with(")"))
+    return npyError(path, "the header's shape must be a tuple such as "
+                          "(2, 3), got '" +
+                              headerShapeText(header) + "'");
   StringRef descrValue = descr->trim().trim("'\"");
   NpyDType dtype;
   if (descrValue == "<f4")

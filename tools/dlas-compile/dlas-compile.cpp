@@ -10,6 +10,7 @@
 // and a run function over dense buffers.
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Pipelines/Pipelines.h"
@@ -42,7 +43,7 @@ static cl::OptionCategory category("dlas-compile options");
 static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
                                           cl::desc("<model.mlir|.mlirbc|.onnx>"),
                                           cl::cat(category));
-static cl::opt<std::string> outputFilename("o", cl::Required,
+static cl::opt<std::string> outputFilename("o",
                                            cl::desc("Object file to write"),
                                            cl::value_desc("model.o"),
                                            cl::cat(category));
@@ -65,7 +66,7 @@ static cl::opt<std::string> target(
 static cl::opt<std::string> targetFeatures(
     "target-features", cl::desc("+name/-name changes to the target's features"),
     cl::init(""), cl::cat(category));
-static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
+static cl::opt<int> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix, cl::cat(category));
 static cl::opt<bool> timeStages(
     "time-stages",
@@ -93,7 +94,12 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::dlas::registerAllPasses();
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "DLAS ahead-of-time compiler\n");
+  if (!mlir::dlas::parseToolOptions(argc, argv, "DLAS ahead-of-time compiler\n"))
+    return 1;
+  if (outputFilename.empty())
+    return fail("give the object file to write with -o");
+  if (optLevel < 0 || optLevel > 3)
+    return fail("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel.getValue()));
 
   DialectRegistry registry;
   registerRunnerDialects(registry);

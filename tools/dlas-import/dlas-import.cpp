@@ -4,6 +4,7 @@
 // dlas-import --list-supported-ops
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Support/ToolOptions.h"
 #include "DLAS/InitAllDialects.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
 #include "DLAS/Target/ONNX/ONNXImporter.h"
@@ -48,7 +49,8 @@ static cl::opt<bool> listOps("list-supported-ops",
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(importCategory);
-  cl::ParseCommandLineOptions(argc, argv, "DLAS ONNX importer\n");
+  if (!mlir::dlas::parseToolOptions(argc, argv, "DLAS ONNX importer\n"))
+    return 1;
   if (listOps) {
     dlas::printSupportedONNXOps(llvm::outs());
     return 0;

@@ -10,6 +10,7 @@
 // compares with expected outputs and times repeated runs.
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "DLAS/Runner/Entry.h"
@@ -73,7 +74,7 @@ static cl::list<std::string> inputFiles("input",
 static cl::opt<bool> randomInputs("random-inputs",
                                   cl::desc("Generate seeded random inputs"),
                                   cl::cat(runCategory));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of --random-inputs"),
+static cl::opt<int64_t> seed("seed", cl::desc("Seed of --random-inputs"),
                               cl::init(0), cl::cat(runCategory));
 static cl::opt<int64_t> dynamicDimSize(
     "dynamic-dim-size",
@@ -96,10 +97,10 @@ static cl::opt<double> maxRelErr(
     cl::desc("Pass when max |actual - expected| <= R * max |expected| "
              "(replaces the elementwise --rtol/--atol test)"),
     cl::init(-1.0), cl::cat(runCategory));
-static cl::opt<unsigned> warmup("warmup",
+static cl::opt<int> warmup("warmup",
                                 cl::desc("Untimed runs before timing"),
                                 cl::init(0), cl::cat(runCategory));
-static cl::opt<unsigned> repeat("repeat",
+static cl::opt<int> repeat("repeat",
                                 cl::desc("Timed runs (0: run once, untimed)"),
                                 cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string>
@@ -121,8 +122,8 @@ static cl::opt<std::string> targetFeatures(
     cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> convAlgorithm(
     "conv-algorithm",
-    cl::desc("Convolution algorithm for the CPU pipeline: auto, direct, gemm "
-             "or im2col"),
+    cl::desc("Convolution algorithm for the CPU pipeline: auto, direct, gemm, "
+             "im2col, flat or winograd"),
     cl::init("auto"), cl::cat(runCategory));
 static cl::opt<bool> printConvAlgorithms(
     "print-conv-algorithms",
@@ -139,10 +140,10 @@ static cl::opt<bool> blockedEntry(
              "[N, C/16, H, W, 16] where dlas-blocked-layout would convert "
              "them (inputs and expected outputs given in that layout)"),
     cl::cat(runCategory));
-static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
+static cl::opt<int> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix,
                                   cl::cat(runCategory));
-static cl::opt<unsigned> numThreads(
+static cl::opt<int> numThreads(
     "num-threads",
     cl::desc("OpenMP threads for parallel loops (0: OpenMP's default, all "
              "cores)"),
@@ -279,6 +280,23 @@ int checkOptions() {
   if (maxRelErr.getNumOccurrences() && badTolerance(maxRelErr))
     return fail("--max-rel-err must be a finite, non-negative number, got " +
                 llvm::formatv("{0}", maxRelErr.getValue()).str());
+  if (!llvm::is_contained(ArrayRef<StringRef>{"auto", "direct", "gemm",
+                                              "im2col", "flat", "winograd"},
+                          StringRef(convAlgorithm)))
+    return fail("--conv-algorithm must be auto, direct, gemm, im2col, flat "
+                "or winograd, got '" +
+                convAlgorithm + "'");
+  // Counts are signed options so that a negative one gets this message,
+  // not llvm::cl's.
+  for (auto [name, value] :
+       {std::pair<StringRef, int64_t>{"--seed", seed},
+        {"--warmup", warmup},
+        {"--repeat", repeat},
+        {"--num-threads", numThreads}})
+    if (value < 0)
+      return fail(name + " must not be negative, got " + Twine(value));
+  if (optLevel < 0 || optLevel > 3)
+    return fail("-O must be 0, 1, 2 or 3, got " + Twine(optLevel.getValue()));
   if (dynamicDimSize < 0)
     return fail("--dynamic-dim-size must not be negative, got " +
                 llvm::Twine(dynamicDimSize.getValue()));
@@ -362,7 +380,7 @@ int runMain() {
         return fail("expected output " + llvm::toString(array.takeError()));
       expected.push_back(std::move(*array));
     }
-    std::mt19937 rng(seed);
+    std::mt19937 rng(static_cast<uint32_t>(seed));
     for (auto [i, type] : llvm::enumerate(sig->inputs)) {
       FailureOr<NpyArray> input = makeInput(i, type, rng);
       if (failed(input))
@@ -513,15 +531,15 @@ int runMain() {
 
   // Run.
   EntryRunner runner(**engine, "_mlir_ciface_" + entryName, *sig, inputs);
-  for (unsigned i = 0; i < warmup; ++i)
+  for (int i = 0; i < warmup; ++i)
     if (llvm::Error err = runner.run())
       return fail("run failed: " + llvm::toString(std::move(err)));
   // The profile covers the timed runs only.
   for (auto &samples : layerTimers.samples)
     samples.clear();
   SmallVector<double> times;
-  unsigned runs = std::max(1u, repeat.getValue());
-  for (unsigned i = 0; i < runs; ++i) {
+  int runs = std::max(1, repeat.getValue());
+  for (int i = 0; i < runs; ++i) {
     auto start = std::chrono::steady_clock::now();
     if (llvm::Error err = runner.run())
       return fail("run failed: " + llvm::toString(std::move(err)));
@@ -618,7 +636,8 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   dlas::registerAllPasses();
   cl::HideUnrelatedOptions(runCategory);
-  cl::ParseCommandLineOptions(argc, argv, "DLAS JIT runner\n");
+  if (!mlir::dlas::parseToolOptions(argc, argv, "DLAS JIT runner\n"))
+    return 1;
   keepFreedMemoryMapped();
 
   // JIT code may keep large vectors on the stack: run it on a thread with a

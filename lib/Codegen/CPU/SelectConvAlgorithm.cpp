@@ -704,10 +704,12 @@ struct SelectConvAlgorithmPass
     : dlas::impl::SelectConvAlgorithmBase<SelectConvAlgorithmPass> {
   using Base::Base;
 
-  LogicalResult initialize(MLIRContext *) override {
+  LogicalResult initialize(MLIRContext *context) override {
     if (algorithm != "auto" && algorithm != "direct" && algorithm != "gemm" &&
         algorithm != "im2col" && algorithm != "flat" && algorithm != "winograd")
-      return failure();
+      return emitError(UnknownLoc::get(context))
+             << getArgument() << ": algorithm '" << algorithm
+             << "' is not one of auto, direct, gemm, im2col, flat, winograd";
     return success();
   }
 

@@ -63,7 +63,8 @@ FailureOr<std::shared_ptr<const TuningTable>>
 TuningTable::load(MLIRContext *context, StringRef path,
                   ArrayRef<TuningSchema> schemas) {
   auto fail = [&](const Twine &message) {
-    emitError(UnknownLoc::get(context))
+    // The file is the location: "<path>:0:0: error: tuning file ...".
+    emitError(FileLineColLoc::get(context, path, 0, 0))
         << "tuning file '" << path << "': " << message;
     return failure();
   };
