@@ -20,7 +20,7 @@ THREADS ?= 1
 
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps bench-deps configure build test test-models bench demo docs clean
+.PHONY: deps bench-deps configure build test test-models bench demo docs clean fuzz
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -50,6 +50,41 @@ $(BUILD)/build.ninja:
 	  -DLLVM_USE_LINKER=lld -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
 configure: deps $(BUILD)/build.ninja
+
+# libFuzzer harnesses (fuzz/) in their own tree, every library under ASan +
+# UBSan; each runs FUZZ_SECONDS on seeds from the tests and keeps what
+# crashes it in $(FUZZ_BUILD)/artifacts (README, "Bad input").
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZERS := npy onnx pipeline
+$(FUZZ_BUILD)/build.ninja:
+	cmake -G Ninja -S . -B $(FUZZ_BUILD) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLAS_FUZZERS=ON \
+	  -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DLLVM_USE_LINKER=lld -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	@dpkg-query -W -f='$${Status}' libclang-rt-22-dev 2>/dev/null | grep -q "install ok installed" || \
+	  { $(SUDO) apt-get update -qq; DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libclang-rt-22-dev; }
+	ninja -C $(FUZZ_BUILD) $(addprefix dlas-fuzz-,$(FUZZERS))
+	@mkdir -p $(FUZZ_BUILD)/artifacts $(addprefix $(FUZZ_BUILD)/seeds/,$(FUZZERS))
+	@python3 test/dlas-run/Inputs/raw_npy.py $(FUZZ_BUILD)/seeds/npy f32 '(2, 3)' '<f4' 1 2 3 4 5 6
+	@python3 test/dlas-run/Inputs/raw_npy.py $(FUZZ_BUILD)/seeds/npy i32 '(3,)' '<i4' 1 2 3
+	@/usr/bin/python3 test/Target/ONNX/Inputs/graphs.py make $(FUZZ_BUILD)/seeds/onnx-all >/dev/null 2>&1 && \
+	  cp $(FUZZ_BUILD)/seeds/onnx-all/*.onnx $(FUZZ_BUILD)/seeds/onnx/ || echo "no ONNX seeds (python3-onnx, python3-torch missing)"
+	@for f in $$(grep -rl --include='*.mlir' 'nn\.' test examples); do \
+	  [ $$(stat -c %s $$f) -lt 65536 ] && cp $$f $(FUZZ_BUILD)/seeds/pipeline/$$(echo $$f | tr / _); done; true
+	@status=0; for f in $(FUZZERS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$f; \
+	  echo "== dlas-fuzz-$$f for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/bin/dlas-fuzz-$$f $(FUZZ_BUILD)/corpus/$$f $(FUZZ_BUILD)/seeds/$$f \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$f- > $(FUZZ_BUILD)/fuzz-$$f.log 2>&1; \
+	  rc=$$?; tail -12 $(FUZZ_BUILD)/fuzz-$$f.log; \
+	  [ $$rc = 0 ] || { echo "dlas-fuzz-$$f: crash, input kept in $(FUZZ_BUILD)/artifacts"; status=1; }; \
+	done; exit $$status
 
 build: configure
 	ninja -C $(BUILD)

@@ -244,7 +244,11 @@ llvm::Expected<NpyArray> mlir::dlas::readNpy(StringRef path) {
                                               /*RequiresNullTerminator=*/false);
   if (!bufferOr)
     return npyError(path, "cannot open: " + bufferOr.getError().message());
-  StringRef bytes = (*bufferOr)->getBuffer();
+  return parseNpy((*bufferOr)->getBuffer(), path);
+}
+
+llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
+                                              StringRef path) {
   if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
     return npyError(path, "not a .npy file (bad magic)");
   unsigned major = (unsigned char)bytes[6];

@@ -63,6 +63,9 @@ private:
 /// Reads a version 1, 2 or 3 .npy file in C order; errors name the file and
 /// what is wrong with it.
 llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
+/// `readNpy` of the bytes of a .npy file held in memory; `name` stands for
+/// its path in errors.
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
 /// Writes a version 1.0 .npy file.
 llvm::Error writeNpy(llvm::StringRef path, const NpyArray &array);
 

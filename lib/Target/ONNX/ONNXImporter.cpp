@@ -20,6 +20,8 @@
 #include "llvm/Support/Format.h"
 
 #include <onnx/defs/schema.h>
+#include <iterator>
+#include <limits>
 #include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -631,28 +633,39 @@ Value NodeContext::scalar(float value) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
-OwningOpRef<ModuleOp> mlir::dlas::importONNXModel(StringRef path,
-                                                  MLIRContext *context,
-                                                  const ONNXImportOptions &options) {
+OwningOpRef<ModuleOp>
+mlir::dlas::importONNXModelFromBytes(StringRef bytes, StringRef name,
+                                     MLIRContext *context,
+                                     const ONNXImportOptions &options) {
   context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
-  Location loc = FileLineColLoc::get(context, path, 0, 0);
-  std::ifstream in(path.str(), std::ios::binary);
-  if (!in) {
-    emitError(loc) << "cannot open ONNX model '" << path << "'";
-    return nullptr;
-  }
+  Location loc = FileLineColLoc::get(context, name, 0, 0);
   onnx::ModelProto model;
-  if (!model.ParseFromIstream(&in)) {
-    emitError(loc) << "'" << path << "' is not a valid ONNX model (protobuf "
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    emitError(loc) << "'" << name << "' is not a valid ONNX model (protobuf "
                    << "parsing failed)";
     return nullptr;
   }
   if (!model.has_graph()) {
-    emitError(loc) << "'" << path << "' has no graph";
+    emitError(loc) << "'" << name << "' has no graph";
     return nullptr;
   }
-  GraphImporter importer(context, model, path, options);
+  GraphImporter importer(context, model, name, options);
   return importer.run();
+}
+
+OwningOpRef<ModuleOp> mlir::dlas::importONNXModel(StringRef path,
+                                                  MLIRContext *context,
+                                                  const ONNXImportOptions &options) {
+  std::ifstream in(path.str(), std::ios::binary);
+  if (!in) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << "cannot open ONNX model '" << path << "'";
+    return nullptr;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  return importONNXModelFromBytes(bytes, path, context, options);
 }
 
 void mlir::dlas::printSupportedONNXOps(raw_ostream &os) {

@@ -316,6 +316,15 @@ func.func @f(%a: tensor<2x3xf32>) {
   return
 }
 // -----
+// A shape whose element count overflows 64 bits (found by dlas-fuzz-onnx:
+// UBSan's signed overflow in the product).
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{attribute 'shape' [-1, 9223372036854775726, 2] has more elements than 64 bits count}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: -1, 9223372036854775726, 2>} : (tensor<2x3xf32>) -> tensor<1x4xf32>
+  return
+}
+// -----
 func.func @f(%a: tensor<2x3xf32>) {
   // expected-error @+2 {{cannot reshape 6 elements into [-1, 4]}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -24,6 +24,13 @@ struct ONNXImportOptions {
 OwningOpRef<ModuleOp> importONNXModel(llvm::StringRef path, MLIRContext *context,
                                       const ONNXImportOptions &options = {});
 
+/// `importONNXModel` of a serialized model held in memory; `name` stands
+/// for its path in diagnostics (and locates external data beside it).
+OwningOpRef<ModuleOp> importONNXModelFromBytes(llvm::StringRef bytes,
+                                               llvm::StringRef name,
+                                               MLIRContext *context,
+                                               const ONNXImportOptions &options = {});
+
 /// Prints the table of supported ONNX operators (markdown).
 void printSupportedONNXOps(llvm::raw_ostream &os);
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Dialect/NN/NNDialect.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Builders.h"
@@ -629,8 +630,10 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
     } else if (size <= 0) {
       return check.fail("attribute 'shape' has size ", size, " at index ", i,
                         "; sizes must be positive or -1");
-    } else {
-      knownProduct *= size;
+    } else if (llvm::MulOverflow(knownProduct, size, knownProduct)) {
+      return check.fail("attribute 'shape' [",
+                        llvm::make_range(shape.begin(), shape.end()),
+                        "] has more elements than 64 bits count");
     }
   }
   SmallVector<int64_t> resultShape(shape);
