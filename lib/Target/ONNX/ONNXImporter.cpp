@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 
+#include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <iterator>
 #include <limits>
@@ -411,6 +412,34 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     (void)error(loc, "model '" + path + "' uses ONNX opset " + Twine(opset) +
                    "; supported opsets are " + Twine(kMinOpset) + " to " +
                    Twine(kMaxOpset));
+    return nullptr;
+  }
+  // ONNX's checker on every tensor first: shape inference trusts them (an
+  // initializer without a data type made it dereference null; found by
+  // dlas-fuzz-onnx). The whole-model checker is stricter than exporters
+  // (outputs without shapes), so only tensors are checked here.
+  try {
+    onnx::checker::CheckerContext checker;
+    checker.set_ir_version(static_cast<int>(model.ir_version()));
+    std::unordered_map<std::string, int> opsets;
+    for (const auto &import : model.opset_import())
+      opsets[import.domain()] = static_cast<int>(import.version());
+    checker.set_opset_imports(opsets);
+    // External data is refused later, with its own message.
+    for (const onnx::TensorProto &tensor : model.graph().initializer())
+      if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
+        onnx::checker::check_tensor(tensor, checker);
+    for (const onnx::NodeProto &node : model.graph().node())
+      for (const onnx::AttributeProto &attribute : node.attribute())
+        if (attribute.has_t() &&
+            attribute.t().data_location() != onnx::TensorProto::EXTERNAL)
+          onnx::checker::check_tensor(attribute.t(), checker);
+  } catch (const std::exception &e) {
+    // One line: the checker's messages span several.
+    std::string message = e.what();
+    llvm::replace(message, '\n', ' ');
+    (void)error(loc, "ONNX's checker rejects a tensor of '" + path + "': " +
+                         StringRef(message).trim());
     return nullptr;
   }
   // ONNX's shape inference: its result cross-checks every node's type.
