@@ -4,6 +4,7 @@
 // allocate what the header claims before checking it against the data.
 //
 //===----------------------------------------------------------------------===//
+#include "AsanOptions.h"
 #include "DLAS/Support/Npy.h"
 
 #include <cstddef>

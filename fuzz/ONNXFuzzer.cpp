@@ -4,6 +4,7 @@
 // that verifies or report an error, never crash.
 //
 //===----------------------------------------------------------------------===//
+#include "AsanOptions.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "DLAS/Target/ONNX/ONNXImporter.h"
 

@@ -6,6 +6,7 @@
 // verify afterwards.
 //
 //===----------------------------------------------------------------------===//
+#include "AsanOptions.h"
 #include "DLAS/InitAllDialects.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Pipelines/Pipelines.h"
