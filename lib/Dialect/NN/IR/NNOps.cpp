@@ -391,6 +391,10 @@ BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                               Adaptor adaptor, SmallVectorImpl<Type> &results) {
   ShapeChecker check(loc, "batch_norm");
   RankedTensorType input = rankedType(adaptor.getInput());
+  // Channels are dim 1: a lower rank has none (found by dlas-fuzz-onnx).
+  if (input.getRank() < 2)
+    return check.fail("input must have rank 2 or more (N, C, ...), got ",
+                      input);
   if (adaptor.getEpsilon().convertToDouble() < 0)
     return check.fail("attribute 'epsilon' must not be negative, got ",
                       adaptor.getEpsilon().convertToDouble());
