@@ -646,6 +646,10 @@ LogicalResult importPad(NodeContext &ctx) {
     FailureOr<const HostTensor *> v = ctx.requireConstant(2, "constant_value");
     if (failed(v))
       return failure();
+    // An empty tensor has no value (found by dlas-fuzz-onnx).
+    if ((*v)->numElements() != 1)
+      return ctx.fail("input 'constant_value' must hold one value, got " +
+                      Twine((*v)->numElements()));
     value = (*v)->at(0);
   }
   for (int64_t p : (*pads)->ints)
@@ -664,9 +668,13 @@ LogicalResult importIdentity(NodeContext &ctx) {
   if (ctx.node.op_type() == "Dropout") {
     if (failed(ctx.requireOutputsUnused(1)))
       return failure();
-    if (const HostTensor *training = ctx.constant(2);
-        training && training->at(0) != 0)
-      return ctx.fail("training_mode = true is not supported");
+    if (const HostTensor *training = ctx.constant(2)) {
+      if (training->numElements() != 1)
+        return ctx.fail("input 'training_mode' must hold one value, got " +
+                        Twine(training->numElements()));
+      if (training->at(0) != 0)
+        return ctx.fail("training_mode = true is not supported");
+    }
   }
   if (const HostTensor *t = ctx.constant(0)) {
     ctx.setOutputConstant(0, *t);
