@@ -184,6 +184,7 @@ private:
   LogicalResult checkAgainstONNX(const onnx::NodeProto &node, Location loc);
   LogicalResult checkSchema(const onnx::NodeProto &node, Location loc,
                             StringRef nodeName);
+  LogicalResult checkWindowRanks(Location loc);
 };
 
 } // namespace mlir::dlas::onnximport
@@ -285,6 +286,53 @@ static std::string typeString(Type type) {
 
 /// Compares the type an nn op inferred with the one ONNX shape inference
 /// found; a disagreement means one of the two misreads the node.
+/// The ranks the graph states for its inputs, initializers and value
+/// infos, by name.
+static llvm::StringMap<int> statedRanks(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  auto addInfo = [&](const onnx::ValueInfoProto &info) {
+    if (info.type().has_tensor_type() &&
+        info.type().tensor_type().has_shape())
+      ranks[info.name()] = info.type().tensor_type().shape().dim_size();
+  };
+  for (const auto &info : graph.input())
+    addInfo(info);
+  for (const auto &info : graph.value_info())
+    addInfo(info);
+  for (const auto &tensor : graph.initializer())
+    ranks[tensor.name()] = tensor.dims_size();
+  return ranks;
+}
+
+LogicalResult GraphImporter::checkWindowRanks(Location loc) {
+  llvm::StringMap<int> ranks = statedRanks(model.graph());
+  auto rankOf = [&](const onnx::NodeProto &node, int i) -> std::optional<int> {
+    if (i >= node.input_size())
+      return std::nullopt;
+    auto it = ranks.find(node.input(i));
+    return it == ranks.end() ? std::nullopt : std::optional<int>(it->second);
+  };
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    StringRef op = node.op_type();
+    bool conv = op == "Conv" || op == "ConvTranspose";
+    bool pool = op == "MaxPool" || op == "AveragePool" ||
+                op == "GlobalAveragePool" || op == "GlobalMaxPool";
+    if (!conv && !pool)
+      continue;
+    std::string name = node.name().empty() ? "<unnamed>" : node.name();
+    std::optional<int> x = rankOf(node, 0);
+    if (x && *x < 3)
+      return error(loc, "node '" + name + "' (" + op + ") has an input of rank " +
+                            Twine(*x) + "; it needs N, C and spatial dims");
+    std::optional<int> w = conv ? rankOf(node, 1) : std::nullopt;
+    if (x && w && *x != *w)
+      return error(loc, "node '" + name + "' (" + op + "): input rank " +
+                            Twine(*x) + " and weight rank " + Twine(*w) +
+                            " differ");
+  }
+  return success();
+}
+
 /// The ONNX attribute type's name, for diagnostics.
 static StringRef attributeTypeName(onnx::AttributeProto::AttributeType type) {
   return onnx::AttributeProto::AttributeType_Name(type);
@@ -442,6 +490,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                          StringRef(message).trim());
     return nullptr;
   }
+  // libonnx's convolution and pooling shape inference indexes the weight
+  // and kernel by the input's rank without checking it (a 3-D input with a
+  // 4-D weight crashed it; found by dlas-fuzz-onnx): ranks are checked
+  // first where the graph states them.
+  if (failed(checkWindowRanks(loc)))
+    return nullptr;
   // ONNX's shape inference: its result cross-checks every node's type.
   try {
     onnx::ShapeInferenceOptions inferenceOptions{/*check_type=*/true,
