@@ -139,6 +139,10 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createDepthwiseMicrokernel(depthwiseOptions));
     pm.addPass(createCanonicalizerPass());
   }
+  // Repeated layers share one body once their weights are globals (packed
+  // at compile time above): LLVM then compiles each kernel once per shape.
+  if (options.outlineLayers && options.dedupeLayers)
+    pm.addPass(createDedupeLayers());
   // Weights leave the module after the microkernels packed them.
   if (options.externalWeights)
     pm.addPass(createExternalizeWeights());

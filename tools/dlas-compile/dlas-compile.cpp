@@ -22,7 +22,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -93,6 +95,12 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::dlas::registerAllPasses();
+  // MLIR's own --mlir-timing, --mlir-print-ir-*, --mlir-disable-threading
+  // (hidden: --help-hidden lists them).
+  mlir::registerPassManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
   if (!mlir::dlas::parseToolOptions(argc, argv, "DLAS ahead-of-time compiler\n"))
     return 1;
@@ -151,6 +159,9 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(resolved.takeError()));
   start = Clock::now();
   PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return fail("bad --mlir-* pass manager options");
+  applyDefaultTimingPassManagerCLOptions(pm);
   CPUPipelineOptions options;
   // The pipeline resolves the name as dlas-run's does (host: the host's
   // features and caches).

@@ -52,6 +52,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Compile every nn layer as a function of its own "
                      "(dlas-outline-layers); keeps LLVM compile time linear"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> dedupeLayers{
+      *this, "dedupe-layers",
+      llvm::cl::desc("Let layer functions that differ only in their "
+                     "weights share one body (dlas-dedupe-layers): each "
+                     "kernel is compiled once per shape"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> convAlgorithm{
       *this, "conv-algorithm",
       llvm::cl::desc("Convolution algorithm: auto (cost model), direct, "
