@@ -3,12 +3,11 @@
 
 #include "DLAS/Transforms/Passes.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
+#include "DLAS/Runner/ParallelCodegen.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -61,17 +60,17 @@ llvm::Error dlas::emitObjectFile(ModuleOp module,
     return llvm::createStringError("cannot translate the module to LLVM IR");
   if (llvm::Error error = defineExternalWeights(module, *llvmModule))
     return error;
-  llvmModule->setDataLayout(targetMachine.createDataLayout());
-  llvmModule->setTargetTriple(targetMachine.getTargetTriple());
-  if (llvm::Error error = makeOptimizingTransformer(
-          optLevel, /*sizeLevel=*/0, &targetMachine)(llvmModule.get()))
-    return error;
-  llvm::legacy::PassManager codegen;
-  if (targetMachine.addPassesToEmitFile(codegen, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError(
-        "the target machine cannot emit object files");
-  codegen.run(*llvmModule);
+  // One object: a relocatable object cannot be linked from several here.
+  CodegenOptions codegen;
+  codegen.cpu = targetMachine.getTargetCPU().str();
+  codegen.features = targetMachine.getTargetFeatureString().str();
+  codegen.optLevel = optLevel;
+  codegen.threads = 1;
+  auto objects = compileToObjects(std::move(llvmModule), codegen);
+  if (!objects)
+    return objects.takeError();
+  for (auto &object : *objects)
+    os << object->getBuffer();
   return llvm::Error::success();
 }
 

@@ -22,14 +22,15 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 
@@ -148,6 +149,11 @@ static cl::opt<int> numThreads(
     cl::desc("OpenMP threads for parallel loops (0: OpenMP's default, all "
              "cores)"),
     cl::init(1), cl::cat(runCategory));
+static cl::opt<int> compileThreads(
+    "compile-threads",
+    cl::desc("Threads for LLVM's optimization and code generation, which "
+             "compile the layer functions in parallel (0: all cores)"),
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string> ompLibrary(
     "omp-library", cl::desc("OpenMP runtime the JIT code links against"),
     cl::init("/usr/lib/llvm-22/lib/libomp.so"), cl::cat(runCategory));
@@ -292,7 +298,8 @@ int checkOptions() {
        {std::pair<StringRef, int64_t>{"--seed", seed},
         {"--warmup", warmup},
         {"--repeat", repeat},
-        {"--num-threads", numThreads}})
+        {"--num-threads", numThreads},
+        {"--compile-threads", compileThreads}})
     if (value < 0)
       return fail(name + " must not be negative, got " + Twine(value));
   if (optLevel < 0 || optLevel > 3)
@@ -398,6 +405,9 @@ int runMain() {
   double passesMs = 0;
   if (!alreadyLowered) {
     PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return fail("bad --mlir-* pass manager options");
+    applyDefaultTimingPassManagerCLOptions(pm);
     if (!pipeline.empty() && blockedEntry)
       return fail("--blocked-entry configures the built-in pipeline; with "
                   "--pipeline give it as dlas-cpu-pipeline{blocked-entry=1}");
@@ -488,32 +498,26 @@ int runMain() {
   jitOptions.features = codeTarget->second;
   jitOptions.optLevel = optLevel;
   jitOptions.ompLibrary = ompLibrary;
-  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      createJIT(*module, jitOptions);
-  if (!engine)
-    return fail(llvm::toString(engine.takeError()));
+  jitOptions.compileThreads = compileThreads;
   // Layer timers for --profile.
   ArrayAttr layerNames =
       module->getOperation()->getAttrOfType<ArrayAttr>("dlas.layers");
   if (profileLayers && !layerNames)
     return fail("--profile needs layer functions: compile with the default "
                 "pipeline (or one with profile-layers=true)");
+  llvm::StringMap<void *> hooks;
   if (layerNames) {
     layerTimers.started.assign(layerNames.size(), {});
     layerTimers.samples.assign(layerNames.size(), {});
-    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      symbols[interner("dlas_layer_begin")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&dlasLayerBegin),
-          llvm::JITSymbolFlags::Exported};
-      symbols[interner("dlas_layer_end")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&dlasLayerEnd),
-          llvm::JITSymbolFlags::Exported};
-      return symbols;
-    });
+    hooks["dlas_layer_begin"] = reinterpret_cast<void *>(&dlasLayerBegin);
+    hooks["dlas_layer_end"] = reinterpret_cast<void *>(&dlasLayerEnd);
   }
-  // ORC materializes (runs LLVM codegen) on first lookup: do it now so that
-  // the compile time includes it and the first timed run does not.
+  llvm::Expected<std::unique_ptr<JIT>> engine =
+      JIT::create(*module, jitOptions, hooks);
+  if (!engine)
+    return fail(llvm::toString(engine.takeError()));
+  // ORC links the objects on first lookup: do it now so that the compile
+  // time includes it and the first timed run does not.
   if (auto entryFn = (*engine)->lookupPacked("_mlir_ciface_" + entryName);
       !entryFn)
     return fail("JIT compilation failed: " +
@@ -635,6 +639,12 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerAllPasses();
   dlas::registerAllPasses();
+  // MLIR's own --mlir-timing, --mlir-print-ir-*, --mlir-disable-threading
+  // (hidden: --help-hidden lists them).
+  mlir::registerPassManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(runCategory);
   if (!mlir::dlas::parseToolOptions(argc, argv, "DLAS JIT runner\n"))
     return 1;

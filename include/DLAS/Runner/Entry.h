@@ -11,7 +11,7 @@
 
 #include "DLAS/Support/Npy.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "DLAS/Runner/JIT.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -43,28 +43,11 @@ llvm::Expected<EntrySignature> entrySignature(FunctionType type,
 /// Median of `values` (0 when empty).
 double medianOf(ArrayRef<double> values);
 
-/// How to build and start the JIT for a lowered module.
-struct JITOptions {
-  /// The CPU and LLVM feature string to generate code for (the module's
-  /// lowered target, or the caller's choice for a module without one).
-  std::string cpu, features;
-  unsigned optLevel = 3;
-  /// The OpenMP runtime loaded when the module has OpenMP ops.
-  std::string ompLibrary;
-};
-
-/// The JIT engine for the lowered `module`, with its externalized weights
-/// (`dlas.external_weights`, data owned by the module's context) bound to
-/// their symbols. Fails with a message for a target the host cannot run, a
-/// missing OpenMP runtime or weights without data.
-llvm::Expected<std::unique_ptr<ExecutionEngine>>
-createJIT(ModuleOp module, const JITOptions &options);
-
 /// Calls a JIT-compiled entry's C interface on dense arrays: owns the
 /// input descriptors and frees the result buffers each call returns.
 class EntryRunner {
 public:
-  EntryRunner(ExecutionEngine &engine, std::string symbol,
+  EntryRunner(JIT &engine, std::string symbol,
               const EntrySignature &sig, SmallVectorImpl<NpyArray> &inputs);
   ~EntryRunner();
 
@@ -78,7 +61,7 @@ private:
   int64_t *resultWords(unsigned index);
   void releaseResults();
 
-  ExecutionEngine &engine;
+  JIT &engine;
   std::string symbol;
   const EntrySignature &sig;
   /// Per input, its descriptor's words: allocated, aligned, offset,

@@ -353,8 +353,11 @@ struct BlockedLayoutPass
     // into its caller (or, with blocked-entry, the entry's signature).
     for (bool moved = true; moved;) {
       moved = false;
+      // Hoisting retypes calls in place: the map stays valid for a round.
+      SymbolTableCollection tables;
+      SymbolUserMap users(tables, module);
       module.walk(
-          [&](func::FuncOp f) { moved |= hoistConversions(f, module); });
+          [&](func::FuncOp f) { moved |= hoistConversions(f, users); });
       if (moved && failed(propagate(module)))
         return failure();
     }
@@ -375,20 +378,19 @@ struct BlockedLayoutPass
   }
 
   /// The one func.call of private `f` in the module, or null.
-  func::CallOp soleCall(func::FuncOp f, ModuleOp module) {
+  func::CallOp soleCall(func::FuncOp f, SymbolUserMap &users) {
     if (!f.isPrivate() || f.isExternal())
       return nullptr;
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(f, module);
-    if (!uses || !llvm::hasSingleElement(*uses))
+    ArrayRef<Operation *> uses = users.getUsers(f);
+    if (!llvm::hasSingleElement(uses))
       return nullptr;
-    return dyn_cast<func::CallOp>(uses->begin()->getUser());
+    return dyn_cast<func::CallOp>(uses.front());
   }
 
   /// Moves `f`'s unpacks of results and packs of arguments into its sole
   /// caller; true when it moved any.
-  bool hoistConversions(func::FuncOp f, ModuleOp module) {
-    func::CallOp call = soleCall(f, module);
+  bool hoistConversions(func::FuncOp f, SymbolUserMap &users) {
+    func::CallOp call = soleCall(f, users);
     // With blocked-entry, a public function's activations cross its
     // boundary blocked: the conversions go to whoever calls it.
     bool entry = !call && blockedEntry && f.isPublic() && !f.isExternal();

@@ -27,6 +27,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -1091,6 +1092,8 @@ struct GemmMicrokernelPass
     DominanceInfo dominance(module);
     // One packed global per (source global, panel height).
     llvm::StringMap<memref::GlobalOp> packedGlobals;
+    // Globals whose packed copies replaced reads of them.
+    llvm::SetVector<StringAttr> maybeUnused;
     for (linalg::LinalgOp op : ops) {
       std::string why;
       MicrokernelAttr decision;
@@ -1179,9 +1182,10 @@ struct GemmMicrokernelPass
       if (neighbours.init)
         neighbours.init->erase();
       if (packedNow)
-        eraseReplacedConstant(a, moduleSymbols);
+        eraseReplacedConstant(a, maybeUnused);
       ++numKernels;
     }
+    eraseUnusedGlobals(maybeUnused, moduleSymbols);
   }
 
   /// A private constant global holding A's panels.
@@ -1256,24 +1260,36 @@ struct GemmMicrokernelPass
   }
 
   /// After A was replaced by its packed copy: erases the now dead reshapes
-  /// and read of A's global, and the global itself once nothing uses it.
-  void eraseReplacedConstant(Value a, SymbolTable &symbols) {
-    std::optional<FlatSymbolRefAttr> globalName;
+  /// and read of A's global, and notes the global for eraseUnusedGlobals.
+  void eraseReplacedConstant(Value a, llvm::SetVector<StringAttr> &maybeUnused) {
     Operation *def = a.getDefiningOp();
     while (def && isOpTriviallyDead(def)) {
       Operation *next = def->getNumOperands() ? def->getOperand(0).getDefiningOp()
                                               : nullptr;
       if (auto read = dyn_cast<memref::GetGlobalOp>(def))
-        globalName = read.getNameAttr();
+        maybeUnused.insert(read.getNameAttr().getAttr());
       def->erase();
       def = next;
     }
-    if (!globalName)
+  }
+
+  /// Erases the private globals of `candidates` that nothing reads any
+  /// more, with one walk of the module (a walk per global was quadratic:
+  /// a third of the pipeline's time on DenseNet-121).
+  void eraseUnusedGlobals(const llvm::SetVector<StringAttr> &candidates,
+                          SymbolTable &symbols) {
+    if (candidates.empty())
       return;
-    auto global = symbols.lookup<memref::GlobalOp>(globalName->getValue());
-    if (global && global.isPrivate() &&
-        SymbolTable::symbolKnownUseEmpty(global, symbols.getOp()))
-      symbols.erase(global);
+    DenseSet<StringAttr> used;
+    if (std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(symbols.getOp()))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        used.insert(use.getSymbolRef().getRootReference());
+    for (StringAttr name : candidates) {
+      auto global = symbols.lookup<memref::GlobalOp>(name);
+      if (global && global.isPrivate() && !used.contains(name))
+        symbols.erase(global);
+    }
   }
 };
 } // namespace

@@ -1,0 +1,58 @@
+//===- JIT.h - the JIT that runs lowered DLAS modules ----------*- C++ -*-===//
+//
+// An ORC LLJIT fed with objects that compileToObjects builds on all cores
+// (mlir::ExecutionEngine compiles a module on one thread). It keeps
+// ExecutionEngine's calling convention: lookupPacked/invokePacked on
+// `_mlir_<name>` wrappers taking an array of argument pointers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_RUNNER_JIT_H
+#define DLAS_RUNNER_JIT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace mlir::dlas {
+
+/// How to build and start the JIT for a lowered module.
+struct JITOptions {
+  /// The CPU and LLVM feature string to generate code for (the module's
+  /// lowered target, or the caller's choice for a module without one).
+  std::string cpu, features;
+  unsigned optLevel = 3;
+  /// Threads for LLVM's optimization and code generation; 0: all cores.
+  unsigned compileThreads = 0;
+  /// The OpenMP runtime loaded when the module has OpenMP ops.
+  std::string ompLibrary;
+};
+
+class JIT {
+public:
+  /// Compiles the lowered `module` (LLVM dialect) and links it with its
+  /// externalized weights (`dlas.external_weights`, data owned by the
+  /// module's context) bound to their symbols, and with `symbols` (hooks the
+  /// code calls). Fails with a message for a target the host cannot run, a
+  /// missing OpenMP runtime or weights without data.
+  static llvm::Expected<std::unique_ptr<JIT>>
+  create(ModuleOp module, const JITOptions &options,
+         const llvm::StringMap<void *> &symbols = {});
+
+  /// The packed wrapper of the external function `name` (see
+  /// addPackedWrappers); links the code on first use.
+  llvm::Expected<void (*)(void **)> lookupPacked(StringRef name);
+
+  /// Calls `name` through its packed wrapper.
+  llvm::Error invokePacked(StringRef name, MutableArrayRef<void *> args);
+
+private:
+  explicit JIT(std::unique_ptr<llvm::orc::LLJIT> jit) : jit(std::move(jit)) {}
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+} // namespace mlir::dlas
+
+#endif // DLAS_RUNNER_JIT_H

@@ -1,0 +1,150 @@
+//===- JIT.cpp - the JIT that runs lowered DLAS modules -------------------===//
+#include "DLAS/Runner/JIT.h"
+#include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Runner/ParallelCodegen.h"
+#include "DLAS/Runner/TargetMachine.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+static llvm::Error jitError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// True when the module holds OpenMP ops (which become __kmpc_* calls only
+/// in the LLVM IR translation, so the runtime must be loaded).
+static bool usesOpenMP(ModuleOp module) {
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "omp") {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// The symbols the code needs from outside: the externalized weights, bound
+/// to their data in memory, and the caller's `symbols`.
+static llvm::Expected<llvm::orc::SymbolMap>
+externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
+                llvm::orc::MangleAndInterner &mangle) {
+  llvm::orc::SymbolMap map;
+  auto bind = [&](StringRef name, const void *address) {
+    map[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                         llvm::JITSymbolFlags::Exported};
+  };
+  if (auto weights = module->getAttrOfType<DictionaryAttr>(
+          kExternalWeightsAttrName)) {
+    for (NamedAttribute entry : weights) {
+      auto value = dyn_cast<DenseResourceElementsAttr>(entry.getValue());
+      AsmResourceBlob *blob =
+          value ? value.getRawHandle().getBlob() : nullptr;
+      if (!blob)
+        return jitError("external weight '" + entry.getName().getValue() +
+                        "' has no data");
+      bind(entry.getName().getValue(), blob->getData().data());
+    }
+  }
+  for (const auto &entry : symbols)
+    bind(entry.getKey(), entry.getValue());
+  return map;
+}
+
+llvm::Expected<std::unique_ptr<JIT>>
+JIT::create(ModuleOp module, const JITOptions &options,
+            const llvm::StringMap<void *> &symbols) {
+  std::string missing = featuresMissingOnHost(options.features);
+  if (!missing.empty())
+    return jitError("the code is compiled for '" + options.cpu +
+                    "', which needs " + missing +
+                    ": this host cannot run it (pick a --target it can "
+                    "run, or build an object with dlas-compile)");
+  bool openMP = usesOpenMP(module);
+  if (openMP && !llvm::sys::fs::exists(options.ompLibrary))
+    return jitError("the module uses OpenMP but '" + options.ompLibrary +
+                    "' does not exist (install libomp-22-dev or pass "
+                    "--omp-library)");
+
+  // LLVM IR, with the packed wrappers the runner calls.
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, *context);
+  if (!llvmModule)
+    return jitError("cannot translate the module to LLVM IR");
+  addPackedWrappers(*llvmModule, "_mlir_ciface_");
+
+  CodegenOptions codegen;
+  codegen.cpu = options.cpu;
+  codegen.features = options.features;
+  codegen.optLevel = options.optLevel;
+  codegen.threads = options.compileThreads;
+  auto objects = compileToObjects(std::move(llvmModule), codegen);
+  if (!objects)
+    return jitError("JIT compilation failed: " +
+                    llvm::toString(objects.takeError()));
+
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(kCPUTriple)};
+  machine.setCPU(options.cpu);
+  machine.addFeatures(llvm::SubtargetFeatures(options.features).getFeatures());
+  auto lljit =
+      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create();
+  if (!lljit)
+    return jitError("cannot start the JIT: " +
+                    llvm::toString(lljit.takeError()));
+  llvm::orc::JITDylib &dylib = (*lljit)->getMainJITDylib();
+  char prefix = (*lljit)->getDataLayout().getGlobalPrefix();
+  // The C library (malloc, free, libm) and, when the code has OpenMP
+  // loops, the OpenMP runtime.
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return jitError(llvm::toString(process.takeError()));
+  dylib.addGenerator(std::move(*process));
+  if (openMP) {
+    auto omp = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        options.ompLibrary.c_str(), prefix);
+    if (!omp)
+      return jitError("cannot load '" + options.ompLibrary +
+                      "': " + llvm::toString(omp.takeError()));
+    dylib.addGenerator(std::move(*omp));
+  }
+  llvm::orc::MangleAndInterner mangle((*lljit)->getExecutionSession(),
+                                      (*lljit)->getDataLayout());
+  auto external = externalSymbols(module, symbols, mangle);
+  if (!external)
+    return external.takeError();
+  if (llvm::Error error =
+          dylib.define(llvm::orc::absoluteSymbols(std::move(*external))))
+    return std::move(error);
+  for (auto &object : *objects)
+    if (llvm::Error error = (*lljit)->addObjectFile(std::move(object)))
+      return jitError("cannot add the compiled code to the JIT: " +
+                      llvm::toString(std::move(error)));
+  return std::unique_ptr<JIT>(new JIT(std::move(*lljit)));
+}
+
+llvm::Expected<void (*)(void **)> JIT::lookupPacked(StringRef name) {
+  auto address = jit->lookup(("_mlir_" + name).str());
+  if (!address)
+    return address.takeError();
+  return address->toPtr<void (*)(void **)>();
+}
+
+llvm::Error JIT::invokePacked(StringRef name, MutableArrayRef<void *> args) {
+  auto function = lookupPacked(name);
+  if (!function)
+    return function.takeError();
+  (*function)(args.data());
+  return llvm::Error::success();
+}
