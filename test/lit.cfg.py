@@ -19,7 +19,19 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
 # and 12 GiB of address space; a runaway pattern or JIT fails, it does not
 # take the machine down. Limits set here are inherited by the test shells.
 _limit = 12 * 1024 ** 3
-resource.setrlimit(resource.RLIMIT_AS, (_limit, _limit))
+if config.dlas_sanitizers:
+    # ASan reserves terabytes of shadow address space: its own RSS limit
+    # replaces the address-space one. Leaks are not checked (LLVM's and
+    # MLIR's singletons live until exit); user poisoning is off because
+    # the instrumented LLVM headers and the uninstrumented libMLIR disagree
+    # on allocator memory (fuzz/AsanOptions.h).
+    config.available_features.add("asan")
+    config.environment["ASAN_OPTIONS"] = (
+        "detect_leaks=0:allow_user_poisoning=0:hard_rss_limit_mb=%d:"
+        "abort_on_error=0" % (_limit // 1024 ** 2))
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+else:
+    resource.setrlimit(resource.RLIMIT_AS, (_limit, _limit))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -137,7 +138,9 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     depthwiseOptions.print = options.printMicrokernels;
     depthwiseOptions.decidedOnly = true;
     pm.addNestedPass<func::FuncOp>(createDepthwiseMicrokernel(depthwiseOptions));
-    pm.addPass(createCanonicalizerPass());
+    // Function-local from here on where a pass allows it: MLIR then runs
+    // it on the layer functions in parallel.
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   }
   // Repeated layers share one body once their weights are globals (packed
   // at compile time above): LLVM then compiles each kernel once per shape.
@@ -159,32 +162,32 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     parallelize.maxNested = 1;
     pm.addNestedPass<func::FuncOp>(affine::createAffineParallelize(parallelize));
   }
-  pm.addPass(createLowerAffinePass());
+  pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   if (options.threading) {
     pm.addPass(createConvertSCFToOpenMPPass());
     // scf-to-openmp wraps loop bodies in memref.alloca_scope; the
     // canonicalizer inlines the scopes that hold no alloca, before
     // scf-to-cf splits those bodies into blocks.
-    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   }
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
 }
 
 void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   // Math ops with an LLVM intrinsic become intrinsics; the rest (erf, ...)
   // become libm calls that the JIT resolves in the host process.
-  pm.addPass(createConvertMathToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   // Before the generic conversion: masks (of the microkernels' column
   // tails) are materialized here, as compares of a step vector.
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
   pm.addPass(createTargetToLLVM());
 }
 

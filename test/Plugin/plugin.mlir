@@ -1,4 +1,7 @@
 // Stock mlir-opt loads DLAS as a dialect and pass plugin.
+// The plugin is built with the sanitizers in `make test-asan`, stock mlir-opt
+// without: it cannot load it there.
+// UNSUPPORTED: asan
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(convert-nn-to-linalg)" | FileCheck %s
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so | FileCheck %s --check-prefix=ROUNDTRIP
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-cpu-pipeline)" | FileCheck %s --check-prefix=PIPELINE
