@@ -24,10 +24,12 @@ if config.dlas_sanitizers:
     # replaces the address-space one. Leaks are not checked (LLVM's and
     # MLIR's singletons live until exit); user poisoning is off because
     # the instrumented LLVM headers and the uninstrumented libMLIR disagree
-    # on allocator memory (fuzz/AsanOptions.h).
+    # on allocator memory (fuzz/AsanOptions.h). A failed allocation returns
+    # null, as glibc's does, so that the tools' own errors are tested.
     config.available_features.add("asan")
     config.environment["ASAN_OPTIONS"] = (
-        "detect_leaks=0:allow_user_poisoning=0:hard_rss_limit_mb=%d:"
+        "detect_leaks=0:allow_user_poisoning=0:allocator_may_return_null=1:"
+        "hard_rss_limit_mb=%d:"
         "abort_on_error=0" % (_limit // 1024 ** 2))
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 else:
