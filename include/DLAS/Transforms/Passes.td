@@ -27,12 +27,15 @@ def PrepareEntryABI : Pass<"dlas-prepare-entry-abi", "mlir::ModuleOp"> {
 }
 
 def MemRefCopyToLinalg : Pass<"dlas-memref-copy-to-linalg"> {
-  let summary = "Rewrite memref.copy as linalg.copy";
+  let summary = "Rewrite memref.copy between non-contiguous buffers as linalg.copy";
   let description = [{
     The LLVM lowering turns a `memref.copy` between non-contiguous buffers
     into a call to `memrefCopy` from MLIR's C runner library, which a
     JIT-compiled or exported module would then have to link. As a
     `linalg.copy` the copy lowers to plain loops with the rest of the code.
+    A copy whose source and target are both contiguous (identity layout, or
+    a static row-major run such as a channel range of an NCHW buffer of
+    batch 1) stays a `memref.copy`: it lowers to `llvm.intr.memcpy`.
 
     Before:
     ```mlir
