@@ -7,6 +7,7 @@
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -162,6 +163,11 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     parallelize.maxNested = 1;
     pm.addNestedPass<func::FuncOp>(affine::createAffineParallelize(parallelize));
   }
+  // Transfers of more than one dimension (from vectorization by the
+  // transform dialect or upstream patterns; DLAS's kernels emit 1-D ones)
+  // become loops of 1-D transfers, which convert-vector-to-llvm lowers.
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   if (options.threading) {
     pm.addPass(createConvertSCFToOpenMPPass());
@@ -181,6 +187,8 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
+  // Expanding a subview at a dynamic offset computes it with affine.apply.
+  pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   // Before the generic conversion: masks (of the microkernels' column
   // tails) are materialized here, as compares of a step vector.
   pm.addPass(createConvertVectorToLLVMPass());

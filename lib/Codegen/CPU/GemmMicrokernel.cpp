@@ -7,8 +7,16 @@
 // for x86-64-v3 (1 thread, Zen 5 host) this kernel runs 21.4 ms (100
 // GFLOP/s, 91% of the AVX2 peak) where upstream's loops (linalg to affine,
 // LLVM's vectorizer, dlas-cpu-pipeline microkernels=false) run 52.4 ms.
-// Upstream's linalg.pack/mmt4d with vector.contract lowering is not
-// measured against it yet.
+// Upstream's data tiling (linalg.pack to M0 x 1 / N0 x 1 tiles, linalg.mmt4d
+// vectorized to vector.contract and lowered to outer products, its best
+// tile per target; bench/upstream_mmt4d.py, results in
+// bench/results/2026-11-24-upstream-mmt4d.md) comes close on a bare sgemm
+// but not level: v3 1024 28.6 ms (4x16) against 25.6, 1536 82.3 ms (6x16)
+// against 81.4; v4 1024 14.4 ms (8x32) against 13.1, 1536 45.8 against
+// 41.8 (1.01-1.16x). What keeps this kernel besides the margin: it folds
+// the init and the elementwise epilogue into the tile, packs constant
+// weights at compile time, blocks for the caches and splits the work
+// across threads, none of which that path does.
 //
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
