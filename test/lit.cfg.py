@@ -98,3 +98,15 @@ def _has_torch():
 
 if _has_torch():
     config.available_features.add("torch")
+
+# ONNX's backend conformance cases need Debian's python3-onnx.
+def _has_onnx():
+    try:
+        subprocess.run([config.host_python, "-c", "import onnx, numpy"],
+                       check=True, capture_output=True, timeout=120)
+        return True
+    except Exception:
+        return False
+
+if _has_onnx():
+    config.available_features.add("onnx")

@@ -116,6 +116,103 @@ Value geluBody(OpBuilder &b, Location loc, Value x, nn::GeluOp op) {
       arith::AddFOp::create(b, loc, one, inner));
 }
 
+Value expBody(OpBuilder &b, Location loc, Value x, nn::ExpOp) {
+  return math::ExpOp::create(b, loc, x);
+}
+Value logBody(OpBuilder &b, Location loc, Value x, nn::LogOp) {
+  return math::LogOp::create(b, loc, x);
+}
+Value sqrtBody(OpBuilder &b, Location loc, Value x, nn::SqrtOp) {
+  return math::SqrtOp::create(b, loc, x);
+}
+Value absBody(OpBuilder &b, Location loc, Value x, nn::AbsOp) {
+  return math::AbsFOp::create(b, loc, x);
+}
+Value negBody(OpBuilder &b, Location loc, Value x, nn::NegOp) {
+  return arith::NegFOp::create(b, loc, x);
+}
+Value erfBody(OpBuilder &b, Location loc, Value x, nn::ErfOp) {
+  return math::ErfOp::create(b, loc, x);
+}
+Value reciprocalBody(OpBuilder &b, Location loc, Value x, nn::ReciprocalOp) {
+  return arith::DivFOp::create(b, loc, scalarConstant(b, loc, x.getType(), 1.0),
+                               x);
+}
+Value floorBody(OpBuilder &b, Location loc, Value x, nn::FloorOp) {
+  return math::FloorOp::create(b, loc, x);
+}
+Value ceilBody(OpBuilder &b, Location loc, Value x, nn::CeilOp) {
+  return math::CeilOp::create(b, loc, x);
+}
+Value roundBody(OpBuilder &b, Location loc, Value x, nn::RoundOp) {
+  return math::RoundEvenOp::create(b, loc, x);
+}
+Value sinBody(OpBuilder &b, Location loc, Value x, nn::SinOp) {
+  return math::SinOp::create(b, loc, x);
+}
+Value cosBody(OpBuilder &b, Location loc, Value x, nn::CosOp) {
+  return math::CosOp::create(b, loc, x);
+}
+/// log(1 + exp(x)) without overflow for large x: max(x, 0) +
+/// log1p(exp(-|x|)).
+Value softplus(OpBuilder &b, Location loc, Value x) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
+  Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
+  return arith::AddFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+      math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs)));
+}
+Value softplusBody(OpBuilder &b, Location loc, Value x, nn::SoftplusOp) {
+  return softplus(b, loc, x);
+}
+Value softsignBody(OpBuilder &b, Location loc, Value x, nn::SoftsignOp) {
+  Value one = scalarConstant(b, loc, x.getType(), 1.0);
+  return arith::DivFOp::create(
+      b, loc, x,
+      arith::AddFOp::create(b, loc, one, math::AbsFOp::create(b, loc, x)));
+}
+/// min(max(alpha * x + beta, 0), 1).
+Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha,
+                  double beta) {
+  Value scaled = arith::AddFOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, scalarConstant(b, loc, x.getType(), alpha),
+                            x),
+      scalarConstant(b, loc, x.getType(), beta));
+  return clamp(b, loc, scaled, 0.0, 1.0);
+}
+Value hardSigmoidBody(OpBuilder &b, Location loc, Value x,
+                      nn::HardSigmoidOp op) {
+  return hardSigmoid(b, loc, x, op.getAlpha().convertToDouble(),
+                     op.getBeta().convertToDouble());
+}
+Value hardSwishBody(OpBuilder &b, Location loc, Value x, nn::HardSwishOp) {
+  return arith::MulFOp::create(b, loc, x,
+                               hardSigmoid(b, loc, x, 1.0 / 6.0, 0.5));
+}
+Value mishBody(OpBuilder &b, Location loc, Value x, nn::MishOp) {
+  return arith::MulFOp::create(b, loc, x,
+                               math::TanhOp::create(b, loc, softplus(b, loc, x)));
+}
+/// x if x > 0 else alpha * (exp(x) - 1); expm1 keeps small |x| exact.
+Value elu(OpBuilder &b, Location loc, Value x, double alpha) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
+  Value isPositive =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+  Value negative = arith::MulFOp::create(
+      b, loc, scalarConstant(b, loc, x.getType(), alpha),
+      math::ExpM1Op::create(b, loc, x));
+  return arith::SelectOp::create(b, loc, isPositive, x, negative);
+}
+Value eluBody(OpBuilder &b, Location loc, Value x, nn::EluOp op) {
+  return elu(b, loc, x, op.getAlpha().convertToDouble());
+}
+Value seluBody(OpBuilder &b, Location loc, Value x, nn::SeluOp op) {
+  return arith::MulFOp::create(
+      b, loc, scalarConstant(b, loc, x.getType(), op.getGamma().convertToDouble()),
+      elu(b, loc, x, op.getAlpha().convertToDouble()));
+}
+
 /// Broadcasting binary op with a float and an integer scalar body.
 template <typename OpTy, typename FloatOp, typename IntOp>
 struct BinaryLowering : OpConversionPattern<OpTy> {
@@ -233,11 +330,31 @@ void mlir::dlas::populateNNPointwiseToLinalgPatterns(
   patterns.add<UnaryLowering<nn::TanhOp>>(ctx, tanhBody);
   patterns.add<UnaryLowering<nn::SiluOp>>(ctx, siluBody);
   patterns.add<UnaryLowering<nn::GeluOp>>(ctx, geluBody);
+  patterns.add<UnaryLowering<nn::ExpOp>>(ctx, expBody);
+  patterns.add<UnaryLowering<nn::LogOp>>(ctx, logBody);
+  patterns.add<UnaryLowering<nn::SqrtOp>>(ctx, sqrtBody);
+  patterns.add<UnaryLowering<nn::AbsOp>>(ctx, absBody);
+  patterns.add<UnaryLowering<nn::NegOp>>(ctx, negBody);
+  patterns.add<UnaryLowering<nn::ErfOp>>(ctx, erfBody);
+  patterns.add<UnaryLowering<nn::ReciprocalOp>>(ctx, reciprocalBody);
+  patterns.add<UnaryLowering<nn::FloorOp>>(ctx, floorBody);
+  patterns.add<UnaryLowering<nn::CeilOp>>(ctx, ceilBody);
+  patterns.add<UnaryLowering<nn::RoundOp>>(ctx, roundBody);
+  patterns.add<UnaryLowering<nn::SinOp>>(ctx, sinBody);
+  patterns.add<UnaryLowering<nn::CosOp>>(ctx, cosBody);
+  patterns.add<UnaryLowering<nn::SoftplusOp>>(ctx, softplusBody);
+  patterns.add<UnaryLowering<nn::SoftsignOp>>(ctx, softsignBody);
+  patterns.add<UnaryLowering<nn::HardSigmoidOp>>(ctx, hardSigmoidBody);
+  patterns.add<UnaryLowering<nn::HardSwishOp>>(ctx, hardSwishBody);
+  patterns.add<UnaryLowering<nn::MishOp>>(ctx, mishBody);
+  patterns.add<UnaryLowering<nn::EluOp>>(ctx, eluBody);
+  patterns.add<UnaryLowering<nn::SeluOp>>(ctx, seluBody);
   patterns.add<BinaryLowering<nn::AddOp, arith::AddFOp, arith::AddIOp>,
                BinaryLowering<nn::SubOp, arith::SubFOp, arith::SubIOp>,
                BinaryLowering<nn::MulOp, arith::MulFOp, arith::MulIOp>,
                BinaryLowering<nn::DivOp, arith::DivFOp, arith::DivSIOp>,
                BinaryLowering<nn::MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
                BinaryLowering<nn::MinOp, arith::MinimumFOp, arith::MinSIOp>,
+               BinaryLowering<nn::PowOp, math::PowFOp, math::IPowIOp>,
                BatchNormLowering>(ctx);
 }

@@ -152,6 +152,37 @@ struct TransposeLowering : OpConversionPattern<nn::TransposeOp> {
   }
 };
 
+/// Forward steps are a tensor.extract_slice; a backward step reads
+/// offset + i * step in a linalg.generic's input map.
+struct SliceLowering : OpConversionPattern<nn::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes(),
+                      steps = op.getSteps();
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, resultType, adaptor.getInput(), ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, sizes, steps);
+      return success();
+    }
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> reads;
+    for (auto [d, offset, step] : llvm::enumerate(offsets, steps))
+      reads.push_back(getAffineConstantExpr(offset, ctx) +
+                      getAffineDimExpr(d, ctx) * step);
+    AffineMap readMap = AffineMap::get(resultType.getRank(), 0, reads, ctx);
+    Value result = elementwise(
+        rewriter, loc, resultType, Value(), adaptor.getInput(), {readMap},
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct PadLowering : OpConversionPattern<nn::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -297,6 +328,6 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
 
 void mlir::dlas::populateNNShapeToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatLowering, ReshapeLowering, FlattenLowering,
-               TransposeLowering, PadLowering, ResizeLowering>(
+               TransposeLowering, SliceLowering, PadLowering, ResizeLowering>(
       patterns.getContext());
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -108,10 +109,19 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
   };
   for (int64_t i = 0; i < n; ++i) {
     double x = a.at(index(a, i)), y = b.at(index(b, i));
-    double r = op == "Add"   ? x + y
-               : op == "Sub" ? x - y
-               : op == "Mul" ? x * y
-                             : (out.isFloat() ? x / y : std::trunc(x / y));
+    double r;
+    if (op == "Add")
+      r = x + y;
+    else if (op == "Sub")
+      r = x - y;
+    else if (op == "Mul")
+      r = x * y;
+    else if (op == "Div")
+      r = out.isFloat() ? x / y : std::trunc(x / y);
+    else if (op == "Pow")
+      r = std::pow(x, y);
+    else
+      llvm_unreachable("foldBinary: an op without a folding rule");
     if (out.isFloat())
       out.floats.push_back((float)r);
     else
@@ -471,6 +481,57 @@ LogicalResult importLeakyRelu(NodeContext &ctx) {
       ctx, *x, {f64Attr(ctx, "alpha", ctx.floatAttr("alpha", 0.01f))});
 }
 
+LogicalResult importHardSigmoid(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return emit<nn::HardSigmoidOp>(
+      ctx, *x,
+      {f64Attr(ctx, "alpha", ctx.floatAttr("alpha", 0.2f)),
+       f64Attr(ctx, "beta", ctx.floatAttr("beta", 0.5f))});
+}
+
+LogicalResult importElu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return emit<nn::EluOp>(ctx, *x,
+                         {f64Attr(ctx, "alpha", ctx.floatAttr("alpha", 1.0f))});
+}
+
+LogicalResult importSelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  // ONNX's defaults, as float32 values.
+  return emit<nn::SeluOp>(
+      ctx, *x,
+      {f64Attr(ctx, "alpha", ctx.floatAttr("alpha", 1.67326319217681884765625f)),
+       f64Attr(ctx, "gamma",
+               ctx.floatAttr("gamma", 1.05070102214813232421875f))});
+}
+
+/// PRelu(x, slope) = max(x, 0) + slope * min(x, 0), slope broadcast.
+LogicalResult importPRelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> slope = ctx.input(1);
+  if (failed(slope))
+    return failure();
+  if (!cast<ShapedType>(x->getType()).getElementType().isF32())
+    return ctx.fail("needs a float32 input");
+  Value zero = ctx.scalar(0.0f);
+  FailureOr<Value> positive = ctx.create<nn::MaxOp>({*x, zero});
+  FailureOr<Value> negative = ctx.create<nn::MinOp>({*x, zero});
+  if (failed(positive) || failed(negative))
+    return failure();
+  FailureOr<Value> scaled = ctx.create<nn::MulOp>({*slope, *negative});
+  if (failed(scaled))
+    return failure();
+  return emit<nn::AddOp>(ctx, {*positive, *scaled});
+}
+
 template <typename OpTy> LogicalResult importSoftmax(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -616,6 +677,130 @@ LogicalResult importFlatten(NodeContext &ctx) {
     inner *= type.getDimSize(d);
   }
   return emitReshape(ctx, *x, {-1, inner});
+}
+
+/// One axis of ONNX's Slice, normalized: the first index read, the count
+/// and the step (starts and ends clamped as ONNX specifies).
+struct SliceAxis {
+  int64_t offset, size, step;
+};
+
+SliceAxis normalizeSliceAxis(int64_t start, int64_t end, int64_t step,
+                             int64_t dim) {
+  // INT64_MIN + dim cannot overflow; INT64_MAX stays large.
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+  }
+  // Both in [-1, dim]: no overflow below.
+  int64_t span = step > 0 ? end - start : start - end;
+  int64_t magnitude = step > 0 ? step : -step;
+  int64_t size = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+  return {size == 0 ? 0 : start, size, step};
+}
+
+/// Slice with constant starts, ends, axes and steps (opset 10+; older ones
+/// arrive converted). Constant data (shape arithmetic) folds.
+LogicalResult importSlice(NodeContext &ctx) {
+  FailureOr<RankedTensorType> type = ctx.inputType(0);
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  auto constantInts = [&](unsigned i,
+                          StringRef what) -> FailureOr<SmallVector<int64_t>> {
+    FailureOr<const HostTensor *> t = ctx.requireConstant(i, what);
+    if (failed(t))
+      return failure();
+    if ((*t)->isFloat() || (*t)->shape.size() != 1)
+      return FailureOr<SmallVector<int64_t>>(
+          ctx.fail("input '" + what + "' must be a 1-D integer tensor"));
+    return SmallVector<int64_t>((*t)->ints.begin(), (*t)->ints.end());
+  };
+  FailureOr<SmallVector<int64_t>> starts = constantInts(1, "starts");
+  if (failed(starts))
+    return failure();
+  FailureOr<SmallVector<int64_t>> ends = constantInts(2, "ends");
+  if (failed(ends))
+    return failure();
+  SmallVector<int64_t> axes, steps;
+  if (ctx.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> a = constantInts(3, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    for (int64_t d = 0; d < (int64_t)starts->size(); ++d)
+      axes.push_back(d);
+  }
+  if (ctx.hasInput(4)) {
+    FailureOr<SmallVector<int64_t>> st = constantInts(4, "steps");
+    if (failed(st))
+      return failure();
+    steps = *st;
+  } else {
+    steps.assign(starts->size(), 1);
+  }
+  if (ends->size() != starts->size() || axes.size() != starts->size() ||
+      steps.size() != starts->size())
+    return ctx.fail("'starts', 'ends', 'axes' and 'steps' differ in length");
+  SmallVector<int64_t> offsets(rank, 0), sizes(type->getShape()),
+      strides(rank, 1);
+  SmallVector<bool> seen(rank, false);
+  for (auto [k, axis] : llvm::enumerate(axes)) {
+    FailureOr<int64_t> d = normalizeAxis(ctx, axis, rank);
+    if (failed(d))
+      return failure();
+    if (seen[*d])
+      return ctx.fail("axis " + Twine(*d) + " is sliced twice");
+    seen[*d] = true;
+    if (steps[k] == 0)
+      return ctx.fail("a step is 0");
+    int64_t dim = type->getDimSize(*d);
+    if (ShapedType::isDynamic(dim))
+      return ctx.fail("slices dynamic dimension " + Twine(*d));
+    SliceAxis s = normalizeSliceAxis((*starts)[k], (*ends)[k], steps[k], dim);
+    offsets[*d] = s.offset;
+    sizes[*d] = s.size;
+    strides[*d] = s.step;
+  }
+  if (const HostTensor *data = ctx.constant(0)) {
+    // Gather the elements of a constant at import time.
+    SmallVector<int64_t> inStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * data->shape[d + 1];
+    HostTensor out;
+    out.dtype = data->dtype;
+    out.shape = sizes;
+    int64_t n = out.numElements();
+    for (int64_t flat = 0; flat < n; ++flat) {
+      int64_t source = 0, rem = flat;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        int64_t i = rem % sizes[d];
+        rem /= sizes[d];
+        source += (offsets[d] + i * strides[d]) * inStrides[d];
+      }
+      if (data->isFloat())
+        out.floats.push_back(data->floats[source]);
+      else
+        out.ints.push_back(data->ints[source]);
+    }
+    ctx.setOutputConstant(0, std::move(out));
+    return success();
+  }
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return emit<nn::SliceOp>(ctx, *x,
+                           {i64Array(ctx, "offsets", offsets),
+                            i64Array(ctx, "sizes", sizes),
+                            i64Array(ctx, "steps", strides)});
 }
 
 LogicalResult importTranspose(NodeContext &ctx) {
@@ -858,6 +1043,7 @@ LogicalResult importCast(NodeContext &ctx) {
 
 ArrayRef<OpSupport> onnximport::supportedOps() {
   static const OpSupport table[] = {
+      {"Abs", unary<nn::AbsOp>, "nn.abs", "floats"},
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
       {"AveragePool", importPool<nn::AvgPool2DOp>, "nn.avg_pool2d",
@@ -866,6 +1052,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "inference form (training_mode = 0), spatial"},
       {"Cast", importCast, "folded / identity",
        "constants of any type; f32 to f32"},
+      {"Ceil", unary<nn::CeilOp>, "nn.ceil", ""},
       {"Clip", importClip, "nn.clip", "min/max must be constants"},
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
@@ -875,18 +1062,26 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"ConvTranspose", importConvTranspose, "nn.conv_transpose2d",
        "2-D; pads, output_padding, strides, dilations, group (no "
        "output_shape)"},
+      {"Cos", unary<nn::CosOp>, "nn.cos", ""},
       {"Div", binary<nn::DivOp>, "nn.div",
        "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
+      {"Elu", importElu, "nn.elu", "alpha"},
+      {"Erf", unary<nn::ErfOp>, "nn.erf", ""},
+      {"Exp", unary<nn::ExpOp>, "nn.exp", ""},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
+      {"Floor", unary<nn::FloorOp>, "nn.floor", ""},
       {"Gather", importGather, "folded",
        "import-time constants only (shape arithmetic)"},
       {"Gemm", importGemm, "nn.linear (+ nn.transpose, nn.mul, nn.add)",
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
        "4-D"},
+      {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
+      {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
+      {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
       {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul",
@@ -898,16 +1093,27 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
+      {"Neg", unary<nn::NegOp>, "nn.neg", "floats"},
+      {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
       {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
+      {"Pow", binary<nn::PowOp>, "nn.pow", "floats; numpy broadcasting"},
+      {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
       {"ReduceMean", importReduceMean, "nn.global_avg_pool2d (+ nn.flatten)",
        "axes [2, 3] of a 4-D tensor"},
       {"Relu", unary<nn::ReluOp>, "nn.relu", ""},
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
+      {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
+      {"Selu", importSelu, "nn.selu", "alpha, gamma"},
       {"Shape", importShape, "folded", "static dimensions; start/end"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
+      {"Sin", unary<nn::SinOp>, "nn.sin", ""},
+      {"Slice", importSlice, "nn.slice", "starts, ends, axes and steps constant; steps of either sign; constant data folds"},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
        "any axis from opset 13; the last axis before"},
+      {"Softplus", unary<nn::SoftplusOp>, "nn.softplus", ""},
+      {"Softsign", unary<nn::SoftsignOp>, "nn.softsign", ""},
+      {"Sqrt", unary<nn::SqrtOp>, "nn.sqrt", ""},
       {"Squeeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Sub", binary<nn::SubOp>, "nn.sub",
        "numpy broadcasting; constants fold"},

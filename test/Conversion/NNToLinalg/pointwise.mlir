@@ -106,3 +106,65 @@ func.func @batch_norm(%x: tensor<1x8x4x4xf32>, %s: tensor<8xf32>, %b: tensor<8xf
   %0 = nn.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-3 : f64} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// Softplus in its overflow-free form: max(x, 0) + log1p(exp(-|x|)).
+// CHECK-LABEL: func @softplus
+// CHECK: math.absf
+// CHECK: arith.negf
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: math.log1p
+// CHECK: arith.addf
+func.func @softplus(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.softplus %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @elu
+// CHECK-DAG: arith.constant 5.000000e-01 : f32
+// CHECK-DAG: arith.cmpf ogt
+// CHECK-DAG: math.expm1
+// CHECK: arith.select
+func.func @elu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.elu %x {alpha = 0.5 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @hard_swish
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[SIXTH:.*]] = arith.constant 0.166666672 : f32
+// CHECK: %[[S:.*]] = arith.mulf %[[SIXTH]], %[[X]]
+// CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[A:.*]] = arith.addf %[[S]], %[[HALF]]
+// CHECK: %[[LO:.*]] = arith.maximumf %[[A]]
+// CHECK: %[[HI:.*]] = arith.minimumf %[[LO]]
+// CHECK: arith.mulf %[[X]], %[[HI]]
+func.func @hard_swish(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.hard_swish %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @round
+// CHECK: math.roundeven
+func.func @round(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.round %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @pow
+// CHECK: linalg.generic
+// CHECK: math.powf
+func.func @pow(%x: tensor<2x4xf32>, %y: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = nn.pow %x, %y : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

@@ -109,3 +109,24 @@ func.func @reshape_scalar_to_3d(%a: tensor<f32>) -> tensor<1x1x1xf32> {
   %0 = nn.reshape %a {shape = array<i64: 1, 1, 1>} : (tensor<f32>) -> tensor<1x1x1xf32>
   return %0 : tensor<1x1x1xf32>
 }
+
+// -----
+
+// Forward steps: one extract_slice.
+// CHECK-LABEL: func @slice_forward
+// CHECK: tensor.extract_slice %arg0[1, 2] [2, 3] [1, 2] : tensor<4x8xf32> to tensor<2x3xf32>
+func.func @slice_forward(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
+  %0 = nn.slice %x {offsets = array<i64: 1, 2>, sizes = array<i64: 2, 3>, steps = array<i64: 1, 2>} : (tensor<4x8xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// A backward step reads offset + i * step.
+// CHECK: #[[READ:.*]] = affine_map<(d0, d1) -> (d0 + 1, d1 * -2 + 7)>
+// CHECK-LABEL: func @slice_backward
+// CHECK: linalg.generic {indexing_maps = [#[[READ]], #{{.*}}]
+func.func @slice_backward(%x: tensor<4x8xf32>) -> tensor<2x4xf32> {
+  %0 = nn.slice %x {offsets = array<i64: 1, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>} : (tensor<4x8xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

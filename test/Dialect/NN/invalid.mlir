@@ -429,3 +429,64 @@ func.func @f(%a: tensor<1x3x4x4xf32>) {
   %0 = nn.resize %a {sizes = array<i64: 8, 8>, align_corners = true} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.pow' op needs floating-point operands, got 'tensor<4xi32>'}}
+  %0 = nn.pow %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = nn.exp %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op step of dimension 1 is 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 4>, steps = array<i64: 1, 0>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op dimension 1 reads from 1 with step -2 for 4 elements, outside its size 8}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 0, 1>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op attribute 'steps' has 1 entries for a rank-2 input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 4>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op attribute 'sizes' must not be negative, got [2, -1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, -1>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op dimension 1 reads from 6 with step 1 for 4 elements, outside its size 8}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 0, 6>, sizes = array<i64: 2, 4>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return
+}

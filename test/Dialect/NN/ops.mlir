@@ -90,6 +90,52 @@ func.func @activations(%x: tensor<2x10xf32>, %i: tensor<4xi32>) {
   return
 }
 
+// CHECK-LABEL: func @more_unary
+func.func @more_unary(%x: tensor<2x10xf32>) {
+  // CHECK: nn.exp
+  %0 = nn.exp %x : tensor<2x10xf32>
+  // CHECK: nn.log
+  %1 = nn.log %x : tensor<2x10xf32>
+  // CHECK: nn.sqrt
+  %2 = nn.sqrt %x : tensor<2x10xf32>
+  // CHECK: nn.abs
+  %3 = nn.abs %x : tensor<2x10xf32>
+  // CHECK: nn.neg
+  %4 = nn.neg %x : tensor<2x10xf32>
+  // CHECK: nn.erf
+  %5 = nn.erf %x : tensor<2x10xf32>
+  // CHECK: nn.reciprocal
+  %6 = nn.reciprocal %x : tensor<2x10xf32>
+  // CHECK: nn.floor
+  %7 = nn.floor %x : tensor<2x10xf32>
+  // CHECK: nn.ceil
+  %8 = nn.ceil %x : tensor<2x10xf32>
+  // CHECK: nn.round
+  %9 = nn.round %x : tensor<2x10xf32>
+  // CHECK: nn.sin
+  %10 = nn.sin %x : tensor<2x10xf32>
+  // CHECK: nn.cos
+  %11 = nn.cos %x : tensor<2x10xf32>
+  // CHECK: nn.softplus
+  %12 = nn.softplus %x : tensor<2x10xf32>
+  // CHECK: nn.softsign
+  %13 = nn.softsign %x : tensor<2x10xf32>
+  // CHECK: nn.hard_swish
+  %14 = nn.hard_swish %x : tensor<2x10xf32>
+  // CHECK: nn.mish
+  %15 = nn.mish %x : tensor<2x10xf32>
+  // CHECK: nn.hard_sigmoid %{{.*}} {alpha = 2.000000e-01 : f64, beta = 5.000000e-01 : f64}
+  %16 = nn.hard_sigmoid %x {alpha = 0.2 : f64, beta = 0.5 : f64} : tensor<2x10xf32>
+  // CHECK: nn.elu %{{.*}} {alpha = 1.000000e+00 : f64}
+  %17 = nn.elu %x {alpha = 1.0 : f64} : tensor<2x10xf32>
+  // CHECK: nn.selu %{{.*}} {alpha = 1.500000e+00 : f64, gamma = 2.000000e+00 : f64}
+  %18 = nn.selu %x {alpha = 1.5 : f64, gamma = 2.0 : f64} : tensor<2x10xf32>
+  // CHECK: nn.pow %{{.*}}, %{{.*}} : (tensor<2x10xf32>, tensor<10xf32>) -> tensor<2x10xf32>
+  %e = arith.constant dense<2.0> : tensor<10xf32>
+  %19 = nn.pow %x, %e : (tensor<2x10xf32>, tensor<10xf32>) -> tensor<2x10xf32>
+  return
+}
+
 // CHECK-LABEL: func @binary
 func.func @binary(%a: tensor<1x8x4x4xf32>, %b: tensor<8x1x1xf32>, %c: tensor<?x8xi32>, %d: tensor<8xi32>) {
   // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
@@ -126,4 +172,11 @@ func.func @shapes(%a: tensor<1x8x4x4xf32>, %b: tensor<1x4x4x4xf32>, %n: tensor<?
   // CHECK: nn.resize %{{.*}} {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
   %7 = nn.resize %a {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
   return
+}
+
+// CHECK-LABEL: func @slice
+func.func @slice(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // CHECK: nn.slice %{{.*}} {offsets = array<i64: 0, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  %0 = nn.slice %x {offsets = array<i64: 0, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }

@@ -281,6 +281,58 @@ def NN_Relu6Op : NN_UnaryOp<"relu6", "min(max(x, 0), 6)"> {
 def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def NN_TanhOp : NN_UnaryOp<"tanh", "tanh(x)">;
 def NN_SiluOp : NN_UnaryOp<"silu", "x * sigmoid(x)">;
+def NN_ExpOp : NN_UnaryOp<"exp", "exp(x)">;
+def NN_LogOp : NN_UnaryOp<"log", "log(x)">;
+def NN_SqrtOp : NN_UnaryOp<"sqrt", "sqrt(x)">;
+def NN_AbsOp : NN_UnaryOp<"abs", "|x|">;
+def NN_NegOp : NN_UnaryOp<"neg", "-x">;
+def NN_ErfOp : NN_UnaryOp<"erf", "erf(x)">;
+def NN_ReciprocalOp : NN_UnaryOp<"reciprocal", "1 / x">;
+def NN_FloorOp : NN_UnaryOp<"floor", "floor(x)">;
+def NN_CeilOp : NN_UnaryOp<"ceil", "ceil(x)">;
+def NN_RoundOp : NN_UnaryOp<"round", "x rounded to the nearest integer, halves to even">;
+def NN_SinOp : NN_UnaryOp<"sin", "sin(x)">;
+def NN_CosOp : NN_UnaryOp<"cos", "cos(x)">;
+def NN_SoftplusOp : NN_UnaryOp<"softplus", "log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|))">;
+def NN_SoftsignOp : NN_UnaryOp<"softsign", "x / (1 + |x|)">;
+def NN_HardSwishOp : NN_UnaryOp<"hard_swish", "x * min(max(x / 6 + 1/2, 0), 1)">;
+def NN_MishOp : NN_UnaryOp<"mish", "x * tanh(softplus(x))">;
+
+def NN_HardSigmoidOp : NN_SameTypeOp<"hard_sigmoid"> {
+  let summary = "elementwise min(max(alpha * x + beta, 0), 1)";
+  let description = [{
+    ```mlir
+    %y = nn.hard_sigmoid %x {alpha = 0.2 : f64, beta = 0.5 : f64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$alpha, F64Attr:$beta);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NN_EluOp : NN_SameTypeOp<"elu"> {
+  let summary = "elementwise x if x > 0 else alpha * (exp(x) - 1)";
+  let description = [{
+    ```mlir
+    %y = nn.elu %x {alpha = 1.0 : f64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$alpha);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NN_SeluOp : NN_SameTypeOp<"selu"> {
+  let summary = "elementwise gamma * (x if x > 0 else alpha * (exp(x) - 1))";
+  let description = [{
+    ```mlir
+    %y = nn.selu %x {alpha = 1.6732632 : f64, gamma = 1.0507010 : f64} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$alpha, F64Attr:$gamma);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
 
 def NN_ClipOp : NN_SameTypeOp<"clip"> {
   let summary = "elementwise clamp to [min, max]";
@@ -369,6 +421,9 @@ def NN_MulOp : NN_BinaryOp<"mul", "lhs * rhs">;
 def NN_DivOp : NN_BinaryOp<"div", "lhs / rhs">;
 def NN_MaxOp : NN_BinaryOp<"max", "max(lhs, rhs)">;
 def NN_MinOp : NN_BinaryOp<"min", "min(lhs, rhs)">;
+def NN_PowOp : NN_BinaryOp<"pow", "lhs ^ rhs (floats)"> {
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Shape and data movement
@@ -448,6 +503,27 @@ def NN_PadOp : NN_PureOp<"pad", [SameOperandsAndResultElementType]> {
   let results = (outs NN_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+}
+
+def NN_SliceOp : NN_PureOp<"slice", [SameOperandsAndResultElementType]> {
+  let summary = "strided slice, steps of either sign";
+  let description = [{
+    Element `i` of the result along dimension `d` is element
+    `offsets[d] + i * steps[d]` of the input; the result has `sizes[d]`
+    elements there. Steps may be negative (walking backwards) but not zero;
+    every index read must be inside the input. ONNX's Slice, with its
+    clamping of starts and ends, imports to this once the input shape is
+    known.
+
+    ```mlir
+    %y = nn.slice %x {offsets = array<i64: 0, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>}
+        : (tensor<2x8xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {

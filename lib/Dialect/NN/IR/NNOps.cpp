@@ -55,6 +55,24 @@ public:
     return success();
   }
 
+  /// Builders infer result types before any verifier has seen the
+  /// operands: ranks and attribute lengths are checked here first.
+  LogicalResult requireRank(RankedTensorType type, int64_t rank,
+                            StringRef operandName) const {
+    if (type.getRank() != rank)
+      return fail("operand '", operandName, "' must have rank ", rank,
+                  ", got ", type);
+    return success();
+  }
+
+  LogicalResult requireCount(ArrayRef<int64_t> values, size_t count,
+                             StringRef attrName) const {
+    if (values.size() != count)
+      return fail("attribute '", attrName, "' must have ", count,
+                  " entries, got ", values.size());
+    return success();
+  }
+
   LogicalResult requireStatic(RankedTensorType type,
                               StringRef operandName) const {
     if (!type.hasStaticShape())
@@ -131,6 +149,12 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   ShapeChecker check(loc, "conv2d");
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType filterType = rankedType(adaptor.getFilter());
+  if (failed(check.requireRank(inputType, 4, "input")) ||
+      failed(check.requireRank(filterType, 4, "filter")) ||
+      failed(check.requireCount(adaptor.getStrides(), 2, "strides")) ||
+      failed(check.requireCount(adaptor.getDilations(), 2, "dilations")) ||
+      failed(check.requireCount(adaptor.getPadding(), 4, "padding")))
+    return failure();
   if (inputType.getElementType() != filterType.getElementType())
     return check.fail("operand 'filter' element type ",
                       filterType.getElementType(),
@@ -206,6 +230,14 @@ ConvTranspose2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   ShapeChecker check(loc, "conv_transpose2d");
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType filterType = rankedType(adaptor.getFilter());
+  if (failed(check.requireRank(inputType, 4, "input")) ||
+      failed(check.requireRank(filterType, 4, "filter")) ||
+      failed(check.requireCount(adaptor.getStrides(), 2, "strides")) ||
+      failed(check.requireCount(adaptor.getDilations(), 2, "dilations")) ||
+      failed(check.requireCount(adaptor.getPadding(), 4, "padding")) ||
+      failed(check.requireCount(adaptor.getOutputPadding(), 2,
+                                "output_padding")))
+    return failure();
   if (inputType.getElementType() != filterType.getElementType())
     return check.fail("operand 'filter' element type ",
                       filterType.getElementType(),
@@ -438,6 +470,12 @@ inferPoolType(const ShapeChecker &check, RankedTensorType input,
               ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
               ArrayRef<int64_t> pad, ArrayRef<int64_t> dilation, bool ceilMode,
               Layout layout, SmallVectorImpl<Type> &results) {
+  if (failed(check.requireRank(input, 4, "input")) ||
+      failed(check.requireCount(kernel, 2, "kernel")) ||
+      failed(check.requireCount(stride, 2, "strides")) ||
+      failed(check.requireCount(dilation, 2, "dilations")) ||
+      failed(check.requireCount(pad, 4, "padding")))
+    return failure();
   if (failed(check.requirePositive(kernel, "kernel")) ||
       failed(check.requirePositive(stride, "strides")) ||
       failed(check.requirePositive(dilation, "dilations")) ||
@@ -568,7 +606,15 @@ DLAS_BINARY_INFER(MulOp, "mul")
 DLAS_BINARY_INFER(DivOp, "div")
 DLAS_BINARY_INFER(MaxOp, "max")
 DLAS_BINARY_INFER(MinOp, "min")
+DLAS_BINARY_INFER(PowOp, "pow")
 #undef DLAS_BINARY_INFER
+
+LogicalResult PowOp::verify() {
+  if (!isa<FloatType>(getElementTypeOrSelf(getLhs().getType())))
+    return emitOpError("needs floating-point operands, got ")
+           << getLhs().getType();
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Shape ops
@@ -750,6 +796,41 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
   if (llvm::all_of(getPads(), [](int64_t p) { return p == 0; }))
     return getInput();
   return {};
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "slice");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> offsets = adaptor.getOffsets(), sizes = adaptor.getSizes(),
+                    steps = adaptor.getSteps();
+  int64_t rank = input.getRank();
+  for (auto [name, values] : {std::pair<StringRef, ArrayRef<int64_t>>{"offsets", offsets},
+                              {"sizes", sizes},
+                              {"steps", steps}})
+    if ((int64_t)values.size() != rank)
+      return check.fail("attribute '", name, "' has ", values.size(),
+                        " entries for a rank-", rank, " input");
+  if (failed(check.requireNonNegative(sizes, "sizes")))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (steps[d] == 0)
+      return check.fail("step of dimension ", d, " is 0");
+    int64_t dim = input.getDimSize(d);
+    if (sizes[d] == 0 || ShapedType::isDynamic(dim))
+      continue;
+    // First and last index read, in 128 bits: attributes are untrusted.
+    __int128 first = offsets[d];
+    __int128 last = first + (__int128)(sizes[d] - 1) * steps[d];
+    if (first < 0 || first >= dim || last < 0 || last >= dim)
+      return check.fail("dimension ", d, " reads from ", (int64_t)first,
+                        " with step ", steps[d], " for ", sizes[d],
+                        " elements, outside its size ", dim);
+  }
+  results.push_back(RankedTensorType::get(sizes, input.getElementType()));
+  return success();
 }
 
 LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,

@@ -337,7 +337,25 @@ def error_mismatched_shapes():
 @case
 def error_opset():
     node = helper.make_node("Relu", ["x"], ["y"])
-    return import_only(model([node], [("x", (2,))], [("y", (2,))], opset=9))
+    return import_only(model([node], [("x", (2,))], [("y", (2,))], opset=30))
+
+
+@case
+def old_opset():
+    # Opset 9: Slice still takes starts/ends/axes as attributes; ONNX's
+    # version converter turns them into the inputs opset 11 has.
+    x = rand(2, 5, 3)
+    nodes = [helper.make_node("Slice", ["x"], ["s"], starts=[1], ends=[4], axes=[1]),
+             helper.make_node("Relu", ["s"], ["y"])]
+    y = F.relu(t(x)[:, 1:4, :])
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], opset=9), [x], y
+
+
+@case
+def error_conv_transpose_1d():
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv1")
+    m = model([node], [("x", (1, 1, 3)), ("w", (1, 2, 3))], [("y", (1, 2, 5))])
+    return import_only(m)
 
 
 @case
