@@ -457,6 +457,39 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
 /// nearest supported opset, once their tensors passed the checker.
 LogicalResult GraphImporter::convertOpset(Location loc) {
   int64_t target = opset < kMinOpset ? kMinOpset : kMaxOpset;
+  // libonnx's converter builds its own IR from the graph and dereferences
+  // the producer of every name a node reads: an undefined name crashed it
+  // (found by dlas-fuzz-onnx). Names are checked first, and subgraphs
+  // (control flow, which DLAS does not import) are refused.
+  llvm::StringSet<> defined;
+  for (const auto &input : model.graph().input())
+    defined.insert(input.name());
+  for (const auto &initializer : model.graph().initializer())
+    defined.insert(initializer.name());
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    for (const std::string &input : node.input())
+      if (!input.empty() && !defined.contains(input))
+        return error(loc, "model '" + path + "' (opset " + Twine(opset) +
+                              "): node '" + node.name() + "' (" +
+                              node.op_type() + ") reads '" + input +
+                              "', which no graph input, initializer or "
+                              "earlier node defines");
+    for (const onnx::AttributeProto &attribute : node.attribute())
+      if (attribute.has_g() || attribute.graphs_size() > 0)
+        return error(loc, "model '" + path + "' (opset " + Twine(opset) +
+                              "): node '" + node.name() + "' (" +
+                              node.op_type() +
+                              ") has a subgraph; control flow is not "
+                              "supported");
+    for (const std::string &output : node.output())
+      defined.insert(output);
+  }
+  for (const auto &output : model.graph().output())
+    if (!defined.contains(output.name()))
+      return error(loc, "model '" + path + "' (opset " + Twine(opset) +
+                            "): graph output '" + output.name() +
+                            "' is not defined by any node, input or "
+                            "initializer");
   try {
     model = onnx::version_conversion::ConvertVersion(model,
                                                      static_cast<int>(target));

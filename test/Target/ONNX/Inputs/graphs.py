@@ -352,6 +352,12 @@ def old_opset():
 
 
 @case
+def error_old_opset_undefined_input():
+    node = helper.make_node("Relu", ["missing"], ["y"], name="relu2")
+    return import_only(model([node], [("x", (2,))], [("y", (2,))], opset=9))
+
+
+@case
 def error_conv_transpose_1d():
     node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv1")
     m = model([node], [("x", (1, 1, 3)), ("w", (1, 2, 3))], [("y", (1, 2, 5))])
