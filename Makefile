@@ -79,9 +79,9 @@ test-asan: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) check-dlas
 
 # What CI runs under ASan + UBSan: the suite without test/Integration and
-# test/Models (the execution matrix, which instrumented takes about 45 of
-# the suite's 50 minutes on 2 cores; every other directory, the dlas-run
-# error paths, the importer, the verifiers and the pipelines, runs).
+# test/Models (the execution matrix: instrumented, its tests take 90-270 s
+# each on 2 cores, the slowest others 30-40 s; every other directory, the
+# dlas-run error paths, the importer, the verifiers and the pipelines, runs).
 test-asan-quick: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
 	$(LIT) -sv --filter-out '(Integration|Models)/' $(FUZZ_BUILD)/test

@@ -84,6 +84,29 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
             " elements but its shape needs " + std::to_string(count);
     return failure();
   };
+  // libonnx's ParseData copies all of raw_data into room for the whole
+  // elements it holds: a partial element wrote past an empty vector (found
+  // by dlas-fuzz-onnx). Raw data must be whole elements.
+  int64_t elementBytes = 0;
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+    elementBytes = 4;
+    break;
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+    elementBytes = 8;
+    break;
+  default:
+    break;
+  }
+  if (elementBytes && tensor.raw_data().size() % elementBytes != 0) {
+    error = "tensor '" + tensor.name() + "' has " +
+            std::to_string(tensor.raw_data().size()) +
+            " bytes of raw data, not a whole number of " +
+            std::to_string(elementBytes) + "-byte elements";
+    return failure();
+  }
   try {
     // ONNX's ParseData reads raw_data or the typed field, whichever is set.
     switch (tensor.data_type()) {
