@@ -93,10 +93,206 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// nn.reduce: one linalg.generic accumulating into the reduced shape (two
+/// for log_sum_exp: the maximum first), an elementwise finish (mean's
+/// division, l2's sqrt, the logs) and, with keepdims, an expand_shape.
+struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(nn::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type elementType = type.getElementType();
+    int64_t rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t axis : op.getAxes())
+      reduced[axis < 0 ? axis + rank : axis] = true;
+
+    SmallVector<int64_t> reducedShape;
+    SmallVector<AffineExpr> reducedExprs;
+    SmallVector<utils::IteratorType> iterators;
+    int64_t count = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(reduced[d] ? utils::IteratorType::reduction
+                                     : utils::IteratorType::parallel);
+      if (reduced[d]) {
+        count *= type.getDimSize(d);
+        continue;
+      }
+      reducedShape.push_back(type.getDimSize(d));
+      reducedExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    auto reducedType = RankedTensorType::get(reducedShape, elementType);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap reducedMap = AffineMap::get(rank, 0, reducedExprs, ctx);
+    SmallVector<int64_t> keptDims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        keptDims.push_back(d);
+
+    auto accumulate =
+        [&](Value init, ValueRange extra,
+            function_ref<Value(OpBuilder &, Location, Value, Value, ValueRange)>
+                body) {
+          SmallVector<Value> inputs = {input};
+          inputs.append(extra.begin(), extra.end());
+          SmallVector<AffineMap> maps = {identity};
+          maps.append(extra.size(), reducedMap);
+          maps.push_back(reducedMap);
+          Value filled = filledTensor(rewriter, loc, reducedType, input, init,
+                                      keptDims);
+          return linalg::GenericOp::create(
+                     rewriter, loc, reducedType, inputs, filled, maps,
+                     iterators,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value r = body(b, l, args[0], args.back(),
+                                      args.drop_front().drop_back());
+                       linalg::YieldOp::create(b, l, r);
+                     })
+              .getResult(0);
+        };
+    auto finish = [&](Value acc, ValueRange extra,
+                      function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+      SmallVector<Value> inputs = {acc};
+      inputs.append(extra.begin(), extra.end());
+      AffineMap same = rewriter.getMultiDimIdentityMap(reducedType.getRank());
+      SmallVector<AffineMap> maps(inputs.size(), same);
+      return elementwise(rewriter, loc, reducedType, acc, inputs, maps, fn);
+    };
+
+    Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
+    Value result;
+    switch (op.getKind()) {
+    case nn::ReduceKind::Sum:
+    case nn::ReduceKind::Mean:
+    case nn::ReduceKind::LogSum:
+      result = accumulate(zero, {}, [](OpBuilder &b, Location l, Value x,
+                                       Value acc, ValueRange) {
+        return arith::AddFOp::create(b, l, acc, x).getResult();
+      });
+      break;
+    case nn::ReduceKind::Max:
+      result = accumulate(lowestValue(rewriter, loc, elementType), {},
+                          [](OpBuilder &b, Location l, Value x, Value acc,
+                             ValueRange) {
+                            return arith::MaximumFOp::create(b, l, acc, x)
+                                .getResult();
+                          });
+      break;
+    case nn::ReduceKind::Min: {
+      auto floatType = cast<FloatType>(elementType);
+      Value inf = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getFloatAttr(
+              floatType, APFloat::getInf(floatType.getFloatSemantics())));
+      result = accumulate(inf, {}, [](OpBuilder &b, Location l, Value x,
+                                      Value acc, ValueRange) {
+        return arith::MinimumFOp::create(b, l, acc, x).getResult();
+      });
+      break;
+    }
+    case nn::ReduceKind::Prod:
+      result = accumulate(scalarConstant(rewriter, loc, elementType, 1.0), {},
+                          [](OpBuilder &b, Location l, Value x, Value acc,
+                             ValueRange) {
+                            return arith::MulFOp::create(b, l, acc, x)
+                                .getResult();
+                          });
+      break;
+    case nn::ReduceKind::L1:
+      result = accumulate(zero, {}, [](OpBuilder &b, Location l, Value x,
+                                       Value acc, ValueRange) {
+        return arith::AddFOp::create(b, l, acc, math::AbsFOp::create(b, l, x))
+            .getResult();
+      });
+      break;
+    case nn::ReduceKind::L2:
+    case nn::ReduceKind::SumSquare:
+      result = accumulate(zero, {}, [](OpBuilder &b, Location l, Value x,
+                                       Value acc, ValueRange) {
+        return math::FmaOp::create(b, l, x, x, acc).getResult();
+      });
+      break;
+    case nn::ReduceKind::LogSumExp: {
+      Value max = accumulate(lowestValue(rewriter, loc, elementType), {},
+                             [](OpBuilder &b, Location l, Value x, Value acc,
+                                ValueRange) {
+                               return arith::MaximumFOp::create(b, l, acc, x)
+                                   .getResult();
+                             });
+      Value sum = accumulate(zero, max, [](OpBuilder &b, Location l, Value x,
+                                           Value acc, ValueRange extra) {
+        Value shifted = arith::SubFOp::create(b, l, x, extra[0]);
+        return arith::AddFOp::create(b, l, acc,
+                                     math::ExpOp::create(b, l, shifted))
+            .getResult();
+      });
+      result = finish(sum, max, [](OpBuilder &b, Location l, ValueRange args) {
+        return arith::AddFOp::create(b, l, math::LogOp::create(b, l, args[0]),
+                                     args[1])
+            .getResult();
+      });
+      break;
+    }
+    }
+    switch (op.getKind()) {
+    case nn::ReduceKind::Mean: {
+      Value divisor = scalarConstant(rewriter, loc, elementType, (double)count);
+      result = finish(result, {}, [&](OpBuilder &b, Location l, ValueRange args) {
+        return arith::DivFOp::create(b, l, args[0], divisor).getResult();
+      });
+      break;
+    }
+    case nn::ReduceKind::L2:
+      result = finish(result, {}, [](OpBuilder &b, Location l, ValueRange args) {
+        return math::SqrtOp::create(b, l, args[0]).getResult();
+      });
+      break;
+    case nn::ReduceKind::LogSum:
+      result = finish(result, {}, [](OpBuilder &b, Location l, ValueRange args) {
+        return math::LogOp::create(b, l, args[0]).getResult();
+      });
+      break;
+    default:
+      break;
+    }
+    if (op.getKeepdims()) {
+      // Each kept dimension groups with the reduced (size 1) ones just
+      // before it; trailing reduced ones join the last kept dimension.
+      auto resultType = cast<RankedTensorType>(op.getType());
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      for (int64_t d = 0; d < rank; ++d) {
+        pending.push_back(d);
+        if (!reduced[d]) {
+          groups.push_back(pending);
+          pending.clear();
+        }
+      }
+      if (!pending.empty()) {
+        if (groups.empty())
+          groups.push_back({});
+        groups.back().append(pending.begin(), pending.end());
+      }
+      if (reducedType.getRank() == 0)
+        groups.clear();
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
+                                             groups);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dlas::populateNNReductionToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<SoftmaxLowering<nn::SoftmaxOp, false>,
-               SoftmaxLowering<nn::LogSoftmaxOp, true>>(patterns.getContext());
+               SoftmaxLowering<nn::LogSoftmaxOp, true>, ReduceLowering>(
+      patterns.getContext());
 }

@@ -424,30 +424,76 @@ LogicalResult importGlobalAveragePool(NodeContext &ctx) {
 }
 
 /// ReduceMean over H and W of an NCHW tensor (x.mean([2, 3]) in PyTorch).
-LogicalResult importReduceMean(NodeContext &ctx) {
+/// The axes a Reduce* node reduces: the 'axes' attribute, or from
+/// ReduceSum 13 and every Reduce* 18 a constant second input; none given
+/// means all (or none, with noop_with_empty_axes).
+FailureOr<SmallVector<int64_t>> reduceAxes(NodeContext &ctx, int64_t rank,
+                                           bool &noop) {
+  SmallVector<int64_t> axes;
+  if (ctx.hasInput(1)) {
+    FailureOr<const HostTensor *> t = ctx.requireConstant(1, "axes");
+    if (failed(t))
+      return failure();
+    if ((*t)->isFloat() || (*t)->shape.size() > 1)
+      return FailureOr<SmallVector<int64_t>>(
+          ctx.fail("input 'axes' must be a 1-D integer tensor"));
+    axes.assign((*t)->ints.begin(), (*t)->ints.end());
+  } else if (std::optional<SmallVector<int64_t>> a = ctx.intsAttr("axes")) {
+    axes = *a;
+  }
+  noop = axes.empty() && ctx.intAttr("noop_with_empty_axes", 0) != 0;
+  if (axes.empty() && !noop)
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> d = normalizeAxis(ctx, a, rank);
+    if (failed(d))
+      return failure();
+    a = *d;
+  }
+  return axes;
+}
+
+/// Reduce* to nn.reduce; the spatial mean of a 4-D tensor (global average
+/// pooling as exported) stays nn.global_avg_pool2d, which the CPU kernels
+/// know.
+template <nn::ReduceKind Kind> LogicalResult importReduce(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
-  SmallVector<int64_t> axes =
-      ctx.intsAttr("axes").value_or(SmallVector<int64_t>{});
-  for (int64_t &a : axes)
-    if (a < 0)
-      a += type.getRank();
-  llvm::sort(axes);
-  if (type.getRank() != 4 || axes != SmallVector<int64_t>{2, 3})
-    return ctx.fail(
-        "only the mean over axes [2, 3] of a 4-D tensor is supported");
-  FailureOr<Value> y = ctx.create<nn::GlobalAvgPool2DOp>(*x);
-  if (failed(y))
+  bool noop = false;
+  FailureOr<SmallVector<int64_t>> axes = reduceAxes(ctx, type.getRank(), noop);
+  if (failed(axes))
     return failure();
-  if (!ctx.intAttr("keepdims", 1)) {
-    y = ctx.create<nn::FlattenOp>(*y, {i64Attr(ctx, "axis", 1)});
+  if (noop) {
+    ctx.setOutput(0, *x);
+    return success();
+  }
+  bool keepdims = ctx.intAttr("keepdims", 1) != 0;
+  SmallVector<int64_t> sorted = *axes;
+  llvm::sort(sorted);
+  if (Kind == nn::ReduceKind::Mean && type.getRank() == 4 &&
+      sorted == SmallVector<int64_t>{2, 3} &&
+      type.getElementType().isF32()) {
+    FailureOr<Value> y = ctx.create<nn::GlobalAvgPool2DOp>(*x);
     if (failed(y))
       return failure();
+    if (!keepdims) {
+      y = ctx.create<nn::FlattenOp>(*y, {i64Attr(ctx, "axis", 1)});
+      if (failed(y))
+        return failure();
+    }
+    ctx.setOutput(0, *y);
+    return success();
   }
-  ctx.setOutput(0, *y);
-  return success();
+  return emit<nn::ReduceOp>(
+      ctx, *x,
+      {NamedAttribute(ctx.b.getStringAttr("kind"),
+                      nn::ReduceKindAttr::get(ctx.b.getContext(), Kind)),
+       i64Array(ctx, "axes", *axes),
+       NamedAttribute(ctx.b.getStringAttr("keepdims"),
+                      ctx.b.getBoolAttr(keepdims))});
 }
 
 LogicalResult importClip(NodeContext &ctx) {
@@ -1098,8 +1144,17 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
       {"Pow", binary<nn::PowOp>, "nn.pow", "floats; numpy broadcasting"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
-      {"ReduceMean", importReduceMean, "nn.global_avg_pool2d (+ nn.flatten)",
-       "axes [2, 3] of a 4-D tensor"},
+      {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceLogSum", importReduce<nn::ReduceKind::LogSum>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceLogSumExp", importReduce<nn::ReduceKind::LogSumExp>, "nn.reduce", "any axes, keepdims; max-shifted"},
+      {"ReduceMax", importReduce<nn::ReduceKind::Max>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceMean", importReduce<nn::ReduceKind::Mean>, "nn.reduce (nn.global_avg_pool2d for H, W of 4-D)",
+       "any axes, keepdims"},
+      {"ReduceMin", importReduce<nn::ReduceKind::Min>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceProd", importReduce<nn::ReduceKind::Prod>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceSum", importReduce<nn::ReduceKind::Sum>, "nn.reduce", "any axes (attribute, or a constant input from opset 13), keepdims, noop_with_empty_axes"},
+      {"ReduceSumSquare", importReduce<nn::ReduceKind::SumSquare>, "nn.reduce", "any axes, keepdims"},
       {"Relu", unary<nn::ReluOp>, "nn.relu", ""},
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},

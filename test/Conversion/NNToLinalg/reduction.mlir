@@ -27,3 +27,47 @@ func.func @log_softmax(%x: tensor<2x5x3xf32>) -> tensor<2x5x3xf32> {
   %0 = nn.log_softmax %x {axis = -1 : i64} : tensor<2x5x3xf32>
   return %0 : tensor<2x5x3xf32>
 }
+
+// -----
+
+// Mean over the middle axis, kept as size 1: sum, divide, expand.
+// CHECK-LABEL: func @reduce_mean_keepdims
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: arith.addf
+// CHECK: %[[MEAN:.*]] = linalg.generic
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: tensor.expand_shape %[[MEAN]] {{\[}}[0], [1, 2]] output_shape [2, 1, 4] : tensor<2x4xf32> into tensor<2x1x4xf32>
+func.func @reduce_mean_keepdims(%x: tensor<2x8x4xf32>) -> tensor<2x1x4xf32> {
+  %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1>, keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  return %0 : tensor<2x1x4xf32>
+}
+
+// -----
+
+// log(sum(exp(x - max))) + max: the maximum first.
+// CHECK-LABEL: func @reduce_log_sum_exp
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.generic
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: linalg.generic
+// CHECK: math.log
+// CHECK: arith.addf
+// CHECK-NOT: tensor.expand_shape
+func.func @reduce_log_sum_exp(%x: tensor<2x8xf32>) -> tensor<2xf32> {
+  %0 = nn.reduce %x {kind = #nn<reduce_kind log_sum_exp>, axes = array<i64: -1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Every axis, kept: a rank-0 accumulator expanded to 1x1.
+// CHECK-LABEL: func @reduce_all_keepdims
+// CHECK: arith.constant 0x7F800000 : f32
+// CHECK: arith.minimumf
+// CHECK: tensor.expand_shape %{{.*}} [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+func.func @reduce_all_keepdims(%x: tensor<2x8xf32>) -> tensor<1x1xf32> {
+  %0 = nn.reduce %x {kind = #nn<reduce_kind min>, axes = array<i64: 0, 1>} : (tensor<2x8xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}

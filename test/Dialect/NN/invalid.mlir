@@ -490,3 +490,30 @@ func.func @f(%x: tensor<2x8xf32>) {
   %0 = nn.slice %x {offsets = array<i64: 0, 6>, sizes = array<i64: 2, 4>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.reduce' op axis 2 is out of range for a rank-2 input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reduce %x {kind = #nn<reduce_kind sum>, axes = array<i64: 2>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.reduce' op axis 1 is reduced twice}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reduce %x {kind = #nn<reduce_kind sum>, axes = array<i64: 1, -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x?xf32>) {
+  // expected-error @+2 {{'nn.reduce' op 'mean' needs static reduced dimensions; dimension 1 is dynamic}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2x1xf32>
+  return
+}

@@ -180,3 +180,12 @@ func.func @slice(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   %0 = nn.slice %x {offsets = array<i64: 0, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// CHECK-LABEL: func @reduce
+func.func @reduce(%x: tensor<2x8x4xf32>) -> (tensor<2x1x4xf32>, tensor<8xf32>) {
+  // CHECK: nn.reduce %{{.*}} {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1>, keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  // CHECK: nn.reduce %{{.*}} {axes = array<i64: 0, -1>, keepdims = false, kind = #nn<reduce_kind log_sum_exp>} : (tensor<2x8x4xf32>) -> tensor<8xf32>
+  %1 = nn.reduce %x {kind = #nn<reduce_kind log_sum_exp>, axes = array<i64: 0, -1>, keepdims = false} : (tensor<2x8x4xf32>) -> tensor<8xf32>
+  return %0, %1 : tensor<2x1x4xf32>, tensor<8xf32>
+}

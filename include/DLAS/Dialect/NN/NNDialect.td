@@ -49,6 +49,22 @@ def NN_ResizeMode : I32EnumAttr<"ResizeMode", "interpolation mode of nn.resize",
 }
 def NN_ResizeModeAttr : EnumAttr<NN_Dialect, NN_ResizeMode, "resize_mode">;
 
+def NN_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of nn.reduce", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Mean", 1, "mean">,
+    I32EnumAttrCase<"Max", 2, "max">,
+    I32EnumAttrCase<"Min", 3, "min">,
+    I32EnumAttrCase<"Prod", 4, "prod">,
+    I32EnumAttrCase<"L1", 5, "l1">,
+    I32EnumAttrCase<"L2", 6, "l2">,
+    I32EnumAttrCase<"SumSquare", 7, "sum_square">,
+    I32EnumAttrCase<"LogSum", 8, "log_sum">,
+    I32EnumAttrCase<"LogSumExp", 9, "log_sum_exp">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_ReduceKindAttr : EnumAttr<NN_Dialect, NN_ReduceKind, "reduce_kind">;
+
 def NN_BatchNormMode : I32EnumAttr<"BatchNormMode", "parameter shape of nn.batch_norm", [
     I32EnumAttrCase<"Spatial", 0, "spatial">,
     I32EnumAttrCase<"PerActivation", 1, "per_activation">]> {

@@ -526,6 +526,29 @@ def NN_SliceOp : NN_PureOp<"slice", [SameOperandsAndResultElementType]> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
+def NN_ReduceOp : NN_PureOp<"reduce", [SameOperandsAndResultElementType]> {
+  let summary = "reduction over any set of axes";
+  let description = [{
+    Reduces `axes` (distinct, negative counting from the end) with `kind`:
+    `sum`, `mean`, `max`, `min`, `prod`, `l1` (sum of |x|), `l2`
+    (sqrt of the sum of squares), `sum_square`, `log_sum` and
+    `log_sum_exp` (computed as m + log(sum(exp(x - m))) with m the
+    maximum). With `keepdims` the reduced axes stay as size 1, else they
+    are dropped. Floating-point inputs; `mean` needs static reduced
+    dimensions.
+
+    ```mlir
+    %y = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1>, keepdims = true}
+        : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_ReduceKindAttr:$kind,
+                       DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
   let summary = "spatial up/down-sampling (nearest or bilinear) of NCHW tensors";
   let description = [{

@@ -833,6 +833,39 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "reduce");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  int64_t rank = input.getRank();
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : adaptor.getAxes()) {
+    if (axis < -rank || axis >= rank)
+      return check.fail("axis ", axis, " is out of range for a rank-", rank,
+                        " input");
+    int64_t d = axis < 0 ? axis + rank : axis;
+    if (reduced[d])
+      return check.fail("axis ", d, " is reduced twice");
+    reduced[d] = true;
+  }
+  if (adaptor.getKind() == ReduceKind::Mean)
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d] && ShapedType::isDynamic(input.getDimSize(d)))
+        return check.fail("'mean' needs static reduced dimensions; dimension ",
+                          d, " is dynamic");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d])
+      shape.push_back(input.getDimSize(d));
+    else if (adaptor.getKeepdims())
+      shape.push_back(1);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
 LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
