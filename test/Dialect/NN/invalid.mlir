@@ -517,3 +517,40 @@ func.func @f(%x: tensor<2x?xf32>) {
   %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2x1xf32>
   return
 }
+
+// -----
+
+// Found by dlas-fuzz-onnx under UBSan: the padded size overflowed.
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'nn.pad' op padded size of dimension 0 overflows 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.pad %x {pads = array<i64: 8071587942684567820, 0, 8389750308618530659, 0>} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x1x8x8xf32>) {
+  // expected-error @+2 {{'nn.max_pool2d' op padding 9223372036854775807 is more than half the (dilated) kernel size 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.max_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 9223372036854775807, 0, 0, 0>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv_transpose2d' op output size overflows 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv_transpose2d %x, %w {strides = array<i64: 4611686018427387904, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv2d' op output size overflows 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv2d %x, %w {padding = array<i64: 9223372036854775807, 0, 9223372036854775807, 0>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x8x8xf32>
+  return
+}

@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Dialect/NN/NNDialect.h"
-#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include <limits>
 
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Builders.h"
@@ -100,20 +101,27 @@ static Type accumulatorType(Type elementType) {
 
 /// Output size of a sliding window along one dimension; kDynamic when the
 /// input size is.
+/// What windowOutputSize returns for an output size beyond 64 bits.
+static constexpr int64_t kWindowOverflow = -2;
+
 static int64_t windowOutputSize(int64_t inputSize, int64_t padBefore,
                                 int64_t padAfter, int64_t kernel,
                                 int64_t stride, int64_t dilation,
                                 bool ceilMode = false) {
   if (ShapedType::isDynamic(inputSize))
     return kDynamic;
-  int64_t span = inputSize + padBefore + padAfter - dilation * (kernel - 1) - 1;
+  // In 128 bits: pads, kernels, strides and dilations are untrusted
+  // attributes (ONNX files), each below 2^63.
+  __int128 span = (__int128)inputSize + padBefore + padAfter -
+                  (__int128)dilation * (kernel - 1) - 1;
   if (span < 0)
     return 0;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  __int128 out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
   // PyTorch: the last window must start inside the input or the left padding.
-  if (ceilMode && (out - 1) * stride >= inputSize + padBefore)
+  if (ceilMode && (out - 1) * stride >= (__int128)inputSize + padBefore)
     --out;
-  return out;
+  return out > std::numeric_limits<int64_t>::max() ? kWindowOverflow
+                                                    : (int64_t)out;
 }
 
 namespace {
@@ -204,6 +212,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                                   stride[0], dilation[0]);
   int64_t outW = windowOutputSize(in[dims.w], pad[1], pad[3], filter[3],
                                   stride[1], dilation[1]);
+  if (outH == kWindowOverflow || outW == kWindowOverflow)
+    return check.fail("output size overflows 64 bits");
   if (outH == 0 || outW == 0)
     return check.fail("dilated kernel ", filter[2], "x", filter[3],
                       " is larger than the padded input ", in[dims.h], "x",
@@ -280,13 +290,23 @@ ConvTranspose2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                         " output channels");
   }
   ArrayRef<int64_t> pad = adaptor.getPadding();
-  auto outSize = [&](int64_t size, int dim) -> int64_t {
+  // In 128 bits: the attributes are untrusted.
+  auto outSize = [&](int64_t size, int dim) -> std::optional<int64_t> {
     if (ShapedType::isDynamic(size))
       return kDynamic;
-    return (size - 1) * stride[dim] - pad[dim] - pad[dim + 2] +
-           dilation[dim] * (filter[2 + dim] - 1) + outPad[dim] + 1;
+    __int128 out = (__int128)(size - 1) * stride[dim] - pad[dim] -
+                   pad[dim + 2] +
+                   (__int128)dilation[dim] * (filter[2 + dim] - 1) +
+                   outPad[dim] + 1;
+    if (out > std::numeric_limits<int64_t>::max() ||
+        out <= std::numeric_limits<int64_t>::min())
+      return std::nullopt;
+    return (int64_t)out;
   };
-  int64_t outH = outSize(in[2], 0), outW = outSize(in[3], 1);
+  std::optional<int64_t> h = outSize(in[2], 0), w = outSize(in[3], 1);
+  if (!h || !w)
+    return check.fail("output size overflows 64 bits");
+  int64_t outH = *h, outW = *w;
   if ((!ShapedType::isDynamic(outH) && outH <= 0) ||
       (!ShapedType::isDynamic(outW) && outW <= 0))
     return check.fail("padding [", llvm::make_range(pad.begin(), pad.end()),
@@ -482,17 +502,22 @@ inferPoolType(const ShapeChecker &check, RankedTensorType input,
       failed(check.requireNonNegative(pad, "padding")))
     return failure();
   // As PyTorch: a window never lies wholly in the padding.
-  for (int i = 0; i < 4; ++i)
-    if (pad[i] * 2 > dilation[i % 2] * (kernel[i % 2] - 1) + 1)
+  for (int i = 0; i < 4; ++i) {
+    __int128 window = (__int128)dilation[i % 2] * (kernel[i % 2] - 1) + 1;
+    if ((__int128)pad[i] * 2 > window)
       return check.fail("padding ", pad[i],
                         " is more than half the (dilated) kernel size ",
-                        dilation[i % 2] * (kernel[i % 2] - 1) + 1);
+                        (int64_t)std::min<__int128>(
+                            window, std::numeric_limits<int64_t>::max()));
+  }
   ActivationDims dims(layout);
   ArrayRef<int64_t> in = input.getShape();
   int64_t outH = windowOutputSize(in[dims.h], pad[0], pad[2], kernel[0],
                                   stride[0], dilation[0], ceilMode);
   int64_t outW = windowOutputSize(in[dims.w], pad[1], pad[3], kernel[1],
                                   stride[1], dilation[1], ceilMode);
+  if (outH == kWindowOverflow || outW == kWindowOverflow)
+    return check.fail("output size overflows 64 bits");
   if (outH == 0 || outW == 0)
     return check.fail("kernel ", kernel[0], "x", kernel[1],
                       " is larger than the padded input ", in[dims.h], "x",
@@ -785,8 +810,19 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = input.getDimSize(d);
-    shape.push_back(ShapedType::isDynamic(size) ? kDynamic
-                                                : size + pads[d] + pads[d + rank]);
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    // Pads are untrusted (ONNX files): the sum must fit (found by
+    // dlas-fuzz-onnx under UBSan).
+    std::optional<int64_t> padded = llvm::checkedAdd(size, pads[d]);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, pads[d + rank]);
+    if (!padded)
+      return check.fail("padded size of dimension ", d,
+                        " overflows 64 bits");
+    shape.push_back(*padded);
   }
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
