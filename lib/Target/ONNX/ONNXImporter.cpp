@@ -513,6 +513,19 @@ LogicalResult GraphImporter::convertOpset(Location loc) {
                             "): graph output '" + output.name() +
                             "' is not defined by any node, input or "
                             "initializer");
+  // The converter's adapters trust every node to match its schema (a Slice
+  // whose 'axes' was typed FLOAT crashed Slice_9_10; dlas-fuzz-onnx): ONNX's
+  // whole-model checker runs first on a model to be converted.
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    std::string message = e.what();
+    llvm::replace(message, '\n', ' ');
+    return error(loc, "model '" + path + "' uses ONNX opset " + Twine(opset) +
+                          ", and ONNX's checker rejects it, so it cannot be "
+                          "converted: " +
+                          StringRef(message).trim());
+  }
   try {
     model = onnx::version_conversion::ConvertVersion(model,
                                                      static_cast<int>(target));
