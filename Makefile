@@ -83,8 +83,8 @@ test-asan: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 # each on 2 cores, the slowest others 30-40 s; every other directory, the
 # dlas-run error paths, the importer, the verifiers and the pipelines, runs).
 test-asan-quick: sanitizer-deps $(FUZZ_BUILD)/build.ninja
-	ninja -C $(FUZZ_BUILD)
-	$(LIT) -sv --filter-out '(Integration|Models)/' $(FUZZ_BUILD)/test
+	ninja -C $(FUZZ_BUILD) dlas-test-depends
+	$(LIT) -sv --timeout=600 --filter-out '(Integration|Models)/' $(FUZZ_BUILD)/test
 
 fuzz: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) $(addprefix dlas-fuzz-,$(FUZZERS))

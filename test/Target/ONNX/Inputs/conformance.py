@@ -92,11 +92,17 @@ def freeze_shape_inputs(model, inputs):
     return [values[i.name] for i in kept], frozen
 
 
-def limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+def memory_limiter(gigabytes):
+    """An address-space limit for each dlas-run (0: none; an ASan build
+    reserves terabytes of shadow and has its own RSS limit instead)."""
+    if not gigabytes:
+        return None
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (gigabytes << 30, gigabytes << 30))
+    return limit
 
 
-def run_case(case, work, dlas_run, timeout):
+def run_case(case, work, dlas_run, timeout, address_space_gb=4):
     import numpy as np
     import onnx
     directory = os.path.join(work, case.name)
@@ -129,13 +135,19 @@ def run_case(case, work, dlas_run, timeout):
              "--num-threads", "1", "--compile-threads", "1"]
     try:
         out = subprocess.run(args, capture_output=True, text=True,
-                             timeout=timeout, preexec_fn=limit_memory)
+                             timeout=timeout,
+                             preexec_fn=memory_limiter(address_space_gb))
     except subprocess.TimeoutExpired:
         result.update(status="crash", reason=f"timeout after {timeout} s")
         return result
     text = out.stdout + out.stderr
+    sanitizer = re.search(r"ERROR: AddressSanitizer[^\n]*|runtime error:[^\n]*", text)
     if out.returncode < 0:
         result.update(status="crash", reason=f"signal {-out.returncode}")
+    elif sanitizer:
+        # Instrumented builds report crashes and undefined behaviour
+        # themselves and exit with 1.
+        result.update(status="crash", reason=first_line([sanitizer.group(0)]))
     elif out.returncode == 0:
         result.update(status="pass", reason="")
     elif re.search(r": FAIL\b", out.stdout):
@@ -217,7 +229,8 @@ def cmd_run(args):
                  if all(o in supported for o in op_key(c.model).split("+"))]
     # Cases run in parallel, each dlas-run single-threaded.
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run_case, c, args.work, args.dlas_run, args.timeout)
+        futures = [pool.submit(run_case, c, args.work, args.dlas_run, args.timeout,
+                               args.address_space_gb)
                    for c in cases]
         results = []
         for k, future in enumerate(futures):
@@ -285,6 +298,8 @@ def main():
     run.add_argument("--baseline-out",
                      help="write the passing cases here (the baseline of check)")
     run.add_argument("--timeout", type=int, default=120)
+    run.add_argument("--address-space-gb", type=int, default=4,
+                     help="RLIMIT_AS of each dlas-run (0: none, for ASan builds)")
     run.add_argument("--verbose", action="store_true")
     check = sub.add_parser("check")
     check.add_argument("results")
