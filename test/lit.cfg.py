@@ -87,26 +87,18 @@ config.substitutions.append(
     ("%exec_targets", " ".join(["x86-64-v3"] + (
         ["x86-64-v4"] if "host-avx512" in config.available_features else []))))
 
-# Execution tests compare against PyTorch on Debian's /usr/bin/python3.
-def _has_torch():
+def _python_can_import(modules):
     try:
-        subprocess.run([config.host_python, "-c", "import torch, numpy"],
+        subprocess.run([config.host_python, "-c", "import " + ", ".join(modules)],
                        check=True, capture_output=True, timeout=120)
         return True
     except Exception:
         return False
 
-if _has_torch():
+# Execution tests compare against PyTorch on Debian's /usr/bin/python3.
+if _python_can_import(["torch", "numpy"]):
     config.available_features.add("torch")
 
 # ONNX's backend conformance cases need Debian's python3-onnx.
-def _has_onnx():
-    try:
-        subprocess.run([config.host_python, "-c", "import onnx, numpy"],
-                       check=True, capture_output=True, timeout=120)
-        return True
-    except Exception:
-        return False
-
-if _has_onnx():
+if _python_can_import(["onnx", "numpy"]):
     config.available_features.add("onnx")

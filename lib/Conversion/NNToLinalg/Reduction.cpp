@@ -183,18 +183,14 @@ struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
                                 .getResult();
                           });
       break;
-    case nn::ReduceKind::Min: {
-      auto floatType = cast<FloatType>(elementType);
-      Value inf = arith::ConstantOp::create(
-          rewriter, loc,
-          rewriter.getFloatAttr(
-              floatType, APFloat::getInf(floatType.getFloatSemantics())));
-      result = accumulate(inf, {}, [](OpBuilder &b, Location l, Value x,
-                                      Value acc, ValueRange) {
-        return arith::MinimumFOp::create(b, l, acc, x).getResult();
-      });
+    case nn::ReduceKind::Min:
+      result = accumulate(highestValue(rewriter, loc, elementType), {},
+                          [](OpBuilder &b, Location l, Value x, Value acc,
+                             ValueRange) {
+                            return arith::MinimumFOp::create(b, l, acc, x)
+                                .getResult();
+                          });
       break;
-    }
     case nn::ReduceKind::Prod:
       result = accumulate(scalarConstant(rewriter, loc, elementType, 1.0), {},
                           [](OpBuilder &b, Location l, Value x, Value acc,

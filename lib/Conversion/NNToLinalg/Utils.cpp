@@ -56,6 +56,17 @@ Value nnlowering::lowestValue(OpBuilder &b, Location loc, Type type) {
       b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
 }
 
+Value nnlowering::highestValue(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics())));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(width)));
+}
+
 Value nnlowering::padSpatial(OpBuilder &b, Location loc, Value input, int64_t top,
                          int64_t left, int64_t bottom, int64_t right,
                          Value value) {

@@ -34,6 +34,9 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// The smallest value of a float (-inf) or signed integer type.
 Value lowestValue(OpBuilder &b, Location loc, Type type);
 
+/// The largest value of a float (+inf) or signed integer type.
+Value highestValue(OpBuilder &b, Location loc, Type type);
+
 /// Pads the two trailing (spatial) dimensions of a 4-D tensor with `value`.
 Value padSpatial(OpBuilder &b, Location loc, Value input, int64_t top,
                  int64_t left, int64_t bottom, int64_t right, Value value);

@@ -467,7 +467,7 @@ func.func @f(%x: tensor<2x8xf32>) {
 // -----
 
 func.func @f(%x: tensor<2x8xf32>) {
-  // expected-error @+2 {{'nn.slice' op attribute 'steps' has 1 entries for a rank-2 input}}
+  // expected-error @+2 {{'nn.slice' op attribute 'steps' must have 2 entries, got 1}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 4>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
   return

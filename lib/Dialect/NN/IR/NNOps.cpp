@@ -843,13 +843,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> offsets = adaptor.getOffsets(), sizes = adaptor.getSizes(),
                     steps = adaptor.getSteps();
   int64_t rank = input.getRank();
-  for (auto [name, values] : {std::pair<StringRef, ArrayRef<int64_t>>{"offsets", offsets},
-                              {"sizes", sizes},
-                              {"steps", steps}})
-    if ((int64_t)values.size() != rank)
-      return check.fail("attribute '", name, "' has ", values.size(),
-                        " entries for a rank-", rank, " input");
-  if (failed(check.requireNonNegative(sizes, "sizes")))
+  if (failed(check.requireCount(offsets, rank, "offsets")) ||
+      failed(check.requireCount(sizes, rank, "sizes")) ||
+      failed(check.requireCount(steps, rank, "steps")) ||
+      failed(check.requireNonNegative(sizes, "sizes")))
     return failure();
   for (int64_t d = 0; d < rank; ++d) {
     if (steps[d] == 0)
