@@ -152,6 +152,37 @@ struct TransposeLowering : OpConversionPattern<nn::TransposeOp> {
   }
 };
 
+/// A linalg.generic whose input map pins broadcast dimensions to 0; dynamic
+/// result sizes are the input's (a dynamic size is never broadcast).
+struct BroadcastToLowering : OpConversionPattern<nn::BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::BroadcastToOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t offset = resultType.getRank() - inputType.getRank();
+    SmallVector<int64_t> sourceDims;
+    for (int64_t i = 0; i < resultType.getRank(); ++i)
+      sourceDims.push_back(std::max<int64_t>(i - offset, 0));
+    Value init =
+        emptyTensor(rewriter, op.getLoc(), resultType, input, sourceDims);
+    SmallVector<AffineMap> maps = {
+        broadcastMap(inputType, resultType),
+        rewriter.getMultiDimIdentityMap(resultType.getRank())};
+    SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), resultType, input, init, maps, iterators,
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// Forward steps are a tensor.extract_slice; a backward step reads
 /// offset + i * step in a linalg.generic's input map.
 struct SliceLowering : OpConversionPattern<nn::SliceOp> {
@@ -327,7 +358,7 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
 } // namespace
 
 void mlir::dlas::populateNNShapeToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConcatLowering, ReshapeLowering, FlattenLowering,
+  patterns.add<ConcatLowering, ReshapeLowering, FlattenLowering, BroadcastToLowering,
                TransposeLowering, SliceLowering, PadLowering, ResizeLowering>(
       patterns.getContext());
 }

@@ -164,6 +164,17 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
 
 namespace mlir::dlas::onnximport {
 
+/// A value is read if a node or the graph's outputs name it.
+static bool isRead(const onnx::GraphProto &graph, const std::string &name) {
+  if (llvm::any_of(graph.output(),
+                   [&](const auto &o) { return o.name() == name; }))
+    return true;
+  for (const auto &node : graph.node())
+    if (llvm::is_contained(node.input(), name))
+      return true;
+  return false;
+}
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext *context, onnx::ModelProto &model, StringRef path,
@@ -469,8 +480,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   NodeContext ctx(*this, node, builder, loc, opset);
   if (failed(support->handler(ctx)))
     return failure();
+  // Outputs nothing reads (a Dropout's mask) may stay undefined.
   for (const std::string &output : node.output())
-    if (!output.empty() && !lookup(output))
+    if (!output.empty() && !lookup(output) && isRead(model.graph(), output))
       return error(loc, "internal error: node '" + nodeName +
                             "' left output '" + output + "' undefined");
   return checkAgainstONNX(node, loc);
@@ -746,14 +758,8 @@ LogicalResult NodeContext::requireOutputsUnused(unsigned count) const {
   for (int i = count; i < node.output_size(); ++i) {
     if (node.output(i).empty())
       continue;
-    // An output is used if a later node or the graph output reads it.
     const std::string &name = node.output(i);
-    bool used = llvm::any_of(graph.model.graph().output(),
-                             [&](const auto &o) { return o.name() == name; });
-    for (const auto &other : graph.model.graph().node())
-      for (const std::string &in : other.input())
-        used |= in == name;
-    if (used)
+    if (isRead(graph.model.graph(), name))
       return fail("output #" + Twine(i) + " ('" + name + "') is not supported");
   }
   return success();

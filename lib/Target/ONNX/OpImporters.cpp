@@ -344,24 +344,377 @@ LogicalResult importGemm(NodeContext &ctx) {
   return success();
 }
 
+/// nn.reshape of `x` to `shape` (at most one -1).
+FailureOr<Value> reshapeTo(NodeContext &ctx, Value x, ArrayRef<int64_t> shape) {
+  if (cast<RankedTensorType>(x.getType()).getShape() == shape)
+    return x;
+  return ctx.create<nn::ReshapeOp>(x, {i64Array(ctx, "shape", shape)});
+}
+
+/// `shape` with its dynamic sizes written as -1; fails when more than one
+/// is dynamic (nn.reshape infers one size only).
+FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
+                                             ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sizes(shape);
+  if (llvm::count_if(sizes, ShapedType::isDynamic) > 1) {
+    (void)ctx.fail("more than one dynamic dimension in a MatMul operand");
+    return failure();
+  }
+  for (int64_t &s : sizes)
+    if (ShapedType::isDynamic(s))
+      s = -1;
+  return sizes;
+}
+
+int64_t product(ArrayRef<int64_t> sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1},
+                         std::multiplies<int64_t>());
+}
+
+/// numpy matmul semantics on nn.matmul / nn.batch_matmul: 1-D operands get a
+/// unit dimension (removed again), a 2-D right operand is shared by every
+/// matrix of the left one (one GEMM over all its rows), and batch dimensions
+/// broadcast (nn.broadcast_to) before they are collapsed into one.
 LogicalResult importMatMul(NodeContext &ctx) {
   FailureOr<Value> a = ctx.input(0), b = ctx.input(1);
   if (failed(a) || failed(b))
     return failure();
-  int64_t ra = cast<RankedTensorType>(a->getType()).getRank();
-  int64_t rb = cast<RankedTensorType>(b->getType()).getRank();
+  auto aType = cast<RankedTensorType>(a->getType());
+  auto bType = cast<RankedTensorType>(b->getType());
+  if (aType.getRank() == 0 || bType.getRank() == 0)
+    return ctx.fail("MatMul of a scalar (rank 0) operand");
+  SmallVector<int64_t> aShape(aType.getShape()), bShape(bType.getShape());
+  bool aVector = aShape.size() == 1, bVector = bShape.size() == 1;
+  if (aVector)
+    aShape.insert(aShape.begin(), 1);
+  if (bVector)
+    bShape.push_back(1);
+  int64_t m = aShape[aShape.size() - 2], n = bShape.back();
+  ArrayRef<int64_t> aBatch = ArrayRef(aShape).drop_back(2);
+  ArrayRef<int64_t> bBatch = ArrayRef(bShape).drop_back(2);
+  bool bShared = llvm::all_of(bBatch, [](int64_t s) { return s == 1; });
+
+  // The result's batch dimensions (numpy broadcast of both).
+  SmallVector<int64_t> batch;
+  size_t batchRank = std::max(aBatch.size(), bBatch.size());
+  for (size_t i = 0; i < batchRank; ++i) {
+    int64_t ai = i + aBatch.size() >= batchRank
+                     ? aBatch[i + aBatch.size() - batchRank] : 1;
+    int64_t bi = i + bBatch.size() >= batchRank
+                     ? bBatch[i + bBatch.size() - batchRank] : 1;
+    if (!bShared && (ShapedType::isDynamic(ai) || ShapedType::isDynamic(bi)))
+      return ctx.fail("MatMul with dynamic batch dimensions on both operands");
+    if (ai != bi && ai != 1 && bi != 1)
+      return ctx.fail("MatMul batch dimensions do not broadcast (" +
+                      Twine(ai) + " vs " + Twine(bi) + ")");
+    batch.push_back(ai == 1 ? bi : ai);
+  }
+  SmallVector<int64_t> resultShape(batch);
+  resultShape.append({m, n});
+
+  FailureOr<Value> lhs = reshapeTo(ctx, *a, aShape);
+  FailureOr<Value> rhs = reshapeTo(ctx, *b, bShape);
+  if (failed(lhs) || failed(rhs))
+    return failure();
   FailureOr<Value> y = failure();
-  if (ra == 2 && rb == 2)
-    y = ctx.create<nn::MatmulOp>(ValueRange{*a, *b});
-  else if (ra == 3 && rb == 3)
-    y = ctx.create<nn::BatchMatmulOp>(ValueRange{*a, *b});
-  else
-    return ctx.fail("MatMul of rank " + Twine(ra) + " by rank " + Twine(rb) +
-                    " is not supported (2x2 and 3x3 are)");
+  if (bShared && aBatch.size() >= bBatch.size()) {
+    // Rows of every left matrix times the one right matrix.
+    int64_t k = aShape.back();
+    FailureOr<SmallVector<int64_t>> rows =
+        reshapeSizes(ctx, ArrayRef(aShape).drop_back());
+    if (failed(rows))
+      return failure();
+    int64_t rowCount =
+        llvm::is_contained(*rows, -1) ? -1 : product(*rows);
+    FailureOr<Value> lhs2d = reshapeTo(ctx, *lhs, {rowCount, k});
+    FailureOr<Value> rhs2d = reshapeTo(ctx, *rhs, {bShape[bShape.size() - 2], n});
+    if (failed(lhs2d) || failed(rhs2d))
+      return failure();
+    y = ctx.create<nn::MatmulOp>(ValueRange{*lhs2d, *rhs2d});
+  } else {
+    // Both batched: broadcast, collapse the batch into one dimension.
+    int64_t batchSize = product(batch);
+    auto toBatched = [&](Value x, ArrayRef<int64_t> shape) -> FailureOr<Value> {
+      SmallVector<int64_t> full(batch);
+      full.append({shape[shape.size() - 2], shape.back()});
+      FailureOr<Value> wide = x;
+      if (ArrayRef<int64_t>(full) != shape)
+        wide = ctx.create<nn::BroadcastToOp>(x, {i64Array(ctx, "shape", full)});
+      if (failed(wide))
+        return failure();
+      return reshapeTo(ctx, *wide,
+                       {batchSize, shape[shape.size() - 2], shape.back()});
+    };
+    FailureOr<Value> lhs3d = toBatched(*lhs, aShape);
+    FailureOr<Value> rhs3d = toBatched(*rhs, bShape);
+    if (failed(lhs3d) || failed(rhs3d))
+      return failure();
+    y = ctx.create<nn::BatchMatmulOp>(ValueRange{*lhs3d, *rhs3d});
+  }
+  if (failed(y))
+    return failure();
+  if (aVector)
+    resultShape.erase(resultShape.end() - 2);
+  if (bVector)
+    resultShape.pop_back();
+  FailureOr<SmallVector<int64_t>> finalShape = reshapeSizes(ctx, resultShape);
+  if (failed(finalShape))
+    return failure();
+  FailureOr<Value> result = reshapeTo(ctx, *y, *finalShape);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
+  return success();
+}
+
+/// nn.transpose of `x` by `perm`, or `x` when `perm` is the identity.
+FailureOr<Value> transposeBy(NodeContext &ctx, Value x,
+                             ArrayRef<int64_t> perm) {
+  bool identity = true;
+  for (auto [i, p] : llvm::enumerate(perm))
+    identity &= (int64_t)i == p;
+  if (identity)
+    return x;
+  return ctx.create<nn::TransposeOp>(x, {i64Array(ctx, "perm", perm)});
+}
+
+/// One Einsum operand: its value and one letter per dimension.
+struct EinsumTerm {
+  Value value;
+  std::string letters;
+  int64_t size(char c) const {
+    return cast<RankedTensorType>(value.getType())
+        .getDimSize(letters.find(c));
+  }
+};
+
+/// Sums away the dimensions of `term` whose letters `keep` rejects.
+LogicalResult sumAwayUnless(NodeContext &ctx, EinsumTerm &term,
+                            function_ref<bool(char)> keep) {
+  SmallVector<int64_t> axes;
+  std::string kept;
+  for (auto [i, c] : llvm::enumerate(term.letters)) {
+    if (keep(c))
+      kept.push_back(c);
+    else
+      axes.push_back(i);
+  }
+  if (axes.empty())
+    return success();
+  FailureOr<Value> reduced = ctx.create<nn::ReduceOp>(
+      term.value,
+      {ctx.b.getNamedAttr("kind", nn::ReduceKindAttr::get(
+                                      ctx.b.getContext(), nn::ReduceKind::Sum)),
+       i64Array(ctx, "axes", axes),
+       ctx.b.getNamedAttr("keepdims", ctx.b.getBoolAttr(false))});
+  if (failed(reduced))
+    return failure();
+  term = {*reduced, kept};
+  return success();
+}
+
+/// Brings `term` into the letter order `order` and reshapes it to `groups`
+/// (each group's sizes multiplied).
+FailureOr<Value> arrange(NodeContext &ctx, const EinsumTerm &term,
+                         ArrayRef<std::string> groups) {
+  SmallVector<int64_t> perm, shape;
+  for (const std::string &group : groups) {
+    int64_t size = 1;
+    for (char c : group) {
+      perm.push_back(term.letters.find(c));
+      size *= term.size(c);
+    }
+    shape.push_back(size);
+  }
+  FailureOr<Value> moved = transposeBy(ctx, term.value, perm);
+  if (failed(moved))
+    return failure();
+  return reshapeTo(ctx, *moved, shape);
+}
+
+/// Parses one Einsum operand's subscripts, replacing "..." by letters of
+/// `ellipsisLetters` (right-aligned to the operand's rank).
+FailureOr<std::string> expandEllipsis(NodeContext &ctx, StringRef subscripts,
+                                      int64_t rank,
+                                      StringRef ellipsisLetters) {
+  size_t dots = subscripts.find("...");
+  if (dots == StringRef::npos)
+    return subscripts.str();
+  int64_t covered = rank - ((int64_t)subscripts.size() - 3);
+  if (covered < 0 || covered > (int64_t)ellipsisLetters.size()) {
+    (void)ctx.fail("Einsum operand '" + subscripts + "' does not fit rank " +
+                   Twine(rank));
+    return failure();
+  }
+  return (subscripts.substr(0, dots) + ellipsisLetters.take_back(covered) +
+          subscripts.substr(dots + 3))
+      .str();
+}
+
+/// Einsum of one or two operands as sums, transposes, reshapes and one
+/// batched GEMM: letters in both operands and the output are the batch,
+/// letters in both operands only are contracted, the rest are the rows and
+/// columns. Diagonals (a letter twice in one operand) are refused.
+LogicalResult importEinsum(NodeContext &ctx) {
+  std::string equation;
+  for (char c : ctx.stringAttr("equation", ""))
+    if (c != ' ')
+      equation.push_back(c);
+  StringRef eq(equation);
+  auto [lhsPart, outPart] = eq.split("->");
+  bool explicitOutput = eq.contains("->");
+  SmallVector<StringRef> subscripts;
+  lhsPart.split(subscripts, ',');
+  int numInputs = ctx.node.input_size();
+  if ((int)subscripts.size() != numInputs)
+    return ctx.fail("Einsum equation '" + equation + "' names " +
+                    Twine(subscripts.size()) + " operands, the node has " +
+                    Twine(numInputs));
+  if (numInputs < 1 || numInputs > 2)
+    return ctx.fail("Einsum of " + Twine(numInputs) +
+                    " operands is not supported (1 or 2 are)");
+  // Letters for "...": ones the equation does not use.
+  std::string spare;
+  for (char c = 'A'; c <= 'z'; ++c)
+    if (std::isalpha(c) && !eq.contains(c))
+      spare.push_back(c);
+  SmallVector<EinsumTerm> terms;
+  int64_t ellipsisRank = 0;
+  for (int i = 0; i < numInputs; ++i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    int64_t rank = cast<RankedTensorType>(v->getType()).getRank();
+    FailureOr<std::string> letters =
+        expandEllipsis(ctx, subscripts[i], rank, spare);
+    if (failed(letters))
+      return failure();
+    if ((int64_t)letters->size() != rank ||
+        llvm::any_of(*letters, [](char c) { return !std::isalpha(c); }))
+      return ctx.fail("Einsum operand '" + subscripts[i] +
+                      "' does not match its rank " + Twine(rank));
+    for (char c : *letters)
+      if (llvm::count(*letters, c) > 1)
+        return ctx.fail("Einsum operand '" + subscripts[i] +
+                        "' repeats index '" + Twine(c) +
+                        "' (diagonals are not supported)");
+    if (subscripts[i].contains("..."))
+      ellipsisRank = std::max<int64_t>(
+          ellipsisRank, rank - ((int64_t)subscripts[i].size() - 3));
+    terms.push_back({*v, *letters});
+  }
+  std::string output;
+  if (explicitOutput) {
+    FailureOr<std::string> expanded =
+        expandEllipsis(ctx, outPart, ellipsisRank + outPart.size() - 3, spare);
+    if (failed(expanded))
+      return failure();
+    output = *expanded;
+  } else {
+    // Implicit mode: the ellipsis, then letters seen once, alphabetically.
+    output = StringRef(spare).take_back(ellipsisRank).str();
+    std::string all;
+    for (const EinsumTerm &t : terms)
+      all += t.letters;
+    std::string once;
+    for (char c : all)
+      if (llvm::count(all, c) == 1 && !StringRef(output).contains(c))
+        once.push_back(c);
+    llvm::sort(once);
+    output += once;
+  }
+  auto inOutput = [&](char c) { return output.find(c) != std::string::npos; };
+  auto inTerm = [&](int i, char c) {
+    return i < numInputs && terms[i].letters.find(c) != std::string::npos;
+  };
+  for (char c : output)
+    if (!inTerm(0, c) && !inTerm(1, c))
+      return ctx.fail("Einsum output index '" + Twine(c) +
+                      "' is in no operand");
+  // Letters only one operand has and the output drops are summed first.
+  for (int i = 0; i < numInputs; ++i)
+    if (failed(sumAwayUnless(ctx, terms[i], [&](char c) {
+          return inOutput(c) || inTerm(1 - i, c);
+        })))
+      return failure();
+
+  EinsumTerm result;
+  if (numInputs == 1) {
+    result = terms[0];
+  } else {
+    std::string batch, rows, contracted, cols;
+    for (char c : terms[0].letters) {
+      if (inTerm(1, c))
+        (inOutput(c) ? batch : contracted).push_back(c);
+      else
+        rows.push_back(c);
+    }
+    for (char c : terms[1].letters)
+      if (!inTerm(0, c))
+        cols.push_back(c);
+    for (char c : batch + contracted)
+      if (terms[0].size(c) != terms[1].size(c) ||
+          ShapedType::isDynamic(terms[0].size(c)))
+        return ctx.fail("Einsum index '" + Twine(c) +
+                        "' has sizes that differ or are dynamic");
+    for (const EinsumTerm &t : terms)
+      if (!cast<RankedTensorType>(t.value.getType()).hasStaticShape())
+        return ctx.fail("Einsum of dynamically shaped operands is not supported");
+    FailureOr<Value> lhs = arrange(ctx, terms[0], {batch, rows, contracted});
+    FailureOr<Value> rhs = arrange(ctx, terms[1], {batch, contracted, cols});
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    FailureOr<Value> product3d =
+        ctx.create<nn::BatchMatmulOp>(ValueRange{*lhs, *rhs});
+    if (failed(product3d))
+      return failure();
+    SmallVector<int64_t> shape;
+    for (char c : batch + rows)
+      shape.push_back(terms[0].size(c));
+    for (char c : cols)
+      shape.push_back(terms[1].size(c));
+    FailureOr<Value> unfolded = reshapeTo(ctx, *product3d, shape);
+    if (failed(unfolded))
+      return failure();
+    result = {*unfolded, batch + rows + cols};
+  }
+  SmallVector<int64_t> perm;
+  for (char c : output)
+    perm.push_back(result.letters.find(c));
+  FailureOr<Value> y = transposeBy(ctx, result.value, perm);
   if (failed(y))
     return failure();
   ctx.setOutput(0, *y);
   return success();
+}
+
+/// Expand: numpy broadcast of the input with a constant shape.
+LogicalResult importExpand(NodeContext &ctx) {
+  FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(1, "shape");
+  if (failed(shapeTensor))
+    return failure();
+  const std::vector<int64_t> &target = (*shapeTensor)->ints;
+  if (llvm::any_of(target, [](int64_t s) { return s < 1; }))
+    return ctx.fail("Expand to a shape with a size below 1 is not supported");
+  if (const HostTensor *data = ctx.constant(0)) {
+    HostTensor ones = HostTensor::ofInts(
+        SmallVector<int64_t>(target.begin(), target.end()),
+        std::vector<int64_t>(product(target), 1));
+    FailureOr<HostTensor> out = foldBinary(ctx, *data, ones, "Mul");
+    if (failed(out))
+      return failure();
+    ctx.setOutputConstant(0, std::move(*out));
+    return success();
+  }
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  SmallVector<int64_t> shape(target.begin(), target.end());
+  // A rank-lowering shape is still a broadcast: left-pad it with ones.
+  while ((int64_t)shape.size() < type.getRank())
+    shape.insert(shape.begin(), 1);
+  return emit<nn::BroadcastToOp>(ctx, *x, {i64Array(ctx, "shape", shape)});
 }
 
 LogicalResult importBatchNormalization(NodeContext &ctx) {
@@ -596,20 +949,43 @@ template <typename OpTy> LogicalResult importSoftmax(NodeContext &ctx) {
 
 LogicalResult importConcat(NodeContext &ctx) {
   int64_t axis = ctx.intAttr("axis", 0);
-  // All constant: fold (shape vectors built from pieces).
+  // All constant: fold (shape vectors and index tensors built from pieces).
   bool allConstant = true;
   for (int i = 0; i < ctx.node.input_size(); ++i)
     allConstant &= ctx.constant(i) != nullptr;
-  if (allConstant && ctx.constant(0)->shape.size() == 1) {
-    HostTensor out = *ctx.constant(0);
-    for (int i = 1; i < ctx.node.input_size(); ++i) {
+  if (allConstant && ctx.node.input_size() > 0) {
+    const HostTensor &first = *ctx.constant(0);
+    int64_t rank = first.shape.size();
+    FailureOr<int64_t> dim = normalizeAxis(ctx, axis, rank);
+    if (failed(dim))
+      return failure();
+    HostTensor out;
+    out.dtype = first.dtype;
+    out.shape = first.shape;
+    out.shape[*dim] = 0;
+    for (int i = 0; i < ctx.node.input_size(); ++i) {
       const HostTensor *t = ctx.constant(i);
-      if (t->isFloat() != out.isFloat())
-        return ctx.fail("constant inputs of different types");
-      out.floats.insert(out.floats.end(), t->floats.begin(), t->floats.end());
-      out.ints.insert(out.ints.end(), t->ints.begin(), t->ints.end());
-      out.shape[0] += t->shape[0];
+      if (t->isFloat() != first.isFloat() || (int64_t)t->shape.size() != rank)
+        return ctx.fail("constant inputs of different types or ranks");
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *dim && t->shape[d] != first.shape[d])
+          return ctx.fail("constant inputs differ in dimension " + Twine(d));
+      out.shape[*dim] += t->shape[*dim];
     }
+    // Each input contributes a block of (its axis size x inner) per outer.
+    int64_t outer = product(ArrayRef(first.shape).take_front(*dim));
+    int64_t inner = product(ArrayRef(first.shape).drop_front(*dim + 1));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int i = 0; i < ctx.node.input_size(); ++i) {
+        const HostTensor *t = ctx.constant(i);
+        int64_t block = t->shape[*dim] * inner;
+        if (t->isFloat())
+          out.floats.insert(out.floats.end(), t->floats.begin() + o * block,
+                            t->floats.begin() + (o + 1) * block);
+        else
+          out.ints.insert(out.ints.end(), t->ints.begin() + o * block,
+                          t->ints.begin() + (o + 1) * block);
+      }
     ctx.setOutputConstant(0, std::move(out));
     return success();
   }
@@ -849,17 +1225,57 @@ LogicalResult importSlice(NodeContext &ctx) {
                             i64Array(ctx, "steps", strides)});
 }
 
+/// `t` with its dimensions permuted by `perm` (a valid permutation).
+HostTensor hostTranspose(const HostTensor &t, ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size();
+  HostTensor out;
+  out.dtype = t.dtype;
+  for (int64_t p : perm)
+    out.shape.push_back(t.shape[p]);
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * t.shape[d + 1];
+  SmallVector<int64_t> coord(rank, 0);
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += coord[d] * strides[perm[d]];
+    if (t.isFloat())
+      out.floats.push_back(t.floats[src]);
+    else
+      out.ints.push_back(t.ints[src]);
+    for (int64_t d = rank - 1; d >= 0 && ++coord[d] == out.shape[d]; --d)
+      coord[d] = 0;
+  }
+  return out;
+}
+
 LogicalResult importTranspose(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
+  FailureOr<RankedTensorType> type = ctx.inputType(0);
+  if (failed(type))
     return failure();
-  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  int64_t rank = type->getRank();
   SmallVector<int64_t> perm;
   if (std::optional<SmallVector<int64_t>> p = ctx.intsAttr("perm"))
     perm = *p;
   else
     for (int64_t d = rank - 1; d >= 0; --d)
       perm.push_back(d);
+  // Integer constants (shape arithmetic) and small float ones fold.
+  const HostTensor *c = ctx.constant(0);
+  if (c && (!c->isFloat() || c->numElements() <= 4096)) {
+    SmallVector<int64_t> sorted(perm);
+    llvm::sort(sorted);
+    for (int64_t d = 0; d < rank; ++d)
+      if ((int64_t)sorted.size() != rank || sorted[d] != d)
+        return ctx.fail("'perm' is not a permutation of the input's " +
+                        Twine(rank) + " dimensions");
+    ctx.setOutputConstant(0, hostTranspose(*c, perm));
+    return success();
+  }
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
   return emit<nn::TransposeOp>(ctx, *x, {i64Array(ctx, "perm", perm)});
 }
 
@@ -903,8 +1319,12 @@ LogicalResult importIdentity(NodeContext &ctx) {
       if (training->numElements() != 1)
         return ctx.fail("input 'training_mode' must hold one value, got " +
                         Twine(training->numElements()));
-      if (training->at(0) != 0)
-        return ctx.fail("training_mode = true is not supported");
+      // Training with ratio 0 keeps every element and scales by 1.
+      const HostTensor *ratio = ctx.constant(1);
+      bool zeroRatio = ratio && ratio->numElements() == 1 && ratio->at(0) == 0;
+      if (training->at(0) != 0 && !zeroRatio)
+        return ctx.fail("training_mode = true is not supported (unless the "
+                        "ratio is a constant 0)");
     }
   }
   if (const HostTensor *t = ctx.constant(0)) {
@@ -961,11 +1381,335 @@ LogicalResult importShape(NodeContext &ctx) {
   return success();
 }
 
+/// Shape of the numpy broadcast of `tensors`; fails when they do not
+/// broadcast.
+FailureOr<SmallVector<int64_t>>
+hostBroadcastShape(NodeContext &ctx, ArrayRef<const HostTensor *> tensors) {
+  size_t rank = 0;
+  for (const HostTensor *t : tensors)
+    rank = std::max(rank, t->shape.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (const HostTensor *t : tensors)
+    for (size_t i = 0; i < t->shape.size(); ++i) {
+      int64_t &s = shape[rank - t->shape.size() + i];
+      int64_t d = t->shape[i];
+      if (d != s && d != 1 && s != 1) {
+        (void)ctx.fail("constant operands do not broadcast");
+        return failure();
+      }
+      if (d != 1)
+        s = d;
+    }
+  return shape;
+}
+
+/// Flat index into `t` of element `flat` of the broadcast shape `shape`.
+int64_t hostBroadcastIndex(const HostTensor &t, ArrayRef<int64_t> shape,
+                           int64_t flat) {
+  int64_t idx = 0, stride = 1, rank = shape.size();
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    int64_t coord = flat % shape[d];
+    flat /= shape[d];
+    int64_t td = d - (rank - (int64_t)t.shape.size());
+    if (td >= 0) {
+      if (t.shape[td] != 1)
+        idx += coord * stride;
+      stride *= t.shape[td];
+    }
+  }
+  return idx;
+}
+
+HostTensor hostBool(ArrayRef<int64_t> shape, std::vector<int64_t> values) {
+  HostTensor t = HostTensor::ofInts(shape, std::move(values));
+  t.dtype = onnx::TensorProto::BOOL;
+  return t;
+}
+
+/// Comparisons, logic and Mod on import-time constants (shape arithmetic:
+/// masks and paddings computed from static shapes).
+LogicalResult importFoldedBinary(NodeContext &ctx) {
+  const HostTensor *a = ctx.constant(0), *b = ctx.constant(1);
+  StringRef op = ctx.node.op_type();
+  if (!a || !b)
+    return ctx.fail(op + " is supported on import-time constants only "
+                         "(shape arithmetic); an operand is a run-time value");
+  FailureOr<SmallVector<int64_t>> shape = hostBroadcastShape(ctx, {a, b});
+  if (failed(shape))
+    return failure();
+  bool floats = a->isFloat() || b->isFloat();
+  bool fmod = ctx.intAttr("fmod", 0) != 0;
+  if (op == "Mod" && floats && !fmod)
+    return ctx.fail("Mod of floats needs fmod = 1");
+  int64_t n = product(*shape);
+  std::vector<int64_t> ints;
+  std::vector<float> fvalues;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = a->at(hostBroadcastIndex(*a, *shape, i));
+    double y = b->at(hostBroadcastIndex(*b, *shape, i));
+    if (op == "Mod") {
+      if (!floats && y == 0)
+        return ctx.fail("integer Mod by zero");
+      if (floats) {
+        fvalues.push_back(std::fmod(x, y));
+        continue;
+      }
+      int64_t xi = (int64_t)x, yi = (int64_t)y, r = xi % yi;
+      // fmod = 0: the result takes the divisor's sign (Python's %).
+      if (!fmod && r != 0 && ((r < 0) != (yi < 0)))
+        r += yi;
+      ints.push_back(r);
+      continue;
+    }
+    bool r;
+    if (op == "Equal")
+      r = x == y;
+    else if (op == "Less")
+      r = x < y;
+    else if (op == "LessOrEqual")
+      r = x <= y;
+    else if (op == "Greater")
+      r = x > y;
+    else if (op == "GreaterOrEqual")
+      r = x >= y;
+    else if (op == "And")
+      r = x != 0 && y != 0;
+    else if (op == "Or")
+      r = x != 0 || y != 0;
+    else if (op == "Xor")
+      r = (x != 0) != (y != 0);
+    else
+      llvm_unreachable("importFoldedBinary: an op without a folding rule");
+    ints.push_back(r);
+  }
+  if (op == "Mod")
+    ctx.setOutputConstant(0, floats ? HostTensor::ofFloats(*shape, fvalues)
+                                    : HostTensor::ofInts(*shape, ints));
+  else
+    ctx.setOutputConstant(0, hostBool(*shape, std::move(ints)));
+  return success();
+}
+
+LogicalResult importNot(NodeContext &ctx) {
+  const HostTensor *x = ctx.constant(0);
+  if (!x)
+    return ctx.fail("Not is supported on import-time constants only");
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < x->numElements(); ++i)
+    values.push_back(x->at(i) == 0);
+  ctx.setOutputConstant(0, hostBool(x->shape, std::move(values)));
+  return success();
+}
+
+/// Where on constants folds; with a constant condition and run-time
+/// branches it is a select between broadcast values, which is only folded
+/// when the condition is uniform.
+LogicalResult importWhere(NodeContext &ctx) {
+  const HostTensor *c = ctx.constant(0), *x = ctx.constant(1),
+                   *y = ctx.constant(2);
+  if (!c || !x || !y)
+    return ctx.fail("Where is supported on import-time constants only "
+                    "(shape arithmetic)");
+  if (x->isFloat() != y->isFloat())
+    return ctx.fail("Where's branches have different element types");
+  FailureOr<SmallVector<int64_t>> shape = hostBroadcastShape(ctx, {c, x, y});
+  if (failed(shape))
+    return failure();
+  HostTensor out;
+  out.dtype = x->dtype;
+  out.shape = *shape;
+  for (int64_t i = 0, n = product(*shape); i < n; ++i) {
+    const HostTensor &from = c->at(hostBroadcastIndex(*c, *shape, i)) != 0 ? *x : *y;
+    int64_t src = hostBroadcastIndex(from, *shape, i);
+    if (from.isFloat())
+      out.floats.push_back(from.floats[src]);
+    else
+      out.ints.push_back(from.ints[src]);
+  }
+  ctx.setOutputConstant(0, std::move(out));
+  return success();
+}
+
+/// ConstantOfShape: a constant shape filled with the 'value' attribute's
+/// element (0.0f without one).
+LogicalResult importConstantOfShape(NodeContext &ctx) {
+  FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(0, "shape");
+  if (failed(shapeTensor))
+    return failure();
+  SmallVector<int64_t> shape((*shapeTensor)->ints.begin(),
+                             (*shapeTensor)->ints.end());
+  if (llvm::any_of(shape, [](int64_t s) { return s < 0; }))
+    return ctx.fail("ConstantOfShape with a negative size");
+  HostTensor fill = HostTensor::ofFloats({1}, {0.0f});
+  if (const onnx::AttributeProto *value = ctx.attr("value")) {
+    std::string message;
+    FailureOr<HostTensor> parsed = hostTensorFromProto(value->t(), message);
+    if (failed(parsed))
+      return ctx.fail("'value': " + message);
+    if (parsed->numElements() != 1)
+      return ctx.fail("'value' must hold one element");
+    fill = std::move(*parsed);
+  }
+  int64_t n = product(shape);
+  if (n > (int64_t{1} << 28))
+    return ctx.fail("ConstantOfShape of " + Twine(n) + " elements is too large");
+  HostTensor out = fill.isFloat()
+                       ? HostTensor::ofFloats(shape, std::vector<float>(n, fill.floats[0]))
+                       : HostTensor::ofInts(shape, std::vector<int64_t>(n, fill.ints[0]));
+  out.dtype = fill.dtype;
+  ctx.setOutputConstant(0, std::move(out));
+  return success();
+}
+
+/// Range on constants: start, limit and delta are scalars.
+LogicalResult importRange(NodeContext &ctx) {
+  const HostTensor *start = ctx.constant(0), *limit = ctx.constant(1),
+                   *delta = ctx.constant(2);
+  if (!start || !limit || !delta)
+    return ctx.fail("Range is supported on import-time constants only "
+                    "(its length fixes the result's shape)");
+  if (start->numElements() != 1 || limit->numElements() != 1 ||
+      delta->numElements() != 1)
+    return ctx.fail("Range's start, limit and delta must be scalars");
+  double s = start->at(0), l = limit->at(0), d = delta->at(0);
+  if (d == 0)
+    return ctx.fail("Range with delta 0");
+  int64_t n = std::max<int64_t>((int64_t)std::ceil((l - s) / d), 0);
+  if (n > (int64_t{1} << 28))
+    return ctx.fail("Range of " + Twine(n) + " elements is too large");
+  if (start->isFloat()) {
+    std::vector<float> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back((float)(s + i * d));
+    ctx.setOutputConstant(0, HostTensor::ofFloats({n}, std::move(values)));
+  } else {
+    std::vector<int64_t> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back((int64_t)s + i * (int64_t)d);
+    ctx.setOutputConstant(0, HostTensor::ofInts({n}, std::move(values)));
+  }
+  return success();
+}
+
+/// ScatterND on constants (reduction 'none'): updates replace the slices
+/// of data that the last dimension of indices addresses.
+LogicalResult importScatterND(NodeContext &ctx) {
+  const HostTensor *data = ctx.constant(0), *indices = ctx.constant(1),
+                   *updates = ctx.constant(2);
+  if (!data || !indices || !updates)
+    return ctx.fail("ScatterND is supported on import-time constants only");
+  if (ctx.stringAttr("reduction", "none") != "none")
+    return ctx.fail("ScatterND reduction '" +
+                    ctx.stringAttr("reduction", "none") + "' is not supported");
+  if (data->isFloat() != updates->isFloat() || indices->shape.empty())
+    return ctx.fail("ScatterND operands do not match");
+  int64_t depth = indices->shape.back();
+  if (depth < 1 || depth > (int64_t)data->shape.size())
+    return ctx.fail("ScatterND index depth " + Twine(depth) +
+                    " does not fit the data's rank");
+  int64_t sliceSize = 1;
+  for (size_t d = depth; d < data->shape.size(); ++d)
+    sliceSize *= data->shape[d];
+  int64_t count = indices->numElements() / depth;
+  if (updates->numElements() != count * sliceSize)
+    return ctx.fail("ScatterND updates do not match its indices");
+  HostTensor out = *data;
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < depth; ++j) {
+      int64_t extent = data->shape[j];
+      int64_t idx = (int64_t)indices->at(k * depth + j);
+      if (idx < 0)
+        idx += extent;
+      if (idx < 0 || idx >= extent)
+        return ctx.fail("ScatterND index " + Twine(idx) +
+                        " is out of range for size " + Twine(extent));
+      offset = offset * extent + idx;
+    }
+    for (int64_t i = 0; i < sliceSize; ++i) {
+      if (out.isFloat())
+        out.floats[offset * sliceSize + i] = updates->floats[k * sliceSize + i];
+      else
+        out.ints[offset * sliceSize + i] = updates->ints[k * sliceSize + i];
+    }
+  }
+  ctx.setOutputConstant(0, std::move(out));
+  return success();
+}
+
+/// Gather of a run-time tensor at constant indices: one nn.slice per run
+/// of consecutive indices, concatenated, then reshaped to the indices'
+/// shape in place of the axis.
+LogicalResult gatherConstantIndices(NodeContext &ctx, const HostTensor &indices) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.intAttr("axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  int64_t extent = type.getDimSize(*axis);
+  if (ShapedType::isDynamic(extent))
+    return ctx.fail("Gather along a dynamic dimension");
+  SmallVector<int64_t> idx;
+  for (int64_t k = 0; k < indices.numElements(); ++k) {
+    int64_t i = (int64_t)indices.at(k);
+    if (i < -extent || i >= extent)
+      return ctx.fail("index " + Twine(i) + " is out of range for size " +
+                      Twine(extent));
+    idx.push_back(i < 0 ? i + extent : i);
+  }
+  if (idx.empty())
+    return ctx.fail("Gather with no indices");
+  // Runs of consecutive indices, each one slice.
+  SmallVector<std::pair<int64_t, int64_t>> runs; // (first, length)
+  for (int64_t i : idx) {
+    if (!runs.empty() && runs.back().first + runs.back().second == i)
+      ++runs.back().second;
+    else
+      runs.push_back({i, 1});
+  }
+  if (runs.size() > 256)
+    return ctx.fail("Gather of " + Twine(runs.size()) +
+                    " scattered constant indices (at most 256 runs)");
+  SmallVector<Value> pieces;
+  for (auto [first, length] : runs) {
+    SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()),
+        steps(rank, 1);
+    offsets[*axis] = first;
+    sizes[*axis] = length;
+    if (!type.hasStaticShape())
+      return ctx.fail("Gather from a dynamically shaped tensor");
+    FailureOr<Value> piece = ctx.create<nn::SliceOp>(
+        *x, {i64Array(ctx, "offsets", offsets), i64Array(ctx, "sizes", sizes),
+             i64Array(ctx, "steps", steps)});
+    if (failed(piece))
+      return failure();
+    pieces.push_back(*piece);
+  }
+  FailureOr<Value> gathered = pieces.front();
+  if (pieces.size() > 1)
+    gathered = ctx.create<nn::ConcatOp>(pieces, {i64Attr(ctx, "axis", *axis)});
+  if (failed(gathered))
+    return failure();
+  SmallVector<int64_t> shape(type.getShape().take_front(*axis));
+  shape.append(indices.shape.begin(), indices.shape.end());
+  shape.append(type.getShape().begin() + *axis + 1, type.getShape().end());
+  FailureOr<Value> y = reshapeTo(ctx, *gathered, shape);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 LogicalResult importGather(NodeContext &ctx) {
   const HostTensor *data = ctx.constant(0), *indices = ctx.constant(1);
-  if (!data || !indices)
-    return ctx.fail("only Gather on import-time constants (shape arithmetic) "
-                    "is supported");
+  if (!indices)
+    return ctx.fail("Gather with run-time indices is not supported (constant "
+                    "indices are)");
+  if (!data)
+    return gatherConstantIndices(ctx, *indices);
   int64_t rank = data->shape.size();
   FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.intAttr("axis", 0), rank);
   if (failed(axis))
@@ -1092,6 +1836,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Abs", unary<nn::AbsOp>, "nn.abs", "floats"},
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
+      {"And", importFoldedBinary, "folded", "import-time constants only (masks)"},
       {"AveragePool", importPool<nn::AvgPool2DOp>, "nn.avg_pool2d",
        "2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
@@ -1103,6 +1848,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
        "value, value_float(s), value_int(s)"},
+      {"ConstantOfShape", importConstantOfShape, "folded", "shape constant; value attribute"},
       {"Conv", importConv, "nn.conv2d",
        "2-D; strides, pads, auto_pad, dilations, group, bias"},
       {"ConvTranspose", importConvTranspose, "nn.conv_transpose2d",
@@ -1112,37 +1858,49 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Div", binary<nn::DivOp>, "nn.div",
        "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
+      {"Einsum", importEinsum, "nn.batch_matmul (+ nn.transpose, nn.reshape, nn.reduce)",
+       "1 or 2 operands, ellipsis, implicit output; no diagonals"},
       {"Elu", importElu, "nn.elu", "alpha"},
+      {"Equal", importFoldedBinary, "folded", "import-time constants only (masks)"},
       {"Erf", unary<nn::ErfOp>, "nn.erf", ""},
       {"Exp", unary<nn::ExpOp>, "nn.exp", ""},
+      {"Expand", importExpand, "nn.broadcast_to", "shape constant; constants fold"},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
       {"Floor", unary<nn::FloorOp>, "nn.floor", ""},
-      {"Gather", importGather, "folded",
-       "import-time constants only (shape arithmetic)"},
+      {"Gather", importGather, "nn.slice (+ nn.concat, nn.reshape); constants fold",
+       "constant indices"},
       {"Gemm", importGemm, "nn.linear (+ nn.transpose, nn.mul, nn.add)",
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
        "4-D"},
+      {"Greater", importFoldedBinary, "folded", "import-time constants only"},
+      {"GreaterOrEqual", importFoldedBinary, "folded", "import-time constants only"},
       {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
+      {"Less", importFoldedBinary, "folded", "import-time constants only"},
+      {"LessOrEqual", importFoldedBinary, "folded", "import-time constants only"},
       {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
-      {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul",
-       "2-D x 2-D, 3-D x 3-D"},
+      {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
+       "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
       {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
-      {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"MaxPool", importPool<nn::MaxPool2DOp>, "nn.max_pool2d",
        "2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
+      {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
+      {"Mod", importFoldedBinary, "folded", "import-time constants only (paddings); fmod"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
       {"Neg", unary<nn::NegOp>, "nn.neg", "floats"},
+      {"Not", importNot, "folded", "import-time constants only (masks)"},
+      {"Or", importFoldedBinary, "folded", "import-time constants only (masks)"},
       {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
       {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
       {"Pow", binary<nn::PowOp>, "nn.pow", "floats; numpy broadcasting"},
+      {"Range", importRange, "folded", "import-time constants only (its length is a shape)"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
       {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
       {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce", "any axes, keepdims"},
@@ -1159,6 +1917,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
+      {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},
       {"Shape", importShape, "folded", "static dimensions; start/end"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
@@ -1176,6 +1935,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
+      {"Where", importWhere, "folded", "import-time constants only (masks)"},
+      {"Xor", importFoldedBinary, "folded", "import-time constants only (masks)"},
   };
   return table;
 }

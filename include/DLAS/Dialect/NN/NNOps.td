@@ -443,6 +443,25 @@ def NN_ConcatOp : NN_PureOp<"concat", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
+def NN_BroadcastToOp : NN_PureOp<"broadcast_to", [SameOperandsAndResultElementType]> {
+  let summary = "broadcast to a shape by numpy rules (ONNX Expand)";
+  let description = [{
+    Aligns the input with `shape` from the last dimension; each input size
+    must equal the target size or be 1 (then it is repeated). `shape` may
+    have more dimensions than the input, never fewer, and a target size of
+    1 keeps the input's size (ONNX Expand's two-way broadcast), so the
+    result shape is the numpy broadcast of both.
+
+    ```mlir
+    %y = nn.broadcast_to %x {shape = array<i64: 2, 3, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
 def NN_ReshapeOp : NN_PureOp<"reshape", [SameOperandsAndResultElementType]> {
   let summary = "reshape to a new shape with the same number of elements";
   let description = [{

@@ -739,6 +739,42 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "broadcast_to");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> target = adaptor.getShape();
+  int64_t rank = target.size(), offset = rank - input.getRank();
+  if (offset < 0)
+    return check.fail("attribute 'shape' has ", rank,
+                      " entries, fewer than the input's rank ",
+                      input.getRank());
+  if (failed(check.requirePositive(target, "shape")))
+    return failure();
+  SmallVector<int64_t> shape(target);
+  for (int64_t i = offset; i < rank; ++i) {
+    int64_t size = input.getDimSize(i - offset);
+    if (size == target[i] || target[i] == 1) {
+      shape[i] = size;
+      continue;
+    }
+    if (size != 1)
+      return check.fail("input dimension ", i - offset, " of size ",
+                        ShapedType::isDynamic(size) ? Twine("?") : Twine(size),
+                        " does not broadcast to ", target[i]);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
 LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
