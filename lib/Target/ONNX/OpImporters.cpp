@@ -1310,6 +1310,99 @@ LogicalResult importPad(NodeContext &ctx) {
       {i64Array(ctx, "pads", (*pads)->ints), f64Attr(ctx, "value", value)});
 }
 
+/// Resize of NCHW tensors in the modes PyTorch's interpolate exports:
+/// nearest (asymmetric coordinates, floor) and linear (half-pixel,
+/// PyTorch's half-pixel, or corner-aligned), with constant scales or sizes.
+LogicalResult importResize(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (type.getRank() != 4)
+    return ctx.fail("Resize of a rank-" + Twine(type.getRank()) +
+                    " tensor is not supported (NCHW, rank 4, is)");
+  std::string mode = ctx.stringAttr("mode", "nearest");
+  std::string coordinates =
+      ctx.stringAttr("coordinate_transformation_mode", "half_pixel");
+  std::string nearestMode = ctx.stringAttr("nearest_mode", "round_prefer_floor");
+  if (ctx.intAttr("exclude_outside", 0) != 0)
+    return ctx.fail("exclude_outside = 1 is not supported");
+  if (ctx.intsAttr("axes"))
+    return ctx.fail("attribute 'axes' is not supported");
+  std::string policy = ctx.stringAttr("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch")
+    return ctx.fail("keep_aspect_ratio_policy '" + policy +
+                    "' is not supported (stretch is)");
+  // The given, non-empty one of scales (input 2) and sizes (input 3).
+  auto given = [&](unsigned i) -> FailureOr<const HostTensor *> {
+    if (!ctx.hasInput(i))
+      return (const HostTensor *)nullptr;
+    FailureOr<const HostTensor *> t =
+        ctx.requireConstant(i, i == 2 ? "scales" : "sizes");
+    if (failed(t) || (*t)->numElements() == 0)
+      return failed(t) ? t : (const HostTensor *)nullptr;
+    return t;
+  };
+  FailureOr<const HostTensor *> scales = given(2), sizes = given(3);
+  if (failed(scales) || failed(sizes))
+    return failure();
+  if (!*scales == !*sizes)
+    return ctx.fail("needs exactly one of 'scales' and 'sizes'");
+  const HostTensor &factors = **(*scales ? scales : sizes);
+  if (factors.numElements() != 4)
+    return ctx.fail(Twine(*scales ? "'scales'" : "'sizes'") +
+                    " must have 4 entries");
+  for (int d = 0; d < 2; ++d) {
+    bool unchanged = *scales ? factors.at(d) == 1.0
+                             : factors.at(d) == type.getDimSize(d);
+    if (!unchanged)
+      return ctx.fail("resizing the batch or channel dimension is not "
+                      "supported");
+  }
+  nn::ResizeMode resizeMode;
+  bool alignCorners = false;
+  if (mode == "nearest") {
+    if (coordinates != "asymmetric")
+      return ctx.fail("nearest with coordinate_transformation_mode '" +
+                      coordinates + "' is not supported (asymmetric is)");
+    if (nearestMode != "floor")
+      return ctx.fail("nearest_mode '" + nearestMode +
+                      "' is not supported (floor is)");
+    resizeMode = nn::ResizeMode::Nearest;
+  } else if (mode == "linear") {
+    resizeMode = nn::ResizeMode::Bilinear;
+    if (coordinates == "align_corners") {
+      alignCorners = true;
+    } else if (coordinates == "pytorch_half_pixel") {
+      // It maps an output of size 1 to coordinate 0, half_pixel does not.
+      for (int d = 2; d < 4; ++d) {
+        double out = *scales ? std::floor(type.getDimSize(d) * factors.at(d))
+                             : factors.at(d);
+        if (out == 1 && type.getDimSize(d) != 1)
+          return ctx.fail("pytorch_half_pixel to a size of 1 is not supported");
+      }
+    } else if (coordinates != "half_pixel") {
+      return ctx.fail("linear with coordinate_transformation_mode '" +
+                      coordinates + "' is not supported (half_pixel, "
+                      "pytorch_half_pixel and align_corners are)");
+    }
+  } else {
+    return ctx.fail("mode '" + mode + "' is not supported (nearest and "
+                    "linear are)");
+  }
+  SmallVector<NamedAttribute> attrs = {
+      ctx.b.getNamedAttr("mode",
+                         nn::ResizeModeAttr::get(ctx.b.getContext(), resizeMode)),
+      ctx.b.getNamedAttr("align_corners", ctx.b.getBoolAttr(alignCorners))};
+  if (*scales)
+    attrs.push_back(ctx.b.getNamedAttr(
+        "scales", ctx.b.getDenseF64ArrayAttr({factors.at(2), factors.at(3)})));
+  else
+    attrs.push_back(i64Array(ctx, "sizes",
+                             {(int64_t)factors.at(2), (int64_t)factors.at(3)}));
+  return emit<nn::ResizeOp>(ctx, *x, attrs);
+}
+
 LogicalResult importIdentity(NodeContext &ctx) {
   // Dropout in inference is the identity; its mask output is not.
   if (ctx.node.op_type() == "Dropout") {
@@ -1916,6 +2009,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Relu", unary<nn::ReluOp>, "nn.relu", ""},
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
+      {"Resize", importResize, "nn.resize",
+       "NCHW; scales or sizes constant; nearest (asymmetric, floor), linear (half_pixel, pytorch_half_pixel, align_corners)"},
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
       {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},

@@ -130,3 +130,30 @@ func.func @slice_backward(%x: tensor<4x8xf32>) -> tensor<2x4xf32> {
   %0 = nn.slice %x {offsets = array<i64: 1, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>} : (tensor<4x8xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Size-1 dimensions read index 0; missing leading ones are not read.
+// CHECK: #[[IN:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func @broadcast_to
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x3x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0 : tensor<3x1xf32>) outs(%[[E]] : tensor<2x3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[A]]
+func.func @broadcast_to(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %0 = nn.broadcast_to %x {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A dynamic size (never broadcast) is read from the input.
+// CHECK-LABEL: func @broadcast_to_dynamic
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %[[C0]] : tensor<?x1xf32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x5xf32>
+func.func @broadcast_to_dynamic(%x: tensor<?x1xf32>) -> tensor<?x5xf32> {
+  %0 = nn.broadcast_to %x {shape = array<i64: 1, 5>} : (tensor<?x1xf32>) -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}

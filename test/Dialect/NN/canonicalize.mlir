@@ -36,3 +36,11 @@ func.func @no_fold(%x: tensor<2x3xf32>) -> tensor<4x2xf32> {
   %1 = nn.pad %0 {pads = array<i64: 1, 0, 0, 0>} : (tensor<3x2xf32>) -> tensor<4x2xf32>
   return %1 : tensor<4x2xf32>
 }
+
+// nn.broadcast_to to its own shape folds away.
+// CHECK-LABEL: func @broadcast_to_fold
+// CHECK-NEXT: return %arg0
+func.func @broadcast_to_fold(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = nn.broadcast_to %x {shape = array<i64: 3, 1>} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}

@@ -554,3 +554,48 @@ func.func @f(%x: tensor<1x1x8x8xf32>, %w: tensor<1x1x3x3xf32>) {
   %0 = nn.conv2d %x, %w {padding = array<i64: 9223372036854775807, 0, 9223372036854775807, 0>} : (tensor<1x1x8x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x8x8xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) {
+  // expected-error @+2 {{'nn.broadcast_to' op input dimension 1 of size 2 does not broadcast to 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x {shape = array<i64: 3, 4>} : (tensor<3x2xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) {
+  // expected-error @+2 {{'nn.broadcast_to' op attribute 'shape' has 1 entries, fewer than the input's rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x {shape = array<i64: 2>} : (tensor<3x2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) {
+  // expected-error @+2 {{'nn.broadcast_to' op attribute 'shape' must be positive, got [0, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x {shape = array<i64: 0, 2>} : (tensor<3x2xf32>) -> tensor<0x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<?x2xf32>) {
+  // expected-error @+2 {{'nn.broadcast_to' op input dimension 0 of size ? does not broadcast to 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x {shape = array<i64: 4, 2>} : (tensor<?x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x1xf32>) {
+  // expected-error @+2 {{'nn.broadcast_to' op inferred type(s) 'tensor<3x4xf32>' are incompatible with return type(s) of operation 'tensor<3x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x {shape = array<i64: 3, 4>} : (tensor<3x1xf32>) -> tensor<3x5xf32>
+  return
+}

@@ -181,6 +181,16 @@ func.func @slice(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
+// CHECK-LABEL: func @broadcast_to
+func.func @broadcast_to(%x: tensor<3x1xf32>, %d: tensor<?x1xf32>) -> (tensor<2x3x4xf32>, tensor<?x5xf32>) {
+  // CHECK: nn.broadcast_to %{{.*}} {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %0 = nn.broadcast_to %x {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  // A dynamic size is kept where the target says 1.
+  // CHECK: nn.broadcast_to %{{.*}} {shape = array<i64: 1, 5>} : (tensor<?x1xf32>) -> tensor<?x5xf32>
+  %1 = nn.broadcast_to %d {shape = array<i64: 1, 5>} : (tensor<?x1xf32>) -> tensor<?x5xf32>
+  return %0, %1 : tensor<2x3x4xf32>, tensor<?x5xf32>
+}
+
 // CHECK-LABEL: func @reduce
 func.func @reduce(%x: tensor<2x8x4xf32>) -> (tensor<2x1x4xf32>, tensor<8xf32>) {
   // CHECK: nn.reduce %{{.*}} {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>

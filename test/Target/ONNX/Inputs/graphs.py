@@ -309,6 +309,194 @@ def cast_constant():
     return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
 
 
+def binary_case(op, a, b, reference, **attrs):
+    node = helper.make_node(op, ["a", "b"], ["y"], **attrs)
+    y = reference(t(a), t(b))
+    return model([node], [("a", a.shape), ("b", b.shape)], [("y", y.shape)]), [a, b], y
+
+
+# MatMul of any ranks, as numpy's matmul.
+@case
+def matmul_shared_rhs():
+    # A 4-D left operand times a 2-D weight: one GEMM over all rows.
+    return binary_case("MatMul", rand(2, 3, 4, 5), rand(5, 6), torch.matmul)
+
+
+@case
+def matmul_broadcast_batch():
+    return binary_case("MatMul", rand(2, 1, 4, 5), rand(3, 5, 6), torch.matmul)
+
+
+@case
+def matmul_lhs_2d():
+    return binary_case("MatMul", rand(4, 5), rand(3, 5, 2), torch.matmul)
+
+
+@case
+def matmul_vector_lhs():
+    return binary_case("MatMul", rand(5), rand(2, 5, 3), torch.matmul)
+
+
+@case
+def matmul_vector_rhs():
+    return binary_case("MatMul", rand(2, 3, 5), rand(5), torch.matmul)
+
+
+@case
+def matmul_vectors():
+    return binary_case("MatMul", rand(5), rand(5), torch.matmul)
+
+
+def einsum_case(equation, *shapes):
+    xs = [rand(*s) for s in shapes]
+    names = [f"x{i}" for i in range(len(xs))]
+    y = torch.einsum(equation, *[t(x) for x in xs])
+    node = helper.make_node("Einsum", names, ["y"], equation=equation)
+    return model([node], [(n, x.shape) for n, x in zip(names, xs)], [("y", y.shape)]), xs, y
+
+
+@case
+def einsum_attention_scores():
+    # MaxViT's form, with spaces and upper-case letters.
+    return einsum_case("B G H I D, B G H J D -> B G H I J", (1, 2, 3, 4, 5), (1, 2, 3, 6, 5))
+
+
+@case
+def einsum_attention_values():
+    return einsum_case("bhij,bhjd->bhid", (2, 3, 4, 6), (2, 3, 6, 5))
+
+
+@case
+def einsum_ellipsis():
+    return einsum_case("...ij,jk->...ik", (2, 3, 4, 5), (5, 6))
+
+
+@case
+def einsum_outer_sum():
+    # k only in the left operand and not in the output: summed first.
+    return einsum_case("ik,j->ji", (3, 4), (5,))
+
+
+@case
+def einsum_implicit():
+    return einsum_case("ij,jk", (3, 4), (4, 2))
+
+
+@case
+def einsum_transpose():
+    return einsum_case("ijk->kij", (2, 3, 4))
+
+
+@case
+def einsum_dot():
+    return einsum_case("i,i->", (7,), (7,))
+
+
+@case
+def expand():
+    x = rand(3, 1)
+    nodes = [helper.make_node("Expand", ["x", "shape"], ["y"])]
+    y = t(x).expand(2, 3, 4)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)],
+                 [("shape", np.array([2, 1, 4], np.int64))]), [x], y
+
+
+@case
+def gather_constant_indices():
+    # A run (0, 1) and a single index (4), then a scalar index: ViT's x[:, 0].
+    x = rand(2, 5, 3)
+    nodes = [helper.make_node("Gather", ["x", "i"], ["g"], axis=1),
+             helper.make_node("Gather", ["g", "k"], ["y"], axis=-1)]
+    i = np.array([[0, 1], [4, -5]], np.int64)
+    y = t(x)[:, torch.from_numpy(i)][..., 2]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)],
+                 [("i", i), ("k", np.array(2, np.int64))]), [x], y
+
+
+def resize_case(mode, coordinates, torch_mode, align_corners, scales=None, sizes=None,
+                nearest_mode="floor"):
+    x = rand(1, 2, 5, 7)
+    inputs = ["x", "", "scales" if scales else "", "sizes" if sizes else ""]
+    while inputs[-1] == "":
+        inputs.pop()
+    node = helper.make_node("Resize", inputs, ["y"], mode=mode,
+                            coordinate_transformation_mode=coordinates,
+                            nearest_mode=nearest_mode)
+    kwargs = {"align_corners": align_corners} if torch_mode != "nearest" else {}
+    if scales:
+        y = F.interpolate(t(x), scale_factor=scales[2:], mode=torch_mode, **kwargs)
+    else:
+        y = F.interpolate(t(x), size=sizes[2:], mode=torch_mode, **kwargs)
+    inits = [("scales", np.array(scales, np.float32))] if scales else []
+    inits += [("sizes", np.array(sizes, np.int64))] if sizes else []
+    return model([node], [("x", x.shape)], [("y", y.shape)], inits), [x], y
+
+
+@case
+def resize_bilinear_sizes():
+    return resize_case("linear", "pytorch_half_pixel", "bilinear", False, sizes=[1, 2, 9, 4])
+
+
+@case
+def resize_bilinear_align_corners():
+    return resize_case("linear", "align_corners", "bilinear", True, sizes=[1, 2, 10, 14])
+
+
+@case
+def resize_nearest_scales():
+    return resize_case("nearest", "asymmetric", "nearest", None, scales=[1.0, 1.0, 2.0, 3.0])
+
+
+@case
+def shape_arithmetic_mask():
+    # Swin's attention-mask recipe on constants: ConstantOfShape, Range,
+    # Mod, Equal, Not, Where, ScatterND and an N-D Concat all fold at import;
+    # the graph adds the folded mask to x.
+    x = rand(4, 6)
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(v))
+    nodes = [
+        c("shape", np.array([4, 6], np.int64)),
+        helper.make_node("ConstantOfShape", ["shape"], ["zeros"],
+                         value=numpy_helper.from_array(np.array([0.0], np.float32))),
+        c("start", np.array(0, np.int64)), c("limit", np.array(6, np.int64)),
+        c("delta", np.array(1, np.int64)),
+        helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+        c("three", np.array(-4, np.int64)),
+        helper.make_node("Mod", ["r", "three"], ["m"]),            # Python %: 0 -3 -2 -1 0 -3
+        c("zero", np.array(0, np.int64)),
+        helper.make_node("Equal", ["m", "zero"], ["eq"]),
+        helper.make_node("Not", ["eq"], ["ne"]),
+        c("big", np.array(-100.0, np.float32)), c("small", np.array(1.5, np.float32)),
+        helper.make_node("Where", ["ne", "big", "small"], ["row"]),  # shape (6,)
+        c("idx", np.array([[1], [3]], np.int64)),
+        c("ones", np.ones((2, 6), np.float32)),
+        helper.make_node("ScatterND", ["zeros", "idx", "ones"], ["scattered"]),
+        c("colpart", np.full((4, 2), 2.0, np.float32)),
+        c("rest", np.full((4, 4), -1.0, np.float32)),
+        helper.make_node("Concat", ["colpart", "rest"], ["cat"], axis=1),
+        helper.make_node("Add", ["scattered", "cat"], ["mask0"]),
+        helper.make_node("Add", ["mask0", "row"], ["mask"]),
+        helper.make_node("Add", ["x", "mask"], ["y"]),
+    ]
+    m = np.mod(np.arange(6), -4)
+    row = np.where(m != 0, -100.0, 1.5).astype(np.float32)
+    scattered = np.zeros((4, 6), np.float32)
+    scattered[[1, 3]] = 1.0
+    cat = np.concatenate([np.full((4, 2), 2.0), np.full((4, 4), -1.0)], axis=1)
+    y = x + (scattered + cat + row).astype(np.float32)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], torch.from_numpy(y)
+
+
+@case
+def dropout_training_ratio_zero():
+    # Swin's F.dropout(p=0.0) exports training_mode = true: still the identity.
+    x = rand(2, 3)
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(v))
+    nodes = [c("ratio", np.array(0.0, np.float32)), c("train", np.array(True)),
+             helper.make_node("Dropout", ["x", "ratio", "train"], ["y", "mask"])]
+    return model(nodes, [("x", x.shape)], [("y", x.shape)]), [x], t(x)
+
+
 # ------------------------------------------------------------ errors
 def import_only(m):
     return m, None, None
@@ -316,7 +504,7 @@ def import_only(m):
 
 @case
 def error_unsupported_op():
-    node = helper.make_node("Einsum", ["x", "x"], ["y"], name="einsum7", equation="ij,ij->ij")
+    node = helper.make_node("Acosh", ["x"], ["y"], name="acosh7")
     return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
 
 
@@ -438,6 +626,56 @@ def error_unknown_attribute():
 def error_extra_input():
     node = helper.make_node("Relu", ["x", "x"], ["y"])
     return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
+
+
+@case
+def error_einsum_diagonal():
+    node = helper.make_node("Einsum", ["x"], ["y"], name="einsum3", equation="ii->i")
+    return import_only(model([node], [("x", (3, 3))], [("y", (3,))]))
+
+
+@case
+def error_einsum_three_operands():
+    node = helper.make_node("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il")
+    return import_only(model([node], [("x", (3, 3))], [("y", (3, 3))]))
+
+
+@case
+def error_resize_cubic():
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], name="resize5", mode="cubic")
+    return import_only(model([node], [("x", (1, 1, 2, 2))], [("y", (1, 1, 4, 4))],
+                             [("s", np.array([1, 1, 2, 2], np.float32))]))
+
+
+@case
+def error_resize_nearest_round():
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest",
+                            coordinate_transformation_mode="asymmetric")
+    return import_only(model([node], [("x", (1, 1, 2, 2))], [("y", (1, 1, 4, 4))],
+                             [("s", np.array([1, 1, 2, 2], np.float32))]))
+
+
+@case
+def error_gather_runtime_indices():
+    node = helper.make_node("Gather", ["x", "i"], ["y"], name="gather2")
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (4, 3)),
+         helper.make_tensor_value_info("i", TensorProto.INT64, (2,))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@case
+def error_mod_runtime():
+    node = helper.make_node("Mod", ["x", "x"], ["y"], name="mod1", fmod=1)
+    return import_only(model([node], [("x", (2,))], [("y", (2,))]))
+
+
+@case
+def error_matmul_mismatched_batch():
+    node = helper.make_node("MatMul", ["a", "b"], ["y"])
+    return import_only(model([node], [("a", (2, 3, 4)), ("b", (3, 4, 5))], [("y", (2, 3, 5))]))
 
 
 def make(directory):
