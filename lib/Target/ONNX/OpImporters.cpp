@@ -688,6 +688,246 @@ LogicalResult importEinsum(NodeContext &ctx) {
   return success();
 }
 
+/// Split into consecutive nn.slice pieces: sizes from the 'split' input
+/// (opset 13+) or attribute, else equal parts (the last smaller, opset 18's
+/// num_outputs).
+LogicalResult importSplit(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (!type.hasStaticShape())
+    return ctx.fail("Split of a dynamically shaped tensor");
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.intAttr("axis", 0), rank);
+  if (failed(axis))
+    return failure();
+  int64_t extent = type.getDimSize(*axis);
+  int outputs = ctx.node.output_size();
+  SmallVector<int64_t> sizes;
+  if (ctx.opset >= 13 && ctx.hasInput(1)) {
+    FailureOr<const HostTensor *> split = ctx.requireConstant(1, "split");
+    if (failed(split))
+      return failure();
+    sizes.assign((*split)->ints.begin(), (*split)->ints.end());
+  } else if (std::optional<SmallVector<int64_t>> attr = ctx.intsAttr("split")) {
+    sizes = *attr;
+  } else {
+    int64_t piece = (extent + outputs - 1) / outputs;
+    for (int i = 0; i < outputs; ++i)
+      sizes.push_back(std::max<int64_t>(
+          std::min<int64_t>(piece, extent - i * piece), 0));
+  }
+  if ((int)sizes.size() != outputs)
+    return ctx.fail("'split' has " + Twine(sizes.size()) +
+                    " sizes for " + Twine(outputs) + " outputs");
+  if (llvm::any_of(sizes, [](int64_t v) { return v < 0; }) ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != extent)
+    return ctx.fail("'split' sizes do not add up to the axis size " +
+                    Twine(extent));
+  int64_t offset = 0;
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    SmallVector<int64_t> offsets(rank, 0), extents(type.getShape()),
+        steps(rank, 1);
+    offsets[*axis] = offset;
+    extents[*axis] = size;
+    offset += size;
+    FailureOr<Value> piece = ctx.create<nn::SliceOp>(
+        *x, {i64Array(ctx, "offsets", offsets),
+             i64Array(ctx, "sizes", extents), i64Array(ctx, "steps", steps)});
+    if (failed(piece))
+      return failure();
+    ctx.setOutput(i, *piece);
+  }
+  return success();
+}
+
+/// Tile as a broadcast: [d0, d1] tiled [r0, r1] is [1, d0, 1, d1]
+/// broadcast to [r0, d0, r1, d1], reshaped to [r0 * d0, r1 * d1].
+LogicalResult importTile(NodeContext &ctx) {
+  FailureOr<const HostTensor *> repeats = ctx.requireConstant(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  const std::vector<int64_t> &r = (*repeats)->ints;
+  if ((int64_t)r.size() != type.getRank())
+    return ctx.fail("'repeats' has " + Twine(r.size()) +
+                    " entries for a rank-" + Twine(type.getRank()) + " input");
+  if (!type.hasStaticShape())
+    return ctx.fail("Tile of a dynamically shaped tensor");
+  if (llvm::any_of(r, [](int64_t v) { return v < 1; }))
+    return ctx.fail("'repeats' must be positive");
+  SmallVector<int64_t> interleaved, wide, result;
+  for (auto [size, rep] : llvm::zip(type.getShape(), r)) {
+    interleaved.append({1, size});
+    wide.append({rep, size});
+    result.push_back(rep * size);
+  }
+  FailureOr<Value> spread = reshapeTo(ctx, *x, interleaved);
+  if (failed(spread))
+    return failure();
+  FailureOr<Value> copies =
+      ctx.create<nn::BroadcastToOp>(*spread, {i64Array(ctx, "shape", wide)});
+  if (failed(copies))
+    return failure();
+  FailureOr<Value> y = reshapeTo(ctx, *copies, result);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// DepthToSpace and SpaceToDepth as reshape, transpose, reshape (ONNX's
+/// own definition).
+LogicalResult importDepthSpace(NodeContext &ctx) {
+  bool toSpace = ctx.node.op_type() == "DepthToSpace";
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (type.getRank() != 4 || !type.hasStaticShape())
+    return ctx.fail("needs a static NCHW (rank 4) input");
+  int64_t b = ctx.intAttr("blocksize", 0);
+  if (b < 1)
+    return ctx.fail("'blocksize' must be positive");
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1),
+          h = type.getDimSize(2), w = type.getDimSize(3);
+  SmallVector<int64_t> split, perm, result;
+  if (toSpace) {
+    if (c % (b * b) != 0)
+      return ctx.fail("channels " + Twine(c) + " are not a multiple of " +
+                      Twine(b * b));
+    std::string mode = ctx.stringAttr("mode", "DCR");
+    if (mode == "DCR") {
+      split = {n, b, b, c / (b * b), h, w};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      split = {n, c / (b * b), b, b, h, w};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      return ctx.fail("mode '" + mode + "' is not supported (DCR, CRD are)");
+    }
+    result = {n, c / (b * b), h * b, w * b};
+  } else {
+    if (h % b != 0 || w % b != 0)
+      return ctx.fail("spatial size " + Twine(h) + "x" + Twine(w) +
+                      " is not a multiple of the block size " + Twine(b));
+    split = {n, c, h / b, b, w / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    result = {n, c * b * b, h / b, w / b};
+  }
+  FailureOr<Value> blocks = reshapeTo(ctx, *x, split);
+  if (failed(blocks))
+    return failure();
+  FailureOr<Value> moved = transposeBy(ctx, *blocks, perm);
+  if (failed(moved))
+    return failure();
+  FailureOr<Value> y = reshapeTo(ctx, *moved, result);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// (x - mean) / sqrt(var + epsilon) over `axes`, both statistics taken
+/// with nn.reduce mean (var as the mean of squared deviations).
+FailureOr<Value> normalize(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
+                           float epsilon) {
+  auto meanOf = [&](Value v) {
+    return ctx.create<nn::ReduceOp>(
+        v, {ctx.b.getNamedAttr("kind",
+                               nn::ReduceKindAttr::get(ctx.b.getContext(),
+                                                       nn::ReduceKind::Mean)),
+            i64Array(ctx, "axes", axes),
+            ctx.b.getNamedAttr("keepdims", ctx.b.getBoolAttr(true))});
+  };
+  FailureOr<Value> mean = meanOf(x);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> centred = ctx.create<nn::SubOp>(ValueRange{x, *mean});
+  if (failed(centred))
+    return failure();
+  FailureOr<Value> squared =
+      ctx.create<nn::MulOp>(ValueRange{*centred, *centred});
+  if (failed(squared))
+    return failure();
+  FailureOr<Value> variance = meanOf(*squared);
+  if (failed(variance))
+    return failure();
+  FailureOr<Value> shifted =
+      ctx.create<nn::AddOp>(ValueRange{*variance, ctx.scalar(epsilon)});
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> deviation = ctx.create<nn::SqrtOp>(ValueRange{*shifted});
+  if (failed(deviation))
+    return failure();
+  return ctx.create<nn::DivOp>(ValueRange{*centred, *deviation});
+}
+
+/// LayerNormalization (opset 17): normalized over [axis, rank), then
+/// scale and optional bias broadcast over those dimensions.
+LogicalResult importLayerNormalization(NodeContext &ctx) {
+  if (failed(ctx.requireOutputsUnused(1)))
+    return failure();
+  if (ctx.intAttr("stash_type", 1) != 1)
+    return ctx.fail("stash_type other than 1 (float) is not supported");
+  FailureOr<Value> x = ctx.input(0), scale = ctx.input(1);
+  if (failed(x) || failed(scale))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.intAttr("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  FailureOr<Value> y =
+      normalize(ctx, *x, axes, ctx.floatAttr("epsilon", 1e-5f));
+  if (succeeded(y))
+    y = ctx.create<nn::MulOp>(ValueRange{*y, *scale});
+  if (succeeded(y) && ctx.hasInput(2)) {
+    FailureOr<Value> bias = ctx.input(2);
+    y = failed(bias) ? FailureOr<Value>(failure())
+                     : ctx.create<nn::AddOp>(ValueRange{*y, *bias});
+  }
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// InstanceNormalization: per sample and channel over the spatial
+/// dimensions; scale and bias per channel.
+LogicalResult importInstanceNormalization(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
+  if (failed(x) || failed(scale) || failed(bias))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  if (rank < 3)
+    return ctx.fail("needs an input of rank 3 or more (N, C, spatial...)");
+  SmallVector<int64_t> axes, perChannel = {-1};
+  for (int64_t d = 2; d < rank; ++d) {
+    axes.push_back(d);
+    perChannel.push_back(1);
+  }
+  FailureOr<Value> y =
+      normalize(ctx, *x, axes, ctx.floatAttr("epsilon", 1e-5f));
+  FailureOr<Value> s = reshapeTo(ctx, *scale, perChannel);
+  FailureOr<Value> b = reshapeTo(ctx, *bias, perChannel);
+  if (failed(y) || failed(s) || failed(b))
+    return failure();
+  y = ctx.create<nn::MulOp>(ValueRange{*y, *s});
+  if (succeeded(y))
+    y = ctx.create<nn::AddOp>(ValueRange{*y, *b});
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 /// Expand: numpy broadcast of the input with a constant shape.
 LogicalResult importExpand(NodeContext &ctx) {
   FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(1, "shape");
@@ -1948,6 +2188,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "2-D; pads, output_padding, strides, dilations, group (no "
        "output_shape)"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
+      {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
       {"Div", binary<nn::DivOp>, "nn.div",
        "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
@@ -1971,6 +2212,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
+      {"InstanceNormalization", importInstanceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any rank from 3; epsilon"},
+      {"LayerNormalization", importLayerNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any axis; epsilon; optional bias; Mean/InvStdDev outputs unused"},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
       {"Less", importFoldedBinary, "folded", "import-time constants only"},
       {"LessOrEqual", importFoldedBinary, "folded", "import-time constants only"},
@@ -2022,12 +2265,15 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "any axis from opset 13; the last axis before"},
       {"Softplus", unary<nn::SoftplusOp>, "nn.softplus", ""},
       {"Softsign", unary<nn::SoftsignOp>, "nn.softsign", ""},
+      {"SpaceToDepth", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW"},
+      {"Split", importSplit, "nn.slice per output", "split sizes (input from opset 13, or attribute) constant, or equal parts"},
       {"Sqrt", unary<nn::SqrtOp>, "nn.sqrt", ""},
       {"Squeeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Sub", binary<nn::SubOp>, "nn.sub",
        "numpy broadcasting; constants fold"},
       {"Sum", variadic<nn::AddOp>, "nn.add", "any number of inputs, broadcasting"},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
+      {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape", "repeats constant"},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Where", importWhere, "folded", "import-time constants only (masks)"},

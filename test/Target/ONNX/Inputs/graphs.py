@@ -497,6 +497,100 @@ def dropout_training_ratio_zero():
     return model(nodes, [("x", x.shape)], [("y", x.shape)]), [x], t(x)
 
 
+def multi_output(nodes, x, outputs, inits=(), opset=13):
+    """A model whose outputs are concatenated along the last axis after
+    flattening (the runner compares one output)."""
+    names = [f"o{i}" for i in range(len(outputs))]
+    flat = [helper.make_node("Reshape", [n, "flat"], [n + "f"]) for n in names]
+    cat = helper.make_node("Concat", [n + "f" for n in names], ["y"], axis=0)
+    y = torch.cat([o.reshape(-1) for o in outputs])
+    return (model(nodes + flat + [cat], [("x", x.shape)], [("y", y.shape)],
+                  list(inits) + [("flat", np.array([-1], np.int64))], opset=opset), [x], y)
+
+
+@case
+def split_sizes_input():
+    x = rand(2, 7, 3)
+    nodes = [helper.make_node("Split", ["x", "split"], ["o0", "o1", "o2"], axis=1)]
+    outs = torch.split(t(x), [2, 4, 1], dim=1)
+    return multi_output(nodes, x, outs, [("split", np.array([2, 4, 1], np.int64))])
+
+
+@case
+def split_equal_parts():
+    x = rand(3, 6)
+    nodes = [helper.make_node("Split", ["x"], ["o0", "o1", "o2"], axis=-1)]
+    return multi_output(nodes, x, torch.split(t(x), 2, dim=-1))
+
+
+@case
+def split_attribute_opset11():
+    x = rand(5, 2)
+    nodes = [helper.make_node("Split", ["x"], ["o0", "o1"], axis=0, split=[3, 2])]
+    return multi_output(nodes, x, torch.split(t(x), [3, 2], dim=0), opset=11)
+
+
+@case
+def tile():
+    x = rand(2, 3, 1)
+    nodes = [helper.make_node("Tile", ["x", "r"], ["y"])]
+    y = t(x).repeat(3, 1, 4)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)],
+                 [("r", np.array([3, 1, 4], np.int64))]), [x], y
+
+
+@case
+def depth_to_space_dcr():
+    x = rand(1, 8, 2, 3)
+    nodes = [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="DCR")]
+    b = 2
+    y = t(x).reshape(1, b, b, 2, 2, 3).permute(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def depth_to_space_crd():
+    # CRD is PyTorch's pixel_shuffle.
+    x = rand(1, 8, 2, 3)
+    nodes = [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="CRD")]
+    y = F.pixel_shuffle(t(x), 2)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def space_to_depth():
+    x = rand(2, 3, 4, 6)
+    nodes = [helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2)]
+    b = 2
+    y = t(x).reshape(2, 3, 2, b, 3, b).permute(0, 3, 5, 1, 2, 4).reshape(2, 12, 2, 3)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def layer_norm_last_axis():
+    x, w, b = rand(2, 5, 8), rand(8), rand(8)
+    nodes = [helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"], epsilon=1e-3)]
+    y = F.layer_norm(t(x), (8,), t(w), t(b), eps=1e-3)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)],
+                 opset=17), [x], y
+
+
+@case
+def layer_norm_axis1_no_bias():
+    x, w = rand(2, 3, 4, 5), rand(3, 4, 5)
+    nodes = [helper.make_node("LayerNormalization", ["x", "w"], ["y"], axis=1)]
+    y = F.layer_norm(t(x), (3, 4, 5), t(w))
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w)], opset=17), [x], y
+
+
+@case
+def instance_norm():
+    x, w, b = rand(2, 3, 4, 5), rand(3), rand(3)
+    nodes = [helper.make_node("InstanceNormalization", ["x", "w", "b"], ["y"], epsilon=1e-4)]
+    y = F.instance_norm(t(x), weight=t(w), bias=t(b), eps=1e-4)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
 # ------------------------------------------------------------ errors
 def import_only(m):
     return m, None, None
@@ -676,6 +770,30 @@ def error_mod_runtime():
 def error_matmul_mismatched_batch():
     node = helper.make_node("MatMul", ["a", "b"], ["y"])
     return import_only(model([node], [("a", (2, 3, 4)), ("b", (3, 4, 5))], [("y", (2, 3, 5))]))
+
+
+@case
+def error_split_sizes():
+    node = helper.make_node("Split", ["x", "s"], ["a", "b"], name="split9", axis=0)
+    return import_only(model([node], [("x", (5, 2))], [("a", (2, 2)), ("b", (2, 2))],
+                             [("s", np.array([2, 2], np.int64))]))
+
+
+@case
+def error_depth_to_space_channels():
+    node = helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2)
+    return import_only(model([node], [("x", (1, 6, 2, 2))], [("y", None)]))
+
+
+@case
+def error_layer_norm_mean_output():
+    node = helper.make_node("LayerNormalization", ["x", "w"], ["y", "mean"], name="ln")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 4))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 4)),
+         helper.make_tensor_value_info("mean", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(rand(4), "w")])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
 
 
 def make(directory):
