@@ -236,21 +236,48 @@ struct PadLowering : OpConversionPattern<nn::PadOp> {
   }
 };
 
-/// PyTorch's source-coordinate rules for interpolate (float arithmetic).
+/// One axis of nn.resize: its input size and how an output index maps to a
+/// source coordinate, x' = (x + offset) * numer / denom - shift, in ONNX's
+/// order of operations (so that rounding matches its reference).
 struct ResizeAxis {
   int64_t inputSize;
-  float scale; // source step per destination step
-  bool alignCorners;
+  double offset = 0, numer = 1, denom = 1, shift = 0;
 };
 
-ResizeAxis resizeAxis(nn::ResizeOp op, int dim, int64_t inSize, int64_t outSize) {
-  bool bilinear = op.getMode() == nn::ResizeMode::Bilinear;
-  if (bilinear && op.getAlignCorners())
-    return {inSize, outSize > 1 ? float(inSize - 1) / float(outSize - 1) : 0.f,
-            true};
-  if (std::optional<ArrayRef<double>> scales = op.getScales())
-    return {inSize, float(1.0 / (*scales)[dim]), false};
-  return {inSize, float(inSize) / float(outSize), false};
+/// The coordinate transform of `op` along spatial axis `dim` (0: H, 1: W).
+ResizeAxis resizeAxis(nn::ResizeOp op, int dim, int64_t inSize,
+                      int64_t outSize) {
+  std::optional<ArrayRef<double>> scales = op.getScales();
+  double scale = scales ? (*scales)[dim] : double(outSize) / double(inSize);
+  // The output length of the formulas: unrounded with scales, as ONNX.
+  double length = scales ? inSize * scale : double(outSize);
+  ResizeAxis axis{inSize};
+  switch (op.getEffectiveCoordinates()) {
+  case nn::ResizeCoordinates::Asymmetric:
+    axis.denom = scale;
+    break;
+  case nn::ResizeCoordinates::PytorchHalfPixel:
+    if (length == 1) {
+      axis.numer = 0;
+      axis.shift = 0.5;
+      break;
+    }
+    [[fallthrough]];
+  case nn::ResizeCoordinates::HalfPixel:
+    axis.offset = 0.5;
+    axis.denom = scale;
+    axis.shift = 0.5;
+    break;
+  case nn::ResizeCoordinates::AlignCorners:
+    if (length == 1) {
+      axis.numer = 0;
+      break;
+    }
+    axis.numer = double(inSize - 1);
+    axis.denom = length - 1;
+    break;
+  }
+  return axis;
 }
 
 Value indexToFloat(OpBuilder &b, Location loc, Value index, Type floatType) {
@@ -263,11 +290,123 @@ Value floatToIndex(OpBuilder &b, Location loc, Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
 }
 
-Value minIndex(OpBuilder &b, Location loc, Value v, int64_t bound) {
-  return arith::MinSIOp::create(b, loc, v,
-                                arith::ConstantIndexOp::create(b, loc, bound));
+/// `v` clamped to [0, size - 1].
+Value clampIndex(OpBuilder &b, Location loc, Value v, int64_t size) {
+  Value lo = arith::MaxSIOp::create(b, loc, v,
+                                    arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, lo,
+                                arith::ConstantIndexOp::create(b, loc, size - 1));
 }
 
+/// A source index and its weight (null weight: 1).
+struct Tap {
+  Value index;
+  Value weight;
+};
+
+/// The cubic convolution weights of the 4 neighbours of floor(x') at
+/// fraction t (Keys, with coefficient a; ONNX's and PyTorch's formula).
+SmallVector<Value> cubicWeights(OpBuilder &b, Location loc, Value t, double a) {
+  Type f64 = b.getF64Type();
+  auto cst = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f64, v)).getResult();
+  };
+  auto mul = [&](Value x, Value y) { return arith::MulFOp::create(b, loc, x, y).getResult(); };
+  auto add = [&](Value x, Value y) { return arith::AddFOp::create(b, loc, x, y).getResult(); };
+  auto sub = [&](Value x, Value y) { return arith::SubFOp::create(b, loc, x, y).getResult(); };
+  // |d| in [1, 2): ((a d - 5a) d + 8a) d - 4a; |d| < 1: ((a+2) d - (a+3)) d^2 + 1.
+  auto outer = [&](Value d) {
+    return sub(mul(add(mul(sub(mul(cst(a), d), cst(5 * a)), d), cst(8 * a)), d),
+               cst(4 * a));
+  };
+  auto inner = [&](Value d) {
+    return add(mul(sub(mul(cst(a + 2), d), cst(a + 3)), mul(d, d)), cst(1));
+  };
+  Value oneMinusT = sub(cst(1), t);
+  return {outer(add(t, cst(1))), inner(t), inner(oneMinusT),
+          outer(add(oneMinusT, cst(1)))};
+}
+
+/// The taps of one axis at output index `dst`.
+SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
+                            const ResizeAxis &axis, Value dst) {
+  Type f64 = b.getF64Type();
+  auto cst = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f64, v)).getResult();
+  };
+  Value x = indexToFloat(b, loc, dst, f64);
+  if (axis.offset != 0)
+    x = arith::AddFOp::create(b, loc, x, cst(axis.offset));
+  if (axis.numer != 1)
+    x = arith::MulFOp::create(b, loc, x, cst(axis.numer));
+  if (axis.denom != 1)
+    x = arith::DivFOp::create(b, loc, x, cst(axis.denom));
+  if (axis.shift != 0)
+    x = arith::SubFOp::create(b, loc, x, cst(axis.shift));
+  int64_t size = axis.inputSize;
+  if (op.getMode() == nn::ResizeMode::Nearest) {
+    Value rounded;
+    switch (op.getNearestMode()) {
+    case nn::NearestRounding::Floor:
+      rounded = math::FloorOp::create(b, loc, x);
+      break;
+    case nn::NearestRounding::Ceil:
+      rounded = math::CeilOp::create(b, loc, x);
+      break;
+    case nn::NearestRounding::RoundPreferFloor: // halves go down
+      rounded = math::CeilOp::create(
+          b, loc, arith::SubFOp::create(b, loc, x, cst(0.5)));
+      break;
+    case nn::NearestRounding::RoundPreferCeil: // halves go up
+      rounded = math::FloorOp::create(
+          b, loc, arith::AddFOp::create(b, loc, x, cst(0.5)));
+      break;
+    }
+    return {{clampIndex(b, loc, floatToIndex(b, loc, rounded), size), Value()}};
+  }
+  Value floor = math::FloorOp::create(b, loc, x);
+  Value t = arith::SubFOp::create(b, loc, x, floor);
+  Value base = floatToIndex(b, loc, floor);
+  auto neighbour = [&](int64_t k) {
+    return arith::AddIOp::create(b, loc, base,
+                                 arith::ConstantIndexOp::create(b, loc, k))
+        .getResult();
+  };
+  SmallVector<Tap> taps;
+  if (op.getMode() == nn::ResizeMode::Bilinear) {
+    taps.push_back({clampIndex(b, loc, base, size),
+                    arith::SubFOp::create(b, loc, cst(1), t)});
+    taps.push_back({clampIndex(b, loc, neighbour(1), size), t});
+    return taps;
+  }
+  SmallVector<Value> weights =
+      cubicWeights(b, loc, t, op.getCubicCoeffA().convertToDouble());
+  SmallVector<Value> raw;
+  for (int64_t k = -1; k <= 2; ++k)
+    raw.push_back(neighbour(k));
+  if (op.getExcludeOutside()) {
+    // Weights of neighbours outside [0, size) drop out; the rest renormalize.
+    Value zero = cst(0), total = cst(0);
+    for (auto [i, w] : llvm::enumerate(weights)) {
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, raw[i],
+                                arith::ConstantIndexOp::create(b, loc, 0)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw[i],
+                                arith::ConstantIndexOp::create(b, loc, size)));
+      w = arith::SelectOp::create(b, loc, inside, w, zero);
+      total = arith::AddFOp::create(b, loc, total, w);
+    }
+    for (Value &w : weights)
+      w = arith::DivFOp::create(b, loc, w, total);
+  }
+  for (auto [index, w] : llvm::zip(raw, weights))
+    taps.push_back({clampIndex(b, loc, index, size), w});
+  return taps;
+}
+
+/// Each output element is the weighted sum of its taps along H times its
+/// taps along W (one tap each for nearest: a plain read).
 struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -284,8 +423,7 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
     ResizeAxis axes[2] = {
         resizeAxis(op, 0, inputType.getDimSize(2), type.getDimSize(2)),
         resizeAxis(op, 1, inputType.getDimSize(3), type.getDimSize(3))};
-    bool bilinear = op.getMode() == nn::ResizeMode::Bilinear;
-    // Computation in f32 as PyTorch does for f32/f16/bf16 inputs.
+    // Blends in f32 as PyTorch does for f32/f16/bf16 inputs.
     Type f32 = rewriter.getF32Type();
     Type elementType = type.getElementType();
     Value result = elementwise(
@@ -293,62 +431,34 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
         [&](OpBuilder &b, Location l, ValueRange) -> Value {
           Value n = linalg::IndexOp::create(b, l, 0);
           Value c = linalg::IndexOp::create(b, l, 1);
-          Value dst[2] = {linalg::IndexOp::create(b, l, 2),
-                          linalg::IndexOp::create(b, l, 3)};
-          auto cst = [&](float v) {
-            return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v))
-                .getResult();
+          SmallVector<Tap> rows =
+              resizeTaps(b, l, op, axes[0], linalg::IndexOp::create(b, l, 2));
+          SmallVector<Tap> cols =
+              resizeTaps(b, l, op, axes[1], linalg::IndexOp::create(b, l, 3));
+          if (!rows.front().weight)
+            return tensor::ExtractOp::create(
+                b, l, input, ValueRange{n, c, rows[0].index, cols[0].index});
+          auto toF32 = [&](Value v) {
+            return v.getType() == f32 ? v
+                                      : arith::TruncFOp::create(b, l, f32, v).getResult();
           };
-          if (!bilinear) {
-            Value src[2];
-            for (int i = 0; i < 2; ++i) {
-              Value scaled = arith::MulFOp::create(
-                  b, l, indexToFloat(b, l, dst[i], f32), cst(axes[i].scale));
-              src[i] = minIndex(b, l,
-                                floatToIndex(b, l, math::FloorOp::create(b, l, scaled)),
-                                axes[i].inputSize - 1);
+          Value sum;
+          for (const Tap &row : rows) {
+            Value line;
+            for (const Tap &col : cols) {
+              Value v = tensor::ExtractOp::create(
+                  b, l, input, ValueRange{n, c, row.index, col.index});
+              if (elementType != f32)
+                v = arith::ExtFOp::create(b, l, f32, v);
+              Value term = arith::MulFOp::create(b, l, toF32(col.weight), v);
+              line = line ? arith::AddFOp::create(b, l, line, term).getResult() : term;
             }
-            return tensor::ExtractOp::create(b, l, input,
-                                             ValueRange{n, c, src[0], src[1]});
+            Value term = arith::MulFOp::create(b, l, toF32(row.weight), line);
+            sum = sum ? arith::AddFOp::create(b, l, sum, term).getResult() : term;
           }
-          Value lo[2], hi[2], frac[2];
-          for (int i = 0; i < 2; ++i) {
-            Value d = indexToFloat(b, l, dst[i], f32);
-            Value s;
-            if (axes[i].alignCorners) {
-              s = arith::MulFOp::create(b, l, d, cst(axes[i].scale));
-            } else {
-              Value centre = arith::SubFOp::create(
-                  b, l,
-                  arith::MulFOp::create(
-                      b, l, arith::AddFOp::create(b, l, d, cst(0.5f)),
-                      cst(axes[i].scale)),
-                  cst(0.5f));
-              s = arith::MaximumFOp::create(b, l, centre, cst(0.f));
-            }
-            lo[i] = floatToIndex(b, l, s); // s >= 0: truncation is floor
-            hi[i] = minIndex(
-                b, l,
-                arith::AddIOp::create(b, l, lo[i],
-                                      arith::ConstantIndexOp::create(b, l, 1)),
-                axes[i].inputSize - 1);
-            frac[i] = arith::SubFOp::create(b, l, s, indexToFloat(b, l, lo[i], f32));
-          }
-          auto at = [&](Value h, Value w) -> Value {
-            Value v = tensor::ExtractOp::create(b, l, input, ValueRange{n, c, h, w});
-            return elementType == f32 ? v : arith::ExtFOp::create(b, l, f32, v).getResult();
-          };
-          auto lerp = [&](Value a, Value bb, Value t) -> Value {
-            Value oneMinus = arith::SubFOp::create(b, l, cst(1.f), t);
-            return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, oneMinus, a),
-                                         arith::MulFOp::create(b, l, t, bb));
-          };
-          Value top = lerp(at(lo[0], lo[1]), at(lo[0], hi[1]), frac[1]);
-          Value bottom = lerp(at(hi[0], lo[1]), at(hi[0], hi[1]), frac[1]);
-          Value v = lerp(top, bottom, frac[0]);
-          return elementType == f32 ? v
-                                    : arith::TruncFOp::create(b, l, elementType, v)
-                                          .getResult();
+          return elementType == f32
+                     ? sum
+                     : arith::TruncFOp::create(b, l, elementType, sum).getResult();
         });
     rewriter.replaceOp(op, result);
     return success();

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -1550,9 +1552,9 @@ LogicalResult importPad(NodeContext &ctx) {
       {i64Array(ctx, "pads", (*pads)->ints), f64Attr(ctx, "value", value)});
 }
 
-/// Resize of NCHW tensors in the modes PyTorch's interpolate exports:
-/// nearest (asymmetric coordinates, floor) and linear (half-pixel,
-/// PyTorch's half-pixel, or corner-aligned), with constant scales or sizes.
+/// Resize of NCHW tensors: nearest (every rounding), linear and cubic, with
+/// every coordinate transform but tf_crop_and_resize; constant scales or
+/// sizes.
 LogicalResult importResize(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -1561,12 +1563,6 @@ LogicalResult importResize(NodeContext &ctx) {
   if (type.getRank() != 4)
     return ctx.fail("Resize of a rank-" + Twine(type.getRank()) +
                     " tensor is not supported (NCHW, rank 4, is)");
-  std::string mode = ctx.stringAttr("mode", "nearest");
-  std::string coordinates =
-      ctx.stringAttr("coordinate_transformation_mode", "half_pixel");
-  std::string nearestMode = ctx.stringAttr("nearest_mode", "round_prefer_floor");
-  if (ctx.intAttr("exclude_outside", 0) != 0)
-    return ctx.fail("exclude_outside = 1 is not supported");
   if (ctx.intsAttr("axes"))
     return ctx.fail("attribute 'axes' is not supported");
   std::string policy = ctx.stringAttr("keep_aspect_ratio_policy", "stretch");
@@ -1599,41 +1595,43 @@ LogicalResult importResize(NodeContext &ctx) {
       return ctx.fail("resizing the batch or channel dimension is not "
                       "supported");
   }
-  nn::ResizeMode resizeMode;
-  bool alignCorners = false;
-  if (mode == "nearest") {
-    if (coordinates != "asymmetric")
-      return ctx.fail("nearest with coordinate_transformation_mode '" +
-                      coordinates + "' is not supported (asymmetric is)");
-    if (nearestMode != "floor")
-      return ctx.fail("nearest_mode '" + nearestMode +
-                      "' is not supported (floor is)");
-    resizeMode = nn::ResizeMode::Nearest;
-  } else if (mode == "linear") {
-    resizeMode = nn::ResizeMode::Bilinear;
-    if (coordinates == "align_corners") {
-      alignCorners = true;
-    } else if (coordinates == "pytorch_half_pixel") {
-      // It maps an output of size 1 to coordinate 0, half_pixel does not.
-      for (int d = 2; d < 4; ++d) {
-        double out = *scales ? std::floor(type.getDimSize(d) * factors.at(d))
-                             : factors.at(d);
-        if (out == 1 && type.getDimSize(d) != 1)
-          return ctx.fail("pytorch_half_pixel to a size of 1 is not supported");
-      }
-    } else if (coordinates != "half_pixel") {
-      return ctx.fail("linear with coordinate_transformation_mode '" +
-                      coordinates + "' is not supported (half_pixel, "
-                      "pytorch_half_pixel and align_corners are)");
-    }
-  } else {
-    return ctx.fail("mode '" + mode + "' is not supported (nearest and "
-                    "linear are)");
-  }
+
+  std::string mode = ctx.stringAttr("mode", "nearest");
+  std::optional<nn::ResizeMode> resizeMode =
+      llvm::StringSwitch<std::optional<nn::ResizeMode>>(mode)
+          .Case("nearest", nn::ResizeMode::Nearest)
+          .Case("linear", nn::ResizeMode::Bilinear)
+          .Case("cubic", nn::ResizeMode::Bicubic)
+          .Default(std::nullopt);
+  if (!resizeMode)
+    return ctx.fail("mode '" + mode + "' is not supported");
+  std::string coordinates =
+      ctx.stringAttr("coordinate_transformation_mode", "half_pixel");
+  std::optional<nn::ResizeCoordinates> coordinateMode =
+      nn::symbolizeResizeCoordinates(coordinates);
+  if (!coordinateMode)
+    return ctx.fail("coordinate_transformation_mode '" + coordinates +
+                    "' is not supported");
+  std::string rounding = ctx.stringAttr("nearest_mode", "round_prefer_floor");
+  std::optional<nn::NearestRounding> nearestMode =
+      nn::symbolizeNearestRounding(rounding);
+  if (!nearestMode)
+    return ctx.fail("nearest_mode '" + rounding + "' is not supported");
+  bool excludeOutside = ctx.intAttr("exclude_outside", 0) != 0;
+  if (excludeOutside && *resizeMode != nn::ResizeMode::Bicubic)
+    return ctx.fail("exclude_outside = 1 is supported for cubic mode only");
+
   SmallVector<NamedAttribute> attrs = {
-      ctx.b.getNamedAttr("mode",
-                         nn::ResizeModeAttr::get(ctx.b.getContext(), resizeMode)),
-      ctx.b.getNamedAttr("align_corners", ctx.b.getBoolAttr(alignCorners))};
+      ctx.b.getNamedAttr("mode", nn::ResizeModeAttr::get(ctx.b.getContext(),
+                                                         *resizeMode)),
+      ctx.b.getNamedAttr("coordinates",
+                         nn::ResizeCoordinatesAttr::get(ctx.b.getContext(),
+                                                        *coordinateMode)),
+      ctx.b.getNamedAttr("nearest_mode",
+                         nn::NearestRoundingAttr::get(ctx.b.getContext(),
+                                                      *nearestMode)),
+      f64Attr(ctx, "cubic_coeff_a", ctx.floatAttr("cubic_coeff_a", -0.75f)),
+      ctx.b.getNamedAttr("exclude_outside", ctx.b.getBoolAttr(excludeOutside))};
   if (*scales)
     attrs.push_back(ctx.b.getNamedAttr(
         "scales", ctx.b.getDenseF64ArrayAttr({factors.at(2), factors.at(3)})));
@@ -2253,7 +2251,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
       {"Resize", importResize, "nn.resize",
-       "NCHW; scales or sizes constant; nearest (asymmetric, floor), linear (half_pixel, pytorch_half_pixel, align_corners)"},
+       "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); coordinate modes but tf_crop_and_resize"},
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
       {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},

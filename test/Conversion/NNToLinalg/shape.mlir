@@ -61,11 +61,14 @@ func.func @pad(%x: tensor<2x3xf32>) -> tensor<4x7xf32> {
 
 // -----
 
-// Nearest: floor(dst * in/out) clamped, read with tensor.extract.
+// Nearest: floor(dst / scale) (in f64, as ONNX) clamped, read with
+// tensor.extract.
 // CHECK-LABEL: func @resize_nearest
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x8x8xf32>)
-// CHECK: arith.constant 5.000000e-01 : f32
+// CHECK: %[[S:.*]] = arith.constant 2.000000e+00 : f64
+// CHECK: arith.divf %{{.*}}, %[[S]] : f64
 // CHECK: math.floor
+// CHECK: arith.maxsi
 // CHECK: arith.minsi
 // CHECK: tensor.extract %arg0
 func.func @resize_nearest(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
@@ -80,6 +83,18 @@ func.func @resize_nearest(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
 // CHECK-COUNT-4: tensor.extract %arg0
 func.func @resize_bilinear(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32> {
   %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, sizes = array<i64: 7, 9>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32>
+  return %0 : tensor<1x3x7x9xf32>
+}
+
+// -----
+
+// Bicubic: 4 x 4 taps per output; with exclude_outside the weights of
+// out-of-range taps are selected away and the rest renormalized.
+// CHECK-LABEL: func @resize_bicubic
+// CHECK-COUNT-4: arith.select
+// CHECK-COUNT-16: tensor.extract %arg0
+func.func @resize_bicubic(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32> {
+  %0 = nn.resize %x {mode = #nn<resize_mode bicubic>, exclude_outside = true, sizes = array<i64: 7, 9>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x7x9xf32>
   return %0 : tensor<1x3x7x9xf32>
 }
 

@@ -424,9 +424,9 @@ func.func @f(%a: tensor<1x3x4x4xf32>) {
 }
 // -----
 func.func @f(%a: tensor<1x3x4x4xf32>) {
-  // expected-error @+2 {{'align_corners' applies only to bilinear mode}}
+  // expected-error @+2 {{'exclude_outside' applies only to bicubic mode}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = nn.resize %a {sizes = array<i64: 8, 8>, align_corners = true} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  %0 = nn.resize %a {sizes = array<i64: 8, 8>, exclude_outside = true} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
 

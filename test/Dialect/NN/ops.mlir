@@ -171,6 +171,10 @@ func.func @shapes(%a: tensor<1x8x4x4xf32>, %b: tensor<1x4x4x4xf32>, %n: tensor<?
   %6 = nn.resize %a {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
   // CHECK: nn.resize %{{.*}} {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
   %7 = nn.resize %a {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
+  // CHECK: nn.resize %{{.*}} {coordinates = #nn<resize_coordinates align_corners>, cubic_coeff_a = -5.000000e-01 : f64, exclude_outside = true, mode = #nn<resize_mode bicubic>, sizes = array<i64: 7, 7>}
+  %8 = nn.resize %a {mode = #nn<resize_mode bicubic>, coordinates = #nn<resize_coordinates align_corners>, cubic_coeff_a = -0.5, exclude_outside = true, sizes = array<i64: 7, 7>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x7x7xf32>
+  // CHECK: nn.resize %{{.*}} {coordinates = #nn<resize_coordinates half_pixel>, nearest_mode = #nn<nearest_rounding round_prefer_ceil>, sizes = array<i64: 7, 7>}
+  %9 = nn.resize %a {coordinates = #nn<resize_coordinates half_pixel>, nearest_mode = #nn<nearest_rounding round_prefer_ceil>, sizes = array<i64: 7, 7>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x7x7xf32>
   return
 }
 

@@ -380,8 +380,17 @@ def shape_cases(gen):
          F.interpolate(img, size=(8, 9), mode="bilinear", align_corners=False)),
         ("bilinear_down", "mode = #nn<resize_mode bilinear>, sizes = array<i64: 3, 4>",
          F.interpolate(img, size=(3, 4), mode="bilinear", align_corners=False)),
-        ("bilinear_align", "mode = #nn<resize_mode bilinear>, sizes = array<i64: 9, 11>, align_corners = true",
+        ("bilinear_align", "mode = #nn<resize_mode bilinear>, sizes = array<i64: 9, 11>, coordinates = #nn<resize_coordinates align_corners>",
          F.interpolate(img, size=(9, 11), mode="bilinear", align_corners=True)),
+        ("bicubic_scale2", "mode = #nn<resize_mode bicubic>, scales = array<f64: 2.0, 2.0>",
+         F.interpolate(img, scale_factor=2.0, mode="bicubic", align_corners=False)),
+        ("bicubic_sizes_down", "mode = #nn<resize_mode bicubic>, sizes = array<i64: 3, 4>",
+         F.interpolate(img, size=(3, 4), mode="bicubic", align_corners=False)),
+        ("bicubic_align", "mode = #nn<resize_mode bicubic>, sizes = array<i64: 9, 11>, coordinates = #nn<resize_coordinates align_corners>",
+         F.interpolate(img, size=(9, 11), mode="bicubic", align_corners=True)),
+        # PyTorch's nearest-exact: half-pixel centres, halves rounded up.
+        ("nearest_exact", "mode = #nn<resize_mode nearest>, sizes = array<i64: 8, 4>, coordinates = #nn<resize_coordinates half_pixel>, nearest_mode = #nn<nearest_rounding round_prefer_ceil>",
+         F.interpolate(img, size=(8, 4), mode="nearest-exact")),
     ]
     for name, attrs, y in resize_specs:
         cases.append(Case(f"resize_{name}", [img.numpy()], y,

@@ -43,11 +43,36 @@ def NN_LayoutAttr : EnumAttr<NN_Dialect, NN_Layout, "layout">;
 
 def NN_ResizeMode : I32EnumAttr<"ResizeMode", "interpolation mode of nn.resize", [
     I32EnumAttrCase<"Nearest", 0, "nearest">,
-    I32EnumAttrCase<"Bilinear", 1, "bilinear">]> {
+    I32EnumAttrCase<"Bilinear", 1, "bilinear">,
+    I32EnumAttrCase<"Bicubic", 2, "bicubic">]> {
   let cppNamespace = "::mlir::dlas::nn";
   let genSpecializedAttr = 0;
 }
 def NN_ResizeModeAttr : EnumAttr<NN_Dialect, NN_ResizeMode, "resize_mode">;
+
+def NN_ResizeCoordinates : I32EnumAttr<"ResizeCoordinates",
+    "how nn.resize maps an output index to a source coordinate", [
+    I32EnumAttrCase<"Asymmetric", 0, "asymmetric">,
+    I32EnumAttrCase<"HalfPixel", 1, "half_pixel">,
+    I32EnumAttrCase<"PytorchHalfPixel", 2, "pytorch_half_pixel">,
+    I32EnumAttrCase<"AlignCorners", 3, "align_corners">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_ResizeCoordinatesAttr
+    : EnumAttr<NN_Dialect, NN_ResizeCoordinates, "resize_coordinates">;
+
+def NN_NearestRounding : I32EnumAttr<"NearestRounding",
+    "how nearest-mode nn.resize rounds a source coordinate", [
+    I32EnumAttrCase<"Floor", 0, "floor">,
+    I32EnumAttrCase<"Ceil", 1, "ceil">,
+    I32EnumAttrCase<"RoundPreferFloor", 2, "round_prefer_floor">,
+    I32EnumAttrCase<"RoundPreferCeil", 3, "round_prefer_ceil">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_NearestRoundingAttr
+    : EnumAttr<NN_Dialect, NN_NearestRounding, "nearest_rounding">;
 
 def NN_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of nn.reduce", [
     I32EnumAttrCase<"Sum", 0, "sum">,

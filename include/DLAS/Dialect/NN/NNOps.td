@@ -569,14 +569,26 @@ def NN_ReduceOp : NN_PureOp<"reduce", [SameOperandsAndResultElementType]> {
 }
 
 def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
-  let summary = "spatial up/down-sampling (nearest or bilinear) of NCHW tensors";
+  let summary = "spatial up/down-sampling (nearest, bilinear, bicubic) of NCHW tensors";
   let description = [{
-    Resizes H and W of an NCHW tensor, as PyTorch's `interpolate`. Give
-    exactly one of `scales` (`[s_h, s_w]`, output size `floor(size * s)`, and
-    source coordinate `dst / s`) or `sizes` (`[H_out, W_out]`, source
-    coordinate `dst * in / out`). `nearest` takes `floor` of the source
-    coordinate; `bilinear` uses half-pixel centres, or the corner-aligned
-    mapping with `align_corners`.
+    Resizes H and W of an NCHW tensor with ONNX Resize's semantics. Give
+    exactly one of `scales` (`[s_h, s_w]`, output size `floor(size * s)`)
+    or `sizes` (`[H_out, W_out]`, scale `out / in`).
+
+    `coordinates` maps output index `x` to source coordinate `x'`, with
+    `L = size * scale` (unrounded when `scales` is given):
+    `asymmetric` `x / s`; `half_pixel` `(x + 0.5) / s - 0.5`;
+    `pytorch_half_pixel` the same, or `-0.5` where `L` is 1;
+    `align_corners` `x * (in - 1) / (L - 1)`, or 0 where `L` is 1.
+    Without it: `asymmetric` for `nearest` and `half_pixel` otherwise,
+    PyTorch `interpolate`'s conventions.
+
+    `nearest` reads the source at `x'` rounded by `nearest_mode`;
+    `bilinear` blends the 2 and `bicubic` the 4 neighbours of `floor(x')`
+    per axis (cubic convolution with `cubic_coeff_a`; with
+    `exclude_outside` the weights of neighbours outside the input are
+    dropped and the rest renormalized). Neighbour indices clamp to the
+    edge. Coordinates are computed in f64, blends in f32.
 
     ```mlir
     %y = nn.resize %x {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>}
@@ -588,9 +600,23 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
                            "::mlir::dlas::nn::ResizeMode::Nearest">:$mode,
                        OptionalAttr<DenseF64ArrayAttr>:$scales,
                        OptionalAttr<DenseI64ArrayAttr>:$sizes,
-                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+                       OptionalAttr<NN_ResizeCoordinatesAttr>:$coordinates,
+                       DefaultValuedAttr<NN_NearestRoundingAttr,
+                           "::mlir::dlas::nn::NearestRounding::Floor">:$nearest_mode,
+                       DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs NN_FloatTensor4D:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// `coordinates`, or the mode's default when it is absent.
+    ::mlir::dlas::nn::ResizeCoordinates getEffectiveCoordinates() {
+      if (std::optional<::mlir::dlas::nn::ResizeCoordinates> c = getCoordinates())
+        return *c;
+      return getMode() == ::mlir::dlas::nn::ResizeMode::Nearest
+                 ? ::mlir::dlas::nn::ResizeCoordinates::Asymmetric
+                 : ::mlir::dlas::nn::ResizeCoordinates::HalfPixel;
+    }
+  }];
 }
 
 #endif // DLAS_DIALECT_NN_NNOPS_TD

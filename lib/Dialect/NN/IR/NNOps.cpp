@@ -944,8 +944,8 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   std::optional<ArrayRef<int64_t>> sizes = adaptor.getSizes();
   if (scales.has_value() == sizes.has_value())
     return check.fail("needs exactly one of attributes 'scales' and 'sizes'");
-  if (adaptor.getAlignCorners() && adaptor.getMode() != ResizeMode::Bilinear)
-    return check.fail("'align_corners' applies only to bilinear mode");
+  if (adaptor.getExcludeOutside() && adaptor.getMode() != ResizeMode::Bicubic)
+    return check.fail("'exclude_outside' applies only to bicubic mode");
   SmallVector<int64_t> shape(input.getShape());
   if (sizes) {
     if (sizes->size() != 2)

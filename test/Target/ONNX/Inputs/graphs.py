@@ -448,6 +448,61 @@ def resize_nearest_scales():
 
 
 @case
+def resize_bicubic_align_corners():
+    return resize_case("cubic", "align_corners", "bicubic", True, sizes=[1, 2, 9, 12])
+
+
+@case
+def resize_bicubic_half_pixel():
+    return resize_case("cubic", "half_pixel", "bicubic", False, scales=[1.0, 1.0, 2.0, 2.0])
+
+
+@case
+def resize_nearest_exact():
+    # PyTorch's nearest-exact is half_pixel with halves rounded up.
+    x = rand(1, 2, 5, 7)
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest",
+                            coordinate_transformation_mode="half_pixel",
+                            nearest_mode="round_prefer_ceil")
+    y = F.interpolate(t(x), size=(8, 3), mode="nearest-exact")
+    return model([node], [("x", x.shape)], [("y", y.shape)],
+                 [("sizes", np.array([1, 2, 8, 3], np.int64))]), [x], y
+
+
+@case
+def resize_bicubic_exclude_outside():
+    # ONNX's cubic with A = -0.5 and exclude_outside, against a numpy
+    # version of ONNX's reference formula.
+    x = rand(1, 1, 4, 5)
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="cubic",
+                            cubic_coeff_a=-0.5, exclude_outside=1)
+
+    def axis_weights(n_in, scale):
+        n_out = int(np.floor(n_in * scale))
+        w = np.zeros((n_out, n_in))
+        a = -0.5
+        for o in range(n_out):
+            xo = (o + 0.5) / scale - 0.5
+            base = int(np.floor(xo))
+            r = xo - base
+            coeffs = [((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+                      ((a + 2) * r - (a + 3)) * r * r + 1,
+                      ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
+                      ((a * (2 - r) - 5 * a) * (2 - r) + 8 * a) * (2 - r) - 4 * a]
+            idx = [base - 1, base, base + 1, base + 2]
+            keep = [c if 0 <= i < n_in else 0.0 for c, i in zip(coeffs, idx)]
+            total = sum(keep)
+            for c, i in zip(keep, idx):
+                w[o, min(max(i, 0), n_in - 1)] += c / total
+        return w
+
+    wh, ww = axis_weights(4, 1.5), axis_weights(5, 2.0)
+    y = np.einsum("oh,nchw,pw->ncop", wh, x.astype(np.float64), ww).astype(np.float32)
+    return model([node], [("x", x.shape)], [("y", y.shape)],
+                 [("scales", np.array([1, 1, 1.5, 2.0], np.float32))]), [x], torch.from_numpy(y)
+
+
+@case
 def shape_arithmetic_mask():
     # Swin's attention-mask recipe on constants: ConstantOfShape, Range,
     # Mod, Equal, Not, Where, ScatterND and an N-D Concat all fold at import;
@@ -735,16 +790,16 @@ def error_einsum_three_operands():
 
 
 @case
-def error_resize_cubic():
-    node = helper.make_node("Resize", ["x", "", "s"], ["y"], name="resize5", mode="cubic")
+def error_resize_crop():
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], name="resize5", mode="linear",
+                            coordinate_transformation_mode="tf_crop_and_resize")
     return import_only(model([node], [("x", (1, 1, 2, 2))], [("y", (1, 1, 4, 4))],
                              [("s", np.array([1, 1, 2, 2], np.float32))]))
 
 
 @case
-def error_resize_nearest_round():
-    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest",
-                            coordinate_transformation_mode="asymmetric")
+def error_resize_exclude_outside_linear():
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear", exclude_outside=1)
     return import_only(model([node], [("x", (1, 1, 2, 2))], [("y", (1, 1, 4, 4))],
                              [("s", np.array([1, 1, 2, 2], np.float32))]))
 
