@@ -96,6 +96,64 @@ bool setInitFrom(const Gemm &g, Neighbours &nb, DominanceInfo &dom,
   return true;
 }
 
+/// setInitFrom for a write of the buffer that `expand` views with full's
+/// dims (a grouped convolution's bias broadcast over [N, C, H, W] read as
+/// [N, G, C/G, H, W]): the broadcast's input is expanded the same way, in a
+/// view made before the contraction.
+bool setInitThroughExpand(const Gemm &g, Neighbours &nb, DominanceInfo &dom,
+                          Operation *writer, memref::ExpandShapeOp expand) {
+  Value source = expand.getSrc();
+  if (Value value = dlas::fillValue(writer, source)) {
+    nb.initValue = value;
+    return true;
+  }
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(writer);
+  if (!broadcast || broadcast.getInit() != source ||
+      !dom.properlyDominates(broadcast.getInput(), g.op))
+    return false;
+  Value input = broadcast.getInput();
+  auto inputType = dyn_cast<MemRefType>(input.getType());
+  if (!inputType || !inputType.hasStaticShape() ||
+      !inputType.getLayout().isIdentity())
+    return false;
+  MemRefType expandedType = expand.getResultType();
+  MLIRContext *ctx = expand.getContext();
+  ArrayRef<int64_t> added = broadcast.getDimensions();
+  SmallVector<ReassociationIndices> sourceGroups =
+      expand.getReassociationIndices();
+  // Each dim the input keeps becomes the dims its source dim expands into.
+  SmallVector<ReassociationIndices> inputGroups;
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> reads;
+  for (int64_t d = 0, e = sourceGroups.size(); d < e; ++d) {
+    if (llvm::is_contained(added, d))
+      continue;
+    ReassociationIndices group;
+    for (int64_t xd : sourceGroups[d]) {
+      group.push_back(shape.size());
+      shape.push_back(expandedType.getDimSize(xd));
+      reads.push_back(getAffineDimExpr(xd, ctx));
+    }
+    inputGroups.push_back(group);
+  }
+  OpBuilder b(g.op);
+  Value expanded = input;
+  if (shape.size() != (size_t)inputType.getRank())
+    expanded = memref::ExpandShapeOp::create(
+        b, g.op->getLoc(), MemRefType::get(shape, inputType.getElementType()),
+        input, inputGroups);
+  std::optional<TileRead> read = asTileRead(
+      g, nb, expanded,
+      AffineMap::get(expandedType.getRank(), 0, reads, ctx));
+  if (!read || read->collapse) {
+    if (expanded != input)
+      expanded.getDefiningOp()->erase();
+    return false;
+  }
+  nb.initRead = read;
+  return true;
+}
+
 /// True for a generic that overwrites all of `buffer` without reading it.
 bool overwrites(Operation *op, Value buffer) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -153,12 +211,18 @@ bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
   }
   if (!copy)
     return false;
-  // X's one write before the copy, which sets the init.
+  // X's one write before the copy, which sets the init. A grouped
+  // convolution copies X through an expand_shape that splits its channels
+  // into groups: the write is then of the allocation it expands.
   Value x = copy.getInputs()[0];
+  auto expand = x.getDefiningOp<memref::ExpandShapeOp>();
+  if (expand && !x.hasOneUse())
+    return false;
+  Value written = expand ? expand.getSrc() : x;
   Operation *writer = nullptr;
   Operation *nextUse = nullptr;
-  for (Operation *user : x.getUsers()) {
-    if (user == copy)
+  for (Operation *user : written.getUsers()) {
+    if (user == copy || user == expand)
       continue;
     if (user->getBlock() != block)
       return false;
@@ -172,13 +236,18 @@ bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
   }
   auto xType = dyn_cast<MemRefType>(x.getType());
   if (!writer || !xType ||
-      xType.getRank() != cast<MemRefType>(nb.full.getType()).getRank() ||
-      !setInitFrom(g, nb, dom, writer, x, /*indexedLikeFull=*/true))
+      xType.getRank() != cast<MemRefType>(nb.full.getType()).getRank())
+    return false;
+  bool initSet = expand ? setInitThroughExpand(g, nb, dom, writer, expand)
+                        : setInitFrom(g, nb, dom, writer, x,
+                                      /*indexedLikeFull=*/true);
+  if (!initSet)
     return false;
   nb.init = fill;
   nb.initDead.push_back(copy);
   // X's write is dead too when X is next overwritten without being read.
-  if (x.getDefiningOp<memref::AllocOp>() && nextUse && overwrites(nextUse, x))
+  if (written.getDefiningOp<memref::AllocOp>() && nextUse &&
+      overwrites(nextUse, written))
     nb.initDead.push_back(writer);
   return true;
 }
@@ -197,6 +266,18 @@ void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
   if (failed(fullWriter) || failed(viewWriter) ||
       (*fullWriter && *viewWriter))
     return;
+  // A grouped convolution's full is an expand_shape of the allocation its
+  // init writes ([N, C, H, W] viewed as [N, G, C/G, H, W]).
+  auto expand = nb.full.getDefiningOp<memref::ExpandShapeOp>();
+  if (!*fullWriter && !*viewWriter && expand &&
+      expand.getSrc().getDefiningOp<memref::AllocOp>()) {
+    FailureOr<Operation *> sourceWriter =
+        dlas::soleUserBefore(expand.getSrc(), g.op, expand);
+    if (succeeded(sourceWriter) && *sourceWriter &&
+        setInitThroughExpand(g, nb, dom, *sourceWriter, expand))
+      nb.init = *sourceWriter;
+    return;
+  }
   Operation *writer = *fullWriter ? *fullWriter : *viewWriter;
   if (writer && setInitFrom(g, nb, dom, writer,
                             *fullWriter ? nb.full : Value(nb.cView),

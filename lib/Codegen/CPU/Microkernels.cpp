@@ -115,7 +115,13 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
   // to another shape reads a view the kernel does not write through. A
   // crop (a flat convolution's padded columns) ends the chain too: the
   // epilogue reads a part of what the kernel writes.
-  Type fullType = throughReshapes(op.getDpsInitOperand(0)->get()).getType();
+  // "The buffer" is what C views through one collapse_shape, as the kernel
+  // pass sees it after bufferization (GemmNeighbours' `full`): a grouped
+  // convolution's [N, G, C/G, H, W], not the [N, C, H, W] it expands.
+  Value init = op.getDpsInitOperand(0)->get();
+  if (auto collapse = init.getDefiningOp<tensor::CollapseShapeOp>())
+    init = collapse.getSrc();
+  Type fullType = init.getType();
   Value current = op->getResult(0);
   while (Operation *user = soleUser(current)) {
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {

@@ -228,3 +228,77 @@ func.func @flat_padded_init(%x: memref<1x4x42xf32>, %w: memref<8x4x3x3xf32>, %bi
   memref.dealloc %wide : memref<1x8x4x6xf32>
   return %out : memref<1x8x4x4xf32>
 }
+
+// -----
+
+// A grouped flat convolution (2 groups of 16 channels, 4x4 output computed
+// without padded columns): C is a collapse of an expand_shape of the bias
+// broadcast's [N, C, H, W] buffer. The kernel starts from the bias read as
+// [G, C/G] (an expand_shape of it made before the kernel); the broadcast
+// goes away.
+#gin = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d3, d4 + (d4 floordiv 4) * 2 + d5 * 6 + d6)>
+#gw = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3, d5, d6)>
+#gout = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d4)>
+// CHECK-LABEL: func @grouped_flat_bias
+// CHECK-SAME: %[[B:[a-z0-9]+]]: memref<32xf32>
+// CHECK-NOT: linalg.broadcast
+// CHECK: %[[BIAS:.*]] = memref.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [2, 16] : memref<32xf32> into memref<2x16xf32>
+// CHECK: memref.load %[[BIAS]]
+// CHECK: vector.fma
+// PRINT: key 'b2_m16_n16_k144' {{.*}} init linalg.broadcast
+func.func @grouped_flat_bias(%x: memref<1x2x16x36xf32>, %w: memref<2x16x16x3x3xf32>, %b: memref<32xf32>) -> memref<1x32x4x4xf32> {
+  %out = memref.alloc() {alignment = 64 : i64} : memref<1x32x4x4xf32>
+  linalg.broadcast ins(%b : memref<32xf32>) outs(%out : memref<1x32x4x4xf32>) dimensions = [0, 2, 3]
+  %e = memref.expand_shape %out [[0], [1, 2], [3], [4]] output_shape [1, 2, 16, 4, 4] : memref<1x32x4x4xf32> into memref<1x2x16x4x4xf32>
+  %c = memref.collapse_shape %e [[0], [1], [2], [3, 4]] : memref<1x2x16x4x4xf32> into memref<1x2x16x16xf32>
+  linalg.generic {indexing_maps = [#gin, #gw, #gout], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction", "reduction"]} ins(%x, %w : memref<1x2x16x36xf32>, memref<2x16x16x3x3xf32>) outs(%c : memref<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %wv: f32, %acc: f32):
+    %m = arith.mulf %in, %wv : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return %out : memref<1x32x4x4xf32>
+}
+
+// -----
+
+// The padded flat form of a grouped convolution: X, the bias broadcast, is
+// copied into the padded output through an expand_shape into groups. The
+// kernel starts from the bias read as [G, C/G]; the fill, the copy and the
+// broadcast (its buffer is next overwritten) go away.
+#pin = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d3, d4 + d5 * 6 + d6)>
+#pw = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3, d5, d6)>
+#pout = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d4)>
+#pid = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @grouped_padded_flat_bias
+// CHECK-SAME: %[[B:[a-z0-9]+]]: memref<32xf32>
+// CHECK-NOT: linalg.broadcast
+// CHECK-NOT: linalg.copy
+// CHECK: memref.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [2, 16] : memref<32xf32> into memref<2x16xf32>
+// CHECK: vector.fma
+// PRINT: key 'b2_m16_n24_k144' {{.*}} init linalg.fill
+func.func @grouped_padded_flat_bias(%x: memref<1x2x16x42xf32>, %w: memref<2x16x16x3x3xf32>, %b: memref<32xf32>, %r: memref<1x32x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %bias = memref.alloc() {alignment = 64 : i64} : memref<1x32x4x4xf32>
+  linalg.broadcast ins(%b : memref<32xf32>) outs(%bias : memref<1x32x4x4xf32>) dimensions = [0, 2, 3]
+  %be = memref.expand_shape %bias [[0], [1, 2], [3], [4]] output_shape [1, 2, 16, 4, 4] : memref<1x32x4x4xf32> into memref<1x2x16x4x4xf32>
+  %full = memref.alloc() {alignment = 64 : i64} : memref<1x2x16x4x6xf32>
+  linalg.fill ins(%zero : f32) outs(%full : memref<1x2x16x4x6xf32>)
+  %view = memref.subview %full[0, 0, 0, 0, 0] [1, 2, 16, 4, 4] [1, 1, 1, 1, 1] : memref<1x2x16x4x6xf32> to memref<1x2x16x4x4xf32, strided<[768, 384, 24, 6, 1]>>
+  linalg.copy ins(%be : memref<1x2x16x4x4xf32>) outs(%view : memref<1x2x16x4x4xf32, strided<[768, 384, 24, 6, 1]>>)
+  %c = memref.collapse_shape %full [[0], [1], [2], [3, 4]] : memref<1x2x16x4x6xf32> into memref<1x2x16x24xf32>
+  linalg.generic {indexing_maps = [#pin, #pw, #pout], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction", "reduction"]} ins(%x, %w : memref<1x2x16x42xf32>, memref<2x16x16x3x3xf32>) outs(%c : memref<1x2x16x24xf32>) {
+  ^bb0(%in: f32, %wv: f32, %acc: f32):
+    %m = arith.mulf %in, %wv : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %cv = memref.collapse_shape %view [[0], [1, 2], [3], [4]] : memref<1x2x16x4x4xf32, strided<[768, 384, 24, 6, 1]>> into memref<1x32x4x4xf32, strided<[768, 24, 6, 1]>>
+  linalg.generic {indexing_maps = [#pid, #pid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cv : memref<1x32x4x4xf32, strided<[768, 24, 6, 1]>>) outs(%bias : memref<1x32x4x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %bias, %r : memref<1x32x4x4xf32> to memref<1x32x4x4xf32>
+  return
+}
