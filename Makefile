@@ -2,8 +2,8 @@
 #   make demo   installs what is missing, builds, compiles and runs the bundled
 #               example blocks, and checks them against PyTorch
 #   make test   installs what is missing, builds, and runs every test
-#   make test-models  the slow torchvision models (resnet50, alexnet,
-#               googlenet, densenet121, vgg16) against PyTorch
+#   make test-models  every other torchvision classification and
+#               segmentation model against PyTorch (MODEL_JOBS at once)
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 
@@ -18,6 +18,7 @@ BENCH_PACKAGES := libdnnl-dev libopenblas-dev python3-matplotlib g++
 DEMO_DIR := $(BUILD)/demo
 DEMO_ENTRIES := resnet_basic_block mobilenetv2_inverted_residual
 THREADS ?= 1
+MODEL_JOBS ?= 2
 
 export CCACHE_BASEDIR := $(CURDIR)
 
@@ -120,7 +121,7 @@ test: build
 
 test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models slow --workdir $(BUILD)/models \
-	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS)
+	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
 
 # DLAS against oneDNN, PyTorch and OpenBLAS at 1 and 2 threads; writes
 # bench/results/<date>.md, .csv and .png; then whole models against PyTorch's

@@ -13,6 +13,8 @@ a CIFAR WideResNet-40-2 whose 3x3 convolutions are each replaced by a
 grouped 3x3 convolution with g groups followed by a pointwise 1x1 one.
 """
 import argparse
+import functools
+import multiprocessing
 import os
 import re
 import statistics
@@ -170,6 +172,50 @@ def export(name, workdir, opset=13):
     return model, x, base
 
 
+def check_model(name, args):
+    """Exports, runs and compares one model; returns (name, table line,
+    markdown row, ok, details on failure)."""
+    started = time.perf_counter()
+    try:
+        model, x, base = export(name, args.workdir, args.opset)
+    except Exception as e:  # an export PyTorch cannot do fails the model
+        return (name, f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL",
+                None, False, "")
+    cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
+           "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
+           "--num-threads", str(args.threads)]
+    if args.repeat > 1:
+        cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
+    out = proc.stdout
+    # A warning (a lowering decision the kernels could not honor, ...)
+    # fails the model too: the numbers may be right, the code is not
+    # what was decided. A reference that hardly varies cannot tell right
+    # from wrong.
+    ref = np.load(base + ".expected.npy")
+    spread = float(ref.max() - ref.min())
+    degenerate = spread <= 1e-3 * max(float(np.abs(ref).max()), 1e-30)
+    ok = (proc.returncode == 0 and out.rstrip().endswith("PASS")
+          and "warning:" not in proc.stderr and not degenerate)
+    if degenerate:
+        out += f"reference output is degenerate (spread {spread:g})\n"
+    compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
+    median = re.search(r"median ([0-9.]+) ms", out)
+    rel = re.search(r"max rel err ([0-9.e+-]+)", out)
+    torch_ms = torch_latency(model, x, args.threads, max(args.repeat, 1))
+    line = (f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
+            f"{median.group(1) if median else '-':>9} {torch_ms:>9.2f} "
+            f"{rel.group(1) if rel else '-':>11}  {'ok' if ok else 'FAIL'}"
+            f"  ({time.perf_counter() - started:.0f} s)")
+    row = (f"| {name} | {args.threads} | {compile_ms.group(1) if compile_ms else '-'} | "
+           f"{median.group(1) if median else '-'} | {torch_ms:.2f} | "
+           f"{rel.group(1) if rel else '-'} | {'ok' if ok else 'FAIL'} |")
+    # Only the first error lines: a failing large model can print pages.
+    detail = "\n".join((out + proc.stderr).splitlines()[:40])
+    return name, line, row, ok, detail
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -183,10 +229,13 @@ def main():
                         help="timed runs per model (DLAS and PyTorch)")
     parser.add_argument("--max-rel-err", default="1e-4")
     parser.add_argument("--report", help="append a markdown table to this file")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="models checked at once (timings are then not comparable)")
     args = parser.parse_args()
     groups = {
         "fast": ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet1_0",
-                 "efficientnet_b0"] + WRN,
+                 "efficientnet_b0", "shufflenet_v2_x0_5", "mobilenet_v3_small",
+                 "lraspp_mobilenet_v3_large"] + WRN,
         "slow": ["resnet50", "alexnet", "googlenet", "densenet121", "vgg16"],
     }
     # Everything else torchvision has: `make test-models`.
@@ -201,48 +250,22 @@ def main():
     failing = []
     rows = []
     print(f"{'model':<18} {'compile ms':>10} {'dlas ms':>9} {'torch ms':>9} "
-          f"{'max rel err':>11}  threads={args.threads}")
-    for name in names:
-        started = time.perf_counter()
-        try:
-            model, x, base = export(name, args.workdir, args.opset)
-        except Exception as e:  # an export PyTorch cannot do fails the model
-            print(f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL")
-            failing.append(name)
-            continue
-        cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
-               "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
-               "--num-threads", str(args.threads)]
-        if args.repeat > 1:
-            cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
-        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
-        out = proc.stdout
-        # A warning (a lowering decision the kernels could not honor, ...)
-        # fails the model too: the numbers may be right, the code is not
-        # what was decided.
-        # A reference that hardly varies cannot tell right from wrong.
-        ref = np.load(base + ".expected.npy")
-        spread = float(ref.max() - ref.min())
-        degenerate = spread <= 1e-3 * max(float(np.abs(ref).max()), 1e-30)
-        ok = (proc.returncode == 0 and out.rstrip().endswith("PASS")
-              and "warning:" not in proc.stderr and not degenerate)
-        if degenerate:
-            out += f"reference output is degenerate (spread {spread:g})\n"
-        compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
-        median = re.search(r"median ([0-9.]+) ms", out)
-        rel = re.search(r"max rel err ([0-9.e+-]+)", out)
-        torch_ms = torch_latency(model, x, args.threads, max(args.repeat, 1))
-        print(f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
-              f"{median.group(1) if median else '-':>9} {torch_ms:>9.2f} "
-              f"{rel.group(1) if rel else '-':>11}  {'ok' if ok else 'FAIL'}"
-              f"  ({time.perf_counter() - started:.0f} s)", flush=True)
-        rows.append(f"| {name} | {args.threads} | {compile_ms.group(1) if compile_ms else '-'} | "
-                    f"{median.group(1) if median else '-'} | {torch_ms:.2f} | "
-                    f"{rel.group(1) if rel else '-'} | {'ok' if ok else 'FAIL'} |")
+          f"{'max rel err':>11}  threads={args.threads}", flush=True)
+    # Models are independent: --jobs of them at once (each worker process
+    # handles one model, so that the memory of a large one is returned).
+    check = functools.partial(check_model, args=args)
+    if args.jobs > 1:
+        pool = multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=1)
+        results = pool.imap(check, names)
+    else:
+        results = map(check, names)
+    for name, line, row, ok, detail in results:
+        print(line, flush=True)
+        if row:
+            rows.append(row)
         if not ok:
             failing.append(name)
-            print(out + proc.stderr)
+            print(detail, flush=True)
     if args.report:
         with open(args.report, "a") as f:
             f.write(f"\n| model | threads | DLAS compile ms | DLAS median ms | PyTorch eager median ms "
