@@ -239,6 +239,28 @@ static std::string headerShapeText(StringRef header) {
   return rest.rtrim().rtrim(",").rtrim().str();
 }
 
+/// Copies a column-major (Fortran-order) array into row-major order.
+static void fortranToRowMajor(const char *src, char *dst,
+                              llvm::ArrayRef<int64_t> shape,
+                              int64_t elementBytes) {
+  int64_t rank = shape.size(), count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  // Column-major strides, in elements: the first dimension varies fastest.
+  llvm::SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = 1; d < rank; ++d)
+    strides[d] = strides[d - 1] * shape[d - 1];
+  llvm::SmallVector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t from = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      from += index[d] * strides[d];
+    std::memcpy(dst + i * elementBytes, src + from * elementBytes, elementBytes);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
+      index[d] = 0;
+  }
+}
+
 llvm::Expected<NpyArray> mlir::dlas::readNpy(StringRef path) {
   auto bufferOr = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
@@ -275,9 +297,10 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
   std::optional<StringRef> shapeText = headerValue(header, "shape");
   if (!descr || !fortran || !shapeText)
     return npyError(path, "malformed header '" + header.trim() + "'");
-  if (fortran->trim() != "False")
-    return npyError(path, "Fortran-order arrays are not supported; save with "
-                          "numpy.ascontiguousarray");
+  StringRef order = fortran->trim();
+  if (order != "False" && order != "True")
+    return npyError(path, "malformed fortran_order '" + order + "'");
+  bool fortranOrder = order == "True";
   if (!shapeText->starts_with("(") || !shapeText->ends_with(")"))
     return npyError(path, "the header's shape must be a tuple such as "
                           "(2, 3), got '" +
@@ -326,7 +349,12 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
   llvm::Expected<NpyArray> array = NpyArray::allocate(dtype, shape);
   if (!array)
     return npyError(path, llvm::toString(array.takeError()));
-  std::memcpy(array->data(), bytes.data() + dataStart, *needed);
+  if (fortranOrder)
+    fortranToRowMajor(bytes.data() + dataStart,
+                      static_cast<char *>(array->data()), shape,
+                      *needed / std::max<int64_t>(array->numElements(), 1));
+  else
+    std::memcpy(array->data(), bytes.data() + dataStart, *needed);
   return std::move(*array);
 }
 

@@ -258,30 +258,66 @@ LogicalResult importConv(NodeContext &ctx) {
                              i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
 }
 
+/// ConvTranspose: pads given, or derived (ONNX's formulas) from
+/// 'output_shape' or from auto_pad SAME_* (output = input * stride).
 LogicalResult importConvTranspose(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), w = ctx.input(1);
   if (failed(x) || failed(w))
     return failure();
-  if (ctx.attr("output_shape"))
-    return ctx.fail("attribute 'output_shape' is not supported; give pads "
-                    "and output_padding");
-  if (ctx.stringAttr("auto_pad", "NOTSET") != "NOTSET")
-    return ctx.fail("auto_pad is not supported for ConvTranspose");
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto wType = cast<RankedTensorType>(w->getType());
+  if (xType.getRank() != 4 || wType.getRank() != 4)
+    return ctx.fail("only 2-D ConvTranspose (rank-4 input and weight) is "
+                    "supported");
+  SmallVector<int64_t> strides =
+      ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations =
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> outputPadding =
+      ctx.intsAttr("output_padding").value_or(SmallVector<int64_t>{0, 0});
+  SmallVector<int64_t> pads =
+      ctx.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 ||
+      outputPadding.size() != 2 || pads.size() != 4)
+    return ctx.fail("strides, dilations, output_padding and pads must be 2-D");
+  std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return ctx.fail("auto_pad '" + autoPad + "' is not supported");
+  std::optional<SmallVector<int64_t>> outputShape = ctx.intsAttr("output_shape");
+  if (!outputShape && autoPad.rfind("SAME", 0) == 0)
+    outputShape = SmallVector<int64_t>{xType.getDimSize(2) * strides[0],
+                                       xType.getDimSize(3) * strides[1]};
+  if (autoPad == "VALID")
+    pads = {0, 0, 0, 0};
+  if (outputShape) {
+    // Only the spatial sizes count (a full N, C, H, W shape gives them last).
+    if (outputShape->size() == 4)
+      outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+    if (outputShape->size() != 2)
+      return ctx.fail("'output_shape' must give 2 spatial sizes");
+    for (int i = 0; i < 2; ++i) {
+      int64_t in = xType.getDimSize(2 + i), k = wType.getDimSize(2 + i);
+      if (ShapedType::isDynamic(in))
+        return ctx.fail("'output_shape' with a dynamic spatial input size");
+      int64_t total = strides[i] * (in - 1) + outputPadding[i] +
+                      (k - 1) * dilations[i] + 1 - (*outputShape)[i];
+      if (total < 0)
+        return ctx.fail("'output_shape' " + Twine((*outputShape)[i]) +
+                        " is larger than the full output; give output_padding");
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? total - total / 2 : total / 2;
+      pads[i + 2] = total - pads[i];
+    }
+  }
   FailureOr<SmallVector<Value>> operands = inputsUpTo(ctx, 2, 3);
   if (failed(operands))
     return failure();
   return emit<nn::ConvTranspose2DOp>(
       ctx, *operands,
-      {i64Array(ctx, "strides",
-                ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1})),
-       i64Array(
-           ctx, "padding",
-           ctx.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0})),
-       i64Array(
-           ctx, "output_padding",
-           ctx.intsAttr("output_padding").value_or(SmallVector<int64_t>{0, 0})),
-       i64Array(ctx, "dilations",
-                ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1})),
+      {i64Array(ctx, "strides", strides), i64Array(ctx, "padding", pads),
+       i64Array(ctx, "output_padding", outputPadding),
+       i64Array(ctx, "dilations", dilations),
        i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
 }
 
@@ -834,9 +870,14 @@ LogicalResult importDepthSpace(NodeContext &ctx) {
   return success();
 }
 
-/// (x - mean) / sqrt(var + epsilon) over `axes`, both statistics taken
-/// with nn.reduce mean (var as the mean of squared deviations).
-FailureOr<Value> normalize(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
+/// The statistics of normalizing over `axes`: the mean and the standard
+/// deviation sqrt(var + epsilon) (keeping the reduced dims as size 1), and
+/// x - mean.
+struct Moments {
+  Value mean, centred, deviation;
+};
+
+FailureOr<Moments> moments(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
                            float epsilon) {
   auto meanOf = [&](Value v) {
     return ctx.create<nn::ReduceOp>(
@@ -866,14 +907,22 @@ FailureOr<Value> normalize(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
   FailureOr<Value> deviation = ctx.create<nn::SqrtOp>(ValueRange{*shifted});
   if (failed(deviation))
     return failure();
-  return ctx.create<nn::DivOp>(ValueRange{*centred, *deviation});
+  return Moments{*mean, *centred, *deviation};
+}
+
+/// (x - mean) / sqrt(var + epsilon) over `axes`.
+FailureOr<Value> normalize(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
+                           float epsilon) {
+  FailureOr<Moments> m = moments(ctx, x, axes, epsilon);
+  if (failed(m))
+    return failure();
+  return ctx.create<nn::DivOp>(ValueRange{m->centred, m->deviation});
 }
 
 /// LayerNormalization (opset 17): normalized over [axis, rank), then
-/// scale and optional bias broadcast over those dimensions.
+/// scale and optional bias broadcast over those dimensions; the optional
+/// outputs Mean and InvStdDev keep the normalized dims as size 1.
 LogicalResult importLayerNormalization(NodeContext &ctx) {
-  if (failed(ctx.requireOutputsUnused(1)))
-    return failure();
   if (ctx.intAttr("stash_type", 1) != 1)
     return ctx.fail("stash_type other than 1 (float) is not supported");
   FailureOr<Value> x = ctx.input(0), scale = ctx.input(1);
@@ -886,8 +935,12 @@ LogicalResult importLayerNormalization(NodeContext &ctx) {
   SmallVector<int64_t> axes;
   for (int64_t d = *axis; d < rank; ++d)
     axes.push_back(d);
+  FailureOr<Moments> m =
+      moments(ctx, *x, axes, ctx.floatAttr("epsilon", 1e-5f));
+  if (failed(m))
+    return failure();
   FailureOr<Value> y =
-      normalize(ctx, *x, axes, ctx.floatAttr("epsilon", 1e-5f));
+      ctx.create<nn::DivOp>(ValueRange{m->centred, m->deviation});
   if (succeeded(y))
     y = ctx.create<nn::MulOp>(ValueRange{*y, *scale});
   if (succeeded(y) && ctx.hasInput(2)) {
@@ -898,6 +951,14 @@ LogicalResult importLayerNormalization(NodeContext &ctx) {
   if (failed(y))
     return failure();
   ctx.setOutput(0, *y);
+  if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
+    ctx.setOutput(1, m->mean);
+  if (ctx.node.output_size() > 2 && !ctx.node.output(2).empty()) {
+    FailureOr<Value> inverse = ctx.create<nn::ReciprocalOp>(m->deviation);
+    if (failed(inverse))
+      return failure();
+    ctx.setOutput(2, *inverse);
+  }
   return success();
 }
 
@@ -2183,8 +2244,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Conv", importConv, "nn.conv2d",
        "2-D; strides, pads, auto_pad, dilations, group, bias"},
       {"ConvTranspose", importConvTranspose, "nn.conv_transpose2d",
-       "2-D; pads, output_padding, strides, dilations, group (no "
-       "output_shape)"},
+       "2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
       {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
       {"Div", binary<nn::DivOp>, "nn.div",
@@ -2211,7 +2271,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
       {"InstanceNormalization", importInstanceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any rank from 3; epsilon"},
-      {"LayerNormalization", importLayerNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any axis; epsilon; optional bias; Mean/InvStdDev outputs unused"},
+      {"LayerNormalization", importLayerNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
       {"Less", importFoldedBinary, "folded", "import-time constants only"},
       {"LessOrEqual", importFoldedBinary, "folded", "import-time constants only"},

@@ -621,6 +621,43 @@ def space_to_depth():
     return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
 
 
+def conv_transpose_case(output_shape=None, auto_pad=None, strides=(2, 2)):
+    x, w, b = rand(1, 3, 5, 4), rand(3, 2, 3, 3), rand(2)
+    attrs = {"strides": list(strides)}
+    if output_shape:
+        attrs["output_shape"] = list(output_shape)
+    if auto_pad:
+        attrs["auto_pad"] = auto_pad
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)
+    # PyTorch reference: the full transposed convolution, cropped by the
+    # pads ONNX derives (total = full - output; SAME_UPPER puts the larger
+    # half first).
+    full = F.conv_transpose2d(t(x), t(w), t(b), stride=strides)
+    target = output_shape or [x.shape[2] * strides[0], x.shape[3] * strides[1]]
+    crops = []
+    for i in range(2):
+        total = full.shape[2 + i] - target[i]
+        begin = total - total // 2 if auto_pad == "SAME_UPPER" else total // 2
+        crops.append(begin)
+    y = full[:, :, crops[0]:crops[0] + target[0], crops[1]:crops[1] + target[1]]
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
+@case
+def conv_transpose_output_shape():
+    return conv_transpose_case(output_shape=[10, 7])
+
+
+@case
+def conv_transpose_same_upper():
+    return conv_transpose_case(auto_pad="SAME_UPPER", strides=(2, 3))
+
+
+@case
+def conv_transpose_same_lower():
+    return conv_transpose_case(auto_pad="SAME_LOWER", strides=(2, 3))
+
+
 @case
 def layer_norm_last_axis():
     x, w, b = rand(2, 5, 8), rand(8), rand(8)
@@ -841,14 +878,10 @@ def error_depth_to_space_channels():
 
 
 @case
-def error_layer_norm_mean_output():
-    node = helper.make_node("LayerNormalization", ["x", "w"], ["y", "mean"], name="ln")
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 4))],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 4)),
-         helper.make_tensor_value_info("mean", TensorProto.FLOAT, None)],
-        [numpy_helper.from_array(rand(4), "w")])
-    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+def error_layer_norm_stash_type():
+    node = helper.make_node("LayerNormalization", ["x", "w"], ["y"], name="ln", stash_type=0)
+    return import_only(model([node], [("x", (2, 4))], [("y", (2, 4))], [("w", rand(4))],
+                             opset=17))
 
 
 def make(directory):

@@ -1,0 +1,3 @@
+func.func @main(%a: tensor<2x3x4xi64>) -> tensor<2x3x4xi64> {
+  return %a : tensor<2x3x4xi64>
+}
