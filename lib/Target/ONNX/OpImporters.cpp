@@ -305,8 +305,10 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
       if (total < 0)
         return ctx.fail("'output_shape' " + Twine((*outputShape)[i]) +
                         " is larger than the full output; give output_padding");
-      bool upper = autoPad == "SAME_UPPER";
-      pads[i] = upper ? total - total / 2 : total / 2;
+      // The odd one out goes to the end except for SAME_LOWER (as ONNX's
+      // reference outputs have it; the operator text says the opposite).
+      bool lower = autoPad == "SAME_LOWER";
+      pads[i] = lower ? total - total / 2 : total / 2;
       pads[i + 2] = total - pads[i];
     }
   }

@@ -630,14 +630,14 @@ def conv_transpose_case(output_shape=None, auto_pad=None, strides=(2, 2)):
         attrs["auto_pad"] = auto_pad
     node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)
     # PyTorch reference: the full transposed convolution, cropped by the
-    # pads ONNX derives (total = full - output; SAME_UPPER puts the larger
-    # half first).
+    # pads ONNX derives (total = full - output; the odd one at the end but
+    # for SAME_LOWER, as in ONNX's test_convtranspose_autopad_same).
     full = F.conv_transpose2d(t(x), t(w), t(b), stride=strides)
     target = output_shape or [x.shape[2] * strides[0], x.shape[3] * strides[1]]
     crops = []
     for i in range(2):
         total = full.shape[2 + i] - target[i]
-        begin = total - total // 2 if auto_pad == "SAME_UPPER" else total // 2
+        begin = total - total // 2 if auto_pad == "SAME_LOWER" else total // 2
         crops.append(begin)
     y = full[:, :, crops[0]:crops[0] + target[0], crops[1]:crops[1] + target[1]]
     return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
