@@ -17,7 +17,10 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <onnx/checker.h>
 #include <onnx/version_converter/convert.h>
@@ -806,6 +809,87 @@ Value NodeContext::scalar(float value) {
 }
 
 //===----------------------------------------------------------------------===//
+// External data
+//===----------------------------------------------------------------------===//
+
+/// Reads a tensor's external data (ONNX's format for models over protobuf's
+/// 2 GB: 'location' relative to the model's directory, optional 'offset'
+/// and 'length') into its raw_data, so that the rest of the importer sees
+/// an ordinary tensor. Locations must stay inside the model's directory.
+static LogicalResult loadExternalTensor(onnx::TensorProto &tensor,
+                                        StringRef modelDir, Location loc) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &entry : tensor.external_data()) {
+    const std::string &key = entry.key();
+    if (key == "location") {
+      location = entry.value();
+    } else if (key == "offset" || key == "length") {
+      int64_t value;
+      if (StringRef(entry.value()).getAsInteger(10, value) || value < 0)
+        return emitError(loc) << "tensor '" << tensor.name()
+                              << "': external data " << key << " '"
+                              << entry.value() << "' is not a size";
+      (key == "offset" ? offset : length) = value;
+    }
+  }
+  StringRef rel(location);
+  if (rel.empty() || llvm::sys::path::is_absolute(rel) ||
+      llvm::any_of(llvm::make_range(llvm::sys::path::begin(rel),
+                                    llvm::sys::path::end(rel)),
+                   [](StringRef part) { return part == ".."; }))
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "': external data location '" << location
+                          << "' must be a relative path inside the model's "
+                             "directory";
+  SmallString<256> file(modelDir);
+  llvm::sys::path::append(file, rel);
+  uint64_t size;
+  if (std::error_code ec = llvm::sys::fs::file_size(file, size))
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "': cannot read external data file '" << file
+                          << "': " << ec.message();
+  if ((uint64_t)offset > size ||
+      (length >= 0 && (uint64_t)length > size - offset))
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "': external data [" << offset << ", +"
+                          << length << ") is outside '" << file << "' ("
+                          << size << " bytes)";
+  uint64_t count = length >= 0 ? (uint64_t)length : size - offset;
+  if (count > (uint64_t)std::numeric_limits<int>::max())
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "': external data of " << count
+                          << " bytes is over 2 GB";
+  auto buffer = llvm::MemoryBuffer::getFileSlice(file, count, offset);
+  if (!buffer)
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "': cannot read external data file '" << file
+                          << "': " << buffer.getError().message();
+  tensor.set_raw_data((*buffer)->getBufferStart(), count);
+  tensor.clear_external_data();
+  tensor.set_data_location(onnx::TensorProto::DEFAULT);
+  return success();
+}
+
+/// Loads the external data of every initializer and Constant tensor.
+static LogicalResult loadExternalData(onnx::ModelProto &model,
+                                      StringRef modelPath, Location loc) {
+  StringRef dir = llvm::sys::path::parent_path(modelPath);
+  auto *graph = model.mutable_graph();
+  for (onnx::TensorProto &tensor : *graph->mutable_initializer())
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL &&
+        failed(loadExternalTensor(tensor, dir, loc)))
+      return failure();
+  for (onnx::NodeProto &node : *graph->mutable_node())
+    for (onnx::AttributeProto &attribute : *node.mutable_attribute())
+      if (attribute.has_t() &&
+          attribute.t().data_location() == onnx::TensorProto::EXTERNAL &&
+          failed(loadExternalTensor(*attribute.mutable_t(), dir, loc)))
+        return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
@@ -826,6 +910,8 @@ mlir::dlas::importONNXModelFromBytes(StringRef bytes, StringRef name,
     emitError(loc) << "'" << name << "' has no graph";
     return nullptr;
   }
+  if (failed(loadExternalData(model, name, loc)))
+    return nullptr;
   GraphImporter importer(context, model, name, options);
   return importer.run();
 }

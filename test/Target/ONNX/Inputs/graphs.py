@@ -884,13 +884,58 @@ def error_layer_norm_stash_type():
                              opset=17))
 
 
+# Cases saved with their initializers in a file beside the model (ONNX's
+# external data, the format of models over protobuf's 2 GB).
+EXTERNAL_DATA = {"external_data"}
+
+
+@case
+def external_data():
+    x, w, b = rand(2, 6), rand(6, 5), rand(5)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"]),
+             helper.make_node("Add", ["xw", "b"], ["y"])]
+    y = t(x) @ t(w) + t(b)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
+def external_error(location, offset=None, length=None):
+    tensor = numpy_helper.from_array(rand(2, 2), "w")
+    tensor.ClearField("raw_data")
+    tensor.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", offset), ("length", length)):
+        if value is not None:
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, str(value)
+    node = helper.make_node("Add", ["x", "w"], ["y"])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 2))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 2))], [tensor])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@case
+def error_external_outside():
+    return external_error("../secret.bin")
+
+
+@case
+def error_external_range():
+    # malformed.onnx (written by make) is 27 bytes.
+    return external_error("malformed.onnx", offset=16, length=16)
+
+
 def make(directory):
     os.makedirs(directory, exist_ok=True)
     for name, fn in CASES.items():
         m, inputs, expected = fn()
         path = os.path.join(directory, name + ".onnx")
-        with open(path, "wb") as f:
-            f.write(m.SerializeToString())
+        if name in EXTERNAL_DATA:
+            onnx.save_model(m, path, save_as_external_data=True,
+                            all_tensors_to_one_file=True, location=name + ".weights",
+                            size_threshold=0)
+        else:
+            with open(path, "wb") as f:
+                f.write(m.SerializeToString())
         for i, x in enumerate(inputs or []):
             np.save(os.path.join(directory, f"{name}.in{i}.npy"), x)
         if expected is not None:
