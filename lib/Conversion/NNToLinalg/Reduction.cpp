@@ -96,6 +96,109 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
 /// nn.reduce: one linalg.generic accumulating into the reduced shape (two
 /// for log_sum_exp: the maximum first), an elementwise finish (mean's
 /// division, l2's sqrt, the logs) and, with keepdims, an expand_shape.
+/// nn.arg_max / nn.arg_min: one linalg.generic reducing the axis into a
+/// (best value, its index) pair of outputs; the index output is the result
+/// (reshaped to keep the axis with keepdims).
+template <typename OpTy, bool IsMax>
+struct ArgReduceLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type elementType = type.getElementType();
+    int64_t rank = type.getRank();
+    // I64Attr reads back unsigned: the sign comes from the conversion.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> keptShape, keptDims;
+    SmallVector<AffineExpr> keptExprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(d == axis ? utils::IteratorType::reduction
+                                    : utils::IteratorType::parallel);
+      if (d == axis)
+        continue;
+      keptShape.push_back(type.getDimSize(d));
+      keptDims.push_back(d);
+      keptExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    Type i64 = rewriter.getI64Type();
+    auto valueType = RankedTensorType::get(keptShape, elementType);
+    auto indexType = RankedTensorType::get(keptShape, i64);
+    Value start = IsMax ? lowestValue(rewriter, loc, elementType)
+                        : highestValue(rewriter, loc, elementType);
+    Value values = filledTensor(rewriter, loc, valueType, input, start, keptDims);
+    Value indices = filledTensor(
+        rewriter, loc, indexType, input,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0)),
+        keptDims);
+    AffineMap kept = AffineMap::get(rank, 0, keptExprs, ctx);
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank), kept,
+                                   kept};
+    bool last = op.getSelectLastIndex();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valueType, indexType}, input,
+        ValueRange{values, indices}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], best = args[1], bestIndex = args[2];
+          Value index = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, axis));
+          // Strictly better takes the first on ties; better or equal the
+          // last. A NaN compares false: never taken.
+          arith::CmpFPredicate predicate =
+              IsMax ? (last ? arith::CmpFPredicate::OGE
+                            : arith::CmpFPredicate::OGT)
+                    : (last ? arith::CmpFPredicate::OLE
+                            : arith::CmpFPredicate::OLT);
+          Value better = arith::CmpFOp::create(b, l, predicate, x, best);
+          // The first element always replaces the start value (which an
+          // all -inf or +inf axis would otherwise never beat).
+          Value first = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, index,
+              arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)));
+          Value take = arith::OrIOp::create(
+              b, l, better,
+              arith::AndIOp::create(
+                  b, l, first,
+                  arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, x, x)));
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, take, x, best),
+                         arith::SelectOp::create(b, l, take, index, bestIndex)});
+        });
+    Value result = generic.getResult(1);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (resultType != indexType) {
+      // keepdims: the axis comes back as size 1.
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t d = 0, k = 0; d < (int64_t)keptShape.size(); ++d) {
+        ReassociationIndices group;
+        if (d == 0 && axis == 0)
+          group.push_back(k++);
+        group.push_back(k++);
+        if (d + 1 == axis)
+          group.push_back(k++);
+        groups.push_back(group);
+      }
+      if (keptShape.empty())
+        result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
+                                               ArrayRef<ReassociationIndices>{});
+      else
+        result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
+                                               groups);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -288,7 +391,9 @@ struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
 
 void mlir::dlas::populateNNReductionToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<SoftmaxLowering<nn::SoftmaxOp, false>,
+  patterns.add<ArgReduceLowering<nn::ArgMaxOp, true>,
+               ArgReduceLowering<nn::ArgMinOp, false>,
+               SoftmaxLowering<nn::SoftmaxOp, false>,
                SoftmaxLowering<nn::LogSoftmaxOp, true>, ReduceLowering>(
       patterns.getContext());
 }

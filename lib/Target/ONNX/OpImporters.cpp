@@ -993,6 +993,20 @@ LogicalResult importInstanceNormalization(NodeContext &ctx) {
   return success();
 }
 
+/// ArgMax and ArgMin: axis, keepdims, select_last_index.
+template <typename OpTy> LogicalResult importArgReduce(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return emit<OpTy>(
+      ctx, *x,
+      {i64Attr(ctx, "axis", ctx.intAttr("axis", 0)),
+       ctx.b.getNamedAttr("keepdims",
+                          ctx.b.getBoolAttr(ctx.intAttr("keepdims", 1) != 0)),
+       ctx.b.getNamedAttr("select_last_index",
+                          ctx.b.getBoolAttr(ctx.intAttr("select_last_index", 0) != 0))});
+}
+
 /// Expand: numpy broadcast of the input with a constant shape.
 LogicalResult importExpand(NodeContext &ctx) {
   FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(1, "shape");
@@ -2231,6 +2245,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
       {"And", importFoldedBinary, "folded", "import-time constants only (masks)"},
+      {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max", "floats; axis, keepdims, select_last_index"},
+      {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min", "floats; axis, keepdims, select_last_index"},
       {"AveragePool", importPool<nn::AvgPool2DOp>, "nn.avg_pool2d",
        "2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",

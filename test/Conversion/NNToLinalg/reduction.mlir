@@ -71,3 +71,30 @@ func.func @reduce_all_keepdims(%x: tensor<2x8xf32>) -> tensor<1x1xf32> {
   %0 = nn.reduce %x {kind = #nn<reduce_kind min>, axes = array<i64: 0, 1>} : (tensor<2x8xf32>) -> tensor<1x1xf32>
   return %0 : tensor<1x1xf32>
 }
+
+// -----
+
+// One generic reduces the axis into (best value, index); the first element
+// is always taken, later ones when strictly larger (first index on ties).
+// CHECK-LABEL: func @arg_max_keepdims
+// CHECK: %[[V:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[I:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<2x4xi64>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%arg0 : tensor<2x3x4xf32>) outs(%[[V]], %[[I]] : tensor<2x4xf32>, tensor<2x4xi64>)
+// CHECK: linalg.index 1
+// CHECK: arith.cmpf ogt
+// CHECK: tensor.expand_shape %[[R]]#1 {{\[}}[0, 1], [2]] output_shape [2, 1, 4] : tensor<2x4xi64> into tensor<2x1x4xi64>
+func.func @arg_max_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xi64> {
+  %0 = nn.arg_max %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x1x4xi64>
+  return %0 : tensor<2x1x4xi64>
+}
+
+// -----
+
+// The last index on ties: better or equal.
+// CHECK-LABEL: func @arg_min_last
+// CHECK: arith.cmpf ole
+// CHECK-NOT: tensor.expand_shape
+func.func @arg_min_last(%x: tensor<5xf32>) -> tensor<i64> {
+  %0 = nn.arg_min %x {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<5xf32>) -> tensor<i64>
+  return %0 : tensor<i64>
+}

@@ -599,3 +599,29 @@ func.func @f(%x: tensor<3x1xf32>) {
   %0 = nn.broadcast_to %x {shape = array<i64: 3, 4>} : (tensor<3x1xf32>) -> tensor<3x5xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<2x10xf32>) {
+  // expected-error @+2 {{'nn.arg_max' op axis 2 is out of range for a rank-2 input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.arg_max %x {axis = 2 : i64} : (tensor<2x10xf32>) -> tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x0xf32>) {
+  // expected-error @+2 {{'nn.arg_min' op axis 1 is empty}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.arg_min %x {axis = 1 : i64, keepdims = false} : (tensor<2x0xf32>) -> tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x10xi32>) {
+  // expected-error @+1 {{'nn.arg_max' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %0 = nn.arg_max %x {axis = 1 : i64} : (tensor<2x10xi32>) -> tensor<2x1xi64>
+  return
+}

@@ -195,6 +195,15 @@ func.func @broadcast_to(%x: tensor<3x1xf32>, %d: tensor<?x1xf32>) -> (tensor<2x3
   return %0, %1 : tensor<2x3x4xf32>, tensor<?x5xf32>
 }
 
+// CHECK-LABEL: func @arg_reduce
+func.func @arg_reduce(%x: tensor<2x10xf32>) -> (tensor<2xi64>, tensor<1x10xi64>) {
+  // CHECK: nn.arg_max %{{.*}} {axis = 1 : i64, keepdims = false} : (tensor<2x10xf32>) -> tensor<2xi64>
+  %0 = nn.arg_max %x {axis = 1 : i64, keepdims = false} : (tensor<2x10xf32>) -> tensor<2xi64>
+  // CHECK: nn.arg_min %{{.*}} {axis = -2 : i64, select_last_index = true} : (tensor<2x10xf32>) -> tensor<1x10xi64>
+  %1 = nn.arg_min %x {axis = -2 : i64, select_last_index = true} : (tensor<2x10xf32>) -> tensor<1x10xi64>
+  return %0, %1 : tensor<2xi64>, tensor<1x10xi64>
+}
+
 // CHECK-LABEL: func @reduce
 func.func @reduce(%x: tensor<2x8x4xf32>) -> (tensor<2x1x4xf32>, tensor<8xf32>) {
   // CHECK: nn.reduce %{{.*}} {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>

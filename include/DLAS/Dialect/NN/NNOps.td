@@ -568,6 +568,29 @@ def NN_ReduceOp : NN_PureOp<"reduce", [SameOperandsAndResultElementType]> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
+class NN_ArgReduceOp<string mnemonic, string extremum>
+    : NN_PureOp<mnemonic> {
+  let summary = "index of the " # extremum # " along one axis";
+  let description = [{
+    The index (i64) of the }] # extremum # [{ element along `axis`; the first
+    one on ties, or the last with `select_last_index`. With `keepdims` the
+    axis stays as size 1. Floating-point inputs; a NaN is never selected
+    (unlike numpy, which returns the first NaN).
+
+    ```mlir
+    %i = nn.}] # mnemonic # [{ %x {axis = 1 : i64, keepdims = false}
+        : (tensor<2x10xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                       DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs TensorOf<[I64]>:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+def NN_ArgMaxOp : NN_ArgReduceOp<"arg_max", "largest">;
+def NN_ArgMinOp : NN_ArgReduceOp<"arg_min", "smallest">;
+
 def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
   let summary = "spatial up/down-sampling (nearest, bilinear, bicubic) of NCHW tensors";
   let description = [{

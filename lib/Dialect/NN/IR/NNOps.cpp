@@ -902,6 +902,49 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// The result type of nn.arg_max / nn.arg_min.
+static LogicalResult inferArgReduceType(const ShapeChecker &check,
+                                        RankedTensorType input, int64_t axis,
+                                        bool keepdims,
+                                        SmallVectorImpl<Type> &results) {
+  int64_t rank = input.getRank();
+  if (axis < -rank || axis >= rank)
+    return check.fail("axis ", axis, " is out of range for a rank-", rank,
+                      " input");
+  if (axis < 0)
+    axis += rank;
+  if (input.getDimSize(axis) == 0)
+    return check.fail("axis ", axis, " is empty");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis)
+      shape.push_back(input.getDimSize(d));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  results.push_back(RankedTensorType::get(
+      shape, IntegerType::get(input.getContext(), 64)));
+  return success();
+}
+
+LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  return inferArgReduceType(ShapeChecker(loc, "arg_max"),
+                            rankedType(adaptor.getInput()), adaptor.getAxis(),
+                            adaptor.getKeepdims(), results);
+}
+
+LogicalResult ArgMinOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  return inferArgReduceType(ShapeChecker(loc, "arg_min"),
+                            rankedType(adaptor.getInput()), adaptor.getAxis(),
+                            adaptor.getKeepdims(), results);
+}
+
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

@@ -658,6 +658,40 @@ def conv_transpose_same_lower():
     return conv_transpose_case(auto_pad="SAME_LOWER", strides=(2, 3))
 
 
+def arg_case(op, x, reference, **attrs):
+    node = helper.make_node(op, ["x"], ["y"], **attrs)
+    y = reference(t(x))
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, y.shape)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), [x], y
+
+
+@case
+def argmax_keepdims():
+    return arg_case("ArgMax", rand(3, 5, 4), lambda x: x.argmax(1, keepdim=True), axis=1)
+
+
+@case
+def argmin_last_axis():
+    return arg_case("ArgMin", rand(3, 7), lambda x: x.argmin(-1), axis=-1, keepdims=0)
+
+
+@case
+def argmax_ties_select_last():
+    # Ties: the last index with select_last_index (torch takes the first;
+    # flip, take the first, map back).
+    x = np.array([[1, 3, 3, 0], [2, 2, 2, 2], [-np.inf, -np.inf, -5, -5]], np.float32)
+    return arg_case("ArgMax", x, lambda v: 3 - v.flip(1).argmax(1), axis=1, keepdims=0,
+                    select_last_index=1)
+
+
+@case
+def argmax_ties_first():
+    x = np.array([[1, 3, 3, 0], [2, 2, 2, 2], [-np.inf, -np.inf, -np.inf, -np.inf]], np.float32)
+    return arg_case("ArgMax", x, lambda v: v.argmax(1), axis=1, keepdims=0)
+
+
 @case
 def layer_norm_last_axis():
     x, w, b = rand(2, 5, 8), rand(8), rand(8)
@@ -941,9 +975,11 @@ def make(directory):
         if expected is not None:
             # astype copies C-contiguous and keeps rank 0 (ascontiguousarray
             # would make a scalar 1-D).
-            np.save(os.path.join(directory, f"{name}.expected.npy"),
-                    np.asarray(expected.numpy() if torch.is_tensor(expected) else expected)
-                    .astype(np.float32))
+            array = np.asarray(expected.numpy() if torch.is_tensor(expected) else expected)
+            # Indices (ArgMax) stay int64; values are compared as f32.
+            if array.dtype != np.int64:
+                array = array.astype(np.float32)
+            np.save(os.path.join(directory, f"{name}.expected.npy"), array)
     with open(os.path.join(directory, "malformed.onnx"), "wb") as f:
         f.write(b"\x08\x07this is not a protobuf\xff\xff\xff")
 
