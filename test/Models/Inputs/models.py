@@ -13,7 +13,9 @@ a CIFAR WideResNet-40-2 whose 3x3 convolutions are each replaced by a
 grouped 3x3 convolution with g groups followed by a pointwise 1x1 one.
 """
 import argparse
+import gc
 import functools
+import itertools
 import multiprocessing
 import os
 import re
@@ -37,6 +39,7 @@ NOT_EXPORTABLE = {
     "swin_v2_s": "aten::zero has no ONNX symbolic in PyTorch 1.13",
     "swin_v2_b": "aten::zero has no ONNX symbolic in PyTorch 1.13",
 }
+SOLO = {"vit_l_16", "vit_l_32", "vit_h_14", "regnet_y_128gf"}
 CLASSIFICATION = torchvision.models.list_models(module=torchvision.models)
 SEGMENTATION = torchvision.models.list_models(module=torchvision.models.segmentation)
 TORCHVISION = [m for m in CLASSIFICATION + SEGMENTATION if m not in NOT_EXPORTABLE]
@@ -181,6 +184,11 @@ def check_model(name, args):
     except Exception as e:  # an export PyTorch cannot do fails the model
         return (name, f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL",
                 None, False, "")
+    # PyTorch's timing first, then its copy of the weights goes before
+    # dlas-run loads its own (several GB for the largest models).
+    torch_ms = torch_latency(model, x, args.threads, max(args.repeat, 1))
+    del model, x
+    gc.collect()
     cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
            "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
            "--num-threads", str(args.threads)]
@@ -203,7 +211,6 @@ def check_model(name, args):
     compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
     median = re.search(r"median ([0-9.]+) ms", out)
     rel = re.search(r"max rel err ([0-9.e+-]+)", out)
-    torch_ms = torch_latency(model, x, args.threads, max(args.repeat, 1))
     line = (f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
             f"{median.group(1) if median else '-':>9} {torch_ms:>9.2f} "
             f"{rel.group(1) if rel else '-':>11}  {'ok' if ok else 'FAIL'}"
@@ -255,8 +262,13 @@ def main():
     # handles one model, so that the memory of a large one is returned).
     check = functools.partial(check_model, args=args)
     if args.jobs > 1:
+        # The largest models (over 250 M parameters: 5-15 GB at once while
+        # they compile) run alone, after the others.
+        shared = [n for n in names if n not in SOLO]
+        solo = [n for n in names if n in SOLO]
         pool = multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=1)
-        results = pool.imap(check, names)
+        results = itertools.chain(pool.imap(check, shared), map(check, solo))
+        names = shared + solo
     else:
         results = map(check, names)
     for name, line, row, ok, detail in results:
