@@ -14,6 +14,34 @@ using namespace mlir::dlas::nnlowering;
 
 namespace {
 
+/// A reduction over one axis of a `type` tensor: the axis (normalized; the
+/// I64Attr getters return it unsigned), the shape and dims that remain, the
+/// map reading them and the iterator types (the axis a reduction).
+struct AxisReduction {
+  int64_t axis;
+  SmallVector<int64_t> keptShape, keptDims;
+  AffineMap keptMap;
+  SmallVector<utils::IteratorType> iterators;
+
+  AxisReduction(RankedTensorType type, uint64_t attrAxis) {
+    int64_t rank = type.getRank();
+    axis = static_cast<int64_t>(attrAxis);
+    if (axis < 0)
+      axis += rank;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(d == axis ? utils::IteratorType::reduction
+                                    : utils::IteratorType::parallel);
+      if (d == axis)
+        continue;
+      keptShape.push_back(type.getDimSize(d));
+      keptDims.push_back(d);
+      exprs.push_back(getAffineDimExpr(d, type.getContext()));
+    }
+    keptMap = AffineMap::get(rank, 0, exprs, type.getContext());
+  }
+};
+
 template <typename OpTy, bool IsLog>
 struct SoftmaxLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -26,27 +54,12 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     auto type = cast<RankedTensorType>(input.getType());
     Type elementType = type.getElementType();
     int64_t rank = type.getRank();
-    // I64Attr getters return uint64_t: read the axis as signed.
-    int64_t axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
-    MLIRContext *ctx = rewriter.getContext();
-
-    SmallVector<int64_t> reducedShape, reducedSourceDims;
-    SmallVector<AffineExpr> reducedExprs;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d == axis)
-        continue;
-      reducedShape.push_back(type.getDimSize(d));
-      reducedSourceDims.push_back(d);
-      reducedExprs.push_back(getAffineDimExpr(d, ctx));
-    }
-    auto reducedType = RankedTensorType::get(reducedShape, elementType);
+    AxisReduction r(type, op.getAxis());
+    SmallVector<int64_t> &reducedSourceDims = r.keptDims;
+    auto reducedType = RankedTensorType::get(r.keptShape, elementType);
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap reducedMap = AffineMap::get(rank, 0, reducedExprs, ctx);
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators[axis] = utils::IteratorType::reduction;
+    AffineMap reducedMap = r.keptMap;
+    SmallVector<utils::IteratorType> &iterators = r.iterators;
 
     auto reduce = [&](Value init, ValueRange extraInputs,
                       function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
@@ -112,23 +125,9 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     auto type = cast<RankedTensorType>(input.getType());
     Type elementType = type.getElementType();
     int64_t rank = type.getRank();
-    // I64Attr reads back unsigned: the sign comes from the conversion.
-    int64_t axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<int64_t> keptShape, keptDims;
-    SmallVector<AffineExpr> keptExprs;
-    SmallVector<utils::IteratorType> iterators;
-    for (int64_t d = 0; d < rank; ++d) {
-      iterators.push_back(d == axis ? utils::IteratorType::reduction
-                                    : utils::IteratorType::parallel);
-      if (d == axis)
-        continue;
-      keptShape.push_back(type.getDimSize(d));
-      keptDims.push_back(d);
-      keptExprs.push_back(getAffineDimExpr(d, ctx));
-    }
+    AxisReduction r(type, op.getAxis());
+    int64_t axis = r.axis;
+    ArrayRef<int64_t> keptShape = r.keptShape, keptDims = r.keptDims;
     Type i64 = rewriter.getI64Type();
     auto valueType = RankedTensorType::get(keptShape, elementType);
     auto indexType = RankedTensorType::get(keptShape, i64);
@@ -139,13 +138,12 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
         rewriter, loc, indexType, input,
         arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0)),
         keptDims);
-    AffineMap kept = AffineMap::get(rank, 0, keptExprs, ctx);
-    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank), kept,
-                                   kept};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   r.keptMap, r.keptMap};
     bool last = op.getSelectLastIndex();
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{valueType, indexType}, input,
-        ValueRange{values, indices}, maps, iterators,
+        ValueRange{values, indices}, maps, r.iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[1], bestIndex = args[2];
           Value index = arith::IndexCastOp::create(
