@@ -184,9 +184,11 @@ def check_model(name, args):
     except Exception as e:  # an export PyTorch cannot do fails the model
         return (name, f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL",
                 None, False, "")
-    # PyTorch's timing first, then its copy of the weights goes before
+    # PyTorch's timing (only when timing is asked for: a check needs the
+    # output alone) first, then its copy of the weights goes before
     # dlas-run loads its own (several GB for the largest models).
-    torch_ms = torch_latency(model, x, args.threads, max(args.repeat, 1))
+    torch_ms = (torch_latency(model, x, args.threads, args.repeat)
+                if args.repeat > 1 else float("nan"))
     del model, x
     gc.collect()
     cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
@@ -211,12 +213,13 @@ def check_model(name, args):
     compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
     median = re.search(r"median ([0-9.]+) ms", out)
     rel = re.search(r"max rel err ([0-9.e+-]+)", out)
+    torch_text = "-" if torch_ms != torch_ms else f"{torch_ms:.2f}"  # NaN: not timed
     line = (f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
-            f"{median.group(1) if median else '-':>9} {torch_ms:>9.2f} "
+            f"{median.group(1) if median else '-':>9} {torch_text:>9} "
             f"{rel.group(1) if rel else '-':>11}  {'ok' if ok else 'FAIL'}"
             f"  ({time.perf_counter() - started:.0f} s)")
     row = (f"| {name} | {args.threads} | {compile_ms.group(1) if compile_ms else '-'} | "
-           f"{median.group(1) if median else '-'} | {torch_ms:.2f} | "
+           f"{median.group(1) if median else '-'} | {torch_text} | "
            f"{rel.group(1) if rel else '-'} | {'ok' if ok else 'FAIL'} |")
     # Only the first error lines: a failing large model can print pages.
     detail = "\n".join((out + proc.stderr).splitlines()[:40])
