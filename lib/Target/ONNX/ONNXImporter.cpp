@@ -224,6 +224,7 @@ private:
   LogicalResult checkSchema(const onnx::NodeProto &node, Location loc,
                             StringRef nodeName);
   LogicalResult checkWindowRanks(Location loc);
+  LogicalResult checkEinsumEquations(Location loc);
 };
 
 } // namespace mlir::dlas::onnximport
@@ -341,6 +342,32 @@ static llvm::StringMap<int> statedRanks(const onnx::GraphProto &graph) {
   for (const auto &tensor : graph.initializer())
     ranks[tensor.name()] = tensor.dims_size();
   return ranks;
+}
+
+/// libonnx's Einsum shape inference counts the letters of an equation
+/// without '->' in a 26-entry stack array indexed by letter - 'a': any
+/// other character wrote outside it (an upper-case letter; found by
+/// dlas-fuzz-onnx). Such equations are refused before it runs.
+LogicalResult GraphImporter::checkEinsumEquations(Location loc) {
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    if (node.op_type() != "Einsum")
+      continue;
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      if (attribute.name() != "equation")
+        continue;
+      StringRef equation = attribute.s();
+      if (equation.contains("->"))
+        continue;
+      for (char c : equation)
+        if (c != ',' && c != '.' && c != ' ' && (c < 'a' || c > 'z'))
+          return error(loc, "Einsum node '" + node.name() +
+                                "': an equation without '->' may only use "
+                                "letters a-z (libonnx's shape inference "
+                                "cannot take '" +
+                                Twine(c) + "'); write the output explicitly");
+    }
+  }
+  return success();
 }
 
 LogicalResult GraphImporter::checkWindowRanks(Location loc) {
@@ -594,7 +621,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   // and kernel by the input's rank without checking it (a 3-D input with a
   // 4-D weight crashed it; found by dlas-fuzz-onnx): ranks are checked
   // first where the graph states them.
-  if (failed(checkWindowRanks(loc)))
+  if (failed(checkWindowRanks(loc)) || failed(checkEinsumEquations(loc)))
     return nullptr;
   if ((opset < kMinOpset || opset > kMaxOpset) && failed(convertOpset(loc)))
     return nullptr;

@@ -855,6 +855,14 @@ def error_einsum_diagonal():
 
 
 @case
+def error_einsum_implicit_upper_case():
+    # libonnx's shape inference wrote outside a stack array for this
+    # (found by dlas-fuzz-onnx): refused before it runs.
+    node = helper.make_node("Einsum", ["a", "b"], ["y"], name="einsum5", equation="iJ,jk")
+    return import_only(model([node], [("a", (3, 4)), ("b", (4, 2))], [("y", (3, 2))]))
+
+
+@case
 def error_einsum_three_operands():
     node = helper.make_node("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il")
     return import_only(model([node], [("x", (3, 3))], [("y", (3, 3))]))
