@@ -406,9 +406,33 @@ FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
   return sizes;
 }
 
+/// a * b for sizes from untrusted models: saturated at INT64_MAX instead of
+/// overflowing (found to matter by dlas-fuzz-onnx on shape attributes).
+int64_t mulSat(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max()
+                                          : r;
+}
+
+/// The product of `sizes`, saturated at INT64_MAX.
 int64_t product(ArrayRef<int64_t> sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1},
-                         std::multiplies<int64_t>());
+  int64_t r = 1;
+  for (int64_t s : sizes)
+    r = mulSat(r, s);
+  return r;
+}
+
+/// The most elements an import-time fold may produce (64 MiB of f32).
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
+
+/// Fails, naming `what`, when a fold would produce more than
+/// kMaxFoldedElements elements.
+LogicalResult checkFoldSize(NodeContext &ctx, int64_t elements, StringRef what) {
+  if (elements >= 0 && elements <= kMaxFoldedElements)
+    return success();
+  return ctx.fail(what + " of " + Twine(elements) +
+                  " elements is too large to fold at import (at most " +
+                  Twine(kMaxFoldedElements) + ")");
 }
 
 /// numpy matmul semantics on nn.matmul / nn.batch_matmul: 1-D operands get a
@@ -466,6 +490,8 @@ LogicalResult importMatMul(NodeContext &ctx) {
       return failure();
     int64_t rowCount =
         llvm::is_contained(*rows, -1) ? -1 : product(*rows);
+    if (rowCount == std::numeric_limits<int64_t>::max())
+      return ctx.fail("MatMul operand sizes overflow");
     FailureOr<Value> lhs2d = reshapeTo(ctx, *lhs, {rowCount, k});
     FailureOr<Value> rhs2d = reshapeTo(ctx, *rhs, {bShape[bShape.size() - 2], n});
     if (failed(lhs2d) || failed(rhs2d))
@@ -474,6 +500,8 @@ LogicalResult importMatMul(NodeContext &ctx) {
   } else {
     // Both batched: broadcast, collapse the batch into one dimension.
     int64_t batchSize = product(batch);
+    if (batchSize == std::numeric_limits<int64_t>::max())
+      return ctx.fail("MatMul batch sizes overflow");
     auto toBatched = [&](Value x, ArrayRef<int64_t> shape) -> FailureOr<Value> {
       SmallVector<int64_t> full(batch);
       full.append({shape[shape.size() - 2], shape.back()});
@@ -562,7 +590,11 @@ FailureOr<Value> arrange(NodeContext &ctx, const EinsumTerm &term,
     int64_t size = 1;
     for (char c : group) {
       perm.push_back(term.letters.find(c));
-      size *= term.size(c);
+      size = mulSat(size, term.size(c));
+    }
+    if (size == std::numeric_limits<int64_t>::max()) {
+      (void)ctx.fail("Einsum operand sizes overflow");
+      return failure();
     }
     shape.push_back(size);
   }
@@ -761,7 +793,7 @@ LogicalResult importSplit(NodeContext &ctx) {
   if ((int)sizes.size() != outputs)
     return ctx.fail("'split' has " + Twine(sizes.size()) +
                     " sizes for " + Twine(outputs) + " outputs");
-  if (llvm::any_of(sizes, [](int64_t v) { return v < 0; }) ||
+  if (llvm::any_of(sizes, [&](int64_t v) { return v < 0 || v > extent; }) ||
       std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != extent)
     return ctx.fail("'split' sizes do not add up to the axis size " +
                     Twine(extent));
@@ -804,8 +836,10 @@ LogicalResult importTile(NodeContext &ctx) {
   for (auto [size, rep] : llvm::zip(type.getShape(), r)) {
     interleaved.append({1, size});
     wide.append({rep, size});
-    result.push_back(rep * size);
+    result.push_back(mulSat(rep, size));
   }
+  if (product(result) == std::numeric_limits<int64_t>::max())
+    return ctx.fail("'repeats' make the result's size overflow");
   FailureOr<Value> spread = reshapeTo(ctx, *x, interleaved);
   if (failed(spread))
     return failure();
@@ -831,8 +865,8 @@ LogicalResult importDepthSpace(NodeContext &ctx) {
   if (type.getRank() != 4 || !type.hasStaticShape())
     return ctx.fail("needs a static NCHW (rank 4) input");
   int64_t b = ctx.intAttr("blocksize", 0);
-  if (b < 1)
-    return ctx.fail("'blocksize' must be positive");
+  if (b < 1 || b > (int64_t{1} << 20))
+    return ctx.fail("'blocksize' must be in [1, 2^20]");
   int64_t n = type.getDimSize(0), c = type.getDimSize(1),
           h = type.getDimSize(2), w = type.getDimSize(3);
   SmallVector<int64_t> split, perm, result;
@@ -1016,6 +1050,9 @@ LogicalResult importExpand(NodeContext &ctx) {
   if (llvm::any_of(target, [](int64_t s) { return s < 1; }))
     return ctx.fail("Expand to a shape with a size below 1 is not supported");
   if (const HostTensor *data = ctx.constant(0)) {
+    if (failed(checkFoldSize(ctx, mulSat(product(target), data->numElements()),
+                             "Expand")))
+      return failure();
     HostTensor ones = HostTensor::ofInts(
         SmallVector<int64_t>(target.begin(), target.end()),
         std::vector<int64_t>(product(target), 1));
@@ -1850,6 +1887,8 @@ LogicalResult importFoldedBinary(NodeContext &ctx) {
   if (op == "Mod" && floats && !fmod)
     return ctx.fail("Mod of floats needs fmod = 1");
   int64_t n = product(*shape);
+  if (failed(checkFoldSize(ctx, n, op)))
+    return failure();
   std::vector<int64_t> ints;
   std::vector<float> fvalues;
   for (int64_t i = 0; i < n; ++i) {
@@ -1923,6 +1962,8 @@ LogicalResult importWhere(NodeContext &ctx) {
   FailureOr<SmallVector<int64_t>> shape = hostBroadcastShape(ctx, {c, x, y});
   if (failed(shape))
     return failure();
+  if (failed(checkFoldSize(ctx, product(*shape), "Where")))
+    return failure();
   HostTensor out;
   out.dtype = x->dtype;
   out.shape = *shape;
@@ -1959,8 +2000,8 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
     fill = std::move(*parsed);
   }
   int64_t n = product(shape);
-  if (n > (int64_t{1} << 28))
-    return ctx.fail("ConstantOfShape of " + Twine(n) + " elements is too large");
+  if (failed(checkFoldSize(ctx, n, "ConstantOfShape")))
+    return failure();
   HostTensor out = fill.isFloat()
                        ? HostTensor::ofFloats(shape, std::vector<float>(n, fill.floats[0]))
                        : HostTensor::ofInts(shape, std::vector<int64_t>(n, fill.ints[0]));
@@ -1980,11 +2021,12 @@ LogicalResult importRange(NodeContext &ctx) {
       delta->numElements() != 1)
     return ctx.fail("Range's start, limit and delta must be scalars");
   double s = start->at(0), l = limit->at(0), d = delta->at(0);
-  if (d == 0)
-    return ctx.fail("Range with delta 0");
-  int64_t n = std::max<int64_t>((int64_t)std::ceil((l - s) / d), 0);
-  if (n > (int64_t{1} << 28))
-    return ctx.fail("Range of " + Twine(n) + " elements is too large");
+  if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d))
+    return ctx.fail("Range needs finite start and limit and a delta not 0");
+  double count = std::max(std::ceil((l - s) / d), 0.0);
+  if (!(count <= (double)kMaxFoldedElements))
+    return checkFoldSize(ctx, -1, "Range");
+  int64_t n = (int64_t)count;
   if (start->isFloat()) {
     std::vector<float> values;
     for (int64_t i = 0; i < n; ++i)

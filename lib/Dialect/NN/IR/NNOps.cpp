@@ -1007,6 +1007,10 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       if (!(s > 0))
         return check.fail("attribute 'scales' must be positive, got ", s);
       int64_t size = input.getDimSize(2 + i);
+      // Attributes are untrusted: the product must fit before the cast.
+      if (!ShapedType::isDynamic(size) && !((double)size * s < 0x1p62))
+        return check.fail("scale ", s, " makes dimension ", 2 + i,
+                          " of size ", size, " too large");
       shape[2 + i] = ShapedType::isDynamic(size)
                          ? kDynamic
                          : (int64_t)std::floor((double)size * s);
