@@ -863,6 +863,17 @@ def error_einsum_implicit_upper_case():
 
 
 @case
+def error_expand_huge_constant():
+    # Element counts of folded shapes used to overflow (found by
+    # dlas-fuzz-onnx): they saturate and folds stop at 16 M elements.
+    nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.array([1.0], np.float32))),
+             helper.make_node("Expand", ["c", "shape"], ["e"], name="expand9"),
+             helper.make_node("Add", ["x", "e"], ["y"])]
+    return import_only(model(nodes, [("x", (1,))], [("y", None)],
+                             [("shape", np.array([2 ** 40, 2 ** 40], np.int64))]))
+
+
+@case
 def error_einsum_three_operands():
     node = helper.make_node("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il")
     return import_only(model([node], [("x", (3, 3))], [("y", (3, 3))]))
