@@ -8,6 +8,8 @@
 #include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
 #include "Utils.h"
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
 using namespace mlir;
 using namespace mlir::dlas;
 using namespace mlir::dlas::nnlowering;
@@ -175,22 +177,12 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     auto resultType = cast<RankedTensorType>(op.getType());
     if (resultType != indexType) {
       // keepdims: the axis comes back as size 1.
-      SmallVector<ReassociationIndices> groups;
-      for (int64_t d = 0, k = 0; d < (int64_t)keptShape.size(); ++d) {
-        ReassociationIndices group;
-        if (d == 0 && axis == 0)
-          group.push_back(k++);
-        group.push_back(k++);
-        if (d + 1 == axis)
-          group.push_back(k++);
-        groups.push_back(group);
-      }
-      if (keptShape.empty())
-        result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
-                                               ArrayRef<ReassociationIndices>{});
-      else
-        result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
-                                               groups);
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          getReassociationIndicesForReshape(indexType, resultType);
+      if (!groups)
+        return rewriter.notifyMatchFailure(op, "no reassociation for keepdims");
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
+                                             *groups);
     }
     rewriter.replaceOp(op, result);
     return success();

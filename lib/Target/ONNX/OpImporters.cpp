@@ -74,43 +74,74 @@ template <typename OpTy> LogicalResult unary(NodeContext &ctx) {
   return emit<OpTy>(ctx, *x);
 }
 
+/// Shape of the numpy broadcast of `tensors`; fails when they do not
+/// broadcast.
+FailureOr<SmallVector<int64_t>>
+hostBroadcastShape(NodeContext &ctx, ArrayRef<const HostTensor *> tensors) {
+  size_t rank = 0;
+  for (const HostTensor *t : tensors)
+    rank = std::max(rank, t->shape.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (const HostTensor *t : tensors)
+    for (size_t i = 0; i < t->shape.size(); ++i) {
+      int64_t &s = shape[rank - t->shape.size() + i];
+      int64_t d = t->shape[i];
+      if (d != s && d != 1 && s != 1) {
+        (void)ctx.fail("constant operands do not broadcast");
+        return failure();
+      }
+      if (d != 1)
+        s = d;
+    }
+  return shape;
+}
+
+/// Flat index into `t` of element `flat` of the broadcast shape `shape`.
+int64_t hostBroadcastIndex(const HostTensor &t, ArrayRef<int64_t> shape,
+                           int64_t flat) {
+  int64_t idx = 0, stride = 1, rank = shape.size();
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    int64_t coord = flat % shape[d];
+    flat /= shape[d];
+    int64_t td = d - (rank - (int64_t)t.shape.size());
+    if (td >= 0) {
+      if (t.shape[td] != 1)
+        idx += coord * stride;
+      stride *= t.shape[td];
+    }
+  }
+  return idx;
+}
+
+/// `t` broadcast (numpy rules) to `shape`, which it must broadcast to.
+HostTensor hostBroadcastTo(const HostTensor &t, ArrayRef<int64_t> shape) {
+  HostTensor out;
+  out.dtype = t.dtype;
+  out.shape.assign(shape.begin(), shape.end());
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    int64_t src = hostBroadcastIndex(t, shape, i);
+    if (t.isFloat())
+      out.floats.push_back(t.floats[src]);
+    else
+      out.ints.push_back(t.ints[src]);
+  }
+  return out;
+}
+
 /// Broadcast arithmetic on import-time constants (numpy rules).
 FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
                                  const HostTensor &b, StringRef op) {
-  size_t rank = std::max(a.shape.size(), b.shape.size());
-  SmallVector<int64_t> shape(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da =
-        i + a.shape.size() >= rank ? a.shape[i + a.shape.size() - rank] : 1;
-    int64_t db =
-        i + b.shape.size() >= rank ? b.shape[i + b.shape.size() - rank] : 1;
-    if (da != db && da != 1 && db != 1) {
-      (void)ctx.fail("constant operands do not broadcast");
-      return failure();
-    }
-    shape[i] = std::max(da, db);
-  }
+  FailureOr<SmallVector<int64_t>> shape = hostBroadcastShape(ctx, {&a, &b});
+  if (failed(shape))
+    return failure();
   HostTensor out;
   out.dtype = a.isFloat() || b.isFloat() ? onnx::TensorProto::FLOAT
                                          : onnx::TensorProto::INT64;
-  out.shape = shape;
+  out.shape = *shape;
   int64_t n = out.numElements();
-  auto index = [&](const HostTensor &t, int64_t flat) {
-    int64_t idx = 0, stride = 1;
-    for (int64_t d = rank - 1, rem = flat; d >= 0; --d) {
-      int64_t coord = rem % shape[d];
-      rem /= shape[d];
-      int64_t td = d - (int64_t)(rank - t.shape.size());
-      if (td >= 0) {
-        if (t.shape[td] != 1)
-          idx += coord * stride;
-        stride *= t.shape[td];
-      }
-    }
-    return idx;
-  };
   for (int64_t i = 0; i < n; ++i) {
-    double x = a.at(index(a, i)), y = b.at(index(b, i));
+    double x = a.at(hostBroadcastIndex(a, *shape, i));
+    double y = b.at(hostBroadcastIndex(b, *shape, i));
     double r;
     if (op == "Add")
       r = x + y;
@@ -1053,13 +1084,14 @@ LogicalResult importExpand(NodeContext &ctx) {
     if (failed(checkFoldSize(ctx, mulSat(product(target), data->numElements()),
                              "Expand")))
       return failure();
-    HostTensor ones = HostTensor::ofInts(
-        SmallVector<int64_t>(target.begin(), target.end()),
-        std::vector<int64_t>(product(target), 1));
-    FailureOr<HostTensor> out = foldBinary(ctx, *data, ones, "Mul");
-    if (failed(out))
+    // The result's shape is the broadcast of both (ONNX's two-way rule).
+    HostTensor targetShape;
+    targetShape.shape.assign(target.begin(), target.end());
+    FailureOr<SmallVector<int64_t>> shape =
+        hostBroadcastShape(ctx, {data, &targetShape});
+    if (failed(shape))
       return failure();
-    ctx.setOutputConstant(0, std::move(*out));
+    ctx.setOutputConstant(0, hostBroadcastTo(*data, *shape));
     return success();
   }
   FailureOr<Value> x = ctx.input(0);
@@ -1826,45 +1858,6 @@ LogicalResult importShape(NodeContext &ctx) {
   return success();
 }
 
-/// Shape of the numpy broadcast of `tensors`; fails when they do not
-/// broadcast.
-FailureOr<SmallVector<int64_t>>
-hostBroadcastShape(NodeContext &ctx, ArrayRef<const HostTensor *> tensors) {
-  size_t rank = 0;
-  for (const HostTensor *t : tensors)
-    rank = std::max(rank, t->shape.size());
-  SmallVector<int64_t> shape(rank, 1);
-  for (const HostTensor *t : tensors)
-    for (size_t i = 0; i < t->shape.size(); ++i) {
-      int64_t &s = shape[rank - t->shape.size() + i];
-      int64_t d = t->shape[i];
-      if (d != s && d != 1 && s != 1) {
-        (void)ctx.fail("constant operands do not broadcast");
-        return failure();
-      }
-      if (d != 1)
-        s = d;
-    }
-  return shape;
-}
-
-/// Flat index into `t` of element `flat` of the broadcast shape `shape`.
-int64_t hostBroadcastIndex(const HostTensor &t, ArrayRef<int64_t> shape,
-                           int64_t flat) {
-  int64_t idx = 0, stride = 1, rank = shape.size();
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    int64_t coord = flat % shape[d];
-    flat /= shape[d];
-    int64_t td = d - (rank - (int64_t)t.shape.size());
-    if (td >= 0) {
-      if (t.shape[td] != 1)
-        idx += coord * stride;
-      stride *= t.shape[td];
-    }
-  }
-  return idx;
-}
-
 HostTensor hostBool(ArrayRef<int64_t> shape, std::vector<int64_t> values) {
   HostTensor t = HostTensor::ofInts(shape, std::move(values));
   t.dtype = onnx::TensorProto::BOOL;
@@ -1948,9 +1941,7 @@ LogicalResult importNot(NodeContext &ctx) {
   return success();
 }
 
-/// Where on constants folds; with a constant condition and run-time
-/// branches it is a select between broadcast values, which is only folded
-/// when the condition is uniform.
+/// Where on constants folds (masks built from static shapes).
 LogicalResult importWhere(NodeContext &ctx) {
   const HostTensor *c = ctx.constant(0), *x = ctx.constant(1),
                    *y = ctx.constant(2);
@@ -1964,16 +1955,15 @@ LogicalResult importWhere(NodeContext &ctx) {
     return failure();
   if (failed(checkFoldSize(ctx, product(*shape), "Where")))
     return failure();
-  HostTensor out;
-  out.dtype = x->dtype;
-  out.shape = *shape;
-  for (int64_t i = 0, n = product(*shape); i < n; ++i) {
-    const HostTensor &from = c->at(hostBroadcastIndex(*c, *shape, i)) != 0 ? *x : *y;
-    int64_t src = hostBroadcastIndex(from, *shape, i);
-    if (from.isFloat())
-      out.floats.push_back(from.floats[src]);
+  HostTensor out = hostBroadcastTo(*y, *shape);
+  HostTensor taken = hostBroadcastTo(*x, *shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    if (c->at(hostBroadcastIndex(*c, *shape, i)) == 0)
+      continue;
+    if (out.isFloat())
+      out.floats[i] = taken.floats[i];
     else
-      out.ints.push_back(from.ints[src]);
+      out.ints[i] = taken.ints[i];
   }
   ctx.setOutputConstant(0, std::move(out));
   return success();
@@ -2120,6 +2110,8 @@ LogicalResult gatherConstantIndices(NodeContext &ctx, const HostTensor &indices)
     else
       runs.push_back({i, 1});
   }
+  if (!type.hasStaticShape())
+    return ctx.fail("Gather from a dynamically shaped tensor");
   if (runs.size() > 256)
     return ctx.fail("Gather of " + Twine(runs.size()) +
                     " scattered constant indices (at most 256 runs)");
@@ -2129,8 +2121,6 @@ LogicalResult gatherConstantIndices(NodeContext &ctx, const HostTensor &indices)
         steps(rank, 1);
     offsets[*axis] = first;
     sizes[*axis] = length;
-    if (!type.hasStaticShape())
-      return ctx.fail("Gather from a dynamically shaped tensor");
     FailureOr<Value> piece = ctx.create<nn::SliceOp>(
         *x, {i64Array(ctx, "offsets", offsets), i64Array(ctx, "sizes", sizes),
              i64Array(ctx, "steps", steps)});

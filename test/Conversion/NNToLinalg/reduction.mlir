@@ -82,7 +82,7 @@ func.func @reduce_all_keepdims(%x: tensor<2x8xf32>) -> tensor<1x1xf32> {
 // CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%arg0 : tensor<2x3x4xf32>) outs(%[[V]], %[[I]] : tensor<2x4xf32>, tensor<2x4xi64>)
 // CHECK: linalg.index 1
 // CHECK: arith.cmpf ogt
-// CHECK: tensor.expand_shape %[[R]]#1 {{\[}}[0, 1], [2]] output_shape [2, 1, 4] : tensor<2x4xi64> into tensor<2x1x4xi64>
+// CHECK: tensor.expand_shape %[[R]]#1 {{\[}}[0], [1, 2]] output_shape [2, 1, 4] : tensor<2x4xi64> into tensor<2x1x4xi64>
 func.func @arg_max_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xi64> {
   %0 = nn.arg_max %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x1x4xi64>
   return %0 : tensor<2x1x4xi64>

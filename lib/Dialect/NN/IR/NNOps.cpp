@@ -927,23 +927,19 @@ static LogicalResult inferArgReduceType(const ShapeChecker &check,
   return success();
 }
 
-LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &results) {
-  return inferArgReduceType(ShapeChecker(loc, "arg_max"),
-                            rankedType(adaptor.getInput()), adaptor.getAxis(),
-                            adaptor.getKeepdims(), results);
-}
-
-LogicalResult ArgMinOp::inferReturnTypes(MLIRContext *,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &results) {
-  return inferArgReduceType(ShapeChecker(loc, "arg_min"),
-                            rankedType(adaptor.getInput()), adaptor.getAxis(),
-                            adaptor.getKeepdims(), results);
-}
+#define DLAS_ARG_REDUCE_INFER(OP, NAME)                                        \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    return inferArgReduceType(ShapeChecker(loc, NAME),                         \
+                              rankedType(adaptor.getInput()),                  \
+                              adaptor.getAxis(), adaptor.getKeepdims(),        \
+                              results);                                        \
+  }
+DLAS_ARG_REDUCE_INFER(ArgMaxOp, "arg_max")
+DLAS_ARG_REDUCE_INFER(ArgMinOp, "arg_min")
+#undef DLAS_ARG_REDUCE_INFER
 
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
