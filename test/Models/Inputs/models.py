@@ -19,6 +19,7 @@ import itertools
 import multiprocessing
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -161,11 +162,17 @@ def torch_latency(model, x, threads, repeat):
 
 
 def export(name, workdir, opset=13):
-    """Builds `name`, exports it to <workdir>/<name>.onnx and saves the seeded
-    input and PyTorch's output next to it; returns (model, input, base path)."""
+    """Builds `name`, exports it to <workdir>/<name>/<name>.onnx and saves the
+    seeded input and PyTorch's output next to it; returns (model, input,
+    base path). Each model has a folder of its own: models over 2 GB are
+    exported with their weights as external files named after the
+    parameters, which two models (vit_l_16, vit_l_32) share."""
     model, shape = build(name)
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
-    base = os.path.join(workdir, name)
+    folder = os.path.join(workdir, name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    base = os.path.join(folder, name)
     with torch.no_grad():
         expected = model(x)
     torch.onnx.export(model, x, base + ".onnx", opset_version=opset,
@@ -176,8 +183,17 @@ def export(name, workdir, opset=13):
 
 
 def check_model(name, args):
-    """Exports, runs and compares one model; returns (name, table line,
-    markdown row, ok, details on failure)."""
+    """Exports, runs and compares one model, then removes its files unless
+    --keep (all of torchvision is about 20 GB of ONNX); returns (name,
+    table line, markdown row, ok, details on failure)."""
+    try:
+        return check_exported_model(name, args)
+    finally:
+        if not args.keep:
+            shutil.rmtree(os.path.join(args.workdir, name), ignore_errors=True)
+
+
+def check_exported_model(name, args):
     started = time.perf_counter()
     try:
         model, x, base = export(name, args.workdir, args.opset)
@@ -239,6 +255,8 @@ def main():
                         help="timed runs per model (DLAS and PyTorch)")
     parser.add_argument("--max-rel-err", default="1e-4")
     parser.add_argument("--report", help="append a markdown table to this file")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each model's ONNX file, input and expected output")
     parser.add_argument("--jobs", type=int, default=1,
                         help="models checked at once (timings are then not comparable)")
     args = parser.parse_args()
