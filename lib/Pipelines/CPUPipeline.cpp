@@ -110,6 +110,9 @@ void dlas::buildBufferizationStage(OpPassManager &pm) {
   // Contiguous buffers across calls keep the C interface simple for callers.
   bufferizeOptions.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A recurrence (nn.lstm/gru/rnn's time loop) yields a state computed
+  // from the one it receives: it gets a new buffer each step.
+  bufferizeOptions.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -10,30 +10,85 @@
 
 using namespace mlir;
 
+namespace {
+/// The bytes of a dense or dense_resource constant of static shape, and
+/// its attribute; empty when there are none to read.
+struct ConstantBytes {
+  ArrayRef<char> raw;
+  DenseElementsAttr splat;
+  bool isResource = false;
+  size_t elementBytes = 0;
+};
+
+std::optional<ConstantBytes> readConstant(Value input) {
+  auto constant = input.getDefiningOp<arith::ConstantOp>();
+  auto type = cast<RankedTensorType>(input.getType());
+  if (!constant || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat() ||
+      type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  ConstantBytes bytes;
+  bytes.elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  if (dense && dense.isSplat()) {
+    bytes.splat = dense;
+    return bytes;
+  }
+  if (dense)
+    bytes.raw = dense.getRawData();
+  else if (resource && resource.getRawHandle().getBlob())
+    bytes.raw = resource.getRawHandle().getBlob()->getData();
+  bytes.isResource = resource != nullptr;
+  if (bytes.raw.size() != type.getNumElements() * bytes.elementBytes)
+    return std::nullopt;
+  return bytes;
+}
+
+Value makeConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<char> data, bool asResource, StringRef name) {
+  Attribute value;
+  if (asResource)
+    value = DenseResourceElementsAttr::get(
+        type, name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
+  else
+    value = DenseElementsAttr::getFromRawBuffer(type, data);
+  return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+}
+} // namespace
+
+Value dlas::sliceConstant(OpBuilder &b, Location loc, Value input,
+                          int64_t firstElement, RankedTensorType resultType,
+                          StringRef resourceName) {
+  std::optional<ConstantBytes> bytes = readConstant(input);
+  if (!bytes)
+    return Value();
+  if (bytes->splat)
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(resultType,
+                                       bytes->splat.getSplatValue<Attribute>()));
+  size_t begin = firstElement * bytes->elementBytes;
+  size_t size = resultType.getNumElements() * bytes->elementBytes;
+  if (firstElement < 0 || begin + size > bytes->raw.size())
+    return Value();
+  return makeConstant(b, loc, resultType, bytes->raw.slice(begin, size),
+                      bytes->isResource, resourceName);
+}
+
 Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
                             ArrayRef<int64_t> viewShape,
                             ArrayRef<int64_t> perm,
                             RankedTensorType resultType,
                             StringRef resourceName) {
-  auto constant = input.getDefiningOp<arith::ConstantOp>();
   auto type = cast<RankedTensorType>(input.getType());
-  if (!constant || !type.hasStaticShape() ||
-      !type.getElementType().isIntOrFloat() ||
-      type.getElementType().getIntOrFloatBitWidth() % 8 != 0 ||
-      computeProduct(viewShape) != type.getNumElements())
+  std::optional<ConstantBytes> bytes = readConstant(input);
+  if (!bytes || computeProduct(viewShape) != type.getNumElements())
     return Value();
-  size_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  ArrayRef<char> raw;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
-  if (dense && dense.isSplat())
-    return arith::ConstantOp::create(b, loc, dense.reshape(resultType));
-  if (dense)
-    raw = dense.getRawData();
-  else if (resource && resource.getRawHandle().getBlob())
-    raw = resource.getRawHandle().getBlob()->getData();
-  if (raw.size() != type.getNumElements() * elementBytes)
-    return Value();
+  if (bytes->splat)
+    return arith::ConstantOp::create(b, loc, bytes->splat.reshape(resultType));
+  ArrayRef<char> raw = bytes->raw;
+  size_t elementBytes = bytes->elementBytes;
   // Walk the result in order, keeping the source offset alongside.
   SmallVector<int64_t> sourceStrides = computeSuffixProduct(viewShape);
   ArrayRef<int64_t> shape = resultType.getShape();
@@ -51,13 +106,6 @@ Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
       index[d] = 0;
     }
   }
-  Attribute value;
-  if (resource)
-    value = DenseResourceElementsAttr::get(
-        resultType, resourceName,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(data),
-                                                      alignof(uint64_t)));
-  else
-    value = DenseElementsAttr::getFromRawBuffer(resultType, data);
-  return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+  return makeConstant(b, loc, resultType, data, bytes->isResource,
+                      resourceName);
 }

@@ -41,12 +41,18 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
       linalg.yield %m : f32
     } -> tensor<4xf32>
     ```
+    Recurrent layers (nn.lstm, nn.gru, nn.rnn) become one input-projection
+    nn.linear per direction and an scf.for over time steps whose body is
+    the recurrent nn.linear and the gate linalg.generic; the nn.linear ops
+    are lowered in the same run.
+
     An op the lowering cannot handle (for example an element type with no
     lowering yet) is reported with its name and the pass fails.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
   ];
   let statistics = [
     Statistic<"numLoweredOps", "lowered-ops", "Number of nn ops lowered">

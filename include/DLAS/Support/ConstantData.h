@@ -22,6 +22,14 @@ Value permuteConstant(OpBuilder &b, Location loc, Value input,
                       ArrayRef<int64_t> viewShape, ArrayRef<int64_t> perm,
                       RankedTensorType resultType, StringRef resourceName);
 
+/// `resultType.getNumElements()` consecutive elements of `input` (an
+/// `arith.constant` as for permuteConstant), from row-major element
+/// `firstElement` on, as a new constant of `resultType`: a slice along
+/// the leading dimensions. Null when `input` is no such constant.
+Value sliceConstant(OpBuilder &b, Location loc, Value input,
+                    int64_t firstElement, RankedTensorType resultType,
+                    StringRef resourceName);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_SUPPORT_CONSTANTDATA_H

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -22,6 +23,7 @@ void mlir::dlas::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
   populateNNPoolingToLinalgPatterns(patterns);
   populateNNPointwiseToLinalgPatterns(patterns);
   populateNNReductionToLinalgPatterns(patterns);
+  populateNNRecurrentToLinalgPatterns(patterns);
   populateNNShapeToLinalgPatterns(patterns);
 }
 

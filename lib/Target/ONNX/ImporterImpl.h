@@ -86,6 +86,10 @@ public:
   }
   FailureOr<Value> createInferred(StringRef opName, ValueRange operands,
                                   ArrayRef<NamedAttribute> attributes);
+  /// The same for an op of `numResults` results.
+  FailureOr<Operation *> createInferredOp(StringRef opName, ValueRange operands,
+                                          ArrayRef<NamedAttribute> attributes,
+                                          unsigned numResults);
 
   /// Constant f32 tensor of shape [1] (broadcasts against anything).
   Value scalar(float value);

@@ -806,26 +806,39 @@ void NodeContext::setOutputConstant(unsigned i, HostTensor value) {
 FailureOr<Value>
 NodeContext::createInferred(StringRef opName, ValueRange operands,
                             ArrayRef<NamedAttribute> attributes) {
-  // Build with a placeholder result type, then let the op infer it: a bad
+  FailureOr<Operation *> op =
+      createInferredOp(opName, operands, attributes, /*numResults=*/1);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+FailureOr<Operation *>
+NodeContext::createInferredOp(StringRef opName, ValueRange operands,
+                              ArrayRef<NamedAttribute> attributes,
+                              unsigned numResults) {
+  // Build with placeholder result types, then let the op infer them: a bad
   // combination is reported by the op's own checks instead of aborting.
   OperationState state(loc, opName);
   state.addOperands(operands);
   state.addAttributes(attributes);
-  state.addTypes(b.getNoneType());
+  state.addTypes(SmallVector<Type>(numResults, b.getNoneType()));
   Operation *op = b.create(state);
   SmallVector<Type> types;
   auto infer = cast<InferTypeOpInterface>(op);
   if (failed(infer.inferReturnTypes(b.getContext(), loc, op->getOperands(),
                                     op->getRawDictionaryAttrs(),
                                     op->getPropertiesStorage(),
-                                    op->getRegions(), types))) {
+                                    op->getRegions(), types)) ||
+      types.size() != numResults) {
     op->erase();
     (void)fail("the " + opName + " it maps to rejects these operands "
                "(see the error above)");
     return failure();
   }
-  op->getResult(0).setType(types.front());
-  return op->getResult(0);
+  for (auto [result, type] : llvm::zip(op->getResults(), types))
+    result.setType(type);
+  return op;
 }
 
 Value NodeContext::scalar(float value) {

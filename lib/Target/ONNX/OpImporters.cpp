@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
@@ -1025,6 +1027,226 @@ LogicalResult importLayerNormalization(NodeContext &ctx) {
     if (failed(inverse))
       return failure();
     ctx.setOutput(2, *inverse);
+  }
+  return success();
+}
+
+/// ONNX's recurrent activation names, and which of alpha/beta each reads.
+struct RecurrentActivationName {
+  StringLiteral onnx;
+  nn::RnnActivation kind;
+  bool readsAlpha, readsBeta;
+};
+constexpr RecurrentActivationName kRecurrentActivations[] = {
+    {"Sigmoid", nn::RnnActivation::Sigmoid, false, false},
+    {"Tanh", nn::RnnActivation::Tanh, false, false},
+    {"Relu", nn::RnnActivation::Relu, false, false},
+    {"HardSigmoid", nn::RnnActivation::HardSigmoid, true, true},
+    {"LeakyRelu", nn::RnnActivation::LeakyRelu, true, false},
+    {"ThresholdedRelu", nn::RnnActivation::ThresholdedRelu, true, false},
+    {"ScaledTanh", nn::RnnActivation::ScaledTanh, true, true},
+    {"Affine", nn::RnnActivation::Affine, true, true},
+    {"Elu", nn::RnnActivation::Elu, true, false},
+    {"Softsign", nn::RnnActivation::Softsign, false, false},
+    {"Softplus", nn::RnnActivation::Softplus, false, false}};
+
+/// `activations`, `activation_alpha` and `activation_beta` as nn
+/// attributes: ONNX's alpha/beta lists are consumed in order by the
+/// functions that read them (onnxruntime's reading); nn keeps one value
+/// per function.
+LogicalResult recurrentActivationAttrs(NodeContext &ctx,
+                                       SmallVectorImpl<NamedAttribute> &attrs) {
+  const onnx::AttributeProto *names = ctx.attr("activations");
+  if (!names)
+    return success();
+  const onnx::AttributeProto *alphaAttr = ctx.attr("activation_alpha");
+  const onnx::AttributeProto *betaAttr = ctx.attr("activation_beta");
+  int nextAlpha = 0, nextBeta = 0;
+  SmallVector<Attribute> kinds;
+  SmallVector<double> alphas, betas;
+  for (const std::string &name : names->strings()) {
+    const auto *known = llvm::find_if(kRecurrentActivations, [&](const auto &a) {
+      return StringRef(name).equals_insensitive(a.onnx);
+    });
+    if (known == std::end(kRecurrentActivations))
+      return ctx.fail("activation '" + name + "' is not supported");
+    kinds.push_back(nn::RnnActivationAttr::get(ctx.b.getContext(), known->kind));
+    double alpha = nn::defaultRnnActivationAlpha(known->kind);
+    double beta = nn::defaultRnnActivationBeta(known->kind);
+    if (known->readsAlpha && alphaAttr && nextAlpha < alphaAttr->floats_size())
+      alpha = alphaAttr->floats(nextAlpha++);
+    if (known->readsBeta && betaAttr && nextBeta < betaAttr->floats_size())
+      beta = betaAttr->floats(nextBeta++);
+    alphas.push_back(alpha);
+    betas.push_back(beta);
+  }
+  if ((alphaAttr && nextAlpha != alphaAttr->floats_size()) ||
+      (betaAttr && nextBeta != betaAttr->floats_size()))
+    return ctx.fail("activation_alpha/activation_beta have more values than "
+                    "the activations read");
+  attrs.push_back(ctx.b.getNamedAttr("activations", ctx.b.getArrayAttr(kinds)));
+  attrs.push_back(ctx.b.getNamedAttr("activation_alpha",
+                                     ctx.b.getDenseF64ArrayAttr(alphas)));
+  attrs.push_back(ctx.b.getNamedAttr("activation_beta",
+                                     ctx.b.getDenseF64ArrayAttr(betas)));
+  return success();
+}
+
+/// A zero f32 constant of `shape` (absent biases and initial states).
+Value zerosConstant(NodeContext &ctx, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get(shape, ctx.b.getF32Type());
+  return arith::ConstantOp::create(ctx.b, ctx.loc,
+                                   DenseElementsAttr::get(type, 0.0f));
+}
+
+/// LSTM, GRU and RNN (one layer each, as PyTorch exports every layer) onto
+/// nn.lstm / nn.gru / nn.rnn. Absent bias and initial states are zeros;
+/// layout 1 (batch first) is transposed to layout 0 and back.
+template <typename OpTy>
+LogicalResult importRecurrent(NodeContext &ctx) {
+  constexpr bool isLstm = std::is_same_v<OpTy, nn::LstmOp>;
+  constexpr int64_t gates = OpTy::kNumGates;
+  int64_t layout = ctx.intAttr("layout", 0);
+  if (layout != 0 && layout != 1)
+    return ctx.fail("layout " + Twine(layout) + " is not 0 or 1");
+  FailureOr<Value> x = ctx.input(0), w = ctx.input(1), r = ctx.input(2);
+  if (failed(x) || failed(w) || failed(r))
+    return failure();
+  auto rType = dyn_cast<RankedTensorType>(r->getType());
+  auto xType = dyn_cast<RankedTensorType>(x->getType());
+  if (!rType || rType.getRank() != 3 || ShapedType::isDynamic(rType.getDimSize(0)) ||
+      ShapedType::isDynamic(rType.getDimSize(2)))
+    return ctx.fail("input R must be [directions, gates * hidden, hidden] "
+                    "with static directions and hidden size");
+  if (!xType || xType.getRank() != 3)
+    return ctx.fail("input X must have rank 3");
+  int64_t dirs = rType.getDimSize(0), hidden = rType.getDimSize(2);
+  if (ctx.attr("hidden_size") && ctx.intAttr("hidden_size", 0) != hidden)
+    return ctx.fail("hidden_size " + Twine(ctx.intAttr("hidden_size", 0)) +
+                    " does not match R's hidden size " + Twine(hidden));
+  std::string direction = ctx.stringAttr("direction", "forward");
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return ctx.fail("direction '" + direction + "' is not supported");
+  if (layout == 1) {
+    FailureOr<Value> seqFirst = transposeBy(ctx, *x, {1, 0, 2});
+    if (failed(seqFirst))
+      return failure();
+    x = seqFirst;
+  }
+  int64_t batch = cast<RankedTensorType>(x->getType()).getDimSize(1);
+  auto state = [&](unsigned i, StringRef name) -> FailureOr<Value> {
+    if (!ctx.hasInput(i)) {
+      if (ShapedType::isDynamic(batch))
+        return ctx.fail("needs input '" + name +
+                        "' when the batch size is not static");
+      return zerosConstant(ctx, {dirs, batch, hidden});
+    }
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v) || layout == 0)
+      return v;
+    return transposeBy(ctx, *v, {1, 0, 2}); // [batch, D, H] -> [D, batch, H]
+  };
+  FailureOr<Value> bias = ctx.hasInput(3)
+                              ? ctx.input(3)
+                              : FailureOr<Value>(zerosConstant(
+                                    ctx, {dirs, 2 * gates * hidden}));
+  FailureOr<Value> h0 = state(5, "initial_h");
+  if (failed(bias) || failed(h0))
+    return failure();
+  SmallVector<Value> operands{*x, *w, *r, *bias, *h0};
+  FailureOr<Value> c0;
+  if constexpr (isLstm) {
+    c0 = state(6, "initial_c");
+    if (failed(c0))
+      return failure();
+    operands.push_back(*c0);
+  }
+  // sequence_lens: a constant equal to the sequence length everywhere is
+  // dropped; another constant becomes an i32 constant; a graph input stays.
+  Value lens;
+  if (ctx.hasInput(4)) {
+    int64_t seq = cast<RankedTensorType>(x->getType()).getDimSize(0);
+    if (const HostTensor *t = ctx.constant(4)) {
+      bool full = !t->isFloat();
+      SmallVector<int32_t> values;
+      for (int64_t i = 0; i < t->numElements() && !t->isFloat(); ++i) {
+        if (t->ints[i] < 0 || t->ints[i] > std::numeric_limits<int32_t>::max())
+          return ctx.fail("sequence_lens has a length " + Twine(t->ints[i]) +
+                          " that is negative or too large");
+        values.push_back(t->ints[i]);
+        full &= t->ints[i] == seq;
+      }
+      if (t->isFloat())
+        return ctx.fail("sequence_lens must be int32");
+      if (!full)
+        lens = arith::ConstantOp::create(
+            ctx.b, ctx.loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get(t->shape, ctx.b.getI32Type()),
+                ArrayRef<int32_t>(values)));
+    } else {
+      FailureOr<Value> v = ctx.input(4);
+      if (failed(v))
+        return failure();
+      lens = *v;
+    }
+  }
+  Value peepholes;
+  if constexpr (isLstm) {
+    if (ctx.hasInput(7)) {
+      FailureOr<Value> p = ctx.input(7);
+      if (failed(p))
+        return failure();
+      peepholes = *p;
+    }
+  }
+  if (lens)
+    operands.push_back(lens);
+  if (peepholes)
+    operands.push_back(peepholes);
+  SmallVector<NamedAttribute> attrs;
+  nn::RnnDirection dir = direction == "forward" ? nn::RnnDirection::Forward
+                         : direction == "reverse" ? nn::RnnDirection::Reverse
+                                                  : nn::RnnDirection::Bidirectional;
+  attrs.push_back(ctx.b.getNamedAttr(
+      "direction", nn::RnnDirectionAttr::get(ctx.b.getContext(), dir)));
+  if (failed(recurrentActivationAttrs(ctx, attrs)))
+    return failure();
+  if (ctx.attr("clip"))
+    attrs.push_back(ctx.b.getNamedAttr(
+        "clip", ctx.b.getF64FloatAttr(ctx.floatAttr("clip", 0.0f))));
+  if constexpr (isLstm) {
+    if (ctx.intAttr("input_forget", 0))
+      attrs.push_back(ctx.b.getNamedAttr("input_forget", ctx.b.getBoolAttr(true)));
+    attrs.push_back(ctx.b.getNamedAttr(
+        "operandSegmentSizes",
+        ctx.b.getDenseI32ArrayAttr({1, 1, 1, 1, 1, 1, lens ? 1 : 0,
+                                    peepholes ? 1 : 0})));
+  } else if constexpr (std::is_same_v<OpTy, nn::GruOp>) {
+    if (ctx.intAttr("linear_before_reset", 0))
+      attrs.push_back(
+          ctx.b.getNamedAttr("linear_before_reset", ctx.b.getBoolAttr(true)));
+  }
+  unsigned numResults = isLstm ? 3 : 2;
+  FailureOr<Operation *> op = ctx.createInferredOp(
+      OpTy::getOperationName(), operands, attrs, numResults);
+  if (failed(op))
+    return failure();
+  for (unsigned i = 0; i < numResults; ++i) {
+    if ((int)i >= ctx.node.output_size() || ctx.node.output(i).empty())
+      continue;
+    Value result = (*op)->getResult(i);
+    if (layout == 1) {
+      // Y [seq, D, batch, H] -> [batch, seq, D, H]; states -> [batch, D, H].
+      FailureOr<Value> t =
+          i == 0 ? transposeBy(ctx, result, {2, 0, 1, 3})
+                 : transposeBy(ctx, result, {1, 0, 2});
+      if (failed(t))
+        return failure();
+      result = *t;
+    }
+    ctx.setOutput(i, result);
   }
   return success();
 }
@@ -2317,6 +2539,9 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "4-D"},
       {"Greater", importFoldedBinary, "folded", "import-time constants only"},
       {"GreaterOrEqual", importFoldedBinary, "folded", "import-time constants only"},
+      {"GRU", importRecurrent<nn::GruOp>, "nn.gru",
+       "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
+       "activations with alpha/beta, clip, linear_before_reset"},
       {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
@@ -2328,6 +2553,9 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
+      {"LSTM", importRecurrent<nn::LstmOp>, "nn.lstm",
+       "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h/c, "
+       "peepholes, activations with alpha/beta, clip, input_forget"},
       {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
        "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
       {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
@@ -2362,6 +2590,9 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "constant shape; 0 copies, -1 infers"},
       {"Resize", importResize, "nn.resize",
        "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); coordinate modes but tf_crop_and_resize"},
+      {"RNN", importRecurrent<nn::RnnOp>, "nn.rnn",
+       "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
+       "activations with alpha/beta, clip"},
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
       {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},

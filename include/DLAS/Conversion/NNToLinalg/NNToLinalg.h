@@ -19,6 +19,7 @@ void populateNNMatmulToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPointwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateNNRecurrentToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -17,6 +17,13 @@
 
 #include "DLAS/Dialect/NN/NNInterfaces.h.inc"
 
+namespace mlir::dlas::nn {
+/// ONNX's default alpha and beta of a recurrent activation function (0
+/// where the function has none).
+double defaultRnnActivationAlpha(RnnActivation activation);
+double defaultRnnActivationBeta(RnnActivation activation);
+} // namespace mlir::dlas::nn
+
 #define GET_OP_CLASSES
 #include "DLAS/Dialect/NN/NNOps.h.inc"
 

@@ -106,4 +106,35 @@ def NN_GeluApproximation : I32EnumAttr<"GeluApproximation", "gelu formula", [
 }
 def NN_GeluApproximationAttr : EnumAttr<NN_Dialect, NN_GeluApproximation, "gelu_approximation">;
 
+def NN_RnnDirection : I32EnumAttr<"RnnDirection",
+    "time direction of nn.lstm / nn.gru / nn.rnn", [
+    I32EnumAttrCase<"Forward", 0, "forward">,
+    I32EnumAttrCase<"Reverse", 1, "reverse">,
+    I32EnumAttrCase<"Bidirectional", 2, "bidirectional">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_RnnDirectionAttr : EnumAttr<NN_Dialect, NN_RnnDirection, "rnn_direction">;
+
+// ONNX's recurrent activation functions, with their alpha/beta meanings.
+def NN_RnnActivation : I32EnumAttr<"RnnActivation",
+    "gate activation of nn.lstm / nn.gru / nn.rnn", [
+    I32EnumAttrCase<"Sigmoid", 0, "sigmoid">,
+    I32EnumAttrCase<"Tanh", 1, "tanh">,
+    I32EnumAttrCase<"Relu", 2, "relu">,
+    I32EnumAttrCase<"HardSigmoid", 3, "hard_sigmoid">,       // max(0, min(1, a x + b))
+    I32EnumAttrCase<"LeakyRelu", 4, "leaky_relu">,           // x < 0 ? a x : x
+    I32EnumAttrCase<"ThresholdedRelu", 5, "thresholded_relu">, // x > a ? x : 0
+    I32EnumAttrCase<"ScaledTanh", 6, "scaled_tanh">,         // a tanh(b x)
+    I32EnumAttrCase<"Affine", 7, "affine">,                  // a x + b
+    I32EnumAttrCase<"Elu", 8, "elu">,                        // x < 0 ? a (e^x - 1) : x
+    I32EnumAttrCase<"Softsign", 9, "softsign">,
+    I32EnumAttrCase<"Softplus", 10, "softplus">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_RnnActivationAttr : EnumAttr<NN_Dialect, NN_RnnActivation, "rnn_activation">;
+def NN_RnnActivationArrayAttr
+    : TypedArrayAttrBase<NN_RnnActivationAttr, "array of recurrent activations">;
+
 #endif // DLAS_DIALECT_NN_NNDIALECT_TD

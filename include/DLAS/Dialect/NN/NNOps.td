@@ -642,4 +642,167 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Recurrent layers
+//===----------------------------------------------------------------------===//
+
+// The attributes nn.lstm, nn.gru and nn.rnn share.
+defvar NN_RecurrentAttrs = (ins
+    DefaultValuedAttr<NN_RnnDirectionAttr,
+        "::mlir::dlas::nn::RnnDirection::Forward">:$direction,
+    OptionalAttr<NN_RnnActivationArrayAttr>:$activations,
+    OptionalAttr<DenseF64ArrayAttr>:$activation_alpha,
+    OptionalAttr<DenseF64ArrayAttr>:$activation_beta,
+    OptionalAttr<F64Attr>:$clip);
+
+class NN_RecurrentOp<string mnemonic, int gates, list<string> defaults,
+                     list<Trait> traits = []>
+    : NN_PureOp<mnemonic, traits> {
+  // Gate blocks in the weights (LSTM i,o,f,c; GRU z,r,h; RNN one).
+  int numGates = gates;
+  let extraClassDeclaration = [{
+    static constexpr int64_t kNumGates = }] # gates # [{;
+    /// Activation functions per direction, in ONNX's order.
+    static constexpr int64_t kActivationsPerDirection = }] # !size(defaults) # [{;
+    int64_t getNumDirections() {
+      return getDirection() == ::mlir::dlas::nn::RnnDirection::Bidirectional ? 2 : 1;
+    }
+    int64_t getHiddenSize() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getRecurrence().getType())
+          .getDimSize(2);
+    }
+    /// Activation `i` of direction `d` (the defaults without `activations`),
+    /// with its alpha and beta (ONNX's defaults where not given).
+    ::mlir::dlas::nn::RnnActivation getActivation(int64_t d, int64_t i) {
+      if (::mlir::ArrayAttr list = getActivationsAttr())
+        return ::llvm::cast<::mlir::dlas::nn::RnnActivationAttr>(
+            list[d * kActivationsPerDirection + i]).getValue();
+      static const ::mlir::dlas::nn::RnnActivation defaults[] = {}] #
+        !interleave(!foreach(a, defaults, "::mlir::dlas::nn::RnnActivation::" # a), ", ") # [{};
+      return defaults[i];
+    }
+    double getAlpha(int64_t d, int64_t i) {
+      if (auto alpha = getActivationAlpha())
+        return (*alpha)[d * kActivationsPerDirection + i];
+      return ::mlir::dlas::nn::defaultRnnActivationAlpha(getActivation(d, i));
+    }
+    double getBeta(int64_t d, int64_t i) {
+      if (auto beta = getActivationBeta())
+        return (*beta)[d * kActivationsPerDirection + i];
+      return ::mlir::dlas::nn::defaultRnnActivationBeta(getActivation(d, i));
+    }
+  }];
+}
+
+defvar NN_RecurrentCommonDoc = [{
+    Operands follow ONNX (layout 0): `input` is `[seq, batch, input_size]`,
+    `weights` `[D, G*H, input_size]` and `recurrence` `[D, G*H, H]` with the
+    G gate blocks in ONNX's order, `bias` `[D, 2*G*H]` (the input biases,
+    then the recurrent ones), `initial_h` `[D, batch, H]`; D is 2 when
+    `direction` is `bidirectional` (the forward direction first), else 1.
+    Results: `output` `[seq, D, batch, H]`, every step's hidden state, and
+    `final_h` `[D, batch, H]`.
+
+    `sequence_lens` (i32, `[batch]`) gives each sequence's length: a
+    direction runs over the first `len` steps only (reverse from `len - 1`),
+    `output` is zero after them and `final_h` is the state after the last
+    of them. `activations` lists the functions per direction (forward's,
+    then reverse's), `activation_alpha`/`activation_beta` one value per
+    entry of `activations` (ignored by functions without one). `clip`
+    bounds the gate pre-activations to `[-clip, clip]`.
+}];
+
+def NN_LstmOp : NN_RecurrentOp<"lstm", 4, ["Sigmoid", "Tanh", "Tanh"],
+                               [AttrSizedOperandSegments]> {
+  let summary = "long short-term memory layer (ONNX LSTM)";
+  let description = [{
+    With gates i, o, f, c (in that order in the weights) and activations
+    `f, g, h` (default sigmoid, tanh, tanh):
+    `i = f(Xi + Hi + Pi . C)`, `f = f(Xf + Hf + Pf . C)` (`1 - i` with
+    `input_forget`), `c = g(Xc + Hc)`, `C' = f . C + i . c`,
+    `o = f(Xo + Ho + Po . C')`, `H' = o . h(C')`, where `X*` are the input
+    projections plus both biases, `H*` the recurrent ones, and `P` the
+    optional `peepholes` `[D, 3*H]` (i, o, f).
+  }] # NN_RecurrentCommonDoc # [{
+    A third result `final_c` is the cell state after the last step;
+    `initial_c` has the shape of `initial_h`.
+
+    ```mlir
+    %y, %h, %c = nn.lstm %x, %w, %r, %b, %h0, %c0
+        : (tensor<5x1x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>,
+           tensor<1x128xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
+        -> (tensor<5x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
+    ```
+  }];
+  let arguments = !con((ins NN_FloatTensor:$input, NN_FloatTensor:$weights,
+                            NN_FloatTensor:$recurrence, NN_FloatTensor:$bias,
+                            NN_FloatTensor:$initial_h, NN_FloatTensor:$initial_c,
+                            Optional<TensorOf<[I32]>>:$sequence_lens,
+                            Optional<NN_FloatTensor>:$peepholes),
+                       NN_RecurrentAttrs,
+                       (ins DefaultValuedAttr<BoolAttr, "false">:$input_forget));
+  let results = (outs NN_FloatTensor:$output, NN_FloatTensor:$final_h,
+                      NN_FloatTensor:$final_c);
+  let assemblyFormat = [{
+    $input `,` $weights `,` $recurrence `,` $bias `,` $initial_h `,` $initial_c
+    (`lengths` $sequence_lens^)? (`peepholes` $peepholes^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def NN_GruOp : NN_RecurrentOp<"gru", 3, ["Sigmoid", "Tanh"]> {
+  let summary = "gated recurrent unit layer (ONNX GRU)";
+  let description = [{
+    With gates z, r, h (in that order in the weights) and activations
+    `f, g` (default sigmoid, tanh): `z = f(Xz + Hz)`, `r = f(Xr + Hr)`,
+    `h = g(Xh + (r . H) Rh^T + Rbh)`, or with `linear_before_reset`
+    (PyTorch's form) `h = g(Xh + r . (H Rh^T + Rbh))`;
+    `H' = (1 - z) . h + z . H`.
+  }] # NN_RecurrentCommonDoc # [{
+
+    ```mlir
+    %y, %h = nn.gru %x, %w, %r, %b, %h0 {linear_before_reset = true}
+        : (tensor<5x1x8xf32>, tensor<1x48x8xf32>, tensor<1x48x16xf32>,
+           tensor<1x96xf32>, tensor<1x1x16xf32>)
+        -> (tensor<5x1x1x16xf32>, tensor<1x1x16xf32>)
+    ```
+  }];
+  let arguments = !con((ins NN_FloatTensor:$input, NN_FloatTensor:$weights,
+                            NN_FloatTensor:$recurrence, NN_FloatTensor:$bias,
+                            NN_FloatTensor:$initial_h,
+                            Optional<TensorOf<[I32]>>:$sequence_lens),
+                       NN_RecurrentAttrs,
+                       (ins DefaultValuedAttr<BoolAttr, "false">:$linear_before_reset));
+  let results = (outs NN_FloatTensor:$output, NN_FloatTensor:$final_h);
+  let assemblyFormat = [{
+    $input `,` $weights `,` $recurrence `,` $bias `,` $initial_h
+    (`lengths` $sequence_lens^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_RnnOp : NN_RecurrentOp<"rnn", 1, ["Tanh"]> {
+  let summary = "simple (Elman) recurrent layer (ONNX RNN)";
+  let description = [{
+    `H' = f(X Wi^T + H Ri^T + Wbi + Rbi)` with activation `f` (default tanh).
+  }] # NN_RecurrentCommonDoc # [{
+
+    ```mlir
+    %y, %h = nn.rnn %x, %w, %r, %b, %h0
+        : (tensor<5x1x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>,
+           tensor<1x32xf32>, tensor<1x1x16xf32>)
+        -> (tensor<5x1x1x16xf32>, tensor<1x1x16xf32>)
+    ```
+  }];
+  let arguments = !con((ins NN_FloatTensor:$input, NN_FloatTensor:$weights,
+                            NN_FloatTensor:$recurrence, NN_FloatTensor:$bias,
+                            NN_FloatTensor:$initial_h,
+                            Optional<TensorOf<[I32]>>:$sequence_lens),
+                       NN_RecurrentAttrs);
+  let results = (outs NN_FloatTensor:$output, NN_FloatTensor:$final_h);
+  let assemblyFormat = [{
+    $input `,` $weights `,` $recurrence `,` $bias `,` $initial_h
+    (`lengths` $sequence_lens^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // DLAS_DIALECT_NN_NNOPS_TD

@@ -1019,5 +1019,185 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Recurrent layers
+//===----------------------------------------------------------------------===//
+
+double mlir::dlas::nn::defaultRnnActivationAlpha(RnnActivation activation) {
+  switch (activation) {
+  case RnnActivation::LeakyRelu:
+    return 0.01;
+  case RnnActivation::HardSigmoid:
+    return 0.2;
+  case RnnActivation::ThresholdedRelu:
+  case RnnActivation::ScaledTanh:
+  case RnnActivation::Affine:
+  case RnnActivation::Elu:
+    return 1.0;
+  default:
+    return 0.0;
+  }
+}
+
+double mlir::dlas::nn::defaultRnnActivationBeta(RnnActivation activation) {
+  switch (activation) {
+  case RnnActivation::HardSigmoid:
+    return 0.5;
+  case RnnActivation::ScaledTanh:
+    return 1.0;
+  default:
+    return 0.0;
+  }
+}
+
+namespace {
+/// What nn.lstm, nn.gru and nn.rnn share, read from their adaptors.
+struct RecurrentOperands {
+  int64_t gates;
+  int64_t activationsPerDirection;
+  RnnDirection direction;
+  RankedTensorType input, weights, recurrence, bias, initialH;
+  RankedTensorType initialC, sequenceLens, peepholes; // null where absent
+  std::optional<ArrayAttr> activations;
+  std::optional<ArrayRef<double>> alpha, beta;
+  std::optional<double> clip;
+};
+
+template <typename Adaptor>
+RecurrentOperands readRecurrent(Adaptor adaptor, int64_t gates,
+                                int64_t activationsPerDirection) {
+  RecurrentOperands r;
+  r.gates = gates;
+  r.activationsPerDirection = activationsPerDirection;
+  r.direction = adaptor.getDirection();
+  r.input = rankedType(adaptor.getInput());
+  r.weights = rankedType(adaptor.getWeights());
+  r.recurrence = rankedType(adaptor.getRecurrence());
+  r.bias = rankedType(adaptor.getBias());
+  r.initialH = rankedType(adaptor.getInitialH());
+  if (Value lens = adaptor.getSequenceLens())
+    r.sequenceLens = rankedType(lens);
+  if (ArrayAttr list = adaptor.getActivationsAttr())
+    r.activations = list;
+  r.alpha = adaptor.getActivationAlpha();
+  r.beta = adaptor.getActivationBeta();
+  if (std::optional<APFloat> clip = adaptor.getClip())
+    r.clip = clip->convertToDouble();
+  return r;
+}
+
+/// Checks one operand's shape against the sizes the layer implies (a
+/// dynamic size on either side is not a conflict).
+LogicalResult requireShape(const ShapeChecker &check, RankedTensorType type,
+                           ArrayRef<int64_t> expected, StringRef name,
+                           StringRef meaning) {
+  if (type.getRank() != (int64_t)expected.size())
+    return check.fail("operand '", name, "' must have rank ", expected.size(),
+                      " (", meaning, "), got ", type);
+  for (auto [got, want] : llvm::zip(type.getShape(), expected))
+    if (dimsConflict(got, want))
+      return check.fail("operand '", name, "' must be ", meaning, " = [",
+                        llvm::make_range(expected.begin(), expected.end()),
+                        "] (-1: any), got ", type);
+  return success();
+}
+
+LogicalResult inferRecurrentTypes(const ShapeChecker &check,
+                                  const RecurrentOperands &r,
+                                  SmallVectorImpl<Type> &results) {
+  if (r.input.getRank() != 3)
+    return check.fail("operand 'input' must have rank 3 ([seq, batch, "
+                      "input_size]), got ", r.input);
+  if (r.recurrence.getRank() != 3)
+    return check.fail("operand 'recurrence' must have rank 3 ([directions, "
+                      "gates * hidden, hidden]), got ", r.recurrence);
+  int64_t hidden = r.recurrence.getDimSize(2);
+  if (ShapedType::isDynamic(hidden) || hidden <= 0)
+    return check.fail("operand 'recurrence' must have a static, non-zero "
+                      "hidden size (dimension 2), got ", r.recurrence);
+  int64_t dirs = r.direction == RnnDirection::Bidirectional ? 2 : 1;
+  int64_t seq = r.input.getDimSize(0), batch = r.input.getDimSize(1);
+  int64_t features = r.input.getDimSize(2);
+  int64_t gated = r.gates * hidden;
+  Type element = r.input.getElementType();
+  for (auto [type, name] :
+       {std::pair{r.weights, "weights"}, {r.recurrence, "recurrence"},
+        {r.bias, "bias"}, {r.initialH, "initial_h"}, {r.initialC, "initial_c"},
+        {r.peepholes, "peepholes"}})
+    if (type && type.getElementType() != element)
+      return check.fail("operand '", name, "' has element type ",
+                        type.getElementType(), " but 'input' has ", element);
+  if (failed(requireShape(check, r.weights, {dirs, gated, features}, "weights",
+                          "[directions, gates * hidden, input_size]")) ||
+      failed(requireShape(check, r.recurrence, {dirs, gated, hidden},
+                          "recurrence", "[directions, gates * hidden, hidden]")) ||
+      failed(requireShape(check, r.bias, {dirs, 2 * gated}, "bias",
+                          "[directions, 2 * gates * hidden]")) ||
+      failed(requireShape(check, r.initialH, {dirs, batch, hidden},
+                          "initial_h", "[directions, batch, hidden]")))
+    return failure();
+  if (r.initialC && failed(requireShape(check, r.initialC, {dirs, batch, hidden},
+                                        "initial_c", "[directions, batch, hidden]")))
+    return failure();
+  if (r.peepholes && failed(requireShape(check, r.peepholes, {dirs, 3 * hidden},
+                                         "peepholes", "[directions, 3 * hidden]")))
+    return failure();
+  if (r.sequenceLens &&
+      failed(requireShape(check, r.sequenceLens, {batch}, "sequence_lens",
+                          "[batch]")))
+    return failure();
+  int64_t activationCount = dirs * r.activationsPerDirection;
+  if (r.activations && (int64_t)r.activations->size() != activationCount)
+    return check.fail("attribute 'activations' needs ", activationCount,
+                      " entries (", r.activationsPerDirection,
+                      " per direction), got ", r.activations->size());
+  for (auto [values, name] : {std::pair{r.alpha, "activation_alpha"},
+                              {r.beta, "activation_beta"}}) {
+    if (!values)
+      continue;
+    if (!r.activations)
+      return check.fail("attribute '", name, "' needs 'activations'");
+    if ((int64_t)values->size() != activationCount)
+      return check.fail("attribute '", name, "' needs one entry per "
+                        "activation (", activationCount, "), got ",
+                        values->size());
+  }
+  if (r.clip && !(*r.clip > 0))
+    return check.fail("attribute 'clip' must be positive, got ", *r.clip);
+  results.push_back(RankedTensorType::get({seq, dirs, batch, hidden}, element));
+  results.push_back(RankedTensorType::get({dirs, batch, hidden}, element));
+  return success();
+}
+} // namespace
+
+LogicalResult LstmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  RecurrentOperands r = readRecurrent(adaptor, kNumGates, kActivationsPerDirection);
+  r.initialC = rankedType(adaptor.getInitialC());
+  if (Value peepholes = adaptor.getPeepholes())
+    r.peepholes = rankedType(peepholes);
+  if (failed(inferRecurrentTypes(ShapeChecker(loc, "lstm"), r, results)))
+    return failure();
+  results.push_back(results.back()); // final_c
+  return success();
+}
+
+LogicalResult GruOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  return inferRecurrentTypes(
+      ShapeChecker(loc, "gru"),
+      readRecurrent(adaptor, kNumGates, kActivationsPerDirection), results);
+}
+
+LogicalResult RnnOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  return inferRecurrentTypes(
+      ShapeChecker(loc, "rnn"),
+      readRecurrent(adaptor, kNumGates, kActivationsPerDirection), results);
+}
+
 #define GET_OP_CLASSES
 #include "DLAS/Dialect/NN/NNOps.cpp.inc"
