@@ -42,3 +42,14 @@ func.func @pad_zero_size(%a: tensor<0x4x3xf32>) -> tensor<0x6x3xf32> {
   %0 = nn.pad %a {pads = array<i64: 0, 1, 0, 0, 1, 0>} : (tensor<0x4x3xf32>) -> tensor<0x6x3xf32>
   return %0 : tensor<0x6x3xf32>
 }
+
+// -----
+
+func.func @rnn_f16(%x: tensor<3x1x2xf16>, %w: tensor<1x4x2xf16>, %r: tensor<1x4x4xf16>, %b: tensor<1x8xf16>, %h: tensor<1x1x4xf16>) -> tensor<3x1x1x4xf16> {
+  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.rnn': element type f16 (recurrent layers lower in f32 only)}}
+  // expected-error @+1 {{failed to legalize operation}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h
+      : (tensor<3x1x2xf16>, tensor<1x4x2xf16>, tensor<1x4x4xf16>, tensor<1x8xf16>, tensor<1x1x4xf16>)
+      -> (tensor<3x1x1x4xf16>, tensor<1x1x4xf16>)
+  return %0#0 : tensor<3x1x1x4xf16>
+}

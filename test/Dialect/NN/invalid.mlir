@@ -625,3 +625,191 @@ func.func @f(%x: tensor<2x10xi32>) {
   %0 = nn.arg_max %x {axis = 1 : i64} : (tensor<2x10xi32>) -> tensor<2x1xi64>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<5x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'input' must have rank 3 ([seq, batch, input_size]), got 'tensor<5x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'recurrence' must have rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x?xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'recurrence' must have a static, non-zero hidden size}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x?xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x7xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'weights' must be [directions, gates * hidden, input_size] = [1, 16, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x7xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<2x16x8xf32>, %r: tensor<2x16x16xf32>, %b: tensor<2x32xf32>, %h: tensor<2x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'weights' must be [directions, gates * hidden, input_size] = [1, 16, 8] (-1: any), got 'tensor<2x16x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<2x16x8xf32>, tensor<2x16x16xf32>, tensor<2x32xf32>, tensor<2x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x12x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'recurrence' must be [directions, gates * hidden, hidden] = [1, 16, 16]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x12x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x16xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'bias' must be [directions, 2 * gates * hidden] = [1, 32]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x16xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x3x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'initial_h' must be [directions, batch, hidden] = [1, 2, 16]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x3x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'initial_h' must have rank 3 ([directions, batch, hidden])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>, %e: tensor<3xi32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'sequence_lens' must be [batch] = [2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h lengths %e : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>, tensor<3xi32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op attribute 'activations' needs 1 entries (1 per direction), got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h {activations = [#nn<rnn_activation tanh>, #nn<rnn_activation relu>]} : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op attribute 'activation_alpha' needs 'activations'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h {activation_alpha = array<f64: 1.0>} : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op attribute 'activation_beta' needs one entry per activation (1), got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h {activations = [#nn<rnn_activation elu>], activation_beta = array<f64: 1.0, 2.0>} : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op attribute 'clip' must be positive, got 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h {clip = 0.0 : f64} : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'weights' must be [directions, gates * hidden, input_size] = [2, 16, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h {direction = #nn<rnn_direction bidirectional>} : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf16>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.rnn' op operand 'weights' has element type 'f16' but 'input' has 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x16x8xf16>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x16x8xf32>, %r: tensor<1x16x16xf32>, %b: tensor<1x32xf32>, %h: tensor<1x2x16xf32>, %l: tensor<2xi64>) {
+  // expected-error @+1 {{'nn.rnn' op operand #5 must be tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h lengths %l : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>, tensor<1x2x16xf32>, tensor<2xi64>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>, %h: tensor<1x2x16xf32>, %c: tensor<1x2x8xf32>) {
+  // expected-error @+2 {{'nn.lstm' op operand 'initial_c' must be [directions, batch, hidden] = [1, 2, 16]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:3 = nn.lstm %x, %w, %r, %b, %h, %c : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>, tensor<1x2x16xf32>, tensor<1x2x8xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>, %h: tensor<1x2x16xf32>, %c: tensor<1x2x16xf32>, %p: tensor<1x64xf32>) {
+  // expected-error @+2 {{'nn.lstm' op operand 'peepholes' must be [directions, 3 * hidden] = [1, 48]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:3 = nn.lstm %x, %w, %r, %b, %h, %c peepholes %p : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x64xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>, %h: tensor<1x2x16xf32>, %c: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.lstm' op attribute 'activations' needs 3 entries (3 per direction), got 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:3 = nn.lstm %x, %w, %r, %b, %h, %c {activations = [#nn<rnn_activation tanh>]} : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x128xf32>, %h: tensor<1x2x16xf32>) {
+  // expected-error @+2 {{'nn.gru' op operand 'weights' must be [directions, gates * hidden, input_size] = [1, 48, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.gru %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}

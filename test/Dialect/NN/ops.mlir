@@ -212,3 +212,35 @@ func.func @reduce(%x: tensor<2x8x4xf32>) -> (tensor<2x1x4xf32>, tensor<8xf32>) {
   %1 = nn.reduce %x {kind = #nn<reduce_kind log_sum_exp>, axes = array<i64: 0, -1>, keepdims = false} : (tensor<2x8x4xf32>) -> tensor<8xf32>
   return %0, %1 : tensor<2x1x4xf32>, tensor<8xf32>
 }
+
+// CHECK-LABEL: func @recurrent
+func.func @recurrent(%x: tensor<5x2x8xf32>, %w4: tensor<2x64x8xf32>, %r4: tensor<2x64x16xf32>,
+                     %b4: tensor<2x128xf32>, %h: tensor<2x2x16xf32>, %c: tensor<2x2x16xf32>,
+                     %lens: tensor<2xi32>, %p: tensor<2x48xf32>,
+                     %w3: tensor<1x48x8xf32>, %r3: tensor<1x48x16xf32>, %b3: tensor<1x96xf32>,
+                     %h1: tensor<1x2x16xf32>, %w1: tensor<1x16x8xf32>, %r1: tensor<1x16x16xf32>,
+                     %b1: tensor<1x32xf32>, %xd: tensor<?x?x8xf32>) {
+  // CHECK: nn.lstm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lengths %{{.*}} peepholes %{{.*}} {clip = 3.000000e+00 : f64, direction = #nn<rnn_direction bidirectional>, input_forget = true}
+  %0:3 = nn.lstm %x, %w4, %r4, %b4, %h, %c lengths %lens peepholes %p
+      {direction = #nn<rnn_direction bidirectional>, clip = 3.0 : f64, input_forget = true}
+      : (tensor<5x2x8xf32>, tensor<2x64x8xf32>, tensor<2x64x16xf32>, tensor<2x128xf32>,
+         tensor<2x2x16xf32>, tensor<2x2x16xf32>, tensor<2xi32>, tensor<2x48xf32>)
+      -> (tensor<5x2x2x16xf32>, tensor<2x2x16xf32>, tensor<2x2x16xf32>)
+  // CHECK: nn.gru {{.*}} {activation_alpha = array<f64: 2.000000e-01, 1.000000e+00>, activation_beta = array<f64: 5.000000e-01, 0.000000e+00>, activations = [#nn<rnn_activation hard_sigmoid>, #nn<rnn_activation affine>], direction = #nn<rnn_direction reverse>, linear_before_reset = true}
+  %1:2 = nn.gru %x, %w3, %r3, %b3, %h1
+      {direction = #nn<rnn_direction reverse>, linear_before_reset = true,
+       activations = [#nn<rnn_activation hard_sigmoid>, #nn<rnn_activation affine>],
+       activation_alpha = array<f64: 0.2, 1.0>, activation_beta = array<f64: 0.5, 0.0>}
+      : (tensor<5x2x8xf32>, tensor<1x48x8xf32>, tensor<1x48x16xf32>, tensor<1x96xf32>,
+         tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  // CHECK: nn.rnn %{{.*}} lengths %{{.*}} : (tensor<5x2x8xf32>, {{.*}}, tensor<2xi32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  %2:2 = nn.rnn %x, %w1, %r1, %b1, %h1 lengths %lens
+      : (tensor<5x2x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>,
+         tensor<1x2x16xf32>, tensor<2xi32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  // Dynamic sequence length and batch.
+  // CHECK: nn.rnn {{.*}} -> (tensor<?x1x2x16xf32>, tensor<1x2x16xf32>)
+  %3:2 = nn.rnn %xd, %w1, %r1, %b1, %h1
+      : (tensor<?x?x8xf32>, tensor<1x16x8xf32>, tensor<1x16x16xf32>, tensor<1x32xf32>,
+         tensor<1x2x16xf32>) -> (tensor<?x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}

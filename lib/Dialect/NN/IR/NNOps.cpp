@@ -1164,6 +1164,9 @@ LogicalResult inferRecurrentTypes(const ShapeChecker &check,
   }
   if (r.clip && !(*r.clip > 0))
     return check.fail("attribute 'clip' must be positive, got ", *r.clip);
+  // The batch size is known from either the input or the initial state.
+  if (ShapedType::isDynamic(batch))
+    batch = r.initialH.getDimSize(1);
   results.push_back(RankedTensorType::get({seq, dirs, batch, hidden}, element));
   results.push_back(RankedTensorType::get({dirs, batch, hidden}, element));
   return success();

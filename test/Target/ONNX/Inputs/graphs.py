@@ -717,6 +717,66 @@ def instance_norm():
     return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
 
 
+# ------------------------------------------------------------ recurrent
+# Import only (import_*: "run" skips them): the numbers are checked by
+# test/Integration/recurrent.test.
+def recurrent_node(op, name, seq=3, batch=2, features=4, hidden=5, dirs=1, inputs=None,
+                   graph_inputs=(), **attrs):
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    inits = [("W", rand(dirs, gates * hidden, features)), ("R", rand(dirs, gates * hidden, hidden))]
+    node = helper.make_node(op, inputs or ["x", "W", "R"], ["y", "y_h"], name=name, **attrs)
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (seq, batch, features))]
+        + list(graph_inputs),
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("y_h", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, n) for n, v in inits])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]))
+
+
+@case
+def import_lstm_batchwise_activations():
+    # layout 1; alpha/beta are consumed by the functions that read them:
+    # HardSigmoid takes alpha 0.3 and beta 0.4, LeakyRelu alpha 0.1.
+    return recurrent_node("LSTM", "lstm1", layout=1, hidden_size=5,
+                          activations=["HardSigmoid", "LeakyRelu", "Tanh"],
+                          activation_alpha=[0.3, 0.1], activation_beta=[0.4], clip=2.0)
+
+
+@case
+def import_gru_lens_input():
+    lens = helper.make_tensor_value_info("lens", TensorProto.INT32, (2,))
+    return recurrent_node("GRU", "gru1", inputs=["x", "W", "R", "", "lens"],
+                          graph_inputs=[lens], direction="reverse", linear_before_reset=1)
+
+
+@case
+def error_rnn_activation():
+    return recurrent_node("RNN", "rnn1", activations=["Gelu"])
+
+
+@case
+def error_rnn_hidden_size():
+    return recurrent_node("RNN", "rnn2", hidden_size=6)
+
+
+@case
+def error_rnn_direction():
+    return recurrent_node("RNN", "rnn3", direction="sideways")
+
+
+@case
+def error_rnn_activation_count():
+    return recurrent_node("RNN", "rnn4", dirs=2, direction="bidirectional",
+                          activations=["Tanh"])
+
+
+@case
+def error_rnn_extra_alpha():
+    return recurrent_node("RNN", "rnn5", activations=["Tanh"], activation_alpha=[0.5])
+
+
 # ------------------------------------------------------------ errors
 def import_only(m):
     return m, None, None
@@ -1005,7 +1065,7 @@ def make(directory):
 
 def run(directory, dlas_run):
     failing = 0
-    numeric = [n for n in CASES if not n.startswith("error_")]
+    numeric = [n for n in CASES if not n.startswith(("error_", "import_"))]
     for name in numeric:
         base = os.path.join(directory, name)
         inputs = sorted(p for p in os.listdir(directory) if p.startswith(name + ".in"))
