@@ -1121,6 +1121,9 @@ LogicalResult importRecurrent(NodeContext &ctx) {
   if (!xType || xType.getRank() != 3)
     return ctx.fail("input X must have rank 3");
   int64_t dirs = rType.getDimSize(0), hidden = rType.getDimSize(2);
+  if (hidden <= 0 || hidden > (int64_t(1) << 40) || (dirs != 1 && dirs != 2))
+    return ctx.fail("input R has " + Twine(dirs) + " directions and hidden size " +
+                    Twine(hidden) + "; expected 1 or 2 and a size in [1, 2^40]");
   if (ctx.attr("hidden_size") && ctx.intAttr("hidden_size", 0) != hidden)
     return ctx.fail("hidden_size " + Twine(ctx.intAttr("hidden_size", 0)) +
                     " does not match R's hidden size " + Twine(hidden));

@@ -813,3 +813,12 @@ func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %r: tensor<1x64x16xf
   %0:2 = nn.gru %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x128xf32>, tensor<1x2x16xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x?x8xf32>, %r: tensor<1x?x4611686018427387904xf32>, %b: tensor<1x?xf32>, %h: tensor<1x2x?xf32>) {
+  // expected-error @+2 {{'nn.rnn' op hidden size 4611686018427387904 is too large}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x?x8xf32>, tensor<1x?x4611686018427387904xf32>, tensor<1x?xf32>, tensor<1x2x?xf32>) -> (tensor<5x1x2x?xf32>, tensor<1x2x?xf32>)
+  return
+}

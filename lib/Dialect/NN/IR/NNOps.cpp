@@ -1115,6 +1115,9 @@ LogicalResult inferRecurrentTypes(const ShapeChecker &check,
   if (ShapedType::isDynamic(hidden) || hidden <= 0)
     return check.fail("operand 'recurrence' must have a static, non-zero "
                       "hidden size (dimension 2), got ", r.recurrence);
+  // Shapes are untrusted: 2 * gates * hidden must not overflow.
+  if (hidden > (int64_t(1) << 40))
+    return check.fail("hidden size ", hidden, " is too large");
   int64_t dirs = r.direction == RnnDirection::Bidirectional ? 2 : 1;
   int64_t seq = r.input.getDimSize(0), batch = r.input.getDimSize(1);
   int64_t features = r.input.getDimSize(2);
