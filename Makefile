@@ -128,6 +128,8 @@ test-models: build
 # best configuration (bench/results/<date>-models.md; MODELS= skips them).
 SUITES ?= sgemm,resnet50,dwconv,grouped
 MODELS ?= resnet50,mobilenet_v2
+# kind:layers:hidden:seq:batch of bench/recurrent_bench.py (empty skips it).
+RECURRENT ?= lstm:4:1024:100:1,gru:4:1024:100:1
 # TARGET: the CPU DLAS compiles for (host, x86-64-v3, x86-64-v4, an LLVM CPU
 # name). An AVX2 target on an AVX-512 host holds the peers to AVX2.
 TARGET ?= host
@@ -139,6 +141,8 @@ bench: build bench-deps
 	  --dlas-run $(BUILD)/bin/dlas-run --peers $(BUILD)/bench/peers --workdir $(BUILD)/bench/work
 	[ -z "$(MODELS)" ] || /usr/bin/python3 bench/models_bench.py --models $(MODELS) --threads 1,2 --target $(TARGET) \
 	  --tag $(BENCH_TAG) --dlas-run $(BUILD)/bin/dlas-run --workdir $(BUILD)/bench/models
+	[ -z "$(RECURRENT)" ] || /usr/bin/python3 bench/recurrent_bench.py --nets $(RECURRENT) --threads 1,2 --target $(TARGET) \
+	  --tag $(BENCH_TAG) --dlas-run $(BUILD)/bin/dlas-run --workdir $(BUILD)/bench/recurrent
 
 demo: build
 	@mkdir -p $(DEMO_DIR)
