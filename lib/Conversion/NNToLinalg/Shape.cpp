@@ -465,10 +465,117 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
   }
 };
 
+/// An ONNX gather index as an in-bounds index: -n..-1 counts from the
+/// end, anything outside [-n, n) is clamped so that the load stays in
+/// bounds.
+Value gatherIndex(OpBuilder &b, Location l, Value raw, Value extent) {
+  Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value negative =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
+  index = arith::SelectOp::create(
+      b, l, negative, arith::AddIOp::create(b, l, index, extent), index);
+  Value last =
+      arith::SubIOp::create(b, l, extent, arith::ConstantIndexOp::create(b, l, 1));
+  return arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, index, zero),
+                                last);
+}
+
+/// A linalg.generic over the indices reading data at each position with
+/// the axis coordinate replaced by the index.
+struct GatherElementsLowering : OpConversionPattern<nn::GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::GatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    Value init = emptyTensor(rewriter, loc, resultType, indices);
+    Value extent = tensor::DimOp::create(rewriter, loc, data, axis);
+    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == axis ? gatherIndex(b, l, args[0], extent)
+                                   : Value(linalg::IndexOp::create(b, l, d)));
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{tensor::ExtractOp::create(b, l, data, at)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// A linalg.generic over the result reading the indices through a
+/// projection and the data with tensor.extract at the wrapped, clamped index.
+struct GatherLowering : OpConversionPattern<nn::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = dataType.getRank(), indexRank = indicesType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < axis; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, data, d));
+    for (int64_t d = 0; d < indexRank; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, indices, d));
+    for (int64_t d = axis + 1; d < rank; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, data, d));
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                         resultType.getElementType());
+    Value extent = tensor::DimOp::create(rewriter, loc, data, axis);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> indexDims;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexDims.push_back(getAffineDimExpr(axis + d, ctx));
+    int64_t resultRank = resultType.getRank();
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(resultRank, 0, indexDims, ctx),
+        rewriter.getMultiDimIdentityMap(resultRank)};
+    SmallVector<utils::IteratorType> iterators(resultRank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value index = gatherIndex(b, l, args[0], extent);
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < axis; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          at.push_back(index);
+          for (int64_t d = axis + 1; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d - 1 + indexRank));
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{tensor::ExtractOp::create(b, l, data, at)});
+        });
+    Value result = generic.getResult(0);
+    if (result.getType() != resultType)
+      result = tensor::CastOp::create(rewriter, loc, resultType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dlas::populateNNShapeToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatLowering, ReshapeLowering, FlattenLowering, BroadcastToLowering,
-               TransposeLowering, SliceLowering, PadLowering, ResizeLowering>(
+               TransposeLowering, SliceLowering, PadLowering, ResizeLowering,
+               GatherLowering, GatherElementsLowering>(
       patterns.getContext());
 }

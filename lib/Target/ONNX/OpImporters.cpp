@@ -2370,9 +2370,15 @@ LogicalResult gatherConstantIndices(NodeContext &ctx, const HostTensor &indices)
 
 LogicalResult importGather(NodeContext &ctx) {
   const HostTensor *data = ctx.constant(0), *indices = ctx.constant(1);
-  if (!indices)
-    return ctx.fail("Gather with run-time indices is not supported (constant "
-                    "indices are)");
+  if (!indices) {
+    // Run-time indices: nn.gather (an embedding lookup when data is a
+    // constant).
+    FailureOr<Value> x = ctx.input(0), idx = ctx.input(1);
+    if (failed(x) || failed(idx))
+      return failure();
+    return emit<nn::GatherOp>(ctx, ValueRange{*x, *idx},
+                              {i64Attr(ctx, "axis", ctx.intAttr("axis", 0))});
+  }
   if (!data)
     return gatherConstantIndices(ctx, *indices);
   int64_t rank = data->shape.size();
@@ -2407,6 +2413,15 @@ LogicalResult importGather(NodeContext &ctx) {
     }
   ctx.setOutputConstant(0, std::move(out));
   return success();
+}
+
+/// GatherElements onto nn.gather_elements.
+LogicalResult importGatherElements(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), idx = ctx.input(1);
+  if (failed(x) || failed(idx))
+    return failure();
+  return emit<nn::GatherElementsOp>(ctx, ValueRange{*x, *idx},
+                                    {i64Attr(ctx, "axis", ctx.intAttr("axis", 0))});
 }
 
 /// Unsqueeze and Squeeze: constants fold; tensors become nn.reshape.
@@ -2534,8 +2549,12 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Expand", importExpand, "nn.broadcast_to", "shape constant; constants fold"},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
       {"Floor", unary<nn::FloorOp>, "nn.floor", ""},
-      {"Gather", importGather, "nn.slice (+ nn.concat, nn.reshape); constants fold",
-       "constant indices"},
+      {"Gather", importGather,
+       "nn.slice (+ nn.concat, nn.reshape) for constant indices, nn.gather for "
+       "run-time ones; constants fold",
+       "any axis; negative indices"},
+      {"GatherElements", importGatherElements, "nn.gather_elements",
+       "any axis; negative indices"},
       {"Gemm", importGemm, "nn.linear (+ nn.transpose, nn.mul, nn.add)",
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",

@@ -172,3 +172,42 @@ func.func @broadcast_to_dynamic(%x: tensor<?x1xf32>) -> tensor<?x5xf32> {
   %0 = nn.broadcast_to %x {shape = array<i64: 1, 5>} : (tensor<?x1xf32>) -> tensor<?x5xf32>
   return %0 : tensor<?x5xf32>
 }
+
+// -----
+
+// Run-time indices: the generic iterates the result, reads the index
+// through a projection, wraps a negative one by the axis extent, clamps it
+// in bounds and extracts from the data.
+// CHECK-LABEL: func @gather
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c1 : tensor<4x?x3xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<2x5xi64>) outs(%{{.*}} : tensor<4x2x5x3xf32>)
+// CHECK:   %[[I:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:   %[[NEG:.*]] = arith.cmpi slt, %[[I]], %[[ZERO:.*]] : index
+// CHECK:   %[[UP:.*]] = arith.addi %[[I]], %[[N]] : index
+// CHECK:   %[[W:.*]] = arith.select %[[NEG]], %[[UP]], %[[I]] : index
+// CHECK:   %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK:   %[[LO:.*]] = arith.maxsi %[[W]], %[[ZERO]] : index
+// CHECK:   %[[IDX:.*]] = arith.minsi %[[LO]], %[[LAST]] : index
+// CHECK:   %[[D0:.*]] = linalg.index 0 : index
+// CHECK:   %[[D3:.*]] = linalg.index 3 : index
+// CHECK:   tensor.extract %arg0[%[[D0]], %[[IDX]], %[[D3]]] : tensor<4x?x3xf32>
+func.func @gather(%x: tensor<4x?x3xf32>, %i: tensor<2x5xi64>) -> tensor<4x2x5x3xf32> {
+  %0 = nn.gather %x, %i {axis = 1 : i64} : (tensor<4x?x3xf32>, tensor<2x5xi64>) -> tensor<4x2x5x3xf32>
+  return %0 : tensor<4x2x5x3xf32>
+}
+
+// -----
+
+// A negative axis counts from the end: the last dimension's coordinate is
+// replaced by the (wrapped, clamped) index.
+// CHECK-LABEL: func @gather_elements
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c1 : tensor<3x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<3x2xi32>) outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK:   %[[D0:.*]] = linalg.index 0 : index
+// CHECK:   arith.index_cast %{{.*}} : i32 to index
+// CHECK:   %[[IDX:.*]] = arith.minsi
+// CHECK:   tensor.extract %arg0[%[[D0]], %[[IDX]]] : tensor<3x4xf32>
+func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi32>) -> tensor<3x2xf32> {
+  %0 = nn.gather_elements %x, %i {axis = -1 : i64} : (tensor<3x4xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}

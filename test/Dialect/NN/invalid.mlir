@@ -822,3 +822,83 @@ func.func @f(%x: tensor<5x2x8xf32>, %w: tensor<1x?x8xf32>, %r: tensor<1x?x461168
   %0:2 = nn.rnn %x, %w, %r, %b, %h : (tensor<5x2x8xf32>, tensor<1x?x8xf32>, tensor<1x?x4611686018427387904xf32>, tensor<1x?xf32>, tensor<1x2x?xf32>) -> (tensor<5x1x2x?xf32>, tensor<1x2x?xf32>)
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<4x5xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{'nn.gather' op axis 2 is out of range for a rank-2 input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather %x, %i {axis = 2 : i64} : (tensor<4x5xf32>, tensor<2xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<0x5xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{'nn.gather' op axis 0 is empty: there is nothing to gather}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather %x, %i : (tensor<0x5xf32>, tensor<2xi64>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<f32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{'nn.gather' op operand 'data' must have rank 1 or more}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather %x, %i : (tensor<f32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x5xf32>, %i: tensor<2xf32>) {
+  // expected-error @+1 {{'nn.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xf32>'}}
+  %0 = nn.gather %x, %i : (tensor<4x5xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x5xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{'nn.gather_elements' op operand 'indices' must have the rank of 'data' (2), got 'tensor<2xi64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather_elements %x, %i : (tensor<4x5xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x5xf32>, %i: tensor<4x6xi64>) {
+  // expected-error @+2 {{'nn.gather_elements' op operand 'indices' dimension 1 (6) is larger than the data's (5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather_elements %x, %i : (tensor<4x5xf32>, tensor<4x6xi64>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4x5xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @+2 {{'nn.gather_elements' op axis -3 is out of range for a rank-2 input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather_elements %x, %i {axis = -3 : i64} : (tensor<4x5xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<0x5xf32>, %i: tensor<0x2xi64>) {
+  // expected-error @+2 {{'nn.gather_elements' op axis 0 is empty: there is nothing to gather}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather_elements %x, %i : (tensor<0x5xf32>, tensor<0x2xi64>) -> tensor<0x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<f32>, %i: tensor<i64>) {
+  // expected-error @+2 {{'nn.gather_elements' op operand 'data' must have rank 1 or more}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.gather_elements %x, %i : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}

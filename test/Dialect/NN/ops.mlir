@@ -244,3 +244,14 @@ func.func @recurrent(%x: tensor<5x2x8xf32>, %w4: tensor<2x64x8xf32>, %r4: tensor
          tensor<1x2x16xf32>) -> (tensor<?x1x2x16xf32>, tensor<1x2x16xf32>)
   return
 }
+
+// CHECK-LABEL: func @gathers
+func.func @gathers(%table: tensor<1000x64xf32>, %ids: tensor<2x5xi64>, %x: tensor<3x?xf32>, %i: tensor<3x2xi32>) {
+  // CHECK: nn.gather %{{.*}}, %{{.*}} : (tensor<1000x64xf32>, tensor<2x5xi64>) -> tensor<2x5x64xf32>
+  %0 = nn.gather %table, %ids {axis = 0 : i64} : (tensor<1000x64xf32>, tensor<2x5xi64>) -> tensor<2x5x64xf32>
+  // CHECK: nn.gather %{{.*}}, %{{.*}} {axis = -1 : i64} : (tensor<1000x64xf32>, tensor<2x5xi64>) -> tensor<1000x2x5xf32>
+  %1 = nn.gather %table, %ids {axis = -1 : i64} : (tensor<1000x64xf32>, tensor<2x5xi64>) -> tensor<1000x2x5xf32>
+  // CHECK: nn.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<3x?xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
+  %2 = nn.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x?xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
+  return
+}

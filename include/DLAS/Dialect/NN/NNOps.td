@@ -642,6 +642,49 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
   }];
 }
 
+def NN_GatherOp : NN_PureOp<"gather"> {
+  let summary = "elements picked along one axis by run-time indices (ONNX Gather)";
+  let description = [{
+    `output[i..., j..., k...] = data[i..., indices[j...], k...]` with the
+    `i` dimensions before `axis` and the `k` dimensions after it; the result
+    has shape `data[:axis] + indices.shape + data[axis+1:]`. A negative
+    index counts from the end (ONNX). An index outside `[-n, n)` is clamped
+    to the nearest end: the generated code never reads out of bounds, but
+    such an input has no defined result (ONNX calls it an error). Constant
+    indices are better imported as slices (the importer does).
+
+    ```mlir
+    %y = nn.gather %table, %ids {axis = 0 : i64}
+        : (tensor<1000x64xf32>, tensor<2x5xi64>) -> tensor<2x5x64xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$data,
+                       RankedTensorOf<[I32, I64]>:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_GatherElementsOp : NN_PureOp<"gather_elements"> {
+  let summary = "elements picked per position along one axis (ONNX GatherElements)";
+  let description = [{
+    `output[p] = data[p with p[axis] replaced by indices[p]]`: the result
+    has the shape of `indices`, which has the rank of `data` and no larger
+    size than `data` outside `axis`. Negative indices count from the end;
+    indices outside `[-n, n)` are clamped as in `nn.gather`.
+
+    ```mlir
+    %y = nn.gather_elements %x, %i {axis = 1 : i64}
+        : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$data,
+                       RankedTensorOf<[I32, I64]>:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Recurrent layers
 //===----------------------------------------------------------------------===//

@@ -1019,6 +1019,61 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "gather");
+  RankedTensorType data = rankedType(adaptor.getData());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  int64_t rank = data.getRank(), axis = adaptor.getAxis();
+  if (rank == 0)
+    return check.fail("operand 'data' must have rank 1 or more");
+  if (axis < -rank || axis >= rank)
+    return check.fail("axis ", axis, " is out of range for a rank-", rank,
+                      " input");
+  if (axis < 0)
+    axis += rank;
+  if (data.getDimSize(axis) == 0)
+    return check.fail("axis ", axis, " is empty: there is nothing to gather");
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult
+GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "gather_elements");
+  RankedTensorType data = rankedType(adaptor.getData());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  int64_t rank = data.getRank(), axis = adaptor.getAxis();
+  if (rank == 0)
+    return check.fail("operand 'data' must have rank 1 or more");
+  if (indices.getRank() != rank)
+    return check.fail("operand 'indices' must have the rank of 'data' (", rank,
+                      "), got ", indices);
+  if (axis < -rank || axis >= rank)
+    return check.fail("axis ", axis, " is out of range for a rank-", rank,
+                      " input");
+  if (axis < 0)
+    axis += rank;
+  if (data.getDimSize(axis) == 0)
+    return check.fail("axis ", axis, " is empty: there is nothing to gather");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && !ShapedType::isDynamic(data.getDimSize(d)) &&
+        !ShapedType::isDynamic(indices.getDimSize(d)) &&
+        indices.getDimSize(d) > data.getDimSize(d))
+      return check.fail("operand 'indices' dimension ", d, " (",
+                        indices.getDimSize(d), ") is larger than the data's (",
+                        data.getDimSize(d), ")");
+  results.push_back(
+      RankedTensorType::get(indices.getShape(), data.getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Recurrent layers
 //===----------------------------------------------------------------------===//

@@ -717,6 +717,48 @@ def instance_norm():
     return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
 
 
+# ------------------------------------------------------------ run-time indices
+def indexed_model(node, data_shape, indices_shape, out_shape, initializers=()):
+    """x (f32, unless an initializer) and i (int64) as graph inputs."""
+    init_names = {n for n, _ in initializers}
+    inputs = ([] if "x" in init_names else
+              [helper.make_tensor_value_info("x", TensorProto.FLOAT, data_shape)])
+    inputs.append(helper.make_tensor_value_info("i", TensorProto.INT64, indices_shape))
+    graph = helper.make_graph(
+        [node], "g", inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+        [numpy_helper.from_array(v, n) for n, v in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@case
+def gather_runtime_embedding():
+    # A constant table, run-time ids (negative ones count from the end).
+    table = rand(10, 6)
+    ids = np.array([[0, 9, -1], [3, -10, 4]], np.int64)
+    y = t(table)[t(ids) % 10]
+    node = helper.make_node("Gather", ["x", "i"], ["y"], axis=0)
+    return indexed_model(node, table.shape, ids.shape, y.shape, [("x", table)]), [ids], y
+
+
+@case
+def gather_runtime_axis():
+    x = rand(2, 5, 3)
+    ids = np.array([4, 0, -2, 2], np.int64)
+    y = t(x)[:, t(ids) % 5, :]
+    node = helper.make_node("Gather", ["x", "i"], ["y"], axis=-2)
+    return indexed_model(node, x.shape, ids.shape, y.shape), [x, ids], y
+
+
+@case
+def gather_elements_negative_axis():
+    x = rand(3, 4)
+    ids = np.array([[0, 3], [-1, 1], [2, -4]], np.int64)
+    y = torch.gather(t(x), 1, t(ids) % 4)
+    node = helper.make_node("GatherElements", ["x", "i"], ["y"], axis=-1)
+    return indexed_model(node, x.shape, ids.shape, y.shape), [x, ids], y
+
+
 # ------------------------------------------------------------ recurrent
 # Import only (import_*: "run" skips them): the numbers are checked by
 # test/Integration/recurrent.test.
@@ -955,8 +997,8 @@ def error_resize_exclude_outside_linear():
 
 
 @case
-def error_gather_runtime_indices():
-    node = helper.make_node("Gather", ["x", "i"], ["y"], name="gather2")
+def error_gather_axis():
+    node = helper.make_node("Gather", ["x", "i"], ["y"], name="gather2", axis=2)
     graph = helper.make_graph(
         [node], "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, (4, 3)),
