@@ -25,12 +25,18 @@ static llvm::Error runnerError(const llvm::Twine &message) {
 std::optional<NpyDType> dlas::npyDTypeOf(Type type) {
   if (type.isF32())
     return NpyDType::F32;
+  if (type.isF64())
+    return NpyDType::F64;
   if (type.isF16())
     return NpyDType::F16;
   if (type.isBF16())
     return NpyDType::BF16;
+  if (type.isInteger(1))
+    return NpyDType::Bool;
   if (type.isInteger(8))
     return NpyDType::I8;
+  if (type.isInteger(16))
+    return NpyDType::I16;
   if (type.isInteger(32))
     return NpyDType::I32;
   if (type.isInteger(64))

@@ -30,8 +30,12 @@ size_t mlir::dlas::npyElementSize(NpyDType dtype) {
   case NpyDType::F16:
   case NpyDType::BF16:
     return 2;
+  case NpyDType::Bool:
   case NpyDType::I8:
     return 1;
+  case NpyDType::I16:
+    return 2;
+  case NpyDType::F64:
   case NpyDType::I64:
     return 8;
   }
@@ -46,8 +50,14 @@ StringRef mlir::dlas::npyDescr(NpyDType dtype) {
     return "<f2";
   case NpyDType::BF16:
     return "<V2"; // numpy has no bfloat16: raw 2-byte records
+  case NpyDType::F64:
+    return "<f8";
+  case NpyDType::Bool:
+    return "|b1";
   case NpyDType::I8:
     return "|i1";
+  case NpyDType::I16:
+    return "<i2";
   case NpyDType::I32:
     return "<i4";
   case NpyDType::I64:
@@ -64,8 +74,14 @@ StringRef mlir::dlas::npyDTypeName(NpyDType dtype) {
     return "f16";
   case NpyDType::BF16:
     return "bf16";
+  case NpyDType::F64:
+    return "f64";
+  case NpyDType::Bool:
+    return "bool";
   case NpyDType::I8:
     return "i8";
+  case NpyDType::I16:
+    return "i16";
   case NpyDType::I32:
     return "i32";
   case NpyDType::I64:
@@ -168,8 +184,14 @@ double NpyArray::at(int64_t i) const {
     return halfToFloat(reinterpret_cast<const uint16_t *>(base)[i]);
   case NpyDType::BF16:
     return bf16ToFloat(reinterpret_cast<const uint16_t *>(base)[i]);
+  case NpyDType::F64:
+    return reinterpret_cast<const double *>(base)[i];
+  case NpyDType::Bool:
+    return reinterpret_cast<const uint8_t *>(base)[i] != 0;
   case NpyDType::I8:
     return reinterpret_cast<const int8_t *>(base)[i];
+  case NpyDType::I16:
+    return reinterpret_cast<const int16_t *>(base)[i];
   case NpyDType::I32:
     return reinterpret_cast<const int32_t *>(base)[i];
   case NpyDType::I64:
@@ -190,8 +212,17 @@ void NpyArray::set(int64_t i, double value) {
   case NpyDType::BF16:
     reinterpret_cast<uint16_t *>(base)[i] = floatToBF16(value);
     return;
+  case NpyDType::F64:
+    reinterpret_cast<double *>(base)[i] = value;
+    return;
+  case NpyDType::Bool:
+    reinterpret_cast<uint8_t *>(base)[i] = value != 0;
+    return;
   case NpyDType::I8:
     reinterpret_cast<int8_t *>(base)[i] = (int8_t)value;
+    return;
+  case NpyDType::I16:
+    reinterpret_cast<int16_t *>(base)[i] = (int16_t)value;
     return;
   case NpyDType::I32:
     reinterpret_cast<int32_t *>(base)[i] = (int32_t)value;
@@ -311,8 +342,14 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
     dtype = NpyDType::F32;
   else if (descrValue == "<f2")
     dtype = NpyDType::F16;
+  else if (descrValue == "<f8")
+    dtype = NpyDType::F64;
+  else if (descrValue == "|b1")
+    dtype = NpyDType::Bool;
   else if (descrValue == "|i1" || descrValue == "<i1")
     dtype = NpyDType::I8;
+  else if (descrValue == "<i2")
+    dtype = NpyDType::I16;
   else if (descrValue == "<i4")
     dtype = NpyDType::I32;
   else if (descrValue == "<i8")
@@ -321,7 +358,7 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
     dtype = NpyDType::BF16;
   else
     return npyError(path, "unsupported dtype '" + descrValue +
-                              "' (supported: <f4, <f2, |i1, <i4, <i8)");
+                              "' (supported: <f4, <f8, <f2, |b1, |i1, <i2, <i4, <i8)");
 
   llvm::SmallVector<int64_t> shape;
   StringRef dimsText = shapeText->trim().drop_front().drop_back();

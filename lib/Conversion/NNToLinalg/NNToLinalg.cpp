@@ -19,12 +19,14 @@ using namespace mlir::dlas;
 
 void mlir::dlas::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
   populateNNConvolutionToLinalgPatterns(patterns);
+  populateNNLogicToLinalgPatterns(patterns);
   populateNNMatmulToLinalgPatterns(patterns);
   populateNNPoolingToLinalgPatterns(patterns);
   populateNNPointwiseToLinalgPatterns(patterns);
   populateNNReductionToLinalgPatterns(patterns);
   populateNNRecurrentToLinalgPatterns(patterns);
   populateNNShapeToLinalgPatterns(patterns);
+  populateNNTopKToLinalgPatterns(patterns);
 }
 
 namespace {

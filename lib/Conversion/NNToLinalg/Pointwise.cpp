@@ -220,44 +220,57 @@ struct BinaryLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    auto lhsType = cast<RankedTensorType>(lhs.getType());
-    auto rhsType = cast<RankedTensorType>(rhs.getType());
-    // Dynamic result sizes come from whichever operand is dynamic there.
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t i = 0; i < resultType.getRank(); ++i) {
-      int64_t size = resultType.getDimSize(i);
-      if (!ShapedType::isDynamic(size)) {
-        sizes.push_back(rewriter.getIndexAttr(size));
-        continue;
-      }
-      int64_t li = i - (resultType.getRank() - lhsType.getRank());
-      bool fromLhs = li >= 0 && ShapedType::isDynamic(lhsType.getDimSize(li));
-      int64_t ri = i - (resultType.getRank() - rhsType.getRank());
-      sizes.push_back(
-          tensor::DimOp::create(rewriter, loc, fromLhs ? lhs : rhs,
-                                fromLhs ? li : ri)
-              .getResult());
-    }
-    Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
-                                         resultType.getElementType());
-    SmallVector<AffineMap> maps = {broadcastMap(lhsType, resultType),
-                                   broadcastMap(rhsType, resultType),
-                                   rewriter.getMultiDimIdentityMap(
-                                       resultType.getRank())};
-    SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                               utils::IteratorType::parallel);
     bool isFloat = isa<FloatType>(resultType.getElementType());
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value v = isFloat ? FloatOp::create(b, l, args[0], args[1]).getResult()
-                            : IntOp::create(b, l, args[0], args[1]).getResult();
-          linalg::YieldOp::create(b, l, v);
+    Value result = broadcastElementwise(
+        rewriter, op.getLoc(), resultType,
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          if (isFloat)
+            return FloatOp::create(b, l, args[0], args[1]);
+          if constexpr (std::is_same_v<IntOp, arith::DivSIOp>)
+            return safeDivSI(b, l, args[0], args[1]);
+          else
+            return IntOp::create(b, l, args[0], args[1]);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// fmod: the sign of the dividend (LLVM's frem is C's fmod); otherwise
+/// the sign of the divisor, as Python's %.
+Value modBody(OpBuilder &b, Location loc, Value lhs, Value rhs, bool fmod) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::RemFOp::create(b, loc, lhs, rhs);
+  Value rem = safeRemSI(b, loc, lhs, rhs);
+  if (fmod)
+    return rem;
+  Value zero = scalarConstant(b, loc, lhs.getType(), 0);
+  Value nonZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem, zero);
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rhs, zero));
+  Value adjust = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
+  return arith::SelectOp::create(b, loc, adjust,
+                                 arith::AddIOp::create(b, loc, rem, rhs), rem);
+}
+
+struct ModLowering : OpConversionPattern<nn::ModOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::ModOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    bool fmod = op.getFmod();
+    Value result = broadcastElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return modBody(b, l, args[0], args[1], fmod);
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -356,5 +369,5 @@ void mlir::dlas::populateNNPointwiseToLinalgPatterns(
                BinaryLowering<nn::MaxOp, arith::MaximumFOp, arith::MaxSIOp>,
                BinaryLowering<nn::MinOp, arith::MinimumFOp, arith::MinSIOp>,
                BinaryLowering<nn::PowOp, math::PowFOp, math::IPowIOp>,
-               BatchNormLowering>(ctx);
+               ModLowering, BatchNormLowering>(ctx);
 }

@@ -6,6 +6,7 @@
 
 using namespace mlir;
 using namespace mlir::dlas;
+using namespace mlir::dlas::nnlowering;
 
 SmallVector<OpFoldResult> nnlowering::mixedSizes(OpBuilder &b, Location loc,
                                              RankedTensorType type,
@@ -117,6 +118,78 @@ Value nnlowering::elementwise(
         linalg::YieldOp::create(nested, nestedLoc, result);
       });
   return generic.getResult(0);
+}
+
+Value nnlowering::broadcastElementwise(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    ValueRange operands,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  // A dynamic result size is read from an operand that is dynamic there.
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < resultType.getRank(); ++i) {
+    int64_t size = resultType.getDimSize(i);
+    if (!ShapedType::isDynamic(size)) {
+      sizes.push_back(b.getIndexAttr(size));
+      continue;
+    }
+    for (Value operand : operands) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t d = i - (resultType.getRank() - type.getRank());
+      if (d >= 0 && ShapedType::isDynamic(type.getDimSize(d))) {
+        sizes.push_back(tensor::DimOp::create(b, loc, operand, d).getResult());
+        break;
+      }
+    }
+  }
+  Value init =
+      tensor::EmptyOp::create(b, loc, sizes, resultType.getElementType());
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(
+        broadcastMap(cast<RankedTensorType>(operand.getType()), resultType));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, operands, init, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// The divisor a trap-free signed division uses: 1 where `rhs` is 0 or
+/// -1 (the callers fix those results up).
+static Value safeDivisor(OpBuilder &b, Location loc, Value rhs) {
+  Type type = rhs.getType();
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value minusOne = scalarConstant(b, loc, type, -1);
+  Value one = scalarConstant(b, loc, type, 1);
+  Value unsafe = arith::OrIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, minusOne));
+  return arith::SelectOp::create(b, loc, unsafe, one, rhs);
+}
+
+Value nnlowering::safeDivSI(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  Type type = rhs.getType();
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value quotient =
+      arith::DivSIOp::create(b, loc, lhs, safeDivisor(b, loc, rhs));
+  // x / -1 = 0 - x (wrapping for the lowest value); x / 0 = 0.
+  Value negated = arith::SubIOp::create(b, loc, zero, lhs);
+  Value byMinusOne = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, rhs, scalarConstant(b, loc, type, -1));
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  Value result = arith::SelectOp::create(b, loc, byMinusOne, negated, quotient);
+  return arith::SelectOp::create(b, loc, byZero, zero, result);
+}
+
+Value nnlowering::safeRemSI(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  // x % 1 = 0 = x % -1; x % 0 gives 0 too.
+  return arith::RemSIOp::create(b, loc, lhs, safeDivisor(b, loc, rhs));
 }
 
 AffineMap nnlowering::broadcastMap(RankedTensorType operandType,

@@ -61,6 +61,19 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
 AffineMap broadcastMap(RankedTensorType operandType,
                        RankedTensorType resultType);
 
+/// A linalg.generic computing `resultType` from `operands` broadcast into
+/// it by numpy rules (each operand's dynamic sizes feed the result's).
+Value broadcastElementwise(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    ValueRange operands,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+/// Signed integer division and remainder that never trap: a divisor of 0
+/// gives 0 (ONNX leaves it undefined; x86's idiv would raise SIGFPE), and
+/// the one overflowing case, the lowest value by -1, wraps.
+Value safeDivSI(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value safeRemSI(OpBuilder &b, Location loc, Value lhs, Value rhs);
+
 /// linalg.broadcast of a 1-D tensor into a 4-D one along dimension `dim`.
 Value broadcastChannels(OpBuilder &b, Location loc, Value vector,
                         RankedTensorType resultType, Value sizeSource,

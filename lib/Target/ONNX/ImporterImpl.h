@@ -20,17 +20,36 @@ namespace mlir::dlas::onnximport {
 /// results of folded shape arithmetic. Float data stays f32; integer data of
 /// any width is held as int64.
 struct HostTensor {
+  /// The ONNX element type it stands for; floating types keep their
+  /// values in `floats`, integer and boolean ones in `ints`.
   int32_t dtype = onnx::TensorProto::FLOAT;
   SmallVector<int64_t> shape;
-  std::vector<float> floats;
+  std::vector<double> floats;
   std::vector<int64_t> ints;
 
-  bool isFloat() const { return dtype == onnx::TensorProto::FLOAT; }
+  bool isFloat() const { return isFloatDType(dtype); }
+  static bool isFloatDType(int32_t dtype) {
+    return dtype == onnx::TensorProto::FLOAT ||
+           dtype == onnx::TensorProto::DOUBLE ||
+           dtype == onnx::TensorProto::FLOAT16 ||
+           dtype == onnx::TensorProto::BFLOAT16;
+  }
   int64_t numElements() const;
+  /// Appends a floating value rounded to f32 when that is the type, so
+  /// that folds compute as the run-time f32 ops would.
+  void pushFloat(double v) {
+    floats.push_back(dtype == onnx::TensorProto::FLOAT ? (double)(float)v : v);
+  }
   double at(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
   static HostTensor ofInts(ArrayRef<int64_t> shape, std::vector<int64_t> values);
-  static HostTensor ofFloats(ArrayRef<int64_t> shape, std::vector<float> values);
+  static HostTensor ofFloats(ArrayRef<int64_t> shape, std::vector<double> values);
 };
+
+/// The MLIR element type of an ONNX one, or null for those DLAS does not
+/// compute in (unsigned integers, strings, complex numbers, ...).
+Type elementTypeFromONNX(MLIRContext *ctx, int32_t dtype);
+/// The ONNX element type of an MLIR one (FLOAT for a type it cannot name).
+int32_t onnxTypeOf(Type type);
 
 /// Converts a TensorProto; fails with a message for external or unsupported
 /// data.
@@ -91,8 +110,9 @@ public:
                                           ArrayRef<NamedAttribute> attributes,
                                           unsigned numResults);
 
-  /// Constant f32 tensor of shape [1] (broadcasts against anything).
-  Value scalar(float value);
+  /// Constant tensor of shape [1] (broadcasts against anything) of
+  /// `elementType`, f32 without one.
+  Value scalar(float value, Type elementType = {});
 };
 
 using OpHandler = LogicalResult (*)(NodeContext &);

@@ -30,6 +30,7 @@
 #include <onnx/defs/tensor_proto_util.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cstring>
 #include <fstream>
 
 using namespace mlir;
@@ -60,7 +61,7 @@ HostTensor HostTensor::ofInts(ArrayRef<int64_t> shape,
 }
 
 HostTensor HostTensor::ofFloats(ArrayRef<int64_t> shape,
-                                std::vector<float> values) {
+                                std::vector<double> values) {
   HostTensor t;
   t.dtype = onnx::TensorProto::FLOAT;
   t.shape.assign(shape.begin(), shape.end());
@@ -113,14 +114,15 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
   try {
     // ONNX's ParseData reads raw_data or the typed field, whichever is set.
     switch (tensor.data_type()) {
-    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::FLOAT: {
       t.dtype = onnx::TensorProto::FLOAT;
-      t.floats = onnx::ParseData<float>(&tensor);
+      std::vector<float> f = onnx::ParseData<float>(&tensor);
+      t.floats.assign(f.begin(), f.end());
       return checked(t.floats.size());
+    }
     case onnx::TensorProto::DOUBLE: {
-      t.dtype = onnx::TensorProto::FLOAT;
-      std::vector<double> d = onnx::ParseData<double>(&tensor);
-      t.floats.assign(d.begin(), d.end());
+      t.dtype = onnx::TensorProto::DOUBLE;
+      t.floats = onnx::ParseData<double>(&tensor);
       return checked(t.floats.size());
     }
     case onnx::TensorProto::INT64:
@@ -128,7 +130,7 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
       t.ints = onnx::ParseData<int64_t>(&tensor);
       return checked(t.ints.size());
     case onnx::TensorProto::INT32: {
-      t.dtype = onnx::TensorProto::INT64;
+      t.dtype = onnx::TensorProto::INT32;
       std::vector<int32_t> v = onnx::ParseData<int32_t>(&tensor);
       t.ints.assign(v.begin(), v.end());
       return checked(t.ints.size());
@@ -140,23 +142,52 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
     error = "tensor '" + tensor.name() + "': " + e.what();
     return failure();
   }
-  // One-byte types (no ParseData): raw bytes or the int32 field.
+  // One- and two-byte types (no ParseData): raw little-endian bytes or
+  // the int32 field.
   int32_t type = tensor.data_type();
-  if (type != onnx::TensorProto::INT8 && type != onnx::TensorProto::UINT8 &&
-      type != onnx::TensorProto::BOOL) {
+  int64_t width;
+  bool isSigned;
+  switch (type) {
+  case onnx::TensorProto::INT8:
+    width = 1, isSigned = true;
+    break;
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    width = 1, isSigned = false;
+    break;
+  case onnx::TensorProto::INT16:
+    width = 2, isSigned = true;
+    break;
+  case onnx::TensorProto::UINT16:
+    width = 2, isSigned = false;
+    break;
+  default:
     error = "tensor '" + tensor.name() + "' has ONNX data type " +
             std::to_string(type) +
-            ", which is not supported (FLOAT, DOUBLE and integer types are)";
+            ", which is not supported (FLOAT, DOUBLE, BOOL and integer types "
+            "are)";
     return failure();
   }
-  t.dtype = onnx::TensorProto::INT64;
+  t.dtype = type;
   const std::string &raw = tensor.raw_data();
+  if (raw.size() % width != 0) {
+    error = "tensor '" + tensor.name() + "' has " + std::to_string(raw.size()) +
+            " bytes of raw data, not a whole number of " +
+            std::to_string(width) + "-byte elements";
+    return failure();
+  }
   if (raw.empty()) {
     t.ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());
   } else {
-    for (char byte : raw)
-      t.ints.push_back(type == onnx::TensorProto::INT8 ? (int64_t)(int8_t)byte
-                                                       : (int64_t)(uint8_t)byte);
+    for (size_t i = 0; i < raw.size(); i += width) {
+      uint64_t bits = (uint8_t)raw[i];
+      if (width == 2)
+        bits |= (uint64_t)(uint8_t)raw[i + 1] << 8;
+      int64_t value = (int64_t)bits;
+      if (isSigned && (bits >> (8 * width - 1)))
+        value -= (int64_t)1 << (8 * width);
+      t.ints.push_back(type == onnx::TensorProto::BOOL ? value != 0 : value);
+    }
   }
   return checked(t.ints.size());
 }
@@ -229,16 +260,22 @@ private:
 
 } // namespace mlir::dlas::onnximport
 
-static Type elementTypeFromONNX(MLIRContext *ctx, int32_t dtype) {
+Type onnximport::elementTypeFromONNX(MLIRContext *ctx, int32_t dtype) {
   switch (dtype) {
   case onnx::TensorProto::FLOAT:
     return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
   case onnx::TensorProto::FLOAT16:
     return Float16Type::get(ctx);
   case onnx::TensorProto::BFLOAT16:
     return BFloat16Type::get(ctx);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(ctx, 1);
   case onnx::TensorProto::INT8:
     return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::INT16:
+    return IntegerType::get(ctx, 16);
   case onnx::TensorProto::INT32:
     return IntegerType::get(ctx, 32);
   case onnx::TensorProto::INT64:
@@ -246,6 +283,26 @@ static Type elementTypeFromONNX(MLIRContext *ctx, int32_t dtype) {
   default:
     return {};
   }
+}
+
+int32_t onnximport::onnxTypeOf(Type type) {
+  if (type.isF64())
+    return onnx::TensorProto::DOUBLE;
+  if (type.isF16())
+    return onnx::TensorProto::FLOAT16;
+  if (type.isBF16())
+    return onnx::TensorProto::BFLOAT16;
+  if (type.isInteger(1))
+    return onnx::TensorProto::BOOL;
+  if (type.isInteger(8))
+    return onnx::TensorProto::INT8;
+  if (type.isInteger(16))
+    return onnx::TensorProto::INT16;
+  if (type.isInteger(32))
+    return onnx::TensorProto::INT32;
+  if (type.isInteger(64))
+    return onnx::TensorProto::INT64;
+  return onnx::TensorProto::FLOAT;
 }
 
 FailureOr<Type> GraphImporter::tensorTypeFromProto(const onnx::TypeProto &type,
@@ -283,6 +340,57 @@ static std::string blobName(StringRef name) {
   return out;
 }
 
+/// Element `i` of `t` as an APFloat of `type`'s semantics.
+static APFloat apFloatAt(const HostTensor &t, int64_t i, FloatType type) {
+  APFloat value(t.at(i));
+  bool lost;
+  value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return value;
+}
+
+/// `t` as an attribute of `type`: dense elements when small (readable in
+/// the IR) or boolean, a resource blob otherwise.
+static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
+                              StringRef blobName) {
+  Type element = type.getElementType();
+  int64_t n = t.numElements();
+  // i1 stays dense: its dense form is bit-packed, a blob's would not be.
+  if (element.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (int64_t i = 0; i < n; ++i)
+      bits.push_back(t.at(i) != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  }
+  if (n <= 16) {
+    if (auto floatType = dyn_cast<FloatType>(element)) {
+      SmallVector<APFloat> values;
+      for (int64_t i = 0; i < n; ++i)
+        values.push_back(apFloatAt(t, i, floatType));
+      return DenseElementsAttr::get(type, values);
+    }
+    SmallVector<APInt> values;
+    unsigned width = element.getIntOrFloatBitWidth();
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back(APInt(width, (uint64_t)t.ints[i], /*isSigned=*/true,
+                             /*implicitTrunc=*/true));
+    return DenseElementsAttr::get(type, values);
+  }
+  // Little-endian bytes of the element type.
+  unsigned bytes = element.getIntOrFloatBitWidth() / 8;
+  std::vector<char> data(n * bytes);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits;
+    if (auto floatType = dyn_cast<FloatType>(element))
+      bits = apFloatAt(t, i, floatType).bitcastToAPInt().getZExtValue();
+    else
+      bits = (uint64_t)t.ints[i];
+    std::memcpy(&data[i * bytes], &bits, bytes);
+  }
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(data), bytes);
+  return DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+}
+
 Value GraphImporter::materialize(StringRef name, Entry &entry) {
   if (entry.value)
     return entry.value;
@@ -292,26 +400,15 @@ Value GraphImporter::materialize(StringRef name, Entry &entry) {
   Block *block = builder.getInsertionBlock();
   builder.setInsertionPointToStart(block);
   Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc());
-  Type element = t.isFloat() ? Type(builder.getF32Type())
-                             : Type(builder.getI64Type());
+  // The constant keeps its ONNX element type; those DLAS does not compute
+  // in (unsigned integers) are held as i64 (they only feed import-time
+  // folds and casts).
+  Type element = elementTypeFromONNX(context, t.dtype);
+  if (!element)
+    element = t.isFloat() ? Type(builder.getF32Type())
+                          : Type(builder.getI64Type());
   auto type = RankedTensorType::get(t.shape, element);
-  Attribute value;
-  if (t.numElements() <= 16) {
-    // Small constants stay readable in the IR.
-    if (t.isFloat())
-      value = DenseElementsAttr::get(type, ArrayRef<float>(t.floats));
-    else
-      value = DenseElementsAttr::get(type, ArrayRef<int64_t>(t.ints));
-  } else {
-    ArrayRef<char> bytes =
-        t.isFloat() ? ArrayRef<char>(reinterpret_cast<const char *>(t.floats.data()),
-                                     t.floats.size() * sizeof(float))
-                    : ArrayRef<char>(reinterpret_cast<const char *>(t.ints.data()),
-                                     t.ints.size() * sizeof(int64_t));
-    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-        bytes, t.isFloat() ? alignof(float) : alignof(int64_t));
-    value = DenseResourceElementsAttr::get(type, blobName(name), std::move(blob));
-  }
+  Attribute value = constantAttr(t, type, blobName(name));
   entry.value =
       arith::ConstantOp::create(builder, loc, cast<TypedAttr>(value)).getResult();
   return entry.value;
@@ -841,11 +938,23 @@ NodeContext::createInferredOp(StringRef opName, ValueRange operands,
   return op;
 }
 
-Value NodeContext::scalar(float value) {
-  OpBuilder::InsertionGuard guard(b);
-  auto type = RankedTensorType::get({1}, b.getF32Type());
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, ArrayRef<float>{value}));
+Value NodeContext::scalar(float value, Type elementType) {
+  if (!elementType)
+    elementType = b.getF32Type();
+  auto type = RankedTensorType::get({1}, elementType);
+  Attribute attr;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    APFloat v(value);
+    bool lost;
+    v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+              &lost);
+    attr = DenseElementsAttr::get(type, v);
+  } else {
+    attr = DenseElementsAttr::get(
+        type, APInt(elementType.getIntOrFloatBitWidth(), (uint64_t)value,
+                    /*isSigned=*/true, /*implicitTrunc=*/true));
+  }
+  return arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr));
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
@@ -70,6 +71,22 @@ FailureOr<SmallVector<Value>> inputsUpTo(NodeContext &ctx, unsigned required,
 
 /// Handler that forwards a unary op.
 template <typename OpTy> LogicalResult unary(NodeContext &ctx) {
+  // Neg and Abs of small constants fold (shape arithmetic: axis counts).
+  if constexpr (std::is_same_v<OpTy, nn::NegOp> ||
+                std::is_same_v<OpTy, nn::AbsOp>) {
+    const HostTensor *c = ctx.constant(0);
+    if (c && c->numElements() <= 4096) {
+      HostTensor out = *c;
+      for (double &v : out.floats)
+        v = std::is_same_v<OpTy, nn::NegOp> ? -v : std::fabs(v);
+      for (int64_t &v : out.ints)
+        v = std::is_same_v<OpTy, nn::NegOp> || v < 0
+                ? (int64_t)(0 - (uint64_t)v) // wraps, as the run-time op
+                : v;
+      ctx.setOutputConstant(0, std::move(out));
+      return success();
+    }
+  }
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
@@ -137,8 +154,9 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
   if (failed(shape))
     return failure();
   HostTensor out;
-  out.dtype = a.isFloat() || b.isFloat() ? onnx::TensorProto::FLOAT
-                                         : onnx::TensorProto::INT64;
+  // ONNX gives both operands one type; Pow's exponent may differ, and
+  // the result has the base's.
+  out.dtype = b.isFloat() && !a.isFloat() && op != "Pow" ? b.dtype : a.dtype;
   out.shape = *shape;
   int64_t n = out.numElements();
   for (int64_t i = 0; i < n; ++i) {
@@ -151,6 +169,8 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
       r = x - y;
     else if (op == "Mul")
       r = x * y;
+    else if (op == "Div" && !out.isFloat() && y == 0)
+      return ctx.fail("integer Div by zero in constants");
     else if (op == "Div")
       r = out.isFloat() ? x / y : std::trunc(x / y);
     else if (op == "Pow")
@@ -158,7 +178,7 @@ FailureOr<HostTensor> foldBinary(NodeContext &ctx, const HostTensor &a,
     else
       llvm_unreachable("foldBinary: an op without a folding rule");
     if (out.isFloat())
-      out.floats.push_back((float)r);
+      out.pushFloat(r);
     else
       out.ints.push_back((int64_t)r);
   }
@@ -182,6 +202,35 @@ template <typename OpTy> LogicalResult binary(NodeContext &ctx) {
   if (failed(z))
     return failure();
   ctx.setOutput(0, *z);
+  return success();
+}
+
+/// `x` converted to `element` by nn.cast (itself when it has that type).
+Value castTo(NodeContext &ctx, Value x, Type element) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getElementType() == element)
+    return x;
+  return nn::CastOp::create(ctx.b, ctx.loc, type.clone(element), x);
+}
+
+/// Pow: the result has the base's type, whatever the exponent's. Float
+/// bases take the exponent cast to their type; integer ones are raised in
+/// f64 (exact up to 2^53) and truncated back.
+LogicalResult importPow(NodeContext &ctx) {
+  if (ctx.constant(0) && ctx.constant(1))
+    return binary<nn::PowOp>(ctx);
+  FailureOr<Value> x = ctx.input(0), y = ctx.input(1);
+  if (failed(x) || failed(y))
+    return failure();
+  Type base = getElementTypeOrSelf(x->getType());
+  if (isa<FloatType>(base))
+    return emit<nn::PowOp>(ctx, ValueRange{*x, castTo(ctx, *y, base)});
+  Type f64 = ctx.b.getF64Type();
+  FailureOr<Value> power = ctx.create<nn::PowOp>(
+      ValueRange{castTo(ctx, *x, f64), castTo(ctx, *y, f64)});
+  if (failed(power))
+    return failure();
+  ctx.setOutput(0, castTo(ctx, *power, base));
   return success();
 }
 
@@ -217,7 +266,9 @@ LogicalResult importMean(NodeContext &ctx) {
   FailureOr<Value> result = foldInputs<nn::AddOp>(ctx);
   if (succeeded(result) && ctx.node.input_size() > 1)
     result = ctx.create<nn::DivOp>(ValueRange{
-        *result, ctx.scalar(static_cast<float>(ctx.node.input_size()))});
+        *result,
+        ctx.scalar(static_cast<float>(ctx.node.input_size()),
+                   getElementTypeOrSelf(result->getType()))});
   if (failed(result))
     return failure();
   ctx.setOutput(0, *result);
@@ -1480,6 +1531,25 @@ LogicalResult importClip(NodeContext &ctx) {
                       "' must be a scalar");
     bounds[i - 1] = (*bound)->at(0);
   }
+  Type element = getElementTypeOrSelf(x->getType());
+  if (element.isInteger()) {
+    // Integers: max with the lower bound and min with the upper one, those
+    // given (nn.clip's bounds are floats).
+    Value y = *x;
+    for (unsigned i = 1; i <= 2; ++i) {
+      if (!ctx.hasInput(i))
+        continue;
+      Value bound = ctx.scalar(bounds[i - 1], element);
+      FailureOr<Value> next =
+          i == 1 ? ctx.create<nn::MaxOp>(ValueRange{y, bound})
+                 : ctx.create<nn::MinOp>(ValueRange{y, bound});
+      if (failed(next))
+        return failure();
+      y = *next;
+    }
+    ctx.setOutput(0, y);
+    return success();
+  }
   return emit<nn::ClipOp>(
       ctx, *x,
       {f64Attr(ctx, "min", bounds[0]), f64Attr(ctx, "max", bounds[1])});
@@ -2089,14 +2159,53 @@ HostTensor hostBool(ArrayRef<int64_t> shape, std::vector<int64_t> values) {
   return t;
 }
 
-/// Comparisons, logic and Mod on import-time constants (shape arithmetic:
-/// masks and paddings computed from static shapes).
+/// Comparisons, logic and Mod on run-time values.
+LogicalResult importRunTimeBinary(NodeContext &ctx) {
+  StringRef op = ctx.node.op_type();
+  FailureOr<Value> a = ctx.input(0), b = ctx.input(1);
+  if (failed(a) || failed(b))
+    return failure();
+  SmallVector<Value, 2> operands = {*a, *b};
+  std::optional<nn::ComparePredicate> predicate =
+      llvm::StringSwitch<std::optional<nn::ComparePredicate>>(op)
+          .Case("Equal", nn::ComparePredicate::Eq)
+          .Case("Less", nn::ComparePredicate::Lt)
+          .Case("LessOrEqual", nn::ComparePredicate::Le)
+          .Case("Greater", nn::ComparePredicate::Gt)
+          .Case("GreaterOrEqual", nn::ComparePredicate::Ge)
+          .Default(std::nullopt);
+  if (predicate)
+    return emit<nn::CompareOp>(
+        ctx, operands,
+        {ctx.b.getNamedAttr("predicate", nn::ComparePredicateAttr::get(
+                                             ctx.b.getContext(), *predicate))});
+  std::optional<nn::LogicalKind> kind =
+      llvm::StringSwitch<std::optional<nn::LogicalKind>>(op)
+          .Case("And", nn::LogicalKind::And)
+          .Case("Or", nn::LogicalKind::Or)
+          .Case("Xor", nn::LogicalKind::Xor)
+          .Default(std::nullopt);
+  if (kind)
+    return emit<nn::LogicalOp>(
+        ctx, operands,
+        {ctx.b.getNamedAttr("kind", nn::LogicalKindAttr::get(
+                                        ctx.b.getContext(), *kind))});
+  assert(op == "Mod" && "importRunTimeBinary: an op without a lowering");
+  bool fmod = ctx.intAttr("fmod", 0) != 0;
+  if (isa<FloatType>(getElementTypeOrSelf(a->getType())) && !fmod)
+    return ctx.fail("Mod of floats needs fmod = 1");
+  return emit<nn::ModOp>(
+      ctx, operands, {ctx.b.getNamedAttr("fmod", ctx.b.getBoolAttr(fmod))});
+}
+
+/// Comparisons, logic and Mod: small import-time constants fold (shape
+/// arithmetic: masks and paddings computed from static shapes); anything
+/// else becomes an nn op.
 LogicalResult importFoldedBinary(NodeContext &ctx) {
   const HostTensor *a = ctx.constant(0), *b = ctx.constant(1);
   StringRef op = ctx.node.op_type();
-  if (!a || !b)
-    return ctx.fail(op + " is supported on import-time constants only "
-                         "(shape arithmetic); an operand is a run-time value");
+  if (!a || !b || std::max(a->numElements(), b->numElements()) > 4096)
+    return importRunTimeBinary(ctx);
   FailureOr<SmallVector<int64_t>> shape = hostBroadcastShape(ctx, {a, b});
   if (failed(shape))
     return failure();
@@ -2108,7 +2217,7 @@ LogicalResult importFoldedBinary(NodeContext &ctx) {
   if (failed(checkFoldSize(ctx, n, op)))
     return failure();
   std::vector<int64_t> ints;
-  std::vector<float> fvalues;
+  std::vector<double> fvalues;
   for (int64_t i = 0; i < n; ++i) {
     double x = a->at(hostBroadcastIndex(*a, *shape, i));
     double y = b->at(hostBroadcastIndex(*b, *shape, i));
@@ -2116,7 +2225,9 @@ LogicalResult importFoldedBinary(NodeContext &ctx) {
       if (!floats && y == 0)
         return ctx.fail("integer Mod by zero");
       if (floats) {
-        fvalues.push_back(std::fmod(x, y));
+        fvalues.push_back(a->dtype == onnx::TensorProto::FLOAT
+                              ? (double)(float)std::fmod(x, y)
+                              : std::fmod(x, y));
         continue;
       }
       int64_t xi = (int64_t)x, yi = (int64_t)y, r = xi % yi;
@@ -2148,8 +2259,12 @@ LogicalResult importFoldedBinary(NodeContext &ctx) {
     ints.push_back(r);
   }
   if (op == "Mod")
-    ctx.setOutputConstant(0, floats ? HostTensor::ofFloats(*shape, fvalues)
-                                    : HostTensor::ofInts(*shape, ints));
+  {
+    HostTensor out = floats ? HostTensor::ofFloats(*shape, fvalues)
+                            : HostTensor::ofInts(*shape, ints);
+    out.dtype = a->dtype;
+    ctx.setOutputConstant(0, std::move(out));
+  }
   else
     ctx.setOutputConstant(0, hostBool(*shape, std::move(ints)));
   return success();
@@ -2157,8 +2272,12 @@ LogicalResult importFoldedBinary(NodeContext &ctx) {
 
 LogicalResult importNot(NodeContext &ctx) {
   const HostTensor *x = ctx.constant(0);
-  if (!x)
-    return ctx.fail("Not is supported on import-time constants only");
+  if (!x) {
+    FailureOr<Value> input = ctx.input(0);
+    if (failed(input))
+      return failure();
+    return emit<nn::NotOp>(ctx, *input, {});
+  }
   std::vector<int64_t> values;
   for (int64_t i = 0; i < x->numElements(); ++i)
     values.push_back(x->at(i) == 0);
@@ -2166,13 +2285,18 @@ LogicalResult importNot(NodeContext &ctx) {
   return success();
 }
 
-/// Where on constants folds (masks built from static shapes).
+/// Where: small constants fold (masks built from static shapes); else
+/// nn.select.
 LogicalResult importWhere(NodeContext &ctx) {
   const HostTensor *c = ctx.constant(0), *x = ctx.constant(1),
                    *y = ctx.constant(2);
-  if (!c || !x || !y)
-    return ctx.fail("Where is supported on import-time constants only "
-                    "(shape arithmetic)");
+  if (!c || !x || !y ||
+      std::max({c->numElements(), x->numElements(), y->numElements()}) > 4096) {
+    FailureOr<SmallVector<Value>> operands = inputsUpTo(ctx, 3, 3);
+    if (failed(operands))
+      return failure();
+    return emit<nn::SelectOp>(ctx, *operands, {});
+  }
   if (x->isFloat() != y->isFloat())
     return ctx.fail("Where's branches have different element types");
   FailureOr<SmallVector<int64_t>> shape = hostBroadcastShape(ctx, {c, x, y});
@@ -2218,7 +2342,7 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   if (failed(checkFoldSize(ctx, n, "ConstantOfShape")))
     return failure();
   HostTensor out = fill.isFloat()
-                       ? HostTensor::ofFloats(shape, std::vector<float>(n, fill.floats[0]))
+                       ? HostTensor::ofFloats(shape, std::vector<double>(n, fill.floats[0]))
                        : HostTensor::ofInts(shape, std::vector<int64_t>(n, fill.ints[0]));
   out.dtype = fill.dtype;
   ctx.setOutputConstant(0, std::move(out));
@@ -2243,10 +2367,11 @@ LogicalResult importRange(NodeContext &ctx) {
     return checkFoldSize(ctx, -1, "Range");
   int64_t n = (int64_t)count;
   if (start->isFloat()) {
-    std::vector<float> values;
+    HostTensor out = HostTensor::ofFloats({n}, {});
+    out.dtype = start->dtype;
     for (int64_t i = 0; i < n; ++i)
-      values.push_back((float)(s + i * d));
-    ctx.setOutputConstant(0, HostTensor::ofFloats({n}, std::move(values)));
+      out.pushFloat(s + i * d);
+    ctx.setOutputConstant(0, std::move(out));
   } else {
     std::vector<int64_t> values;
     for (int64_t i = 0; i < n; ++i)
@@ -2482,30 +2607,110 @@ LogicalResult importSqueezeLike(NodeContext &ctx) {
   return emitReshape(ctx, *x, shape);
 }
 
+/// Folds a Cast of a constant to ONNX type `to`.
+FailureOr<HostTensor> foldCast(NodeContext &ctx, const HostTensor &t,
+                               int32_t to) {
+  HostTensor out;
+  out.shape = t.shape;
+  out.dtype = to;
+  unsigned width = 64;
+  if (Type element = elementTypeFromONNX(ctx.b.getContext(), to);
+      element && element.isInteger())
+    width = element.getIntOrFloatBitWidth();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    double v = t.at(i);
+    if (out.isFloat()) {
+      out.pushFloat(v);
+    } else if (to == onnx::TensorProto::BOOL) {
+      out.ints.push_back(v != 0);
+    } else {
+      // Truncation toward zero; C++ leaves out-of-range conversions
+      // undefined, so they are refused rather than folded to garbage.
+      if (!(std::fabs(v) < 9.2e18))
+        return ctx.fail("cannot fold the Cast of " + std::to_string(v) +
+                        " to an integer type");
+      int64_t value = (int64_t)std::trunc(v);
+      if (width < 64) // wraps as a narrowing conversion does
+        value = APInt(64, (uint64_t)value).trunc(width).getSExtValue();
+      out.ints.push_back(value);
+    }
+  }
+  return out;
+}
+
+/// Cast and CastLike: constants fold; run-time values become nn.cast.
 LogicalResult importCast(NodeContext &ctx) {
   int64_t to = ctx.intAttr("to", onnx::TensorProto::FLOAT);
-  if (const HostTensor *t = ctx.constant(0)) {
-    HostTensor out;
-    out.shape = t->shape;
-    bool toFloat =
-        to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE;
-    out.dtype = toFloat ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64;
-    for (int64_t i = 0; i < t->numElements(); ++i) {
-      if (toFloat)
-        out.floats.push_back((float)t->at(i));
-      else
-        out.ints.push_back((int64_t)t->at(i));
+  if (ctx.node.op_type() == "CastLike") {
+    if (const HostTensor *like = ctx.constant(1)) {
+      to = like->dtype;
+    } else {
+      FailureOr<RankedTensorType> likeType = ctx.inputType(1);
+      if (failed(likeType))
+        return failure();
+      to = onnxTypeOf(likeType->getElementType());
     }
-    ctx.setOutputConstant(0, std::move(out));
+  }
+  Type toType = elementTypeFromONNX(ctx.b.getContext(), to);
+  if (!toType)
+    return ctx.fail("Cast to ONNX element type " + Twine(to) +
+                    " is not supported (floats, BOOL and signed integers "
+                    "are)");
+  if (const HostTensor *t = ctx.constant(0)) {
+    FailureOr<HostTensor> folded = foldCast(ctx, *t, to);
+    if (failed(folded))
+      return failure();
+    ctx.setOutputConstant(0, std::move(*folded));
     return success();
   }
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  if (to != onnx::TensorProto::FLOAT ||
-      !cast<RankedTensorType>(x->getType()).getElementType().isF32())
-    return ctx.fail("only casts of constants, or f32 to f32, are supported");
-  ctx.setOutput(0, *x);
+  auto type = cast<RankedTensorType>(x->getType());
+  if (type.getElementType() == toType) {
+    ctx.setOutput(0, *x);
+    return success();
+  }
+  ctx.setOutput(0, nn::CastOp::create(ctx.b, ctx.loc, type.clone(toType), *x));
+  return success();
+}
+
+/// TopK with a constant k (it fixes the result's shape).
+LogicalResult importTopK(NodeContext &ctx) {
+  FailureOr<const HostTensor *> k = ctx.requireConstant(1, "K");
+  if (failed(k))
+    return failure();
+  if ((*k)->numElements() != 1)
+    return ctx.fail("input 'K' must hold one value, got " +
+                    Twine((*k)->numElements()));
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Operation *> op = ctx.createInferredOp(
+      nn::TopKOp::getOperationName(), *x,
+      {i64Attr(ctx, "k", (int64_t)(*k)->at(0)),
+       i64Attr(ctx, "axis", ctx.intAttr("axis", -1)),
+       ctx.b.getNamedAttr("largest",
+                          ctx.b.getBoolAttr(ctx.intAttr("largest", 1) != 0)),
+       ctx.b.getNamedAttr("sorted",
+                          ctx.b.getBoolAttr(ctx.intAttr("sorted", 1) != 0))},
+      2);
+  if (failed(op))
+    return failure();
+  ctx.setOutput(0, (*op)->getResult(0));
+  ctx.setOutput(1, (*op)->getResult(1));
+  return success();
+}
+
+/// Size: the element count of a static shape.
+LogicalResult importSize(NodeContext &ctx) {
+  FailureOr<RankedTensorType> type = ctx.inputType(0);
+  if (failed(type))
+    return failure();
+  if (!type->hasStaticShape())
+    return ctx.fail("Size of a tensor with dynamic dimensions cannot be "
+                    "folded");
+  ctx.setOutputConstant(0, HostTensor::ofInts({}, {type->getNumElements()}));
   return success();
 }
 
@@ -2516,17 +2721,17 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Abs", unary<nn::AbsOp>, "nn.abs", "floats"},
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
-      {"And", importFoldedBinary, "folded", "import-time constants only (masks)"},
+      {"And", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
       {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max", "floats; axis, keepdims, select_last_index"},
       {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min", "floats; axis, keepdims, select_last_index"},
       {"AveragePool", importPool<nn::AvgPool2DOp>, "nn.avg_pool2d",
        "2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
        "inference form (training_mode = 0), spatial"},
-      {"Cast", importCast, "folded / identity",
-       "constants of any type; f32 to f32"},
+      {"Cast", importCast, "nn.cast", "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
+      {"CastLike", importCast, "nn.cast", "as Cast"},
       {"Ceil", unary<nn::CeilOp>, "nn.ceil", ""},
-      {"Clip", importClip, "nn.clip", "min/max must be constants"},
+      {"Clip", importClip, "nn.clip (integers: nn.max + nn.min)", "min/max must be constants"},
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
        "value, value_float(s), value_int(s)"},
@@ -2543,7 +2748,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Einsum", importEinsum, "nn.batch_matmul (+ nn.transpose, nn.reshape, nn.reduce)",
        "1 or 2 operands, ellipsis, implicit output; no diagonals"},
       {"Elu", importElu, "nn.elu", "alpha"},
-      {"Equal", importFoldedBinary, "folded", "import-time constants only (masks)"},
+      {"Equal", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
       {"Erf", unary<nn::ErfOp>, "nn.erf", ""},
       {"Exp", unary<nn::ExpOp>, "nn.exp", ""},
       {"Expand", importExpand, "nn.broadcast_to", "shape constant; constants fold"},
@@ -2559,8 +2764,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
        "4-D"},
-      {"Greater", importFoldedBinary, "folded", "import-time constants only"},
-      {"GreaterOrEqual", importFoldedBinary, "folded", "import-time constants only"},
+      {"Greater", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"GreaterOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
       {"GRU", importRecurrent<nn::GruOp>, "nn.gru",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip, linear_before_reset"},
@@ -2570,8 +2775,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"InstanceNormalization", importInstanceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any rank from 3; epsilon"},
       {"LayerNormalization", importLayerNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
-      {"Less", importFoldedBinary, "folded", "import-time constants only"},
-      {"LessOrEqual", importFoldedBinary, "folded", "import-time constants only"},
+      {"Less", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"LessOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
       {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
@@ -2585,15 +2790,15 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
       {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
-      {"Mod", importFoldedBinary, "folded", "import-time constants only (paddings); fmod"},
+      {"Mod", importFoldedBinary, "nn.mod", "fmod (floats need fmod = 1); integer division by 0 gives 0; constants fold"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
       {"Neg", unary<nn::NegOp>, "nn.neg", "floats"},
-      {"Not", importNot, "folded", "import-time constants only (masks)"},
-      {"Or", importFoldedBinary, "folded", "import-time constants only (masks)"},
+      {"Not", importNot, "nn.not", "constants fold"},
+      {"Or", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
       {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
       {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
-      {"Pow", binary<nn::PowOp>, "nn.pow", "floats; numpy broadcasting"},
+      {"Pow", importPow, "nn.pow (+ nn.cast)", "numpy broadcasting; any exponent type (cast to the base's); integer bases raised in f64"},
       {"Range", importRange, "folded", "import-time constants only (its length is a shape)"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
       {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
@@ -2621,6 +2826,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Shape", importShape, "folded", "static dimensions; start/end"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
       {"Sin", unary<nn::SinOp>, "nn.sin", ""},
+      {"Size", importSize, "folded", "static shapes"},
       {"Slice", importSlice, "nn.slice", "starts, ends, axes and steps constant; steps of either sign; constant data folds"},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
        "any axis from opset 13; the last axis before"},
@@ -2635,10 +2841,11 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Sum", variadic<nn::AddOp>, "nn.add", "any number of inputs, broadcasting"},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
       {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape", "repeats constant"},
+      {"TopK", importTopK, "nn.top_k", "K constant; axis, largest; always sorted, ties by lower index"},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
-      {"Where", importWhere, "folded", "import-time constants only (masks)"},
-      {"Xor", importFoldedBinary, "folded", "import-time constants only (masks)"},
+      {"Where", importWhere, "nn.select", "numpy broadcasting of all three; constants fold"},
+      {"Xor", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
   };
   return table;
 }

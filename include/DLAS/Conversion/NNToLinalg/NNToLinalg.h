@@ -15,12 +15,14 @@ namespace dlas {
 /// Patterns lowering nn ops to linalg, split by op family so that other
 /// pipelines can take the families they want.
 void populateNNConvolutionToLinalgPatterns(RewritePatternSet &patterns);
+void populateNNLogicToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNMatmulToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPointwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNRecurrentToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNShapeToLinalgPatterns(RewritePatternSet &patterns);
+void populateNNTopKToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace dlas

@@ -90,6 +90,29 @@ def NN_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of nn.reduce", [
 }
 def NN_ReduceKindAttr : EnumAttr<NN_Dialect, NN_ReduceKind, "reduce_kind">;
 
+def NN_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "comparison of nn.compare", [
+    I32EnumAttrCase<"Eq", 0, "eq">,
+    I32EnumAttrCase<"Ne", 1, "ne">,
+    I32EnumAttrCase<"Lt", 2, "lt">,
+    I32EnumAttrCase<"Le", 3, "le">,
+    I32EnumAttrCase<"Gt", 4, "gt">,
+    I32EnumAttrCase<"Ge", 5, "ge">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_ComparePredicateAttr
+    : EnumAttr<NN_Dialect, NN_ComparePredicate, "compare_predicate">;
+
+def NN_LogicalKind : I32EnumAttr<"LogicalKind", "operation of nn.logical", [
+    I32EnumAttrCase<"And", 0, "and">,
+    I32EnumAttrCase<"Or", 1, "or">,
+    I32EnumAttrCase<"Xor", 2, "xor">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_LogicalKindAttr : EnumAttr<NN_Dialect, NN_LogicalKind, "logical_kind">;
+
 def NN_BatchNormMode : I32EnumAttr<"BatchNormMode", "parameter shape of nn.batch_norm", [
     I32EnumAttrCase<"Spatial", 0, "spatial">,
     I32EnumAttrCase<"PerActivation", 1, "per_activation">]> {

@@ -14,7 +14,12 @@ include "mlir/IR/CommonAttrConstraints.td"
 
 def NN_ElementType : AnyTypeOf<[F32, F16, BF16, I8, I32]>;
 def NN_Tensor : RankedTensorOf<[F32, F16, BF16, I8, I32]>;
-def NN_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def NN_FloatTensor : RankedTensorOf<[F64, F32, F16, BF16]>;
+// Numbers of the types ONNX graphs compute in at run time (arithmetic,
+// comparisons) and any of those or booleans (data movement, casts).
+def NN_NumericTensor : RankedTensorOf<[F64, F32, F16, BF16, I8, I16, I32, I64]>;
+def NN_BoolTensor : RankedTensorOf<[I1]>;
+def NN_AnyTensor : RankedTensorOf<[F64, F32, F16, BF16, I1, I8, I16, I32, I64]>;
 def NN_Tensor4D : 4DTensorOf<[F32, F16, BF16, I8, I32]>;
 def NN_FloatTensor4D : 4DTensorOf<[F32, F16, BF16]>;
 
@@ -411,8 +416,8 @@ class NN_BinaryOp<string mnemonic, string formula>
     %z = nn.}] # mnemonic # [{ %x, %y : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
-  let results = (outs NN_Tensor:$output);
+  let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs);
+  let results = (outs NN_NumericTensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 def NN_AddOp : NN_BinaryOp<"add", "lhs + rhs">;
@@ -423,6 +428,124 @@ def NN_MaxOp : NN_BinaryOp<"max", "max(lhs, rhs)">;
 def NN_MinOp : NN_BinaryOp<"min", "min(lhs, rhs)">;
 def NN_PowOp : NN_BinaryOp<"pow", "lhs ^ rhs (floats)"> {
   let hasVerifier = 1;
+}
+
+def NN_ModOp : NN_BinaryOp<"mod", "lhs mod rhs"> {
+  let description = [{
+    The remainder of `lhs / rhs` with numpy broadcasting (ONNX Mod). With
+    `fmod` it takes the sign of `lhs` (C's `fmod`, truncated division);
+    without it the sign of `rhs` (Python's `%`, floored division), which
+    only integers may use. An integer `rhs` of 0 gives 0 (ONNX leaves it
+    undefined; the generated code must not trap).
+
+    ```mlir
+    %r = nn.mod %x, %y {fmod = true} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$fmod);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logic, selection and casts
+//===----------------------------------------------------------------------===//
+
+def NN_CompareOp : NN_PureOp<"compare", [SameOperandsElementType]> {
+  let summary = "elementwise comparison with numpy broadcasting, giving booleans";
+  let description = [{
+    `lhs predicate rhs` per element (ONNX Equal, Less, LessOrEqual,
+    Greater, GreaterOrEqual). Integers compare signed. Floats compare
+    ordered: a comparison with a NaN is false, except `ne`, which is true.
+
+    ```mlir
+    %m = nn.compare %x, %y {predicate = #nn<compare_predicate lt>}
+        : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xi1>
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs,
+                       NN_ComparePredicateAttr:$predicate);
+  let results = (outs NN_BoolTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_LogicalOp : NN_PureOp<"logical"> {
+  let summary = "elementwise and / or / xor of booleans with numpy broadcasting";
+  let description = [{
+    ```mlir
+    %m = nn.logical %a, %b {kind = #nn<logical_kind and>}
+        : (tensor<3x4xi1>, tensor<3x4xi1>) -> tensor<3x4xi1>
+    ```
+  }];
+  let arguments = (ins NN_BoolTensor:$lhs, NN_BoolTensor:$rhs,
+                       NN_LogicalKindAttr:$kind);
+  let results = (outs NN_BoolTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_NotOp : NN_UnaryOp<"not", "!x (booleans)", NN_BoolTensor>;
+
+def NN_SelectOp : NN_PureOp<"select"> {
+  let summary = "elementwise choice between two tensors by a boolean mask (ONNX Where)";
+  let description = [{
+    `condition ? true_value : false_value` per element; the three operands
+    broadcast together by numpy rules, and both values have one element
+    type.
+
+    ```mlir
+    %z = nn.select %m, %x, %y
+        : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_BoolTensor:$condition, NN_AnyTensor:$true_value,
+                       NN_AnyTensor:$false_value);
+  let results = (outs NN_AnyTensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def NN_CastOp : NN_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "elementwise conversion to another element type (ONNX Cast)";
+  let description = [{
+    Floats convert with rounding to nearest even; floats to integers
+    truncate toward zero (a value outside the integer's range has no
+    defined result, as in ONNX); integers widen with their sign and narrow
+    by dropping high bits; to `i1`, any non-zero value is true; from
+    `i1`, true is 1.
+
+    ```mlir
+    %y = nn.cast %x : tensor<2x3xf32> to tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$input);
+  let results = (outs NN_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($output)";
+  let hasFolder = 1;
+}
+
+def NN_TopKOp : NN_PureOp<"top_k"> {
+  let summary = "the k largest (or smallest) elements along one axis and their indices";
+  let description = [{
+    ONNX TopK with a constant `k`: along `axis` (negative counts from the
+    end), the `k` largest elements (`largest`, or the smallest) in order,
+    best first, and their i64 indices. Of equal elements the one with the
+    lower index comes first. The result is always sorted (ONNX leaves the
+    order open when `sorted` is false). NaNs are not ordered: an input
+    with NaNs has no defined result.
+
+    ```mlir
+    %v, %i = nn.top_k %x {k = 3 : i64, axis = 1 : i64}
+        : (tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$input, I64Attr:$k,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest,
+                       DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs NN_NumericTensor:$values, TensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
 //===----------------------------------------------------------------------===//
@@ -437,8 +560,8 @@ def NN_ConcatOp : NN_PureOp<"concat", [SameOperandsAndResultElementType]> {
         : (tensor<1x8x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32>
     ```
   }];
-  let arguments = (ins Variadic<NN_Tensor>:$inputs, I64Attr:$axis);
-  let results = (outs NN_Tensor:$output);
+  let arguments = (ins Variadic<NN_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -456,8 +579,8 @@ def NN_BroadcastToOp : NN_PureOp<"broadcast_to", [SameOperandsAndResultElementTy
     %y = nn.broadcast_to %x {shape = array<i64: 2, 3, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs NN_Tensor:$output);
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -472,8 +595,8 @@ def NN_ReshapeOp : NN_PureOp<"reshape", [SameOperandsAndResultElementType]> {
     %y = nn.reshape %x {shape = array<i64: 1, -1>} : (tensor<1x8x2x2xf32>) -> tensor<1x32xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs NN_Tensor:$output);
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
   let hasCanonicalizer = 1;
@@ -486,8 +609,8 @@ def NN_FlattenOp : NN_PureOp<"flatten", [SameOperandsAndResultElementType]> {
     %y = nn.flatten %x {axis = 1 : i64} : (tensor<?x512x1x1xf32>) -> tensor<?x512xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
-  let results = (outs NN_Tensor:$output);
+  let arguments = (ins NN_AnyTensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -500,8 +623,8 @@ def NN_TransposeOp : NN_PureOp<"transpose", [SameOperandsAndResultElementType]> 
         : (tensor<1x8x4x5xf32>) -> tensor<1x4x5x8xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$perm);
-  let results = (outs NN_Tensor:$output);
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -517,9 +640,9 @@ def NN_PadOp : NN_PureOp<"pad", [SameOperandsAndResultElementType]> {
         : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x8xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$pads,
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$pads,
                        DefaultValuedAttr<F64Attr, "0.0">:$value);
-  let results = (outs NN_Tensor:$output);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -539,9 +662,9 @@ def NN_SliceOp : NN_PureOp<"slice", [SameOperandsAndResultElementType]> {
         : (tensor<2x8xf32>) -> tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$offsets,
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$offsets,
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
-  let results = (outs NN_Tensor:$output);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
@@ -658,10 +781,10 @@ def NN_GatherOp : NN_PureOp<"gather"> {
         : (tensor<1000x64xf32>, tensor<2x5xi64>) -> tensor<2x5x64xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$data,
+  let arguments = (ins NN_AnyTensor:$data,
                        RankedTensorOf<[I32, I64]>:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
-  let results = (outs RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$output);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
@@ -678,10 +801,10 @@ def NN_GatherElementsOp : NN_PureOp<"gather_elements"> {
         : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$data,
+  let arguments = (ins NN_AnyTensor:$data,
                        RankedTensorOf<[I32, I64]>:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
-  let results = (outs RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>:$output);
+  let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 

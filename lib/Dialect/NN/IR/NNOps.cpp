@@ -632,7 +632,97 @@ DLAS_BINARY_INFER(DivOp, "div")
 DLAS_BINARY_INFER(MaxOp, "max")
 DLAS_BINARY_INFER(MinOp, "min")
 DLAS_BINARY_INFER(PowOp, "pow")
+DLAS_BINARY_INFER(ModOp, "mod")
 #undef DLAS_BINARY_INFER
+
+LogicalResult ModOp::verify() {
+  if (isa<FloatType>(getElementTypeOrSelf(getLhs().getType())) && !getFmod())
+    return emitOpError("of floats needs fmod = true (the sign of the "
+                       "dividend), got ")
+           << getLhs().getType();
+  return success();
+}
+
+/// The broadcast shape of `lhs` and `rhs` with `element` as element type.
+static LogicalResult broadcastShapesAs(const ShapeChecker &check,
+                                       RankedTensorType lhs,
+                                       RankedTensorType rhs, Type element,
+                                       SmallVectorImpl<Type> &results) {
+  SmallVector<Type, 1> shaped;
+  if (failed(broadcastShapes(check, lhs, rhs, shaped)))
+    return failure();
+  results.push_back(cast<RankedTensorType>(shaped[0]).clone(element));
+  return success();
+}
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  return broadcastShapesAs(ShapeChecker(loc, "compare"),
+                           rankedType(adaptor.getLhs()),
+                           rankedType(adaptor.getRhs()),
+                           IntegerType::get(ctx, 1), results);
+}
+
+LogicalResult LogicalOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  return broadcastShapesAs(ShapeChecker(loc, "logical"),
+                           rankedType(adaptor.getLhs()),
+                           rankedType(adaptor.getRhs()),
+                           IntegerType::get(ctx, 1), results);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "select");
+  RankedTensorType onTrue = rankedType(adaptor.getTrueValue());
+  RankedTensorType onFalse = rankedType(adaptor.getFalseValue());
+  if (onTrue.getElementType() != onFalse.getElementType())
+    return check.fail("values must have one element type, got ", onTrue,
+                      " and ", onFalse);
+  SmallVector<Type, 1> values;
+  if (failed(broadcastShapes(check, onTrue, onFalse, values)))
+    return failure();
+  return broadcastShapesAs(check, rankedType(adaptor.getCondition()),
+                           cast<RankedTensorType>(values[0]),
+                           onTrue.getElementType(), results);
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "top_k");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  int64_t rank = input.getRank(), axis = adaptor.getAxis(), k = adaptor.getK();
+  if (rank == 0)
+    return check.fail("needs an input of rank 1 or more, got ", input);
+  if (axis < -rank || axis >= rank)
+    return check.fail("axis ", axis, " is out of range for a rank-", rank,
+                      " input");
+  if (axis < 0)
+    axis += rank;
+  int64_t size = input.getDimSize(axis);
+  if (k < 1 || (!ShapedType::isDynamic(size) && k > size))
+    return check.fail("k = ", k, " must be in [1, ", size,
+                      "], the size of axis ", axis);
+  SmallVector<int64_t> shape(input.getShape());
+  shape[axis] = k;
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
 
 LogicalResult PowOp::verify() {
   if (!isa<FloatType>(getElementTypeOrSelf(getLhs().getType())))

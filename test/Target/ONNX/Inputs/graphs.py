@@ -759,6 +759,179 @@ def gather_elements_negative_axis():
     return indexed_model(node, x.shape, ids.shape, y.shape), [x, ids], y
 
 
+# ------------------------------------------------- typed run-time values
+# Booleans, integers and f64 computed at run time: comparisons, logic,
+# Where, Cast, Mod, TopK; references from numpy/PyTorch.
+ONNX_TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+              np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.int8): TensorProto.INT8,
+              np.dtype(np.int16): TensorProto.INT16, np.dtype(np.int32): TensorProto.INT32,
+              np.dtype(np.int64): TensorProto.INT64}
+
+
+def typed_model(nodes, inputs, output, initializers=(), opset=13):
+    """inputs: [(name, array)] (their dtypes and shapes); output: (name, array)."""
+    def info(n, a):
+        return helper.make_tensor_value_info(n, ONNX_TYPES[a.dtype], a.shape)
+    graph = helper.make_graph(
+        nodes, "g", [info(n, a) for n, a in inputs], [info(*output)],
+        [numpy_helper.from_array(v, n) for n, v in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+@case
+def where_compare_broadcast():
+    x, y = rand(3, 4, 5), rand(4, 5)
+    mask = x > y  # broadcast compare, then a three-way broadcast select
+    z = np.where(mask, x, np.float32(-2.0)).astype(np.float32)
+    nodes = [helper.make_node("Greater", ["x", "y"], ["m"]),
+             helper.make_node("Where", ["m", "x", "c"], ["z"])]
+    return typed_model(nodes, [("x", x), ("y", y)], ("z", z),
+                       [("c", np.array([-2.0], np.float32))]), [x, y], z
+
+
+@case
+def logic_bool_inputs():
+    a = RNG.random((2, 3, 17)) > 0.5
+    b = RNG.random((3, 17)) > 0.5
+    # A constant mask of more than 16 elements (stays a dense i1 constant).
+    c = RNG.random((3, 17)) > 0.3
+    z = np.logical_or(np.logical_and(a, np.logical_not(b)), np.logical_xor(a, c))
+    nodes = [helper.make_node("Not", ["b"], ["nb"]),
+             helper.make_node("And", ["a", "nb"], ["p"]),
+             helper.make_node("Xor", ["a", "c"], ["q"]),
+             helper.make_node("Or", ["p", "q"], ["z"])]
+    return typed_model(nodes, [("a", a), ("b", b)], ("z", z), [("c", c)]), [a, b], z
+
+
+@case
+def compare_int_equal_less_equal():
+    x = RNG.integers(-5, 5, (4, 6)).astype(np.int32)
+    y = RNG.integers(-5, 5, (6,)).astype(np.int32)
+    z = np.logical_or(x == y, x <= -3)
+    nodes = [helper.make_node("Equal", ["x", "y"], ["e"]),
+             helper.make_node("LessOrEqual", ["x", "k"], ["l"]),
+             helper.make_node("Or", ["e", "l"], ["z"])]
+    return typed_model(nodes, [("x", x), ("y", y)], ("z", z),
+                       [("k", np.array(-3, np.int32))]), [x, y], z
+
+
+@case
+def cast_chain():
+    x = (rand(5, 7) * 10).astype(np.float32)
+    x[0, :3] = [2.5, -2.5, 0.0]
+    # f32 -> i32 truncates toward zero; -> f64; * a f64 constant; -> bool
+    # (non-zero); -> f32.
+    as_int = np.trunc(x).astype(np.int32)
+    scaled = as_int.astype(np.float64) * np.float64(0.5)
+    z = np.stack([scaled.astype(np.float32), (scaled != 0).astype(np.float32)])
+    nodes = [helper.make_node("Cast", ["x"], ["i"], to=TensorProto.INT32),
+             helper.make_node("Cast", ["i"], ["d"], to=TensorProto.DOUBLE),
+             helper.make_node("Mul", ["d", "half"], ["s"]),
+             helper.make_node("Cast", ["s"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["s"], ["b"], to=TensorProto.BOOL),
+             helper.make_node("CastLike", ["b", "x"], ["bf"]),
+             helper.make_node("Unsqueeze", ["f", "zero"], ["f1"]),
+             helper.make_node("Unsqueeze", ["bf", "zero"], ["b1"]),
+             helper.make_node("Concat", ["f1", "b1"], ["z"], axis=0)]
+    return typed_model(nodes, [("x", x)], ("z", z),
+                       [("half", np.array([0.5], np.float64)),
+                        ("zero", np.array([0], np.int64))], opset=15), [x], z
+
+
+@case
+def mod_int_signs():
+    # fmod = 0 takes the divisor's sign (Python's %), fmod = 1 the
+    # dividend's (C's fmod); a 0 divisor gives 0 (DLAS's choice: ONNX
+    # leaves it undefined, x86's idiv would trap).
+    x = np.array([[7, -7, 7, -7, 5, -9223372036854775807 - 1]], np.int64)
+    y = np.array([[3, 3, -3, -3, 0, -1]], np.int64)
+    safe = np.where(y == 0, 1, y)
+    python = np.where(y == 0, 0, np.mod(x, safe))
+    c = np.where(y == 0, 0, np.fmod(x, safe))
+    z = np.concatenate([python, c])
+    nodes = [helper.make_node("Mod", ["x", "y"], ["p"], fmod=0),
+             helper.make_node("Mod", ["x", "y"], ["c"], fmod=1),
+             helper.make_node("Concat", ["p", "c"], ["z"], axis=0)]
+    return typed_model(nodes, [("x", x), ("y", y)], ("z", z)), [x, y], z
+
+
+@case
+def div_int_by_zero_and_minus_one():
+    x = np.array([7, -7, 9, -9223372036854775807 - 1, 6], np.int64)
+    y = np.array([2, 2, 0, -1, -4], np.int64)
+    # Truncating division; 0 for a 0 divisor; the lowest value / -1 wraps.
+    z = np.array([3, -3, 0, -9223372036854775807 - 1, -1], np.int64)
+    node = helper.make_node("Div", ["x", "y"], ["z"])
+    return typed_model([node], [("x", x), ("y", y)], ("z", z)), [x, y], z
+
+
+@case
+def mod_float_fmod():
+    x, y = rand(4, 5) * 5, rand(5) + 3
+    z = np.fmod(x, y).astype(np.float32)
+    node = helper.make_node("Mod", ["x", "y"], ["z"], fmod=1)
+    return typed_model([node], [("x", x), ("y", y)], ("z", z)), [x, y], z
+
+
+def topk_reference(x, k, axis, largest):
+    # A stable sort: of equal values the lower index first, as ONNX asks.
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+
+
+@case
+def topk_values_ties():
+    x = np.round(rand(3, 12) * 2).astype(np.float32)  # many ties
+    values, _ = topk_reference(x, 5, 1, True)
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1)
+    return typed_model([node], [("x", x)], ("v", values),
+                       [("k", np.array([5], np.int64))]), [x], values
+
+
+@case
+def topk_indices_smallest_axis0():
+    x = RNG.integers(-3, 3, (9, 2, 4)).astype(np.int32)
+    _, indices = topk_reference(x, 4, 0, False)
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=0, largest=0)
+    return typed_model([node], [("x", x)], ("i", indices),
+                       [("k", np.array([4], np.int64))]), [x], indices
+
+
+@case
+def pow_int_base_float_exponent():
+    x = np.array([[2, -3, 5, 0]], np.int64)
+    y = np.array([3.0, 2.0, 0.5, 2.0], np.float32)
+    # The result has the base's type: numpy's float power truncated.
+    z = np.trunc(np.power(x.astype(np.float64), y.astype(np.float64))).astype(np.int64)
+    node = helper.make_node("Pow", ["x", "y"], ["z"])
+    return typed_model([node], [("x", x), ("y", y)], ("z", z)), [x, y], z
+
+
+@case
+def typed_constants_f64_i8_i16():
+    # Constants of more than 16 elements become resource blobs in their own
+    # element type.
+    d, cd = RNG.standard_normal((4, 6)), RNG.standard_normal((4, 6))
+    b = RNG.integers(-100, 100, (5, 5)).astype(np.int8)
+    cb = RNG.integers(-27, 27, (5, 5)).astype(np.int8)
+    h = RNG.integers(-1000, 1000, (20,)).astype(np.int16)
+    ch = RNG.integers(-1000, 1000, (20,)).astype(np.int16)
+    z = np.concatenate([(d * cd).reshape(-1), (b + cb).astype(np.float64).reshape(-1),
+                        np.maximum(h, ch).astype(np.float64)])
+    nodes = [helper.make_node("Mul", ["d", "cd"], ["p"]),
+             helper.make_node("Add", ["b", "cb"], ["q"]),
+             helper.make_node("Max", ["h", "ch"], ["r"]),
+             helper.make_node("Reshape", ["p", "flat"], ["p1"]),
+             helper.make_node("Cast", ["q"], ["q0"], to=TensorProto.DOUBLE),
+             helper.make_node("Reshape", ["q0", "flat"], ["q1"]),
+             helper.make_node("Cast", ["r"], ["r1"], to=TensorProto.DOUBLE),
+             helper.make_node("Concat", ["p1", "q1", "r1"], ["z"], axis=0)]
+    return typed_model(nodes, [("d", d), ("b", b), ("h", h)], ("z", z),
+                       [("cd", cd), ("cb", cb), ("ch", ch),
+                        ("flat", np.array([-1], np.int64))], opset=14), [d, b, h], z
+
+
 # ------------------------------------------------------------ recurrent
 # Import only (import_*: "run" skips them): the numbers are checked by
 # test/Integration/recurrent.test.
@@ -1097,8 +1270,9 @@ def make(directory):
             # astype copies C-contiguous and keeps rank 0 (ascontiguousarray
             # would make a scalar 1-D).
             array = np.asarray(expected.numpy() if torch.is_tensor(expected) else expected)
-            # Indices (ArgMax) stay int64; values are compared as f32.
-            if array.dtype != np.int64:
+            # Integers, booleans and f64 keep their type (as the graph's
+            # output has it); other values are compared as f32.
+            if array.dtype.kind not in "biu" and array.dtype != np.float64:
                 array = array.astype(np.float32)
             np.save(os.path.join(directory, f"{name}.expected.npy"), array)
     with open(os.path.join(directory, "malformed.onnx"), "wb") as f:
