@@ -48,6 +48,8 @@ struct HostTensor {
 /// The MLIR element type of an ONNX one, or null for those DLAS does not
 /// compute in (unsigned integers, strings, complex numbers, ...).
 Type elementTypeFromONNX(MLIRContext *ctx, int32_t dtype);
+/// The name of an ONNX element type ("UINT8"), or its number.
+std::string onnxTypeName(int32_t dtype);
 /// The ONNX element type of an MLIR one (FLOAT for a type it cannot name).
 int32_t onnxTypeOf(Type type);
 

@@ -285,6 +285,13 @@ Type onnximport::elementTypeFromONNX(MLIRContext *ctx, int32_t dtype) {
   }
 }
 
+std::string onnximport::onnxTypeName(int32_t dtype) {
+  if (onnx::TensorProto::DataType_IsValid(dtype))
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(dtype));
+  return std::to_string(dtype);
+}
+
 int32_t onnximport::onnxTypeOf(Type type) {
   if (type.isF64())
     return onnx::TensorProto::DOUBLE;
@@ -314,9 +321,13 @@ FailureOr<Type> GraphImporter::tensorTypeFromProto(const onnx::TypeProto &type,
   }
   Type element = elementTypeFromONNX(context, type.tensor_type().elem_type());
   if (!element) {
-    (void)error(fileLoc(), "graph value '" + valueName + "' has ONNX element type " +
-                         Twine(type.tensor_type().elem_type()) +
-                         ", which is not supported");
+    int32_t dtype = type.tensor_type().elem_type();
+    (void)error(fileLoc(), "graph value '" + valueName +
+                               "' has ONNX element type " +
+                               onnxTypeName(dtype) +
+                               ", which is not supported (FLOAT, DOUBLE, "
+                               "FLOAT16, BFLOAT16, BOOL, INT8, INT16, INT32 "
+                               "and INT64 are)");
     return failure();
   }
   SmallVector<int64_t> shape;

@@ -2653,7 +2653,7 @@ LogicalResult importCast(NodeContext &ctx) {
   }
   Type toType = elementTypeFromONNX(ctx.b.getContext(), to);
   if (!toType)
-    return ctx.fail("Cast to ONNX element type " + Twine(to) +
+    return ctx.fail("Cast to ONNX element type " + onnxTypeName(to) +
                     " is not supported (floats, BOOL and signed integers "
                     "are)");
   if (const HostTensor *t = ctx.constant(0)) {

@@ -168,3 +168,39 @@ func.func @pow(%x: tensor<2x4xf32>, %y: tensor<4xf32>) -> tensor<2x4xf32> {
   %0 = nn.pow %x, %y : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Integer division never traps: a 0 divisor gives 0 and the lowest value
+// by -1 wraps, so the divisor the divsi sees is never 0 or -1.
+// CHECK-LABEL: func @div_int
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[MINUS:.*]] = arith.constant -1 : i64
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: %[[UNSAFE:.*]] = arith.ori
+// CHECK: %[[SAFE:.*]] = arith.select %[[UNSAFE]], %[[ONE]], %{{.*}} : i64
+// CHECK: arith.divsi %{{.*}}, %[[SAFE]] : i64
+// CHECK: arith.subi
+func.func @div_int(%x: tensor<4xi64>, %y: tensor<4xi64>) -> tensor<4xi64> {
+  %0 = nn.div %x, %y : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// Floats: remf (C's fmod). Integers without fmod: the remainder moves to
+// the divisor's sign when the two signs differ.
+// CHECK-LABEL: func @mod
+// CHECK: arith.remf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.remsi
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi slt
+// CHECK: arith.xori
+// CHECK: arith.andi
+// CHECK: %[[ADJ:.*]] = arith.addi
+// CHECK: arith.select %{{.*}}, %[[ADJ]], %{{.*}} : i32
+func.func @mod(%x: tensor<4xf32>, %y: tensor<1xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %0 = nn.mod %x, %y {fmod = true} : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %1 = nn.mod %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xf32>, tensor<4xi32>
+}

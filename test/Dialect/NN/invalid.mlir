@@ -256,7 +256,7 @@ func.func @f(%x: tensor<2x4xf32>) {
 }
 // -----
 func.func @f(%x: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
   %0 = nn.sigmoid %x : tensor<4xi32>
   return
 }
@@ -441,7 +441,7 @@ func.func @f(%x: tensor<4xi32>) {
 // -----
 
 func.func @f(%x: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = nn.exp %x : tensor<4xi32>
   return
 }
@@ -621,7 +621,7 @@ func.func @f(%x: tensor<2x0xf32>) {
 // -----
 
 func.func @f(%x: tensor<2x10xi32>) {
-  // expected-error @+1 {{'nn.arg_max' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{'nn.arg_max' op operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values}}
   %0 = nn.arg_max %x {axis = 1 : i64} : (tensor<2x10xi32>) -> tensor<2x1xi64>
   return
 }
@@ -900,5 +900,107 @@ func.func @f(%x: tensor<f32>, %i: tensor<i64>) {
   // expected-error @+2 {{'nn.gather_elements' op operand 'data' must have rank 1 or more}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.gather_elements %x, %i : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.mod' op of floats needs fmod = true (the sign of the dividend), got 'tensor<4xf32>'}}
+  %0 = nn.mod %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %y: tensor<3xf32>) {
+  // expected-error @+2 {{'nn.compare' op operands are not broadcastable: 'tensor<3x4xf32>' and 'tensor<3xf32>' differ in dimension 1 (4 vs 3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.compare %x, %y {predicate = #nn<compare_predicate eq>} : (tensor<3x4xf32>, tensor<3xf32>) -> tensor<3x4xi1>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %y: tensor<3x4xi32>) {
+  // expected-error @+1 {{'nn.compare' op requires the same element type for all operands}}
+  %0 = nn.compare %x, %y {predicate = #nn<compare_predicate eq>} : (tensor<3x4xf32>, tensor<3x4xi32>) -> tensor<3x4xi1>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'nn.compare' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<3x4xf32>'}}
+  %0 = nn.compare %x, %x {predicate = #nn<compare_predicate eq>} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xi32>) {
+  // expected-error @+1 {{'nn.logical' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<3x4xi32>'}}
+  %0 = nn.logical %x, %x {kind = #nn<logical_kind and>} : (tensor<3x4xi32>, tensor<3x4xi32>) -> tensor<3x4xi1>
+  return
+}
+
+// -----
+
+func.func @f(%m: tensor<3x4xi1>, %x: tensor<3x4xf32>, %y: tensor<3x4xf64>) {
+  // expected-error @+2 {{'nn.select' op values must have one element type, got 'tensor<3x4xf32>' and 'tensor<3x4xf64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.select %m, %x, %y : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<3x4xf64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: tensor<2x4xi1>, %x: tensor<3x4xf32>) {
+  // expected-error @+2 {{'nn.select' op operands are not broadcastable: 'tensor<2x4xi1>' and 'tensor<3x4xf32>' differ in dimension 0 (2 vs 3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.select %m, %x, %x : (tensor<2x4xi1>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'nn.cast' op requires the same shape for all operands and results}}
+  %0 = nn.cast %x : tensor<3x4xf32> to tensor<4x3xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) {
+  // expected-error @+2 {{'nn.top_k' op k = 5 must be in [1, 4], the size of axis 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.top_k %x {k = 5 : i64} : (tensor<3x4xf32>) -> (tensor<3x5xf32>, tensor<3x5xi64>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) {
+  // expected-error @+2 {{'nn.top_k' op axis -3 is out of range for a rank-2 input}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.top_k %x {k = 1 : i64, axis = -3 : i64} : (tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<3x1xi64>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<f32>) {
+  // expected-error @+2 {{'nn.top_k' op needs an input of rank 1 or more, got 'tensor<f32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = nn.top_k %x {k = 1 : i64} : (tensor<f32>) -> (tensor<f32>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xi1>) {
+  // expected-error @+1 {{'nn.top_k' op operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3x4xi1>'}}
+  %0:2 = nn.top_k %x {k = 1 : i64} : (tensor<3x4xi1>) -> (tensor<3x1xi1>, tensor<3x1xi64>)
   return
 }

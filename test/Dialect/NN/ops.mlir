@@ -255,3 +255,44 @@ func.func @gathers(%table: tensor<1000x64xf32>, %ids: tensor<2x5xi64>, %x: tenso
   %2 = nn.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x?xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
   return
 }
+
+// Typed run-time values: comparisons, logic, select, casts, mod, top_k, and
+// the f64 / i1 / i16 / i64 element types of arithmetic and data movement.
+// CHECK-LABEL: func @typed_values
+func.func @typed_values(%x: tensor<3x4xf32>, %y: tensor<4xf32>, %i: tensor<3x4xi64>,
+                        %h: tensor<4xi16>, %d: tensor<3x4xf64>, %m: tensor<3x4xi1>,
+                        %n: tensor<1xi1>) {
+  // CHECK: nn.compare %{{.*}}, %{{.*}} {predicate = #nn<compare_predicate lt>} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xi1>
+  %0 = nn.compare %x, %y {predicate = #nn<compare_predicate lt>} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xi1>
+  // CHECK: nn.compare {{.*}} {predicate = #nn<compare_predicate ge>} : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<3x4xi1>
+  %1 = nn.compare %i, %i {predicate = #nn<compare_predicate ge>} : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<3x4xi1>
+  // CHECK: nn.logical {{.*}} {kind = #nn<logical_kind xor>} : (tensor<3x4xi1>, tensor<1xi1>) -> tensor<3x4xi1>
+  %2 = nn.logical %m, %n {kind = #nn<logical_kind xor>} : (tensor<3x4xi1>, tensor<1xi1>) -> tensor<3x4xi1>
+  // CHECK: nn.not %{{.*}} : tensor<3x4xi1>
+  %3 = nn.not %2 : tensor<3x4xi1>
+  // CHECK: nn.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %4 = nn.select %3, %x, %y : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  // CHECK: nn.select {{.*}} : (tensor<1xi1>, tensor<3x4xi1>, tensor<3x4xi1>) -> tensor<3x4xi1>
+  %5 = nn.select %n, %m, %0 : (tensor<1xi1>, tensor<3x4xi1>, tensor<3x4xi1>) -> tensor<3x4xi1>
+  // CHECK: nn.cast %{{.*}} : tensor<3x4xf32> to tensor<3x4xi64>
+  %6 = nn.cast %x : tensor<3x4xf32> to tensor<3x4xi64>
+  // CHECK: nn.cast %{{.*}} : tensor<3x4xi1> to tensor<3x4xf64>
+  %7 = nn.cast %5 : tensor<3x4xi1> to tensor<3x4xf64>
+  // CHECK: nn.mod {{.*}} : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<3x4xi64>
+  %8 = nn.mod %6, %i : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<3x4xi64>
+  // CHECK: nn.mod {{.*}} {fmod = true} : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  %9 = nn.mod %7, %d {fmod = true} : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  // CHECK: nn.top_k %{{.*}} {k = 2 : i64} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+  %10:2 = nn.top_k %x {k = 2 : i64} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+  // CHECK: nn.top_k %{{.*}} {axis = 0 : i64, k = 3 : i64, largest = false} : (tensor<3x4xi64>) -> (tensor<3x4xi64>, tensor<3x4xi64>)
+  %11:2 = nn.top_k %i {k = 3 : i64, axis = 0 : i64, largest = false} : (tensor<3x4xi64>) -> (tensor<3x4xi64>, tensor<3x4xi64>)
+  // CHECK: nn.max {{.*}} : (tensor<4xi16>, tensor<4xi16>) -> tensor<4xi16>
+  %12 = nn.max %h, %h : (tensor<4xi16>, tensor<4xi16>) -> tensor<4xi16>
+  // CHECK: nn.add {{.*}} : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  %13 = nn.add %d, %9 : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  // CHECK: nn.transpose {{.*}} : (tensor<3x4xi1>) -> tensor<4x3xi1>
+  %14 = nn.transpose %m {perm = array<i64: 1, 0>} : (tensor<3x4xi1>) -> tensor<4x3xi1>
+  // CHECK: nn.concat {{.*}} : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<6x4xi64>
+  %15 = nn.concat %i, %8 {axis = 0 : i64} : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<6x4xi64>
+  return
+}

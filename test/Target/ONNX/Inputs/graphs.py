@@ -1181,9 +1181,47 @@ def error_gather_axis():
 
 
 @case
-def error_mod_runtime():
-    node = helper.make_node("Mod", ["x", "x"], ["y"], name="mod1", fmod=1)
+def error_mod_float_without_fmod():
+    node = helper.make_node("Mod", ["x", "x"], ["y"], name="mod1", fmod=0)
     return import_only(model([node], [("x", (2,))], [("y", (2,))]))
+
+
+@case
+def error_cast_to_string():
+    node = helper.make_node("Cast", ["x"], ["y"], name="cast1", to=TensorProto.STRING)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2,))],
+        [helper.make_tensor_value_info("y", TensorProto.STRING, (2,))])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@case
+def error_uint8_input():
+    node = helper.make_node("Add", ["x", "x"], ["y"], name="add1")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, (2,))],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, (2,))])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]))
+
+
+@case
+def error_topk_runtime_k():
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk1")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (3, 5)),
+                      helper.make_tensor_value_info("k", TensorProto.INT64, (1,))],
+        [helper.make_tensor_value_info("v", TensorProto.FLOAT, None)])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@case
+def error_topk_k_too_large():
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk2", axis=0)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (3, 5))],
+        [helper.make_tensor_value_info("v", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([4], np.int64), "k")])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
 
 
 @case
