@@ -211,3 +211,23 @@ func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi32>) -> tensor<3
   %0 = nn.gather_elements %x, %i {axis = -1 : i64} : (tensor<3x4xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
 }
+
+// -----
+
+// Zero-size tensors need no code: an op with empty results becomes
+// tensor.empty, and a concatenation drops its empty inputs.
+// CHECK-LABEL: func @zero_size
+// CHECK-NOT: nn.
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<20x0x5xf32>
+// CHECK: %[[C:.*]] = tensor.empty() : tensor<2x6x4xf32>
+// CHECK: %[[C1:.*]] = tensor.insert_slice %arg1 into %[[C]][0, 0, 0] [2, 3, 4] [1, 1, 1]
+// CHECK: %[[C2:.*]] = tensor.insert_slice %arg1 into %[[C1]][0, 3, 0] [2, 3, 4] [1, 1, 1]
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[E]], %arg1, %[[C2]]
+func.func @zero_size(%x: tensor<20x10x5xf32>, %b: tensor<2x3x4xf32>, %a: tensor<2x0x4xf32>)
+    -> (tensor<20x0x5xf32>, tensor<2x3x4xf32>, tensor<2x6x4xf32>) {
+  %0 = nn.slice %x {offsets = array<i64: 0, 10, 0>, sizes = array<i64: 20, 0, 5>, steps = array<i64: 1, 1, 1>} : (tensor<20x10x5xf32>) -> tensor<20x0x5xf32>
+  %1 = nn.concat %b, %a {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x0x4xf32>) -> tensor<2x3x4xf32>
+  %2 = nn.concat %a, %b, %a, %b {axis = 1 : i64} : (tensor<2x0x4xf32>, tensor<2x3x4xf32>, tensor<2x0x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+  return %0, %1, %2 : tensor<20x0x5xf32>, tensor<2x3x4xf32>, tensor<2x6x4xf32>
+}
