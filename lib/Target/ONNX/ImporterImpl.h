@@ -7,10 +7,12 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -83,6 +85,14 @@ public:
   FailureOr<const HostTensor *> requireConstant(unsigned i, StringRef what);
   /// Static type of input i (from the value or the constant).
   FailureOr<RankedTensorType> inputType(unsigned i);
+
+  /// What a handler sees instead of the node's own: an input replaced by
+  /// a value, an ints attribute by other values, and a function applied to
+  /// the value set as output 0. A wrapper uses them to run a handler on a
+  /// rewritten node (1-D convolutions and pools as 2-D ones).
+  llvm::DenseMap<unsigned, Value> inputOverrides;
+  llvm::StringMap<SmallVector<int64_t>> intsOverrides;
+  std::function<FailureOr<Value>(Value)> outputTransform;
 
   int64_t intAttr(StringRef name, int64_t defaultValue) const;
   float floatAttr(StringRef name, float defaultValue) const;

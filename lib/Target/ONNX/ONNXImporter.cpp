@@ -818,6 +818,8 @@ bool NodeContext::hasInput(unsigned i) const {
 }
 
 FailureOr<Value> NodeContext::input(unsigned i) {
+  if (auto it = inputOverrides.find(i); it != inputOverrides.end())
+    return it->second;
   if (!hasInput(i)) {
     (void)fail("needs input #" + Twine(i));
     return failure();
@@ -827,7 +829,7 @@ FailureOr<Value> NodeContext::input(unsigned i) {
 }
 
 const HostTensor *NodeContext::constant(unsigned i) const {
-  if (!hasInput(i))
+  if (!hasInput(i) || inputOverrides.count(i))
     return nullptr;
   GraphImporter::Entry *entry = graph.lookup(node.input(i));
   return entry && entry->constant ? &*entry->constant : nullptr;
@@ -844,10 +846,12 @@ FailureOr<const HostTensor *> NodeContext::requireConstant(unsigned i,
 }
 
 FailureOr<RankedTensorType> NodeContext::inputType(unsigned i) {
-  if (const HostTensor *t = constant(i))
-    return RankedTensorType::get(t->shape, t->isFloat()
-                                               ? Type(b.getF32Type())
-                                               : Type(b.getI64Type()));
+  if (const HostTensor *t = constant(i)) {
+    Type element = elementTypeFromONNX(b.getContext(), t->dtype);
+    if (!element) // as materialize holds it
+      element = t->isFloat() ? Type(b.getF32Type()) : Type(b.getI64Type());
+    return RankedTensorType::get(t->shape, element);
+  }
   FailureOr<Value> v = input(i);
   if (failed(v))
     return failure();
@@ -879,6 +883,8 @@ std::string NodeContext::stringAttr(StringRef name,
 
 std::optional<SmallVector<int64_t>>
 NodeContext::intsAttr(StringRef name) const {
+  if (auto it = intsOverrides.find(name); it != intsOverrides.end())
+    return it->second;
   const onnx::AttributeProto *a = attr(name);
   if (!a)
     return std::nullopt;
@@ -904,6 +910,12 @@ LogicalResult NodeContext::requireOutputsUnused(unsigned count) const {
 }
 
 void NodeContext::setOutput(unsigned i, Value value) {
+  if (i == 0 && outputTransform) {
+    FailureOr<Value> transformed = outputTransform(value);
+    if (failed(transformed))
+      return; // reported; the node's output stays undefined
+    value = *transformed;
+  }
   graph.define(node.output(i), GraphImporter::Entry{value, std::nullopt});
 }
 

@@ -407,6 +407,79 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
        i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
 }
 
+FailureOr<Value> reshapeTo(NodeContext &ctx, Value x, ArrayRef<int64_t> shape);
+
+/// `shape` with dynamic sizes as -1 (nn.reshape infers one of them).
+SmallVector<int64_t> reshapeSpec(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> spec(shape);
+  for (int64_t &d : spec)
+    if (ShapedType::isDynamic(d))
+      d = -1;
+  return spec;
+}
+
+/// 1-D convolutions and pools, on (N, C, W), run as the 2-D ones on
+/// (N, C, 1, W): the input (and a convolution's rank-3 weight) gain a unit
+/// H dimension, every spatial attribute a leading 1 (output_padding a 0,
+/// pads a 0 at both H ends), and the result loses the unit dimension again.
+template <LogicalResult (*Handler)(NodeContext &), bool HasWeight>
+LogicalResult spatial1DAs2D(NodeContext &ctx) {
+  FailureOr<RankedTensorType> xType = ctx.inputType(0);
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() != 3)
+    return Handler(ctx);
+  for (unsigned i = 0; i < (HasWeight ? 2u : 1u); ++i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    auto type = cast<RankedTensorType>(v->getType());
+    if (type.getRank() != 3)
+      return ctx.fail("a 1-D input needs a rank-3 weight, got rank " +
+                      Twine(type.getRank()));
+    SmallVector<int64_t> shape = reshapeSpec(type.getShape());
+    shape.insert(shape.begin() + 2, 1);
+    FailureOr<Value> lifted = reshapeTo(ctx, *v, shape);
+    if (failed(lifted))
+      return failure();
+    ctx.inputOverrides[i] = *lifted;
+  }
+  for (StringRef name :
+       {"kernel_shape", "strides", "dilations", "output_padding"}) {
+    if (std::optional<SmallVector<int64_t>> values = ctx.intsAttr(name)) {
+      if (values->size() != 1)
+        return ctx.fail("'" + name + "' of a 1-D op must have 1 value, got " +
+                        Twine(values->size()));
+      // A unit H: kernel, stride and dilation 1, output padding 0.
+      ctx.intsOverrides[name] = {name == "output_padding" ? 0 : 1,
+                                 (*values)[0]};
+    }
+  }
+  if (std::optional<SmallVector<int64_t>> pads = ctx.intsAttr("pads")) {
+    if (pads->size() != 2)
+      return ctx.fail("'pads' of a 1-D op must have 2 values, got " +
+                      Twine(pads->size()));
+    ctx.intsOverrides["pads"] = {0, (*pads)[0], 0, (*pads)[1]};
+  }
+  if (std::optional<SmallVector<int64_t>> out = ctx.intsAttr("output_shape")) {
+    if (out->size() != 1 && out->size() != 3)
+      return ctx.fail("'output_shape' of a 1-D op must have 1 or 3 values");
+    ctx.intsOverrides["output_shape"] = {1, out->back()};
+  }
+  bool outputFailed = false;
+  ctx.outputTransform = [&](Value y) -> FailureOr<Value> {
+    SmallVector<int64_t> shape =
+        reshapeSpec(cast<RankedTensorType>(y.getType()).getShape());
+    shape.erase(shape.begin() + 2);
+    FailureOr<Value> lowered = reshapeTo(ctx, y, shape);
+    outputFailed = failed(lowered);
+    return lowered;
+  };
+  LogicalResult result = Handler(ctx);
+  ctx.outputTransform = nullptr;
+  return failure(failed(result) || outputFailed);
+}
+
 /// Gemm: Y = alpha * A' * B' + beta * C as nn.linear (weight O x K) plus
 /// scaling and a broadcast add where alpha, beta or C need them.
 LogicalResult importGemm(NodeContext &ctx) {
@@ -2724,8 +2797,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"And", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
       {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max", "floats; axis, keepdims, select_last_index"},
       {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min", "floats; axis, keepdims, select_last_index"},
-      {"AveragePool", importPool<nn::AvgPool2DOp>, "nn.avg_pool2d",
-       "2-D; pads, auto_pad, ceil_mode, count_include_pad"},
+      {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>, "nn.avg_pool2d",
+       "1-D (as 2-D) and 2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
        "inference form (training_mode = 0), spatial"},
       {"Cast", importCast, "nn.cast", "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
@@ -2736,10 +2809,10 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Constant", importConstant, "import-time constant",
        "value, value_float(s), value_int(s)"},
       {"ConstantOfShape", importConstantOfShape, "folded", "shape constant; value attribute"},
-      {"Conv", importConv, "nn.conv2d",
-       "2-D; strides, pads, auto_pad, dilations, group, bias"},
-      {"ConvTranspose", importConvTranspose, "nn.conv_transpose2d",
-       "2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
+      {"Conv", spatial1DAs2D<importConv, true>, "nn.conv2d",
+       "1-D (as 2-D) and 2-D; strides, pads, auto_pad, dilations, group, bias"},
+      {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>, "nn.conv_transpose2d",
+       "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
       {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
       {"Div", binary<nn::DivOp>, "nn.div",
@@ -2786,8 +2859,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
        "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
       {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
-      {"MaxPool", importPool<nn::MaxPool2DOp>, "nn.max_pool2d",
-       "2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
+      {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
+       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
       {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
       {"Mod", importFoldedBinary, "nn.mod", "fmod (floats need fmod = 1); integer division by 0 gives 0; constants fold"},

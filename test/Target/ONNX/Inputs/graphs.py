@@ -759,6 +759,38 @@ def gather_elements_negative_axis():
     return indexed_model(node, x.shape, ids.shape, y.shape), [x, ids], y
 
 
+# ------------------------------------------- 1-D convolutions and pools
+# Run as 2-D ones over a unit H dimension.
+@case
+def conv1d_grouped_dilated():
+    x, w, b = rand(2, 4, 19), rand(6, 2, 3), rand(6)
+    y = F.conv1d(F.pad(t(x), (2, 1)), t(w), t(b), stride=2, dilation=2, groups=2)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[2, 1], strides=[2],
+                            dilations=[2], group=2)
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
+@case
+def conv_transpose1d_output_padding():
+    x, w = rand(1, 3, 7), rand(3, 5, 4)
+    y = F.conv_transpose1d(t(x), t(w), stride=3, padding=1, output_padding=2)
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[3], pads=[1, 1],
+                            output_padding=[2])
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w)]), [x], y
+
+
+@case
+def pool1d_max_then_average():
+    x = rand(2, 3, 16)
+    y = F.avg_pool1d(F.max_pool1d(t(x), 3, stride=2, padding=1), 2, stride=2,
+                     ceil_mode=True)
+    nodes = [helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[3], strides=[2],
+                              pads=[1, 1]),
+             helper.make_node("AveragePool", ["m"], ["y"], kernel_shape=[2], strides=[2],
+                              ceil_mode=1)]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
 # ------------------------------------------------- typed run-time values
 # Booleans, integers and f64 computed at run time: comparisons, logic,
 # Where, Cast, Mod, TopK; references from numpy/PyTorch.
