@@ -228,11 +228,77 @@ struct PadLowering : OpConversionPattern<nn::PadOp> {
       low.push_back(rewriter.getIndexAttr(pads[d]));
       high.push_back(rewriter.getIndexAttr(pads[d + rank]));
     }
+    if (op.getMode() != nn::PadMode::Constant) {
+      rewriter.replaceOp(op, borderPad(rewriter, loc, adaptor.getInput(), type,
+                                       pads, op.getMode()));
+      return success();
+    }
     Value value = scalarConstant(rewriter, loc, type.getElementType(),
                                  op.getValue().convertToDouble());
     rewriter.replaceOpWithNewOp<tensor::PadOp>(op, type, adaptor.getInput(),
                                                low, high, value);
     return success();
+  }
+
+  /// Edge and reflect padding: every output element reads the input at its
+  /// index shifted by the low pad and folded back into [0, size): clamped
+  /// (edge) or mirrored about the edge elements (reflect; the verifier
+  /// keeps pads below the size, so one mirror suffices).
+  static Value borderPad(OpBuilder &b, Location loc, Value input,
+                         RankedTensorType type, ArrayRef<int64_t> pads,
+                         nn::PadMode mode) {
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes;
+    SmallVector<Value> inputSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value size = getValueOrCreateConstantIndexOp(
+          b, loc, tensor::getMixedSize(b, loc, input, d));
+      inputSizes.push_back(size);
+      if (!type.isDynamicDim(d))
+        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+      else
+        sizes.push_back(
+            arith::AddIOp::create(
+                b, loc, size,
+                arith::ConstantIndexOp::create(b, loc, pads[d] + pads[d + rank]))
+                .getResult());
+    }
+    Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        b, loc, type, ValueRange{}, init,
+        SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange) {
+          SmallVector<Value> at;
+          Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(nb, l, d);
+            if (pads[d] == 0 && pads[d + rank] == 0) {
+              at.push_back(i);
+              continue;
+            }
+            Value last = arith::SubIOp::create(
+                nb, l, inputSizes[d], arith::ConstantIndexOp::create(nb, l, 1));
+            Value j = arith::SubIOp::create(
+                nb, l, i, arith::ConstantIndexOp::create(nb, l, pads[d]));
+            if (mode == nn::PadMode::Edge) {
+              j = arith::MaxSIOp::create(nb, l, j, zero);
+              j = arith::MinSIOp::create(nb, l, j, last);
+            } else {
+              // |j|, then 2 * last - j beyond the end.
+              j = arith::MaxSIOp::create(
+                  nb, l, j, arith::SubIOp::create(nb, l, zero, j));
+              Value mirrored = arith::SubIOp::create(
+                  nb, l, arith::AddIOp::create(nb, l, last, last), j);
+              j = arith::MinSIOp::create(nb, l, j, mirrored);
+            }
+            at.push_back(j);
+          }
+          linalg::YieldOp::create(
+              nb, l, tensor::ExtractOp::create(nb, l, input, at).getResult());
+        });
+    return generic.getResult(0);
   }
 };
 

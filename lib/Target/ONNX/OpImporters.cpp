@@ -2036,9 +2036,16 @@ LogicalResult importTranspose(NodeContext &ctx) {
 }
 
 LogicalResult importPad(NodeContext &ctx) {
-  std::string mode = ctx.stringAttr("mode", "constant");
-  if (mode != "constant")
-    return ctx.fail("mode '" + mode + "' is not supported (constant is)");
+  std::string modeName = ctx.stringAttr("mode", "constant");
+  std::optional<nn::PadMode> mode =
+      llvm::StringSwitch<std::optional<nn::PadMode>>(modeName)
+          .Case("constant", nn::PadMode::Constant)
+          .Case("edge", nn::PadMode::Edge)
+          .Case("reflect", nn::PadMode::Reflect)
+          .Default(std::nullopt);
+  if (!mode)
+    return ctx.fail("mode '" + modeName +
+                    "' is not supported (constant, edge and reflect are)");
   if (ctx.hasInput(3))
     return ctx.fail("input 'axes' is not supported");
   FailureOr<const HostTensor *> pads = ctx.requireConstant(1, "pads");
@@ -2063,7 +2070,9 @@ LogicalResult importPad(NodeContext &ctx) {
     return failure();
   return emit<nn::PadOp>(
       ctx, *x,
-      {i64Array(ctx, "pads", (*pads)->ints), f64Attr(ctx, "value", value)});
+      {i64Array(ctx, "pads", (*pads)->ints), f64Attr(ctx, "value", value),
+       ctx.b.getNamedAttr("mode",
+                          nn::PadModeAttr::get(ctx.b.getContext(), *mode))});
 }
 
 /// Resize of NCHW tensors: nearest (every rounding), linear and cubic, with
@@ -2870,7 +2879,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Not", importNot, "nn.not", "constants fold"},
       {"Or", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
       {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
-      {"Pad", importPad, "nn.pad", "constant mode; pads and value constant"},
+      {"Pad", importPad, "nn.pad", "constant, edge and reflect modes; pads and value constant"},
       {"Pow", importPow, "nn.pow (+ nn.cast)", "numpy broadcasting; any exponent type (cast to the base's); integer bases raised in f64"},
       {"Range", importRange, "folded", "import-time constants only (its length is a shape)"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},

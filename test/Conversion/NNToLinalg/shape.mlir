@@ -231,3 +231,40 @@ func.func @zero_size(%x: tensor<20x10x5xf32>, %b: tensor<2x3x4xf32>, %a: tensor<
   %2 = nn.concat %a, %b, %a, %b {axis = 1 : i64} : (tensor<2x0x4xf32>, tensor<2x3x4xf32>, tensor<2x0x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
   return %0, %1, %2 : tensor<20x0x5xf32>, tensor<2x3x4xf32>, tensor<2x6x4xf32>
 }
+
+// -----
+
+// Edge padding reads the input at the output index minus the low pad,
+// clamped into [0, size - 1]; unpadded dimensions read their own index.
+// CHECK-LABEL: func @pad_edge
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<2x9xf32>)
+// CHECK: %[[I0:.*]] = linalg.index 0 : index
+// CHECK: %[[I1:.*]] = linalg.index 1 : index
+// CHECK: %[[LAST:.*]] = arith.subi %c4, %c1
+// CHECK: %[[J:.*]] = arith.subi %[[I1]], %c2
+// CHECK: %[[LO:.*]] = arith.maxsi %[[J]], %c0
+// CHECK: %[[HI:.*]] = arith.minsi %[[LO]], %[[LAST]]
+// CHECK: tensor.extract %arg0[%[[I0]], %[[HI]]]
+func.func @pad_edge(%x: tensor<2x4xf32>) -> tensor<2x9xf32> {
+  %0 = nn.pad %x {pads = array<i64: 0, 2, 0, 3>, mode = #nn<pad_mode edge>} : (tensor<2x4xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// -----
+
+// Reflect: |j|, then 2 * (size - 1) - j past the end.
+// CHECK-LABEL: func @pad_reflect
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[LAST:.*]] = arith.subi %c4, %c1
+// CHECK: %[[J:.*]] = arith.subi %[[I]], %c1
+// CHECK: %[[NEG:.*]] = arith.subi %c0, %[[J]]
+// CHECK: %[[ABS:.*]] = arith.maxsi %[[J]], %[[NEG]]
+// CHECK: %[[TWICE:.*]] = arith.addi %[[LAST]], %[[LAST]]
+// CHECK: %[[MIRROR:.*]] = arith.subi %[[TWICE]], %[[ABS]]
+// CHECK: %[[SRC:.*]] = arith.minsi %[[ABS]], %[[MIRROR]]
+// CHECK: tensor.extract %arg0[%[[SRC]]]
+func.func @pad_reflect(%x: tensor<4xf32>) -> tensor<8xf32> {
+  %0 = nn.pad %x {pads = array<i64: 1, 3>, mode = #nn<pad_mode reflect>} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

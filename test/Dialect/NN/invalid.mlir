@@ -1004,3 +1004,21 @@ func.func @f(%x: tensor<3x4xi1>) {
   %0:2 = nn.top_k %x {k = 1 : i64} : (tensor<3x4xi1>) -> (tensor<3x1xi1>, tensor<3x1xi64>)
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) {
+  // expected-error @+2 {{'nn.pad' op reflect padding of 4 in dimension 1 needs a size above it, got 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.pad %x {pads = array<i64: 0, 4, 0, 0>, mode = #nn<pad_mode reflect>} : (tensor<2x4xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x0xf32>) {
+  // expected-error @+2 {{'nn.pad' op edge padding of dimension 1, which is empty: there is no edge to repeat}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.pad %x {pads = array<i64: 0, 1, 0, 0>, mode = #nn<pad_mode edge>} : (tensor<2x0xf32>) -> tensor<2x1xf32>
+  return
+}

@@ -296,3 +296,12 @@ func.func @typed_values(%x: tensor<3x4xf32>, %y: tensor<4xf32>, %i: tensor<3x4xi
   %15 = nn.concat %i, %8 {axis = 0 : i64} : (tensor<3x4xi64>, tensor<3x4xi64>) -> tensor<6x4xi64>
   return
 }
+
+// CHECK-LABEL: func @pad_modes
+func.func @pad_modes(%x: tensor<1x3x4x4xf32>) {
+  // CHECK: nn.pad %{{.*}} {mode = #nn<pad_mode reflect>, pads = array<i64: 0, 0, 1, 3, 0, 0, 2, 0>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x7x7xf32>
+  %0 = nn.pad %x {pads = array<i64: 0, 0, 1, 3, 0, 0, 2, 0>, mode = #nn<pad_mode reflect>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x7x7xf32>
+  // CHECK: nn.pad %{{.*}} {mode = #nn<pad_mode edge>, pads = array<i64: 0, 0, 5, 0, 0, 0, 0, 9>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x9x13xf32>
+  %1 = nn.pad %x {pads = array<i64: 0, 0, 5, 0, 0, 0, 0, 9>, mode = #nn<pad_mode edge>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x9x13xf32>
+  return
+}

@@ -113,6 +113,15 @@ def NN_LogicalKind : I32EnumAttr<"LogicalKind", "operation of nn.logical", [
 }
 def NN_LogicalKindAttr : EnumAttr<NN_Dialect, NN_LogicalKind, "logical_kind">;
 
+def NN_PadMode : I32EnumAttr<"PadMode", "what nn.pad fills the border with", [
+    I32EnumAttrCase<"Constant", 0, "constant">,
+    I32EnumAttrCase<"Edge", 1, "edge">,
+    I32EnumAttrCase<"Reflect", 2, "reflect">]> {
+  let cppNamespace = "::mlir::dlas::nn";
+  let genSpecializedAttr = 0;
+}
+def NN_PadModeAttr : EnumAttr<NN_Dialect, NN_PadMode, "pad_mode">;
+
 def NN_BatchNormMode : I32EnumAttr<"BatchNormMode", "parameter shape of nn.batch_norm", [
     I32EnumAttrCase<"Spatial", 0, "spatial">,
     I32EnumAttrCase<"PerActivation", 1, "per_activation">]> {

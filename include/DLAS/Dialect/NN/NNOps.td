@@ -630,10 +630,15 @@ def NN_TransposeOp : NN_PureOp<"transpose", [SameOperandsAndResultElementType]> 
 }
 
 def NN_PadOp : NN_PureOp<"pad", [SameOperandsAndResultElementType]> {
-  let summary = "pad with a constant value";
+  let summary = "pad with a constant value, the edge value or a reflection";
   let description = [{
     `pads` holds, for every dimension, the elements added before it, then
     for every dimension the elements added after it (ONNX order: `b_0 ... b_(r-1), e_0 ... e_(r-1)`). Pads must not be negative.
+
+    `mode` (ONNX Pad's): `constant` fills with `value`; `edge` repeats the
+    nearest edge element (a padded dimension must not be empty);
+    `reflect` mirrors the input about its edge elements, which are not
+    repeated, so a pad must be smaller than the dimension's size.
 
     ```mlir
     %y = nn.pad %x {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, value = 0.0 : f64}
@@ -641,7 +646,9 @@ def NN_PadOp : NN_PureOp<"pad", [SameOperandsAndResultElementType]> {
     ```
   }];
   let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$pads,
-                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+                       DefaultValuedAttr<F64Attr, "0.0">:$value,
+                       DefaultValuedAttr<NN_PadModeAttr,
+                           "::mlir::dlas::nn::PadMode::Constant">:$mode);
   let results = (outs NN_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;

@@ -933,6 +933,7 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
                       " entries but a rank-", rank, " input needs ", 2 * rank);
   if (failed(check.requireNonNegative(pads, "pads")))
     return failure();
+  PadMode mode = adaptor.getMode();
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = input.getDimSize(d);
@@ -940,6 +941,13 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
       shape.push_back(kDynamic);
       continue;
     }
+    int64_t widest = std::max(pads[d], pads[d + rank]);
+    if (mode == PadMode::Edge && widest > 0 && size == 0)
+      return check.fail("edge padding of dimension ", d,
+                        ", which is empty: there is no edge to repeat");
+    if (mode == PadMode::Reflect && widest >= std::max<int64_t>(size, 1))
+      return check.fail("reflect padding of ", widest, " in dimension ", d,
+                        " needs a size above it, got ", size);
     // Pads are untrusted (ONNX files): the sum must fit (found by
     // dlas-fuzz-onnx under UBSan).
     std::optional<int64_t> padded = llvm::checkedAdd(size, pads[d]);

@@ -791,6 +791,17 @@ def pool1d_max_then_average():
     return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
 
 
+@case
+def pad_reflect_and_edge():
+    x = rand(1, 2, 5, 6)
+    y = F.pad(F.pad(t(x), (2, 1, 3, 4), mode="reflect"), (0, 2, 1, 0), mode="replicate")
+    nodes = [helper.make_node("Pad", ["x", "p1"], ["r"], mode="reflect"),
+             helper.make_node("Pad", ["r", "p2"], ["y"], mode="edge")]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)],
+                 [("p1", np.array([0, 0, 3, 2, 0, 0, 4, 1], np.int64)),
+                  ("p2", np.array([0, 0, 1, 0, 0, 0, 0, 2], np.int64))]), [x], y
+
+
 # ------------------------------------------------- typed run-time values
 # Booleans, integers and f64 computed at run time: comparisons, logic,
 # Where, Cast, Mod, TopK; references from numpy/PyTorch.
