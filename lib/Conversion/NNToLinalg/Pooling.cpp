@@ -202,7 +202,151 @@ struct GlobalAvgPool2DLowering : OpConversionPattern<nn::GlobalAvgPool2DOp> {
 
 } // namespace
 
+namespace {
+
+/// Max pooling with the position of each maximum: one linalg.generic over
+/// (n, c, oh, ow, kh, kw), reading the input with tensor.extract at a
+/// clamped position and skipping positions in the padding. The running
+/// index is the row-major one (plane * H * W + h * W + w), which also
+/// breaks ties (the lower wins), whatever order the loops end up in; a
+/// second generic turns it column-major when asked.
+struct MaxPool2DWithIndicesLowering
+    : OpConversionPattern<nn::MaxPool2DWithIndicesOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(nn::MaxPool2DWithIndicesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    if (!inputType.hasStaticShape())
+      return unsupported(rewriter, op, "a dynamic input shape");
+    auto valuesType = cast<RankedTensorType>(op.getOutput().getType());
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    ArrayRef<int64_t> shape = inputType.getShape();
+    int64_t planes = shape[1], height = shape[2], width = shape[3];
+    SmallVector<int64_t> kernel(op.getKernel()), stride(op.getStrides()),
+        pad(op.getPadding()), dilation(op.getDilations());
+
+    Value lowest = lowestValue(rewriter, loc, inputType.getElementType());
+    Value values = filledTensor(rewriter, loc, valuesType, Value(), lowest);
+    Value noIndex = scalarConstant(rewriter, loc, rewriter.getI64Type(),
+                                   (double)std::numeric_limits<int64_t>::max());
+    Value indices = filledTensor(rewriter, loc, indicesType, Value(), noIndex);
+
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap outMap = AffineMap::get(
+        6, 0,
+        {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
+         getAffineDimExpr(2, ctx), getAffineDimExpr(3, ctx)},
+        ctx);
+    // The window's extent, as linalg's pooling ops give it: an operand
+    // that only its shape matters of.
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel,
+                                           rewriter.getI1Type());
+    AffineMap windowMap = AffineMap::get(
+        6, 0, {getAffineDimExpr(4, ctx), getAffineDimExpr(5, ctx)}, ctx);
+    SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valuesType, indicesType}, ValueRange{window},
+        ValueRange{values, indices},
+        SmallVector<AffineMap>{windowMap, outMap, outMap}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange operands) {
+          ValueRange args = operands.drop_front();
+          auto index = [&](int64_t d) -> Value {
+            return linalg::IndexOp::create(b, l, d);
+          };
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          // h = oh * stride + kh * dilation - pad_top, and w alike.
+          Value position[2];
+          Value inside = scalarConstant(b, l, b.getI1Type(), 1);
+          Value extent[2] = {constant(height), constant(width)};
+          for (int i = 0; i < 2; ++i) {
+            Value p = arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l, index(2 + i), constant(stride[i])),
+                arith::MulIOp::create(b, l, index(4 + i),
+                                      constant(dilation[i])));
+            p = arith::SubIOp::create(b, l, p, constant(pad[i]));
+            Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              p, constant(0));
+            Value high = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, p, extent[i]);
+            inside = arith::AndIOp::create(
+                b, l, inside, arith::AndIOp::create(b, l, low, high));
+            // Clamped, so that the load stays in bounds in the padding.
+            position[i] = arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, p, constant(0)),
+                constant(i == 0 ? height - 1 : width - 1));
+          }
+          Value x = tensor::ExtractOp::create(
+              b, l, input,
+              ValueRange{index(0), index(1), position[0], position[1]});
+          // ((n * C + c) * H + h) * W + w
+          Value flat = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, index(0), constant(planes)),
+              index(1));
+          flat = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, flat, constant(height)),
+              position[0]);
+          flat = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, flat, constant(width)),
+              position[1]);
+          flat = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+          Value greater = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::OGT, x, args[0]);
+          Value tie = arith::AndIOp::create(
+              b, l,
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x,
+                                    args[0]),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, flat,
+                                    args[1]));
+          Value take = arith::AndIOp::create(
+              b, l, inside, arith::OrIOp::create(b, l, greater, tie));
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, take, x, args[0]),
+                         arith::SelectOp::create(b, l, take, flat, args[1])});
+        });
+    Value resultIndices = generic.getResult(1);
+    if (op.getColumnMajor())
+      resultIndices = toColumnMajor(rewriter, loc, resultIndices, height, width);
+    rewriter.replaceOp(op, {generic.getResult(0), resultIndices});
+    return success();
+  }
+
+  /// plane * H * W + h * W + w  ->  plane * H * W + h + w * H.
+  static Value toColumnMajor(OpBuilder &b, Location loc, Value indices,
+                             int64_t height, int64_t width) {
+    auto type = cast<RankedTensorType>(indices.getType());
+    return elementwise(
+        b, loc, type, Value(), indices, {b.getMultiDimIdentityMap(4)},
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantIntOp::create(nb, l, nb.getI64Type(), v);
+          };
+          Value planeSize = constant(height * width);
+          Value plane = arith::DivSIOp::create(nb, l, args[0], planeSize);
+          Value inPlane = arith::RemSIOp::create(nb, l, args[0], planeSize);
+          Value h = arith::DivSIOp::create(nb, l, inPlane, constant(width));
+          Value w = arith::RemSIOp::create(nb, l, inPlane, constant(width));
+          Value columnMajor = arith::AddIOp::create(
+              nb, l, h, arith::MulIOp::create(nb, l, w, constant(height)));
+          return arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, plane, planeSize),
+              columnMajor);
+        });
+  }
+};
+
+} // namespace
+
 void mlir::dlas::populateNNPoolingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MaxPool2DLowering, AvgPool2DLowering, GlobalAvgPool2DLowering>(
+  patterns.add<MaxPool2DLowering, MaxPool2DWithIndicesLowering,
+               AvgPool2DLowering, GlobalAvgPool2DLowering>(
       patterns.getContext());
 }

@@ -102,8 +102,9 @@ public:
 
   /// Reports that this node cannot be imported, naming it.
   LogicalResult fail(const Twine &message) const;
-  /// Fails when an output beyond the first `count` is used.
-  LogicalResult requireOutputsUnused(unsigned count) const;
+  /// Fails when an output beyond the first `count` is used (reporting it
+  /// unless `quiet`).
+  LogicalResult requireOutputsUnused(unsigned count, bool quiet = false) const;
 
   void setOutput(unsigned i, Value value);
   void setOutputConstant(unsigned i, HostTensor value);

@@ -898,13 +898,16 @@ LogicalResult NodeContext::fail(const Twine &message) const {
                               "): " + message);
 }
 
-LogicalResult NodeContext::requireOutputsUnused(unsigned count) const {
+LogicalResult NodeContext::requireOutputsUnused(unsigned count,
+                                                bool quiet) const {
   for (int i = count; i < node.output_size(); ++i) {
     if (node.output(i).empty())
       continue;
     const std::string &name = node.output(i);
     if (isRead(graph.model.graph(), name))
-      return fail("output #" + Twine(i) + " ('" + name + "') is not supported");
+      return quiet ? failure()
+                   : fail("output #" + Twine(i) + " ('" + name +
+                          "') is not supported");
   }
   return success();
 }

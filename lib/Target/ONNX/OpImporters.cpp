@@ -1468,7 +1468,11 @@ LogicalResult importBatchNormalization(NodeContext &ctx) {
 }
 
 template <typename OpTy> LogicalResult importPool(NodeContext &ctx) {
-  if (failed(ctx.requireOutputsUnused(1)))
+  // MaxPool's Indices, when read, come from nn.max_pool2d_with_indices.
+  bool withIndices = false;
+  if constexpr (std::is_same_v<OpTy, nn::MaxPool2DOp>)
+    withIndices = failed(ctx.requireOutputsUnused(1, /*quiet=*/true));
+  if (!withIndices && failed(ctx.requireOutputsUnused(1)))
     return failure();
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -1476,8 +1480,9 @@ template <typename OpTy> LogicalResult importPool(NodeContext &ctx) {
   std::optional<SmallVector<int64_t>> kernel = ctx.intsAttr("kernel_shape");
   if (!kernel || kernel->size() != 2)
     return ctx.fail("needs a 2-D 'kernel_shape'");
-  if (ctx.intAttr("storage_order", 0) != 0)
-    return ctx.fail("storage_order = 1 is not supported");
+  int64_t storageOrder = ctx.intAttr("storage_order", 0);
+  if (storageOrder != 0 && storageOrder != 1)
+    return ctx.fail("storage_order must be 0 or 1, got " + Twine(storageOrder));
   SmallVector<int64_t> strides =
       ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> dilations =
@@ -1493,6 +1498,17 @@ template <typename OpTy> LogicalResult importPool(NodeContext &ctx) {
                          ctx.b.getBoolAttr(ctx.intAttr("ceil_mode", 0)))};
   if constexpr (std::is_same_v<OpTy, nn::MaxPool2DOp>) {
     attrs.push_back(i64Array(ctx, "dilations", dilations));
+    if (withIndices) {
+      attrs.push_back(ctx.b.getNamedAttr(
+          "column_major", ctx.b.getBoolAttr(storageOrder == 1)));
+      FailureOr<Operation *> op = ctx.createInferredOp(
+          nn::MaxPool2DWithIndicesOp::getOperationName(), *x, attrs, 2);
+      if (failed(op))
+        return failure();
+      ctx.setOutput(0, (*op)->getResult(0));
+      ctx.setOutput(1, (*op)->getResult(1));
+      return success();
+    }
   } else {
     if (dilations != SmallVector<int64_t>{1, 1})
       return ctx.fail("dilated average pooling is not supported");
@@ -2869,7 +2885,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
       {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
       {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
-       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; no Indices output"},
+       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
       {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
       {"Mod", importFoldedBinary, "nn.mod", "fmod (floats need fmod = 1); integer division by 0 gives 0; constants fold"},

@@ -42,3 +42,30 @@ func.func @global_avg_pool(%x: tensor<?x4x7x7xf32>) -> tensor<?x4x1x1xf32> {
   %0 = nn.global_avg_pool2d %x : (tensor<?x4x7x7xf32>) -> tensor<?x4x1x1xf32>
   return %0 : tensor<?x4x1x1xf32>
 }
+
+// -----
+
+// One generic over (n, c, oh, ow, kh, kw) with a window operand for the
+// extent; positions in the padding are skipped, loads clamped; the running
+// index is row-major and breaks ties; column_major converts it after.
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @max_pool_with_indices
+// CHECK: %[[W:.*]] = tensor.empty() : tensor<3x3xi1>
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[WIN]], #[[OUT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[W]] : tensor<3x3xi1>)
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi slt
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: tensor.extract %arg0
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oeq
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+// CHECK: return %[[R]]#0
+func.func @max_pool_with_indices(%x: tensor<2x3x9x8xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>) {
+  %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, ceil_mode = true, column_major = true} : (tensor<2x3x9x8xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>)
+  return %y, %i : tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>
+}

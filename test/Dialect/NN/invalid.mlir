@@ -211,7 +211,7 @@ func.func @f(%x: tensor<1x8x4x4xf32>, %p: tensor<8xf32>, %h: tensor<8xf16>) {
 }
 // -----
 func.func @f(%x: tensor<1x8x4x4xf32>) {
-  // expected-error @+2 {{padding 2 is more than half the (dilated) kernel size 2}}
+  // expected-error @+2 {{padding 2 is not smaller than the (dilated) kernel size 2}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.max_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x5x3xf32>
   return
@@ -531,7 +531,7 @@ func.func @f(%x: tensor<2x8xf32>) {
 // -----
 
 func.func @f(%x: tensor<1x1x8x8xf32>) {
-  // expected-error @+2 {{'nn.max_pool2d' op padding 9223372036854775807 is more than half the (dilated) kernel size 3}}
+  // expected-error @+2 {{'nn.max_pool2d' op padding 9223372036854775807 is not smaller than the (dilated) kernel size 3}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.max_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 9223372036854775807, 0, 0, 0>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
   return
@@ -1020,5 +1020,22 @@ func.func @f(%x: tensor<2x0xf32>) {
   // expected-error @+2 {{'nn.pad' op edge padding of dimension 1, which is empty: there is no edge to repeat}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.pad %x {pads = array<i64: 0, 1, 0, 0>, mode = #nn<pad_mode edge>} : (tensor<2x0xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x1x5x5xf32>) {
+  // expected-error @+2 {{'nn.max_pool2d_with_indices' op padding 3 is not smaller than the (dilated) kernel size 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, padding = array<i64: 3, 0, 0, 0>} : (tensor<1x1x5x5xf32>) -> (tensor<1x1x7x4xf32>, tensor<1x1x7x4xi64>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x1x5x5xf32>) {
+  // expected-error @+1 {{'nn.max_pool2d_with_indices' op result #1 must be 4D tensor of 64-bit signless integer values, but got 'tensor<1x1x4x4xi32>'}}
+  %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x4x4xi32>)
   return
 }

@@ -305,3 +305,10 @@ func.func @pad_modes(%x: tensor<1x3x4x4xf32>) {
   %1 = nn.pad %x {pads = array<i64: 0, 0, 5, 0, 0, 0, 0, 9>, mode = #nn<pad_mode edge>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x9x13xf32>
   return
 }
+
+// CHECK-LABEL: func @max_pool_with_indices
+func.func @max_pool_with_indices(%x: tensor<2x3x9x8xf32>) {
+  // CHECK: nn.max_pool2d_with_indices %{{.*}} {ceil_mode = true, column_major = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x3x9x8xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>)
+  %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, ceil_mode = true, column_major = true} : (tensor<2x3x9x8xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>)
+  return
+}

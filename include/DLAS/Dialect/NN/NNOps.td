@@ -115,9 +115,9 @@ def NN_MatmulOp : NN_PureOp<"matmul",
     %c = nn.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
     ```
   }];
-  let arguments = (ins 2DTensorOf<[F32, F16, BF16, I8, I32]>:$lhs,
-                       2DTensorOf<[F32, F16, BF16, I8, I32]>:$rhs);
-  let results = (outs 2DTensorOf<[F32, F16, BF16, I8, I32]>:$output);
+  let arguments = (ins 2DTensorOf<[F64, F32, F16, BF16, I8, I32]>:$lhs,
+                       2DTensorOf<[F64, F32, F16, BF16, I8, I32]>:$rhs);
+  let results = (outs 2DTensorOf<[F64, F32, F16, BF16, I8, I32]>:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
@@ -132,9 +132,9 @@ def NN_BatchMatmulOp : NN_PureOp<"batch_matmul",
         : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
     ```
   }];
-  let arguments = (ins 3DTensorOf<[F32, F16, BF16, I8, I32]>:$lhs,
-                       3DTensorOf<[F32, F16, BF16, I8, I32]>:$rhs);
-  let results = (outs 3DTensorOf<[F32, F16, BF16, I8, I32]>:$output);
+  let arguments = (ins 3DTensorOf<[F64, F32, F16, BF16, I8, I32]>:$lhs,
+                       3DTensorOf<[F64, F32, F16, BF16, I8, I32]>:$rhs);
+  let results = (outs 3DTensorOf<[F64, F32, F16, BF16, I8, I32]>:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
@@ -215,6 +215,31 @@ def NN_MaxPool2DOp : NN_PureOp<"max_pool2d"> {
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                        DefaultValuedAttr<NN_LayoutAttr, "::mlir::dlas::nn::Layout::NCHW">:$layout);
   let results = (outs NN_Tensor4D:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_MaxPool2DWithIndicesOp : NN_PureOp<"max_pool2d_with_indices"> {
+  let summary = "2-D max pooling that also returns where each maximum is";
+  let description = [{
+    `nn.max_pool2d` (NCHW) with a second result: the i64 position of each
+    maximum in the input, flattened as ONNX MaxPool's `Indices`: the
+    plane `n * C + c` times `H * W`, plus `h * W + w`, or `h + w * H` with
+    `column_major` (ONNX's storage_order 1). Of equal maxima the first in
+    row-major window order wins.
+
+    ```mlir
+    %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<1x1x5x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor4D:$input,
+                       ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>:$kernel,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$strides,
+                       NN_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
+                       NN_I64ArrayOfSize<2, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$column_major);
+  let results = (outs NN_FloatTensor4D:$output, 4DTensorOf<[I64]>:$indices);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 

@@ -501,12 +501,14 @@ inferPoolType(const ShapeChecker &check, RankedTensorType input,
       failed(check.requirePositive(dilation, "dilations")) ||
       failed(check.requireNonNegative(pad, "padding")))
     return failure();
-  // As PyTorch: a window never lies wholly in the padding.
+  // A window never lies wholly in the padding (ONNX allows any padding
+  // below the window; PyTorch asks for at most half of it). With ceil_mode
+  // windowOutputSize drops a last window that starts in the padding.
   for (int i = 0; i < 4; ++i) {
     __int128 window = (__int128)dilation[i % 2] * (kernel[i % 2] - 1) + 1;
-    if ((__int128)pad[i] * 2 > window)
+    if ((__int128)pad[i] >= window)
       return check.fail("padding ", pad[i],
-                        " is more than half the (dilated) kernel size ",
+                        " is not smaller than the (dilated) kernel size ",
                         (int64_t)std::min<__int128>(
                             window, std::numeric_limits<int64_t>::max()));
   }
@@ -535,6 +537,20 @@ MaxPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                        adaptor.getStrides(), adaptor.getPadding(),
                        adaptor.getDilations(), adaptor.getCeilMode(),
                        adaptor.getLayout(), results);
+}
+
+LogicalResult MaxPool2DWithIndicesOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  if (failed(inferPoolType(ShapeChecker(loc, "max_pool2d_with_indices"),
+                           rankedType(adaptor.getInput()), adaptor.getKernel(),
+                           adaptor.getStrides(), adaptor.getPadding(),
+                           adaptor.getDilations(), adaptor.getCeilMode(),
+                           Layout::NCHW, results)))
+    return failure();
+  results.push_back(
+      cast<RankedTensorType>(results[0]).clone(IntegerType::get(ctx, 64)));
+  return success();
 }
 
 LogicalResult

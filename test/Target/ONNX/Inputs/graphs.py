@@ -802,6 +802,34 @@ def pad_reflect_and_edge():
                   ("p2", np.array([0, 0, 1, 0, 0, 0, 0, 2], np.int64))]), [x], y
 
 
+def maxpool_indices_case(column_major):
+    # Ties (rounded values), padding, dilation and ceil_mode. PyTorch's
+    # indices count within each (n, c) plane; ONNX's run over the whole
+    # tensor (the plane times H * W added), column-major with storage_order 1.
+    x = np.round(rand(2, 3, 9, 8) * 2).astype(np.float32)
+    _, idx = F.max_pool2d(t(x), 3, stride=2, padding=1, dilation=2, ceil_mode=True,
+                          return_indices=True)
+    idx = idx.numpy()
+    h, w = idx // 8, idx % 8
+    inplane = h + w * 9 if column_major else idx
+    plane = np.arange(6).reshape(2, 3, 1, 1)
+    z = (plane * 72 + inplane).astype(np.int64)
+    node = helper.make_node("MaxPool", ["x"], ["y", "z"], kernel_shape=[3, 3], strides=[2, 2],
+                            pads=[1, 1, 1, 1], dilations=[2, 2], ceil_mode=1,
+                            storage_order=int(column_major))
+    return typed_model([node], [("x", x)], ("z", z)), [x], z
+
+
+@case
+def maxpool_indices_row_major():
+    return maxpool_indices_case(False)
+
+
+@case
+def maxpool_indices_column_major():
+    return maxpool_indices_case(True)
+
+
 # ------------------------------------------------- typed run-time values
 # Booleans, integers and f64 computed at run time: comparisons, logic,
 # Where, Cast, Mod, TopK; references from numpy/PyTorch.
@@ -914,6 +942,15 @@ def mod_float_fmod():
     z = np.fmod(x, y).astype(np.float32)
     node = helper.make_node("Mod", ["x", "y"], ["z"], fmod=1)
     return typed_model([node], [("x", x), ("y", y)], ("z", z)), [x, y], z
+
+
+@case
+def matmul_f64_constant_weight():
+    # f64 GEMMs take the generic path (the microkernels are f32 ones).
+    a, b = RNG.standard_normal((33, 48)), RNG.standard_normal((48, 40))
+    z = a @ b
+    node = helper.make_node("MatMul", ["a", "b"], ["z"])
+    return typed_model([node], [("a", a)], ("z", z), [("b", b)]), [a], z
 
 
 def topk_reference(x, k, axis, largest):
