@@ -321,7 +321,8 @@ LogicalResult importConv(NodeContext &ctx) {
   if (failed(x) || failed(w) || failed(wType))
     return failure();
   if (wType->getRank() != 4)
-    return ctx.fail("only 2-D convolutions are supported (weight rank " +
+    return ctx.fail("only 1-D and 2-D convolutions are supported (weight "
+                    "rank " +
                     Twine(wType->getRank()) + ")");
   SmallVector<int64_t> strides =
       ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
@@ -351,8 +352,8 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
   auto xType = cast<RankedTensorType>(x->getType());
   auto wType = cast<RankedTensorType>(w->getType());
   if (xType.getRank() != 4 || wType.getRank() != 4)
-    return ctx.fail("only 2-D ConvTranspose (rank-4 input and weight) is "
-                    "supported");
+    return ctx.fail("only 1-D and 2-D ConvTranspose (rank-3 or rank-4 input "
+                    "and weight) is supported");
   SmallVector<int64_t> strides =
       ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> dilations =
@@ -386,9 +387,19 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
         return ctx.fail("'output_shape' with a dynamic spatial input size");
       int64_t total = strides[i] * (in - 1) + outputPadding[i] +
                       (k - 1) * dilations[i] + 1 - (*outputShape)[i];
-      if (total < 0)
-        return ctx.fail("'output_shape' " + Twine((*outputShape)[i]) +
-                        " is larger than the full output; give output_padding");
+      if (total < 0) {
+        // Rows past the full output receive no contribution (zeros, plus
+        // the bias): that is output padding, which must stay below the
+        // stride or the dilation, as nn.conv_transpose2d requires.
+        if (outputPadding[i] - total >= std::max(strides[i], dilations[i]))
+          return ctx.fail("'output_shape' " + Twine((*outputShape)[i]) +
+                          " is larger than the full output by more than "
+                          "the output padding a stride of " +
+                          Twine(strides[i]) + " allows");
+        outputPadding[i] -= total;
+        pads[i] = pads[i + 2] = 0;
+        continue;
+      }
       // The odd one out goes to the end except for SAME_LOWER (as ONNX's
       // reference outputs have it; the operator text says the opposite).
       bool lower = autoPad == "SAME_LOWER";
@@ -1479,7 +1490,7 @@ template <typename OpTy> LogicalResult importPool(NodeContext &ctx) {
     return failure();
   std::optional<SmallVector<int64_t>> kernel = ctx.intsAttr("kernel_shape");
   if (!kernel || kernel->size() != 2)
-    return ctx.fail("needs a 2-D 'kernel_shape'");
+    return ctx.fail("needs a 1-D or 2-D 'kernel_shape'");
   int64_t storageOrder = ctx.intAttr("storage_order", 0);
   if (storageOrder != 0 && storageOrder != 1)
     return ctx.fail("storage_order must be 0 or 1, got " + Twine(storageOrder));

@@ -759,6 +759,17 @@ def gather_elements_negative_axis():
     return indexed_model(node, x.shape, ids.shape, y.shape), [x, ids], y
 
 
+@case
+def conv_transpose_output_shape_beyond_full():
+    # output_shape one row and column past the full output: those get no
+    # contribution, as PyTorch's output_padding gives them.
+    x, w, b = rand(1, 2, 4, 3), rand(2, 3, 3, 3), rand(3)
+    y = F.conv_transpose2d(t(x), t(w), t(b), stride=(3, 2), output_padding=(1, 1))
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[3, 2],
+                            output_shape=[y.shape[2], y.shape[3]])
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
+
+
 # ------------------------------------------- 1-D convolutions and pools
 # Run as 2-D ones over a unit H dimension.
 @case
@@ -1121,8 +1132,15 @@ def error_old_opset_undefined_input():
 
 
 @case
-def error_conv_transpose_1d():
+def error_conv_transpose_3d():
     node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv1")
+    m = model([node], [("x", (1, 1, 3, 3, 3)), ("w", (1, 2, 3, 3, 3))], [("y", (1, 2, 5, 5, 5))])
+    return import_only(m)
+
+
+@case
+def import_conv_transpose_1d_runtime_weight():
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv1d")
     m = model([node], [("x", (1, 1, 3)), ("w", (1, 2, 3))], [("y", (1, 2, 5))])
     return import_only(m)
 
