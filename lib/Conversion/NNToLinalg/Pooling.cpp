@@ -231,8 +231,9 @@ struct MaxPool2DWithIndicesLowering
 
     Value lowest = lowestValue(rewriter, loc, inputType.getElementType());
     Value values = filledTensor(rewriter, loc, valuesType, Value(), lowest);
-    Value noIndex = scalarConstant(rewriter, loc, rewriter.getI64Type(),
-                                   (double)std::numeric_limits<int64_t>::max());
+    Value noIndex = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI64Type(),
+        std::numeric_limits<int64_t>::max());
     Value indices = filledTensor(rewriter, loc, indicesType, Value(), noIndex);
 
     MLIRContext *ctx = rewriter.getContext();

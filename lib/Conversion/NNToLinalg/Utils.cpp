@@ -4,6 +4,9 @@
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::dlas;
 using namespace mlir::dlas::nnlowering;
@@ -42,8 +45,14 @@ Value nnlowering::scalarConstant(OpBuilder &b, Location loc, Type type,
                              double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  return arith::ConstantOp::create(b, loc,
-                                   b.getIntegerAttr(type, (int64_t)value));
+  // Saturating: a double outside int64's range (an attribute from an
+  // untrusted file) must not reach the undefined conversion.
+  int64_t integer =
+      std::isnan(value)            ? 0
+      : value >= 0x1p63            ? std::numeric_limits<int64_t>::max()
+      : value < -0x1p63            ? std::numeric_limits<int64_t>::min()
+                                   : (int64_t)value;
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, integer));
 }
 
 Value nnlowering::lowestValue(OpBuilder &b, Location loc, Type type) {
