@@ -386,19 +386,28 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
                              /*implicitTrunc=*/true));
     return DenseElementsAttr::get(type, values);
   }
-  // Little-endian bytes of the element type.
+  // Written straight into the blob in the element type (weights are most
+  // of a model's bytes: no per-element APFloat for f32 and f64, no copy).
   unsigned bytes = element.getIntOrFloatBitWidth() / 8;
-  std::vector<char> data(n * bytes);
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t bits;
-    if (auto floatType = dyn_cast<FloatType>(element))
-      bits = apFloatAt(t, i, floatType).bitcastToAPInt().getZExtValue();
-    else
-      bits = (uint64_t)t.ints[i];
-    std::memcpy(&data[i * bytes], &bits, bytes);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(n * bytes, bytes);
+  char *data = blob.getMutableData().data();
+  if (element.isF32()) {
+    float *out = reinterpret_cast<float *>(data);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = static_cast<float>(t.floats[i]);
+  } else if (element.isF64()) {
+    std::memcpy(data, t.floats.data(), n * sizeof(double));
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits =
+          isa<FloatType>(element)
+              ? apFloatAt(t, i, cast<FloatType>(element))
+                    .bitcastToAPInt()
+                    .getZExtValue()
+              : (uint64_t)t.ints[i];
+      std::memcpy(data + i * bytes, &bits, bytes);
+    }
   }
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(data), bytes);
   return DenseResourceElementsAttr::get(type, blobName, std::move(blob));
 }
 
