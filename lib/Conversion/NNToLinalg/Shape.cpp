@@ -308,6 +308,9 @@ struct PadLowering : OpConversionPattern<nn::PadOp> {
 struct ResizeAxis {
   int64_t inputSize;
   double offset = 0, numer = 1, denom = 1, shift = 0;
+  /// A coordinate outside [0, inputSize - 1] reads the extrapolation
+  /// value (tf_crop_and_resize) instead of the clamped edge.
+  bool extrapolate = false;
 };
 
 /// The coordinate transform of `op` along spatial axis `dim` (0: H, 1: W).
@@ -342,6 +345,21 @@ ResizeAxis resizeAxis(nn::ResizeOp op, int dim, int64_t inSize,
     axis.numer = double(inSize - 1);
     axis.denom = length - 1;
     break;
+  case nn::ResizeCoordinates::TfCropAndResize: {
+    // start * (in - 1) + x * (end - start) * (in - 1) / (L - 1).
+    ArrayRef<double> roi = *op.getRoi();
+    double start = roi[dim], end = roi[dim + 2], last = double(inSize - 1);
+    axis.extrapolate = true;
+    if (length == 1) {
+      axis.numer = 0;
+      axis.shift = -0.5 * (start + end) * last;
+      break;
+    }
+    axis.numer = (end - start) * last;
+    axis.denom = length - 1;
+    axis.shift = -start * last;
+    break;
+  }
   }
   return axis;
 }
@@ -393,9 +411,11 @@ SmallVector<Value> cubicWeights(OpBuilder &b, Location loc, Value t, double a) {
           outer(add(oneMinusT, cst(1)))};
 }
 
-/// The taps of one axis at output index `dst`.
+/// The taps of one axis at output index `dst`; with `axis.extrapolate`,
+/// `outside` is set to whether the source coordinate leaves the input.
 SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
-                            const ResizeAxis &axis, Value dst) {
+                            const ResizeAxis &axis, Value dst,
+                            Value *outside = nullptr) {
   Type f64 = b.getF64Type();
   auto cst = [&](double v) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(f64, v)).getResult();
@@ -410,6 +430,12 @@ SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
   if (axis.shift != 0)
     x = arith::SubFOp::create(b, loc, x, cst(axis.shift));
   int64_t size = axis.inputSize;
+  if (axis.extrapolate && outside)
+    *outside = arith::OrIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, cst(0)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                              cst(double(size - 1))));
   if (op.getMode() == nn::ResizeMode::Nearest) {
     Value rounded;
     switch (op.getNearestMode()) {
@@ -497,13 +523,26 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
         [&](OpBuilder &b, Location l, ValueRange) -> Value {
           Value n = linalg::IndexOp::create(b, l, 0);
           Value c = linalg::IndexOp::create(b, l, 1);
-          SmallVector<Tap> rows =
-              resizeTaps(b, l, op, axes[0], linalg::IndexOp::create(b, l, 2));
-          SmallVector<Tap> cols =
-              resizeTaps(b, l, op, axes[1], linalg::IndexOp::create(b, l, 3));
+          Value outsideRow, outsideCol;
+          SmallVector<Tap> rows = resizeTaps(
+              b, l, op, axes[0], linalg::IndexOp::create(b, l, 2), &outsideRow);
+          SmallVector<Tap> cols = resizeTaps(
+              b, l, op, axes[1], linalg::IndexOp::create(b, l, 3), &outsideCol);
+          // tf_crop_and_resize: the extrapolation value outside the input.
+          auto extrapolated = [&](Value v) -> Value {
+            if (!outsideRow)
+              return v;
+            Value fill = arith::ConstantOp::create(
+                b, l,
+                b.getFloatAttr(elementType,
+                               op.getExtrapolationValue().convertToDouble()));
+            return arith::SelectOp::create(
+                b, l, arith::OrIOp::create(b, l, outsideRow, outsideCol), fill,
+                v);
+          };
           if (!rows.front().weight)
-            return tensor::ExtractOp::create(
-                b, l, input, ValueRange{n, c, rows[0].index, cols[0].index});
+            return extrapolated(tensor::ExtractOp::create(
+                b, l, input, ValueRange{n, c, rows[0].index, cols[0].index}));
           auto toF32 = [&](Value v) {
             return v.getType() == f32 ? v
                                       : arith::TruncFOp::create(b, l, f32, v).getResult();
@@ -522,9 +561,10 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
             Value term = arith::MulFOp::create(b, l, toF32(row.weight), line);
             sum = sum ? arith::AddFOp::create(b, l, sum, term).getResult() : term;
           }
-          return elementType == f32
-                     ? sum
-                     : arith::TruncFOp::create(b, l, elementType, sum).getResult();
+          return extrapolated(
+              elementType == f32
+                  ? sum
+                  : arith::TruncFOp::create(b, l, elementType, sum).getResult());
         });
     rewriter.replaceOp(op, result);
     return success();

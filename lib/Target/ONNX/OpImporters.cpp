@@ -2103,7 +2103,7 @@ LogicalResult importPad(NodeContext &ctx) {
 }
 
 /// Resize of NCHW tensors: nearest (every rounding), linear and cubic, with
-/// every coordinate transform but tf_crop_and_resize; constant scales or
+/// every coordinate transform (tf_crop_and_resize with a constant roi); constant scales or
 /// sizes.
 LogicalResult importResize(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
@@ -2171,7 +2171,27 @@ LogicalResult importResize(NodeContext &ctx) {
   if (excludeOutside && *resizeMode != nn::ResizeMode::Bicubic)
     return ctx.fail("exclude_outside = 1 is supported for cubic mode only");
 
-  SmallVector<NamedAttribute> attrs = {
+  SmallVector<NamedAttribute> attrs;
+  if (*coordinateMode == nn::ResizeCoordinates::TfCropAndResize) {
+    // The box, per axis as fractions of the input: [starts..., ends...].
+    FailureOr<const HostTensor *> roi = ctx.requireConstant(1, "roi");
+    if (failed(roi))
+      return failure();
+    if ((*roi)->numElements() != 8)
+      return ctx.fail("input 'roi' must have 8 entries (starts and ends of "
+                      "N, C, H, W), got " +
+                      Twine((*roi)->numElements()));
+    const HostTensor &box = **roi;
+    if (box.at(0) != 0 || box.at(1) != 0 || box.at(4) != 1 || box.at(5) != 1)
+      return ctx.fail("a 'roi' that crops the batch or channel dimension is "
+                      "not supported");
+    attrs.push_back(ctx.b.getNamedAttr(
+        "roi", ctx.b.getDenseF64ArrayAttr(
+                   {box.at(2), box.at(3), box.at(6), box.at(7)})));
+    attrs.push_back(f64Attr(ctx, "extrapolation_value",
+                            ctx.floatAttr("extrapolation_value", 0.0f)));
+  }
+  attrs.append({
       ctx.b.getNamedAttr("mode", nn::ResizeModeAttr::get(ctx.b.getContext(),
                                                          *resizeMode)),
       ctx.b.getNamedAttr("coordinates",
@@ -2181,7 +2201,7 @@ LogicalResult importResize(NodeContext &ctx) {
                          nn::NearestRoundingAttr::get(ctx.b.getContext(),
                                                       *nearestMode)),
       f64Attr(ctx, "cubic_coeff_a", ctx.floatAttr("cubic_coeff_a", -0.75f)),
-      ctx.b.getNamedAttr("exclude_outside", ctx.b.getBoolAttr(excludeOutside))};
+      ctx.b.getNamedAttr("exclude_outside", ctx.b.getBoolAttr(excludeOutside))});
   if (*scales)
     attrs.push_back(ctx.b.getNamedAttr(
         "scales", ctx.b.getDenseF64ArrayAttr({factors.at(2), factors.at(3)})));
@@ -2925,7 +2945,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
       {"Resize", importResize, "nn.resize",
-       "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); coordinate modes but tf_crop_and_resize"},
+       "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); every coordinate mode (tf_crop_and_resize: roi constant, extrapolation_value)"},
       {"RNN", importRecurrent<nn::RnnOp>, "nn.rnn",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip"},

@@ -268,3 +268,24 @@ func.func @pad_reflect(%x: tensor<4xf32>) -> tensor<8xf32> {
   %0 = nn.pad %x {pads = array<i64: 1, 3>, mode = #nn<pad_mode reflect>} : (tensor<4xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// tf_crop_and_resize: start * (in - 1) + x * (end - start) * (in - 1) /
+// (L - 1) per axis; outside [0, in - 1] the extrapolation value.
+// CHECK-LABEL: func @resize_crop
+// CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK: %[[BELOW:.*]] = arith.cmpf olt, %{{.*}}, %[[LO]] : f64
+// CHECK: %[[HI:.*]] = arith.constant 4.000000e+00 : f64
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %{{.*}}, %[[HI]] : f64
+// CHECK: %[[OUTH:.*]] = arith.ori %[[BELOW]], %[[ABOVE]] : i1
+// CHECK: %[[HIW:.*]] = arith.constant 5.000000e+00 : f64
+// CHECK: arith.cmpf ogt, %{{.*}}, %[[HIW]] : f64
+// CHECK: %[[OUTW:.*]] = arith.ori
+// CHECK: %[[FILL:.*]] = arith.constant 2.500000e+00 : f32
+// CHECK: %[[OUT:.*]] = arith.ori %[[OUTH]], %[[OUTW]] : i1
+// CHECK: arith.select %[[OUT]], %[[FILL]], %{{.*}} : f32
+func.func @resize_crop(%x: tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32> {
+  %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, coordinates = #nn<resize_coordinates tf_crop_and_resize>, roi = array<f64: 0.2, -0.3, 1.1, 0.9>, extrapolation_value = 2.5 : f64, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  return %0 : tensor<1x2x4x7xf32>
+}

@@ -1039,3 +1039,30 @@ func.func @f(%x: tensor<1x1x5x5xf32>) {
   %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x4x4xi32>)
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<1x2x5x6xf32>) {
+  // expected-error @+2 {{'nn.resize' op attribute 'roi' goes with coordinates tf_crop_and_resize, and only with it}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, coordinates = #nn<resize_coordinates tf_crop_and_resize>, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x5x6xf32>) {
+  // expected-error @+2 {{'nn.resize' op attribute 'roi' goes with coordinates tf_crop_and_resize, and only with it}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, roi = array<f64: 0.0, 0.0, 1.0, 1.0>, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x5x6xf32>) {
+  // expected-error @+2 {{'nn.resize' op attribute 'roi' needs 4 entries (h_start, w_start, h_end, w_end), got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %x {coordinates = #nn<resize_coordinates tf_crop_and_resize>, roi = array<f64: 0.0, 1.0>, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  return
+}

@@ -312,3 +312,10 @@ func.func @max_pool_with_indices(%x: tensor<2x3x9x8xf32>) {
   %y, %i = nn.max_pool2d_with_indices %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, ceil_mode = true, column_major = true} : (tensor<2x3x9x8xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x5x5xi64>)
   return
 }
+
+// CHECK-LABEL: func @resize_crop
+func.func @resize_crop(%x: tensor<1x2x5x6xf32>) {
+  // CHECK: nn.resize %{{.*}} {coordinates = #nn<resize_coordinates tf_crop_and_resize>, extrapolation_value = 2.500000e+00 : f64, mode = #nn<resize_mode bilinear>, roi = array<f64: 2.000000e-01, -3.000000e-01, 1.100000e+00, 9.000000e-01>, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, coordinates = #nn<resize_coordinates tf_crop_and_resize>, roi = array<f64: 0.2, -0.3, 1.1, 0.9>, extrapolation_value = 2.5 : f64, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  return
+}

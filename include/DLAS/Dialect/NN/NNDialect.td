@@ -55,7 +55,8 @@ def NN_ResizeCoordinates : I32EnumAttr<"ResizeCoordinates",
     I32EnumAttrCase<"Asymmetric", 0, "asymmetric">,
     I32EnumAttrCase<"HalfPixel", 1, "half_pixel">,
     I32EnumAttrCase<"PytorchHalfPixel", 2, "pytorch_half_pixel">,
-    I32EnumAttrCase<"AlignCorners", 3, "align_corners">]> {
+    I32EnumAttrCase<"AlignCorners", 3, "align_corners">,
+    I32EnumAttrCase<"TfCropAndResize", 4, "tf_crop_and_resize">]> {
   let cppNamespace = "::mlir::dlas::nn";
   let genSpecializedAttr = 0;
 }

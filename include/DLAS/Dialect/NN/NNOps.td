@@ -757,7 +757,12 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
     `L = size * scale` (unrounded when `scales` is given):
     `asymmetric` `x / s`; `half_pixel` `(x + 0.5) / s - 0.5`;
     `pytorch_half_pixel` the same, or `-0.5` where `L` is 1;
-    `align_corners` `x * (in - 1) / (L - 1)`, or 0 where `L` is 1.
+    `align_corners` `x * (in - 1) / (L - 1)`, or 0 where `L` is 1;
+    `tf_crop_and_resize` samples the box `roi` (`[h_start, w_start, h_end,
+    w_end]`, fractions of the input) at `start * (in - 1) + x * (end -
+    start) * (in - 1) / (L - 1)`, or at the box's middle where `L` is 1,
+    and writes `extrapolation_value` where that falls outside
+    `[0, in - 1]`.
     Without it: `asymmetric` for `nearest` and `half_pixel` otherwise,
     PyTorch `interpolate`'s conventions.
 
@@ -782,7 +787,9 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
                        DefaultValuedAttr<NN_NearestRoundingAttr,
                            "::mlir::dlas::nn::NearestRounding::Floor">:$nearest_mode,
                        DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
-                       DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
+                       DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+                       OptionalAttr<DenseF64ArrayAttr>:$roi,
+                       DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value);
   let results = (outs NN_FloatTensor4D:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{

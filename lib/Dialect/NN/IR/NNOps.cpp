@@ -1099,6 +1099,17 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return check.fail("needs exactly one of attributes 'scales' and 'sizes'");
   if (adaptor.getExcludeOutside() && adaptor.getMode() != ResizeMode::Bicubic)
     return check.fail("'exclude_outside' applies only to bicubic mode");
+  bool crop = adaptor.getCoordinates() == ResizeCoordinates::TfCropAndResize;
+  std::optional<ArrayRef<double>> roi = adaptor.getRoi();
+  if (crop != roi.has_value())
+    return check.fail("attribute 'roi' goes with coordinates "
+                      "tf_crop_and_resize, and only with it");
+  if (roi && roi->size() != 4)
+    return check.fail("attribute 'roi' needs 4 entries (h_start, w_start, "
+                      "h_end, w_end), got ",
+                      roi->size());
+  if (roi && !llvm::all_of(*roi, [](double v) { return std::isfinite(v); }))
+    return check.fail("attribute 'roi' must be finite");
   SmallVector<int64_t> shape(input.getShape());
   if (sizes) {
     if (sizes->size() != 2)

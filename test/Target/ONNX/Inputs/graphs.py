@@ -1261,6 +1261,46 @@ def error_resize_crop():
 
 
 @case
+def error_resize_crop_channels():
+    node = helper.make_node("Resize", ["x", "r", "", "z"], ["y"], name="resize6",
+                            mode="linear", coordinate_transformation_mode="tf_crop_and_resize")
+    return import_only(model([node], [("x", (1, 2, 4, 4))], [("y", (1, 2, 3, 3))],
+                             [("r", np.array([0, 0.5, 0, 0, 1, 1, 1, 1], np.float32)),
+                              ("z", np.array([1, 2, 3, 3], np.int64))]))
+
+
+@case
+def resize_tf_crop_and_resize():
+    # A box partly outside the input: those positions take the
+    # extrapolation value. Reference: the formula, bilinear, in numpy.
+    x = rand(1, 2, 5, 6)
+    roi = np.array([0, 0, 0.2, -0.3, 1, 1, 1.1, 0.9], np.float32)
+    out_h, out_w, fill = 4, 7, 2.5
+    y = np.empty((1, 2, out_h, out_w), np.float32)
+    def source(o, out, size, start, end):
+        if out == 1:
+            return 0.5 * (start + end) * (size - 1)
+        return start * (size - 1) + o * (end - start) * (size - 1) / (out - 1)
+    for i in range(out_h):
+        for j in range(out_w):
+            sy = source(i, out_h, 5, roi[2], roi[6])
+            sx = source(j, out_w, 6, roi[3], roi[7])
+            if not (0 <= sy <= 4 and 0 <= sx <= 5):
+                y[0, :, i, j] = fill
+                continue
+            y0, x0 = int(np.floor(sy)), int(np.floor(sx))
+            ty, tx = sy - y0, sx - x0
+            y1, x1 = min(y0 + 1, 4), min(x0 + 1, 5)
+            y[0, :, i, j] = ((1 - ty) * ((1 - tx) * x[0, :, y0, x0] + tx * x[0, :, y0, x1]) +
+                             ty * ((1 - tx) * x[0, :, y1, x0] + tx * x[0, :, y1, x1]))
+    node = helper.make_node("Resize", ["x", "r", "", "z"], ["y"], mode="linear",
+                            coordinate_transformation_mode="tf_crop_and_resize",
+                            extrapolation_value=fill)
+    return model([node], [("x", x.shape)], [("y", y.shape)],
+                 [("r", roi), ("z", np.array([1, 2, out_h, out_w], np.int64))]), [x], y
+
+
+@case
 def error_resize_exclude_outside_linear():
     node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear", exclude_outside=1)
     return import_only(model([node], [("x", (1, 1, 2, 2))], [("y", (1, 1, 4, 4))],
