@@ -8,6 +8,8 @@
 #include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
 #include "Utils.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
 using namespace mlir;
 using namespace mlir::dlas;
 using namespace mlir::dlas::nnlowering;
@@ -119,44 +121,26 @@ struct SelectLowering : OpConversionPattern<nn::SelectOp> {
   }
 };
 
-/// One element converted from its type to `to` (nn.cast's rules).
+/// One element converted from its type to `to` (nn.cast's rules): upstream's
+/// scalar conversion, but for what ONNX defines otherwise.
 Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
-  if (from == to)
-    return x;
-  auto fromFloat = dyn_cast<FloatType>(from);
-  auto toFloat = dyn_cast<FloatType>(to);
   if (to.isInteger(1)) {
-    // Any non-zero value (and NaN, as numpy's bool(nan)) is true.
-    if (fromFloat)
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
-                                   scalarConstant(b, loc, from, 0));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                 scalarConstant(b, loc, from, 0));
+    // Any non-zero value (and NaN, as numpy's bool(nan)) is true; upstream
+    // would truncate to the lowest bit.
+    Value zero = scalarConstant(b, loc, from, 0);
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
-  if (fromFloat && toFloat) {
-    if (fromFloat.getWidth() < toFloat.getWidth())
-      return arith::ExtFOp::create(b, loc, to, x);
-    if (fromFloat.getWidth() > toFloat.getWidth())
-      return arith::TruncFOp::create(b, loc, to, x);
-    // f16 <-> bf16: through f32, which holds both exactly.
-    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-    return arith::TruncFOp::create(b, loc, to, wide);
-  }
-  if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, x);
-  if (toFloat) {
-    if (from.isInteger(1))
-      return arith::UIToFPOp::create(b, loc, to, x);
-    return arith::SIToFPOp::create(b, loc, to, x);
-  }
-  unsigned fromWidth = from.getIntOrFloatBitWidth();
-  unsigned toWidth = to.getIntOrFloatBitWidth();
-  if (fromWidth > toWidth)
-    return arith::TruncIOp::create(b, loc, to, x);
-  if (from.isInteger(1))
-    return arith::ExtUIOp::create(b, loc, to, x);
-  return arith::ExtSIOp::create(b, loc, to, x);
+  // f16 <-> bf16 (same width, neither holds the other): through f32,
+  // which holds both exactly.
+  if (from != to && isa<FloatType>(from) && isa<FloatType>(to) &&
+      from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  // Booleans convert unsigned (true is 1), other integers signed.
+  return convertScalarToDtype(b, loc, x, to,
+                              /*isUnsignedCast=*/from.isInteger(1));
 }
 
 struct CastLowering : OpConversionPattern<nn::CastOp> {

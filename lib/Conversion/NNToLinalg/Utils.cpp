@@ -111,22 +111,31 @@ Value nnlowering::transpose(OpBuilder &b, Location loc, Value input,
   return linalg::TransposeOp::create(b, loc, input, init, perm).getResult()[0];
 }
 
-Value nnlowering::elementwise(
-    OpBuilder &b, Location loc, RankedTensorType resultType, Value sizeSource,
-    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+/// An all-parallel linalg.generic into `init` yielding what `body` returns
+/// for the elements of `inputs`.
+static Value parallelGeneric(
+    OpBuilder &b, Location loc, RankedTensorType resultType, Value init,
+    ValueRange inputs, SmallVector<AffineMap> maps,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  Value init = emptyTensor(b, loc, resultType, sizeSource);
-  SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, inputs, init, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args.drop_back());
-        linalg::YieldOp::create(nested, nestedLoc, result);
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args.drop_back()));
       });
   return generic.getResult(0);
+}
+
+Value nnlowering::elementwise(
+    OpBuilder &b, Location loc, RankedTensorType resultType, Value sizeSource,
+    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value init = emptyTensor(b, loc, resultType, sizeSource);
+  return parallelGeneric(b, loc, resultType, init, inputs,
+                         SmallVector<AffineMap>(inputMaps), body);
 }
 
 Value nnlowering::broadcastElementwise(
@@ -156,16 +165,8 @@ Value nnlowering::broadcastElementwise(
   for (Value operand : operands)
     maps.push_back(
         broadcastMap(cast<RankedTensorType>(operand.getType()), resultType));
-  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
-  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, resultType, operands, init, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc,
-                                body(nested, nestedLoc, args.drop_back()));
-      });
-  return generic.getResult(0);
+  return parallelGeneric(b, loc, resultType, init, operands, std::move(maps),
+                         body);
 }
 
 /// The divisor a trap-free signed division uses: 1 where `rhs` is 0 or
