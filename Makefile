@@ -119,8 +119,15 @@ test: build
 	echo "check-dlas: $$passed passed, $$failed failed, $$unsupported skipped"; \
 	[ "$$failed" = 0 ] && [ "$$passed" -gt 0 ]
 
+# The transformers and segmentation heads again with a symbolic batch (their
+# Shape arithmetic kept symbolic), exported at batch 2 and run at batch 3.
+DYNAMIC_MODELS ?= swin_t,maxvit_t,convnext_tiny,deeplabv3_mobilenet_v3_large,googlenet,efficientnet_b0,regnet_y_400mf
+
 test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models slow --workdir $(BUILD)/models \
+	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
+	/usr/bin/python3 test/Models/Inputs/models.py --models $(DYNAMIC_MODELS) \
+	  --dynamic-batch --batch 3 --workdir $(BUILD)/models-dynamic \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
 
 # DLAS against oneDNN, PyTorch and OpenBLAS at 1 and 2 threads; writes

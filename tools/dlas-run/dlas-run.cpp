@@ -35,6 +35,7 @@
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -45,6 +46,7 @@
 #include "llvm/Support/thread.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -635,6 +637,13 @@ static void keepFreedMemoryMapped() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // A run-time check in compiled code (cf.assert: sizes that must agree)
+  // prints its message with puts and aborts: line buffering gets the
+  // message out before the abort.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  llvm::setBugReportMsg("dlas-run stopped abnormally: if a run-time check "
+                        "failed, its message is above; otherwise please "
+                        "report it with the model and this backtrace.\n");
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::registerAllPasses();

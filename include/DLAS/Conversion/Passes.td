@@ -50,7 +50,8 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     lowering yet) is reported with its name and the pass fails.
   }];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect",
+    "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect"
   ];

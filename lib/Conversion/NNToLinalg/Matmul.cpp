@@ -2,11 +2,32 @@
 #include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
 #include "Utils.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
 using namespace mlir;
 using namespace mlir::dlas;
 using namespace mlir::dlas::nnlowering;
 
 namespace {
+
+/// A run-time check that dimension `l` of `lhs` and `r` of `rhs` have one
+/// size, where either is dynamic: a mismatch aborts with the op's name
+/// instead of reading out of bounds.
+void assertSameSize(OpBuilder &b, Location loc, Operation *op, Value lhs,
+                    int64_t l, Value rhs, int64_t r) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  if (!lhsType.isDynamicDim(l) && !rhsType.isDynamicDim(r))
+    return;
+  Value a = tensor::DimOp::create(b, loc, lhs, l);
+  Value c = tensor::DimOp::create(b, loc, rhs, r);
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+  cf::AssertOp::create(b, loc, same,
+                       (op->getName().getStringRef() +
+                        ": operand sizes that must be equal differ at run time")
+                           .str());
+}
 
 /// nn.matmul / nn.batch_matmul onto the linalg op of the same name: the
 /// result's sizes are lhs's leading dims and rhs's last one.
@@ -20,6 +41,14 @@ struct ContractionLowering : OpConversionPattern<NNOp> {
     auto type = cast<RankedTensorType>(op.getType());
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     int64_t rank = type.getRank();
+    // Sizes the verifier could not compare (dynamic ones) must agree at
+    // run time: the batch (a dynamic batch on both operands of an ONNX
+    // MatMul) and the contraction.
+    SmallVector<std::pair<int64_t, int64_t>> mustAgree = {{rank - 1, rank - 2}};
+    if (rank == 3)
+      mustAgree.push_back({0, 0});
+    for (auto [l, r] : mustAgree)
+      assertSameSize(rewriter, loc, op, lhs, l, rhs, r);
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d + 1 < rank; ++d)
       sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, d));

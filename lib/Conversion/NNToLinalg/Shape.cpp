@@ -70,6 +70,19 @@ struct ReshapeLowering : OpConversionPattern<nn::ReshapeOp> {
     Value input = adaptor.getInput();
     auto inputType = cast<RankedTensorType>(input.getType());
     auto type = cast<RankedTensorType>(op.getType());
+    if (!adaptor.getSizes().empty()) {
+      // Run-time sizes: tensor.reshape with the shape they complete.
+      SmallVector<Value> shapeValues;
+      auto size = adaptor.getSizes().begin();
+      for (int64_t entry : op.getShape())
+        shapeValues.push_back(
+            entry == -1 ? *size++
+                        : arith::ConstantIndexOp::create(rewriter, loc, entry)
+                              .getResult());
+      Value shape = tensor::FromElementsOp::create(rewriter, loc, shapeValues);
+      rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, type, input, shape);
+      return success();
+    }
     if (inputType.hasStaticShape()) {
       // A scalar (rank 0) reshapes to and from tensor<1xT> with no
       // reassociation groups at all.
@@ -163,11 +176,24 @@ struct BroadcastToLowering : OpConversionPattern<nn::BroadcastToOp> {
     auto inputType = cast<RankedTensorType>(input.getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     int64_t offset = resultType.getRank() - inputType.getRank();
-    SmallVector<int64_t> sourceDims;
-    for (int64_t i = 0; i < resultType.getRank(); ++i)
-      sourceDims.push_back(std::max<int64_t>(i - offset, 0));
-    Value init =
-        emptyTensor(rewriter, op.getLoc(), resultType, input, sourceDims);
+    // Dynamic result sizes: a run-time size where the shape has one (the
+    // verifier saw to it that it meets a static input size of 1 or
+    // none), else the input's dynamic size.
+    SmallVector<OpFoldResult> sizes;
+    auto runTimeSize = adaptor.getSizes().begin();
+    for (auto [i, entry] : llvm::enumerate(op.getShape())) {
+      Value size = entry == -1 ? *runTimeSize++ : Value();
+      if (!resultType.isDynamicDim(i))
+        sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(i)));
+      else if (size)
+        sizes.push_back(size);
+      else
+        sizes.push_back(
+            tensor::DimOp::create(rewriter, op.getLoc(), input, i - offset)
+                .getResult());
+    }
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), sizes,
+                                         resultType.getElementType());
     SmallVector<AffineMap> maps = {
         broadcastMap(inputType, resultType),
         rewriter.getMultiDimIdentityMap(resultType.getRank())};
@@ -195,9 +221,17 @@ struct SliceLowering : OpConversionPattern<nn::SliceOp> {
     ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes(),
                       steps = op.getSteps();
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      // A -1 size takes the whole, possibly dynamic, dimension.
+      SmallVector<OpFoldResult> mixedSizes;
+      for (auto [d, size] : llvm::enumerate(sizes))
+        mixedSizes.push_back(
+            size == -1
+                ? tensor::getMixedSize(rewriter, loc, adaptor.getInput(), d)
+                : rewriter.getIndexAttr(size));
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-          op, resultType, adaptor.getInput(), ValueRange{}, ValueRange{},
-          ValueRange{}, offsets, sizes, steps);
+          op, resultType, adaptor.getInput(),
+          getAsIndexOpFoldResult(rewriter.getContext(), offsets), mixedSizes,
+          getAsIndexOpFoldResult(rewriter.getContext(), steps));
       return success();
     }
     MLIRContext *ctx = rewriter.getContext();
@@ -206,8 +240,10 @@ struct SliceLowering : OpConversionPattern<nn::SliceOp> {
       reads.push_back(getAffineConstantExpr(offset, ctx) +
                       getAffineDimExpr(d, ctx) * step);
     AffineMap readMap = AffineMap::get(resultType.getRank(), 0, reads, ctx);
+    // Dynamic result sizes are whole input dimensions (size -1).
     Value result = elementwise(
-        rewriter, loc, resultType, Value(), adaptor.getInput(), {readMap},
+        rewriter, loc, resultType, adaptor.getInput(), adaptor.getInput(),
+        {readMap},
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
     return success();

@@ -6,6 +6,7 @@
 #include "DLAS/Target/ONNX/ONNXImporter.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -47,6 +48,23 @@ struct HostTensor {
   static HostTensor ofFloats(ArrayRef<int64_t> shape, std::vector<double> values);
 };
 
+/// A rank-0 or rank-1 integer tensor of shape arithmetic in which some
+/// elements are known only at run time: ONNX Shape of a dynamic dimension
+/// (a dynamic batch) and what Gather, Concat, Mul, ... compute from it.
+/// Known elements are IntegerAttrs; run-time ones are `index` values in the
+/// function being built. Keeping them apart lets Reshape and Expand keep
+/// every size that is known static and take only the rest at run time.
+struct SymbolicInts {
+  int32_t dtype = onnx::TensorProto::INT64;
+  SmallVector<int64_t> shape; // [] or [n]
+  SmallVector<OpFoldResult> elements;
+
+  bool isKnown() const {
+    return llvm::all_of(elements,
+                        [](OpFoldResult e) { return isa<Attribute>(e); });
+  }
+};
+
 /// The MLIR element type of an ONNX one, or null for those DLAS does not
 /// compute in (unsigned integers, strings, complex numbers, ...).
 Type elementTypeFromONNX(MLIRContext *ctx, int32_t dtype);
@@ -83,6 +101,11 @@ public:
   const HostTensor *constant(unsigned i) const;
   /// Input i, which the handler needs as an import-time constant.
   FailureOr<const HostTensor *> requireConstant(unsigned i, StringRef what);
+  /// Input i as shape arithmetic: a symbolic value, or an integer constant
+  /// of rank 0 or 1; nullopt for anything else.
+  std::optional<SymbolicInts> symbolic(unsigned i) const;
+  /// Input i holds elements known only at run time (see SymbolicInts).
+  bool isSymbolic(unsigned i) const;
   /// Static type of input i (from the value or the constant).
   FailureOr<RankedTensorType> inputType(unsigned i);
 
@@ -108,6 +131,9 @@ public:
 
   void setOutput(unsigned i, Value value);
   void setOutputConstant(unsigned i, HostTensor value);
+  /// Sets output i to shape arithmetic; a constant when every element is
+  /// known.
+  void setOutputSymbolic(unsigned i, SymbolicInts value);
 
   /// Creates an nn op with its result type inferred by the op itself;
   /// reports (and returns failure) when the op rejects its operands.
@@ -129,6 +155,14 @@ public:
 };
 
 using OpHandler = LogicalResult (*)(NodeContext &);
+
+/// Imports the node as shape arithmetic when an input is symbolic and the
+/// op is one of those computed on symbolic values (Gather, Concat,
+/// Unsqueeze, Add, Mul, Equal, Where, ...); false when it is not, and the
+/// node's handler then sees the symbolic inputs as run-time tensors.
+FailureOr<bool> importShapeArithmetic(NodeContext &ctx);
+/// A run-time `index` value for a symbolic element.
+Value indexValue(NodeContext &ctx, OpFoldResult element);
 
 struct OpSupport {
   const char *opType;

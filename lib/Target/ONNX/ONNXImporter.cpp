@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
@@ -222,6 +223,7 @@ public:
   struct Entry {
     Value value;
     std::optional<HostTensor> constant;
+    std::optional<SymbolicInts> symbolic;
   };
 
   Entry *lookup(StringRef name) {
@@ -414,6 +416,28 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
 Value GraphImporter::materialize(StringRef name, Entry &entry) {
   if (entry.value)
     return entry.value;
+  if (entry.symbolic) {
+    // Where it is first read as a tensor: its run-time elements are
+    // defined by then.
+    const SymbolicInts &s = *entry.symbolic;
+    Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc());
+    Type element = elementTypeFromONNX(context, s.dtype);
+    SmallVector<Value> elements;
+    for (OpFoldResult e : s.elements) {
+      if (auto attr = dyn_cast<Attribute>(e)) {
+        elements.push_back(arith::ConstantOp::create(
+            builder, loc,
+            builder.getIntegerAttr(element,
+                                   cast<IntegerAttr>(attr).getInt())));
+        continue;
+      }
+      elements.push_back(arith::IndexCastOp::create(builder, loc, element,
+                                                    cast<Value>(e)));
+    }
+    entry.value = tensor::FromElementsOp::create(
+        builder, loc, RankedTensorType::get(s.shape, element), elements);
+    return entry.value;
+  }
   const HostTensor &t = *entry.constant;
   OpBuilder::InsertionGuard guard(builder);
   // Constants go at the top of the entry block so that every use sees them.
@@ -625,7 +649,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   if (failed(checkSchema(node, loc, nodeName)))
     return failure();
   NodeContext ctx(*this, node, builder, loc, opset);
-  if (failed(support->handler(ctx)))
+  FailureOr<bool> symbolic = importShapeArithmetic(ctx);
+  if (failed(symbolic))
+    return failure();
+  if (!*symbolic && failed(support->handler(ctx)))
     return failure();
   // Outputs nothing reads (a Dropout's mask) may stay undefined.
   for (const std::string &output : node.output())
@@ -767,7 +794,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       (void)error(loc, "initializer: " + message);
       return nullptr;
     }
-    define(tensor.name(), Entry{Value(), std::move(*host)});
+    define(tensor.name(), Entry{Value(), std::move(*host), std::nullopt});
     initializerNames.insert(tensor.name());
   }
   // Graph inputs (those that are not initializers) become arguments.
@@ -792,7 +819,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "dlas.name", builder.getStringAttr(name));
     body->getArgument(i).setLoc(NameLoc::get(builder.getStringAttr(name), loc));
-    define(name, Entry{body->getArgument(i), std::nullopt});
+    define(name, Entry{body->getArgument(i), std::nullopt, std::nullopt});
   }
   builder.setInsertionPointToEnd(body);
   for (const auto &node : graph.node())
@@ -852,6 +879,46 @@ FailureOr<const HostTensor *> NodeContext::requireConstant(unsigned i,
              (hasInput(i) ? node.input(i) : std::string("missing")) +
              "') must be a constant known at import time");
   return failure();
+}
+
+bool NodeContext::isSymbolic(unsigned i) const {
+  if (!hasInput(i) || inputOverrides.count(i))
+    return false;
+  GraphImporter::Entry *entry = graph.lookup(node.input(i));
+  return entry && entry->symbolic;
+}
+
+std::optional<SymbolicInts> NodeContext::symbolic(unsigned i) const {
+  if (!hasInput(i) || inputOverrides.count(i))
+    return std::nullopt;
+  GraphImporter::Entry *entry = graph.lookup(node.input(i));
+  if (!entry)
+    return std::nullopt;
+  if (entry->symbolic)
+    return entry->symbolic;
+  const HostTensor *t = entry->constant ? &*entry->constant : nullptr;
+  if (!t || t->isFloat() || t->shape.size() > 1 || t->numElements() > 64)
+    return std::nullopt;
+  SymbolicInts s;
+  s.dtype = t->dtype;
+  s.shape = t->shape;
+  for (int64_t v : t->ints)
+    s.elements.push_back(b.getI64IntegerAttr(v));
+  return s;
+}
+
+void NodeContext::setOutputSymbolic(unsigned i, SymbolicInts value) {
+  if (!value.isKnown()) {
+    graph.define(node.output(i),
+                 GraphImporter::Entry{Value(), std::nullopt, std::move(value)});
+    return;
+  }
+  std::vector<int64_t> ints;
+  for (OpFoldResult e : value.elements)
+    ints.push_back(cast<IntegerAttr>(cast<Attribute>(e)).getInt());
+  HostTensor t = HostTensor::ofInts(value.shape, std::move(ints));
+  t.dtype = value.dtype;
+  setOutputConstant(i, std::move(t));
 }
 
 FailureOr<RankedTensorType> NodeContext::inputType(unsigned i) {
@@ -928,11 +995,11 @@ void NodeContext::setOutput(unsigned i, Value value) {
       return; // reported; the node's output stays undefined
     value = *transformed;
   }
-  graph.define(node.output(i), GraphImporter::Entry{value, std::nullopt});
+  graph.define(node.output(i), GraphImporter::Entry{value, std::nullopt, std::nullopt});
 }
 
 void NodeContext::setOutputConstant(unsigned i, HostTensor value) {
-  graph.define(node.output(i), GraphImporter::Entry{Value(), std::move(value)});
+  graph.define(node.output(i), GraphImporter::Entry{Value(), std::move(value), std::nullopt});
 }
 
 FailureOr<Value>
@@ -1081,7 +1148,8 @@ OwningOpRef<ModuleOp>
 mlir::dlas::importONNXModelFromBytes(StringRef bytes, StringRef name,
                                      MLIRContext *context,
                                      const ONNXImportOptions &options) {
-  context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
+  context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect,
+                       tensor::TensorDialect>();
   Location loc = FileLineColLoc::get(context, name, 0, 0);
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||

@@ -8,6 +8,8 @@
 #include "ImporterImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -565,7 +567,7 @@ FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
                                              ArrayRef<int64_t> shape) {
   SmallVector<int64_t> sizes(shape);
   if (llvm::count_if(sizes, ShapedType::isDynamic) > 1) {
-    (void)ctx.fail("more than one dynamic dimension in a MatMul operand");
+    (void)ctx.fail("more than one dynamic dimension in a reshape (nn.reshape infers one)");
     return failure();
   }
   for (int64_t &s : sizes)
@@ -634,8 +636,12 @@ LogicalResult importMatMul(NodeContext &ctx) {
                      ? aBatch[i + aBatch.size() - batchRank] : 1;
     int64_t bi = i + bBatch.size() >= batchRank
                      ? bBatch[i + bBatch.size() - batchRank] : 1;
-    if (!bShared && (ShapedType::isDynamic(ai) || ShapedType::isDynamic(bi)))
-      return ctx.fail("MatMul with dynamic batch dimensions on both operands");
+    // Two dynamic sizes are taken to be equal (nn.batch_matmul checks it at
+    // run time); a dynamic one against a static one cannot be broadcast.
+    if (!bShared && ShapedType::isDynamic(ai) != ShapedType::isDynamic(bi))
+      return ctx.fail("MatMul batch dimension " + Twine(i) +
+                      " is dynamic on one operand only; broadcasting it is "
+                      "not supported");
     if (ai != bi && ai != 1 && bi != 1)
       return ctx.fail("MatMul batch dimensions do not broadcast (" +
                       Twine(ai) + " vs " + Twine(bi) + ")");
@@ -667,7 +673,9 @@ LogicalResult importMatMul(NodeContext &ctx) {
     y = ctx.create<nn::MatmulOp>(ValueRange{*lhs2d, *rhs2d});
   } else {
     // Both batched: broadcast, collapse the batch into one dimension.
-    int64_t batchSize = product(batch);
+    int64_t batchSize = llvm::any_of(batch, ShapedType::isDynamic)
+                            ? ShapedType::kDynamic
+                            : product(batch);
     if (batchSize == std::numeric_limits<int64_t>::max())
       return ctx.fail("MatMul batch sizes overflow");
     auto toBatched = [&](Value x, ArrayRef<int64_t> shape) -> FailureOr<Value> {
@@ -678,8 +686,11 @@ LogicalResult importMatMul(NodeContext &ctx) {
         wide = ctx.create<nn::BroadcastToOp>(x, {i64Array(ctx, "shape", full)});
       if (failed(wide))
         return failure();
-      return reshapeTo(ctx, *wide,
-                       {batchSize, shape[shape.size() - 2], shape.back()});
+      FailureOr<SmallVector<int64_t>> sizes = reshapeSizes(
+          ctx, {batchSize, shape[shape.size() - 2], shape.back()});
+      if (failed(sizes))
+        return failure();
+      return reshapeTo(ctx, *wide, *sizes);
     };
     FailureOr<Value> lhs3d = toBatched(*lhs, aShape);
     FailureOr<Value> rhs3d = toBatched(*rhs, bShape);
@@ -715,6 +726,11 @@ FailureOr<Value> transposeBy(NodeContext &ctx, Value x,
 }
 
 /// One Einsum operand: its value and one letter per dimension.
+std::pair<Value, int64_t> dimOrigin(Value v, int64_t d);
+template <typename OpTy>
+FailureOr<Value> createWithRunTimeSizes(NodeContext &ctx, Value x,
+                                        ArrayRef<OpFoldResult> entries);
+
 struct EinsumTerm {
   Value value;
   std::string letters;
@@ -722,7 +738,27 @@ struct EinsumTerm {
     return cast<RankedTensorType>(value.getType())
         .getDimSize(letters.find(c));
   }
+  /// Whether letter `c` has one size here and in `other`: equal static
+  /// sizes, or dynamic ones known to be one (a dynamic batch).
+  bool sameSize(const EinsumTerm &other, char c) const {
+    int64_t a = size(c), b = other.size(c);
+    if (!ShapedType::isDynamic(a) || !ShapedType::isDynamic(b))
+      return a == b;
+    return dimOrigin(value, letters.find(c)) ==
+           dimOrigin(other.value, other.letters.find(c));
+  }
 };
+
+/// The product of sizes of an Einsum group: dynamic when one is.
+int64_t groupSize(ArrayRef<int64_t> sizes) {
+  if (llvm::any_of(sizes, ShapedType::isDynamic))
+    return ShapedType::kDynamic;
+  int64_t r = 1;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(r, s, &r))
+      return std::numeric_limits<int64_t>::max();
+  return r;
+}
 
 /// Sums away the dimensions of `term` whose letters `keep` rejects.
 LogicalResult sumAwayUnless(NodeContext &ctx, EinsumTerm &term,
@@ -755,11 +791,12 @@ FailureOr<Value> arrange(NodeContext &ctx, const EinsumTerm &term,
                          ArrayRef<std::string> groups) {
   SmallVector<int64_t> perm, shape;
   for (const std::string &group : groups) {
-    int64_t size = 1;
+    SmallVector<int64_t> sizes;
     for (char c : group) {
       perm.push_back(term.letters.find(c));
-      size = mulSat(size, term.size(c));
+      sizes.push_back(term.size(c));
     }
+    int64_t size = groupSize(sizes);
     if (size == std::numeric_limits<int64_t>::max()) {
       (void)ctx.fail("Einsum operand sizes overflow");
       return failure();
@@ -769,7 +806,12 @@ FailureOr<Value> arrange(NodeContext &ctx, const EinsumTerm &term,
   FailureOr<Value> moved = transposeBy(ctx, term.value, perm);
   if (failed(moved))
     return failure();
-  return reshapeTo(ctx, *moved, shape);
+  if (llvm::count_if(shape, ShapedType::isDynamic) > 1) {
+    (void)ctx.fail("Einsum with dynamic sizes in more than one of the "
+                   "batch, row, contracted and column groups");
+    return failure();
+  }
+  return reshapeTo(ctx, *moved, *reshapeSizes(ctx, shape));
 }
 
 /// Parses one Einsum operand's subscripts, replacing "..." by letters of
@@ -893,13 +935,10 @@ LogicalResult importEinsum(NodeContext &ctx) {
       if (!inTerm(0, c))
         cols.push_back(c);
     for (char c : batch + contracted)
-      if (terms[0].size(c) != terms[1].size(c) ||
-          ShapedType::isDynamic(terms[0].size(c)))
+      if (!terms[0].sameSize(terms[1], c))
         return ctx.fail("Einsum index '" + Twine(c) +
-                        "' has sizes that differ or are dynamic");
-    for (const EinsumTerm &t : terms)
-      if (!cast<RankedTensorType>(t.value.getType()).hasStaticShape())
-        return ctx.fail("Einsum of dynamically shaped operands is not supported");
+                        "' has sizes that differ (or dynamic ones not known "
+                        "to be equal)");
     FailureOr<Value> lhs = arrange(ctx, terms[0], {batch, rows, contracted});
     FailureOr<Value> rhs = arrange(ctx, terms[1], {batch, contracted, cols});
     if (failed(lhs) || failed(rhs))
@@ -908,12 +947,23 @@ LogicalResult importEinsum(NodeContext &ctx) {
         ctx.create<nn::BatchMatmulOp>(ValueRange{*lhs, *rhs});
     if (failed(product3d))
       return failure();
-    SmallVector<int64_t> shape;
+    // Each letter its own dimension again; a dynamic one takes its operand's
+    // run-time size, which keeps it known equal to that operand's.
+    SmallVector<OpFoldResult> entries;
+    auto sizeOf = [&](const EinsumTerm &term, char c) -> OpFoldResult {
+      int64_t size = term.size(c);
+      if (!ShapedType::isDynamic(size))
+        return ctx.b.getI64IntegerAttr(size);
+      return tensor::DimOp::create(ctx.b, ctx.loc, term.value,
+                                   term.letters.find(c))
+          .getResult();
+    };
     for (char c : batch + rows)
-      shape.push_back(terms[0].size(c));
+      entries.push_back(sizeOf(terms[0], c));
     for (char c : cols)
-      shape.push_back(terms[1].size(c));
-    FailureOr<Value> unfolded = reshapeTo(ctx, *product3d, shape);
+      entries.push_back(sizeOf(terms[1], c));
+    FailureOr<Value> unfolded =
+        createWithRunTimeSizes<nn::ReshapeOp>(ctx, *product3d, entries);
     if (failed(unfolded))
       return failure();
     result = {*unfolded, batch + rows + cols};
@@ -1433,7 +1483,174 @@ template <typename OpTy> LogicalResult importArgReduce(NodeContext &ctx) {
 }
 
 /// Expand: numpy broadcast of the input with a constant shape.
+/// The dimension of an earlier value (or graph input) that dynamic
+/// dimension `d` of `v` is known to equal, following the nn ops the
+/// importer built: transposes permute, reshapes and broadcasts take their
+/// run-time sizes, elementwise ops and concatenations (off their axis)
+/// keep their operands', convolutions, pools, norms and matmuls keep the
+/// batch. Two dimensions of one origin have one size at run time.
+std::pair<Value, int64_t> dimOrigin(Value v, int64_t d);
+
+/// The origin of a run-time size read by tensor.dim, or null.
+std::optional<std::pair<Value, int64_t>> sizeOrigin(Value size) {
+  auto dim = size.getDefiningOp<tensor::DimOp>();
+  if (!dim || !dim.getConstantIndex())
+    return std::nullopt;
+  return dimOrigin(dim.getSource(), *dim.getConstantIndex());
+}
+
+/// The `sizes` operand of the -1 entry `d` of a reshape or broadcast.
+Value runTimeSizeOf(ArrayRef<int64_t> shape, ValueRange sizes, int64_t d) {
+  if (sizes.empty() || shape[d] != -1)
+    return {};
+  return sizes[llvm::count(shape.take_front(d), -1)];
+}
+
+std::pair<Value, int64_t> dimOrigin(Value v, int64_t d) {
+  Operation *op = v.getDefiningOp();
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!op || !type.isDynamicDim(d))
+    return {v, d};
+  auto same = [&](Value operand, int64_t e) -> std::pair<Value, int64_t> {
+    auto t = dyn_cast<RankedTensorType>(operand.getType());
+    if (t && e >= 0 && e < t.getRank() && t.isDynamicDim(e))
+      return dimOrigin(operand, e);
+    return {v, d};
+  };
+  auto fromSize = [&](Value size) -> std::pair<Value, int64_t> {
+    if (size)
+      if (std::optional<std::pair<Value, int64_t>> o = sizeOrigin(size))
+        return *o;
+    return {v, d};
+  };
+  if (auto t = dyn_cast<nn::TransposeOp>(op))
+    return same(t.getInput(), t.getPerm()[d]);
+  if (auto r = dyn_cast<nn::ReshapeOp>(op)) {
+    if (!r.getSizes().empty())
+      return fromSize(runTimeSizeOf(r.getShape(), r.getSizes(), d));
+    // An inferred size equals the input's one dynamic size when the static
+    // sizes around them have one product (same element count).
+    auto input = cast<RankedTensorType>(r.getInput().getType());
+    if (llvm::count_if(input.getShape(), ShapedType::isDynamic) != 1)
+      return {v, d};
+    int64_t e = llvm::find_if(input.getShape(), ShapedType::isDynamic) -
+                input.getShape().begin();
+    auto staticProduct = [](ArrayRef<int64_t> shape) {
+      int64_t p = 1;
+      for (int64_t s : shape)
+        if (!ShapedType::isDynamic(s) && __builtin_mul_overflow(p, s, &p))
+          return int64_t{-1};
+      return p;
+    };
+    int64_t in = staticProduct(input.getShape());
+    return in >= 0 && in == staticProduct(type.getShape())
+               ? same(r.getInput(), e)
+               : std::pair<Value, int64_t>{v, d};
+  }
+  if (auto b = dyn_cast<nn::BroadcastToOp>(op)) {
+    if (Value size = runTimeSizeOf(b.getShape(), b.getSizes(), d))
+      return fromSize(size);
+    int64_t offset = type.getRank() -
+                     cast<RankedTensorType>(b.getInput().getType()).getRank();
+    return same(b.getInput(), d - offset);
+  }
+  if (auto s = dyn_cast<nn::SliceOp>(op))
+    return s.getSizes()[d] == -1 ? same(s.getInput(), d)
+                                 : std::pair<Value, int64_t>{v, d};
+  if (auto c = dyn_cast<nn::ConcatOp>(op)) {
+    int64_t axis = static_cast<int64_t>(c.getAxis());
+    if (axis < 0)
+      axis += type.getRank();
+    return d == axis ? std::pair<Value, int64_t>{v, d}
+                     : same(c.getInputs()[0], d);
+  }
+  if (auto g = dyn_cast<nn::GatherOp>(op)) {
+    int64_t axis = static_cast<int64_t>(g.getAxis());
+    return d < axis ? same(g.getOperand(0), d) : std::pair<Value, int64_t>{v, d};
+  }
+  if (isa<nn::BatchMatmulOp>(op) && d < 2)
+    return same(op->getOperand(0), d);
+  if (isa<nn::Conv2DOp, nn::ConvTranspose2DOp, nn::BatchNormOp,
+          nn::MaxPool2DOp, nn::AvgPool2DOp, nn::GlobalAvgPool2DOp,
+          nn::MatmulOp, nn::LinearOp>(op) &&
+      d == 0)
+    return same(op->getOperand(0), 0);
+  if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+      op->hasTrait<OpTrait::SameOperandsAndResultShape>())
+    return same(op->getOperand(0), d);
+  if (isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::MaxOp, nn::MinOp,
+          nn::PowOp, nn::ModOp, nn::CompareOp, nn::LogicalOp, nn::SelectOp>(
+          op)) {
+    // Broadcasting: an operand of the result's rank that is dynamic there
+    // (the lowering takes two dynamic sizes to be equal).
+    for (Value operand : op->getOperands())
+      if (cast<RankedTensorType>(operand.getType()).getRank() ==
+          type.getRank())
+        if (std::pair<Value, int64_t> o = same(operand, d); o.first != v)
+          return o;
+  }
+  return {v, d};
+}
+
+/// Whether `size` is the run-time size of dimension `d` of `x`.
+bool isDimOf(OpFoldResult size, Value x, int64_t d) {
+  auto value = dyn_cast<Value>(size);
+  if (!value)
+    return false;
+  std::optional<std::pair<Value, int64_t>> origin = sizeOrigin(value);
+  return origin && *origin == dimOrigin(x, d);
+}
+
+/// nn.reshape or nn.broadcast_to to `entries`, the run-time ones as -1 and
+/// `sizes` operands.
+template <typename OpTy>
+FailureOr<Value> createWithRunTimeSizes(NodeContext &ctx, Value x,
+                                        ArrayRef<OpFoldResult> entries) {
+  SmallVector<int64_t> shape;
+  SmallVector<Value> operands = {x};
+  for (OpFoldResult e : entries) {
+    std::optional<int64_t> c = getConstantIntValue(e);
+    shape.push_back(c ? *c : -1);
+    if (!c)
+      operands.push_back(cast<Value>(e));
+  }
+  return ctx.create<OpTy>(operands, {i64Array(ctx, "shape", shape)});
+}
+
+template <typename OpTy>
+LogicalResult emitWithRunTimeSizes(NodeContext &ctx, Value x,
+                                   ArrayRef<OpFoldResult> entries) {
+  FailureOr<Value> y = createWithRunTimeSizes<OpTy>(ctx, x, entries);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// Expand to a shape computed at run time: a run-time size aligned with
+/// the input's own dynamic size of that dimension keeps it (1).
+LogicalResult importSymbolicExpand(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  SmallVector<OpFoldResult> entries(ctx.symbolic(1)->elements);
+  while ((int64_t)entries.size() < type.getRank())
+    entries.insert(entries.begin(), ctx.b.getI64IntegerAttr(1));
+  int64_t offset = entries.size() - type.getRank();
+  for (auto [i, e] : llvm::enumerate(entries)) {
+    std::optional<int64_t> c = getConstantIntValue(e);
+    if (c && *c < 1)
+      return ctx.fail("Expand to a shape with a size below 1 is not supported");
+    if ((int64_t)i >= offset && isDimOf(e, *x, i - offset))
+      e = ctx.b.getI64IntegerAttr(1);
+  }
+  return emitWithRunTimeSizes<nn::BroadcastToOp>(ctx, *x, entries);
+}
+
 LogicalResult importExpand(NodeContext &ctx) {
+  if (ctx.isSymbolic(1))
+    return importSymbolicExpand(ctx);
   FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(1, "shape");
   if (failed(shapeTensor))
     return failure();
@@ -1813,7 +2030,87 @@ LogicalResult emitReshape(NodeContext &ctx, Value x, ArrayRef<int64_t> shape) {
   return emit<nn::ReshapeOp>(ctx, x, {i64Array(ctx, "shape", shape)});
 }
 
+/// The size ONNX Reshape infers for its -1 entry: the input's element
+/// count over the other entries' product. Dynamic sizes that appear on
+/// both sides (`x.view(x.size(0), -1)`) cancel, so the result is static
+/// whenever the rest is.
+OpFoldResult inferredReshapeSize(NodeContext &ctx, Value x,
+                                 ArrayRef<OpFoldResult> entries,
+                                 int64_t inferred) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t numerator = 1, denominator = 1;
+  SmallVector<int64_t> dynamicDims; // of x, not cancelled
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicDims.push_back(d);
+    else
+      numerator *= type.getDimSize(d);
+  SmallVector<Value> divisors;
+  for (auto [i, e] : llvm::enumerate(entries)) {
+    if ((int64_t)i == inferred)
+      continue;
+    if (std::optional<int64_t> c = getConstantIntValue(e)) {
+      denominator *= *c;
+      continue;
+    }
+    OpFoldResult entry = e;
+    auto *match = llvm::find_if(
+        dynamicDims, [&](int64_t d) { return isDimOf(entry, x, d); });
+    if (match != dynamicDims.end())
+      dynamicDims.erase(match);
+    else
+      divisors.push_back(cast<Value>(e));
+  }
+  if (dynamicDims.empty() && divisors.empty() && denominator > 0)
+    return ctx.b.getI64IntegerAttr(numerator / denominator);
+  Value count = arith::ConstantIndexOp::create(ctx.b, ctx.loc, numerator);
+  for (int64_t d : dynamicDims)
+    count = arith::MulIOp::create(ctx.b, ctx.loc, count,
+                                  tensor::DimOp::create(ctx.b, ctx.loc, x, d));
+  Value divisor = arith::ConstantIndexOp::create(ctx.b, ctx.loc, denominator);
+  for (Value v : divisors)
+    divisor = arith::MulIOp::create(ctx.b, ctx.loc, divisor, v);
+  return arith::DivSIOp::create(ctx.b, ctx.loc, count, divisor).getResult();
+}
+
+/// Reshape to a shape computed at run time from dynamic sizes: what is
+/// known stays static, 0 copies the input's size, -1 is inferred.
+LogicalResult importSymbolicReshape(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  SmallVector<OpFoldResult> entries(ctx.symbolic(1)->elements);
+  bool allowZero = ctx.intAttr("allowzero", 0) != 0;
+  int64_t inferred = -1;
+  for (auto [i, e] : llvm::enumerate(entries)) {
+    std::optional<int64_t> c = getConstantIntValue(e);
+    if (c == 0 && allowZero)
+      return ctx.fail(
+          "allowzero = 1 with a zero-sized dimension is not supported");
+    if (c == 0) {
+      if ((int64_t)i >= type.getRank())
+        return ctx.fail("shape entry 0 at index " + Twine(i) +
+                        " copies a dimension the input does not have");
+      e = tensor::getMixedSize(ctx.b, ctx.loc, *x, i);
+      if (auto attr = dyn_cast<Attribute>(e)) // index-typed: as i64
+        e = ctx.b.getI64IntegerAttr(cast<IntegerAttr>(attr).getInt());
+    } else if (c == -1) {
+      if (inferred >= 0)
+        return ctx.fail("the target shape has more than one -1");
+      inferred = i;
+    } else if (c && *c < 0) {
+      return ctx.fail("shape entry " + Twine(*c) + " at index " + Twine(i));
+    }
+  }
+  if (inferred >= 0)
+    entries[inferred] = inferredReshapeSize(ctx, *x, entries, inferred);
+  return emitWithRunTimeSizes<nn::ReshapeOp>(ctx, *x, entries);
+}
+
 LogicalResult importReshape(NodeContext &ctx) {
+  if (ctx.isSymbolic(1))
+    return importSymbolicReshape(ctx);
   FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(1, "shape");
   if (failed(shapeTensor))
     return failure();
@@ -2002,6 +2299,10 @@ LogicalResult importSlice(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  // Dynamic dimensions not sliced are taken whole.
+  for (int64_t &size : sizes)
+    if (ShapedType::isDynamic(size))
+      size = -1;
   return emit<nn::SliceOp>(ctx, *x,
                            {i64Array(ctx, "offsets", offsets),
                             i64Array(ctx, "sizes", sizes),
@@ -2119,8 +2420,28 @@ LogicalResult importResize(NodeContext &ctx) {
   if (policy != "stretch")
     return ctx.fail("keep_aspect_ratio_policy '" + policy +
                     "' is not supported (stretch is)");
+  // Sizes from shape arithmetic on a dynamic batch: a run-time entry must
+  // be the input's own size there (kept), as F.interpolate(size=...)
+  // exports it.
+  std::optional<HostTensor> resolvedSizes;
+  if (ctx.isSymbolic(3)) {
+    std::optional<SymbolicInts> symbolic = ctx.symbolic(3);
+    std::vector<int64_t> entries;
+    for (auto [d, e] : llvm::enumerate(symbolic->elements)) {
+      if (std::optional<int64_t> c = getConstantIntValue(e))
+        entries.push_back(*c);
+      else if ((int64_t)d < type.getRank() && isDimOf(e, *x, d))
+        entries.push_back(type.getDimSize(d));
+      else
+        return ctx.fail("'sizes' entry " + Twine(d) +
+                        " is known only at run time");
+    }
+    resolvedSizes = HostTensor::ofInts(symbolic->shape, std::move(entries));
+  }
   // The given, non-empty one of scales (input 2) and sizes (input 3).
   auto given = [&](unsigned i) -> FailureOr<const HostTensor *> {
+    if (i == 3 && resolvedSizes)
+      return &*resolvedSizes;
     if (!ctx.hasInput(i))
       return (const HostTensor *)nullptr;
     FailureOr<const HostTensor *> t =
@@ -2272,13 +2593,21 @@ LogicalResult importShape(NodeContext &ctx) {
   int64_t start = ctx.intAttr("start", 0), end = ctx.intAttr("end", rank);
   start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
   end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
-  std::vector<int64_t> dims;
+  // A dynamic dimension's size is read at run time (shape arithmetic).
+  SymbolicInts dims;
+  dims.shape = {std::max<int64_t>(end - start, 0)};
   for (int64_t d = start; d < end; ++d) {
-    if (type->isDynamicDim(d))
-      return ctx.fail("Shape of a dynamic dimension cannot be folded");
-    dims.push_back(type->getDimSize(d));
+    if (!type->isDynamicDim(d)) {
+      dims.elements.push_back(ctx.b.getI64IntegerAttr(type->getDimSize(d)));
+      continue;
+    }
+    FailureOr<Value> x = ctx.input(0);
+    if (failed(x))
+      return failure();
+    dims.elements.push_back(
+        tensor::DimOp::create(ctx.b, ctx.loc, *x, d).getResult());
   }
-  ctx.setOutputConstant(0, HostTensor::ofInts({(int64_t)dims.size()}, dims));
+  ctx.setOutputSymbolic(0, std::move(dims));
   return success();
 }
 
@@ -2589,8 +2918,14 @@ LogicalResult gatherConstantIndices(NodeContext &ctx, const HostTensor &indices)
     else
       runs.push_back({i, 1});
   }
-  if (!type.hasStaticShape())
-    return ctx.fail("Gather from a dynamically shaped tensor");
+  if (!type.hasStaticShape()) {
+    // Slices need static sizes; nn.gather takes the dynamic ones.
+    FailureOr<Value> idx = ctx.input(1);
+    if (failed(idx))
+      return failure();
+    return emit<nn::GatherOp>(ctx, ValueRange{*x, *idx},
+                              {i64Attr(ctx, "axis", *axis)});
+  }
   if (runs.size() > 256)
     return ctx.fail("Gather of " + Twine(runs.size()) +
                     " scattered constant indices (at most 256 runs)");
@@ -2952,7 +3287,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
       {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},
-      {"Shape", importShape, "folded", "static dimensions; start/end"},
+      {"Shape", importShape, "folded", "start/end; dynamic dimensions read at run time, and the shape arithmetic on them (Gather, Concat, Unsqueeze, Squeeze, Slice, Add, Sub, Mul, Div, Equal, Where, Cast) kept symbolic for Reshape and Expand"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
       {"Sin", unary<nn::SinOp>, "nn.sin", ""},
       {"Size", importSize, "folded", "static shapes"},

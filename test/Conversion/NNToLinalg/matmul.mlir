@@ -43,3 +43,22 @@ func.func @linear_constant_weight(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %y = nn.linear %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// Dynamic sizes that must agree (batch and contraction) are checked at run
+// time.
+// CHECK-LABEL: func @batch_matmul_dynamic
+// CHECK: %[[A:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[B:.*]] = tensor.dim %arg1, %c1
+// CHECK: %[[K:.*]] = arith.cmpi eq, %[[A]], %[[B]] : index
+// CHECK: cf.assert %[[K]], "nn.batch_matmul: operand sizes that must be equal differ at run time"
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[M:.*]] = tensor.dim %arg1, %c0
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[N]], %[[M]] : index
+// CHECK: cf.assert %[[SAME]]
+// CHECK: linalg.batch_matmul
+func.func @batch_matmul_dynamic(%a: tensor<?x4x?xf32>, %b: tensor<?x?x5xf32>) -> tensor<?x4x5xf32> {
+  %0 = nn.batch_matmul %a, %b : (tensor<?x4x?xf32>, tensor<?x?x5xf32>) -> tensor<?x4x5xf32>
+  return %0 : tensor<?x4x5xf32>
+}

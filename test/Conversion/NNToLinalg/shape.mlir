@@ -289,3 +289,49 @@ func.func @resize_crop(%x: tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32> {
   %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, coordinates = #nn<resize_coordinates tf_crop_and_resize>, roi = array<f64: 0.2, -0.3, 1.1, 0.9>, extrapolation_value = 2.5 : f64, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
   return %0 : tensor<1x2x4x7xf32>
 }
+
+// -----
+
+// Run-time sizes: the shape tensor.reshape reads is completed by them.
+// CHECK-LABEL: func @reshape_run_time_sizes
+// CHECK-DAG: %[[C17:.*]] = arith.constant 17 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[S:.*]] = tensor.from_elements %[[C17]], %arg1, %[[C8]] : tensor<3xindex>
+// CHECK: tensor.reshape %arg0(%[[S]]) : (tensor<17x?x32xf32>, tensor<3xindex>) -> tensor<17x?x8xf32>
+func.func @reshape_run_time_sizes(%x: tensor<17x?x32xf32>, %n: index) -> tensor<17x?x8xf32> {
+  %0 = nn.reshape %x sizes(%n) {shape = array<i64: 17, -1, 8>} : (tensor<17x?x32xf32>, index) -> tensor<17x?x8xf32>
+  return %0 : tensor<17x?x8xf32>
+}
+
+// -----
+
+// A run-time target size is the result's size where the input has 1.
+// CHECK-LABEL: func @broadcast_to_run_time_size
+// CHECK: %[[E:.*]] = tensor.empty(%arg1) : tensor<?x1x32xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x1x32xf32>) outs(%[[E]] : tensor<?x1x32xf32>)
+func.func @broadcast_to_run_time_size(%c: tensor<1x1x32xf32>, %n: index) -> tensor<?x1x32xf32> {
+  %0 = nn.broadcast_to %c sizes(%n) {shape = array<i64: -1, 1, 1>} : (tensor<1x1x32xf32>, index) -> tensor<?x1x32xf32>
+  return %0 : tensor<?x1x32xf32>
+}
+
+// -----
+
+// Size -1 takes a whole dynamic dimension: its size is read at run time.
+// CHECK-LABEL: func @slice_whole_dynamic
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c1 : tensor<17x?x96xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 32] [17, %[[D]], 32] [1, 1, 1] : tensor<17x?x96xf32> to tensor<17x?x32xf32>
+func.func @slice_whole_dynamic(%x: tensor<17x?x96xf32>) -> tensor<17x?x32xf32> {
+  %0 = nn.slice %x {offsets = array<i64: 0, 0, 32>, sizes = array<i64: 17, -1, 32>, steps = array<i64: 1, 1, 1>} : (tensor<17x?x96xf32>) -> tensor<17x?x32xf32>
+  return %0 : tensor<17x?x32xf32>
+}
+
+// -----
+
+// ... and for a backward step, the result's dynamic size is the input's.
+// CHECK-LABEL: func @slice_whole_dynamic_backward
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c0 : tensor<?x8xf32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x4xf32>
+func.func @slice_whole_dynamic_backward(%x: tensor<?x8xf32>) -> tensor<?x4xf32> {
+  %0 = nn.slice %x {offsets = array<i64: 0, 7>, sizes = array<i64: -1, 4>, steps = array<i64: 1, -2>} : (tensor<?x8xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -476,9 +476,9 @@ func.func @f(%x: tensor<2x8xf32>) {
 // -----
 
 func.func @f(%x: tensor<2x8xf32>) {
-  // expected-error @+2 {{'nn.slice' op attribute 'sizes' must not be negative, got [2, -1]}}
+  // expected-error @+2 {{'nn.slice' op attribute 'sizes' has -5 at dimension 1; sizes must be -1 (all of it) or at least 0}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, -1>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: 2, -5>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
   return
 }
 
@@ -576,7 +576,7 @@ func.func @f(%x: tensor<3x2xf32>) {
 // -----
 
 func.func @f(%x: tensor<3x2xf32>) {
-  // expected-error @+2 {{'nn.broadcast_to' op attribute 'shape' must be positive, got [0, 2]}}
+  // expected-error @+2 {{'nn.broadcast_to' op attribute 'shape' has size 0 at index 0; sizes must be positive or -1 (a 'sizes' operand)}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.broadcast_to %x {shape = array<i64: 0, 2>} : (tensor<3x2xf32>) -> tensor<0x2xf32>
   return
@@ -1064,5 +1064,59 @@ func.func @f(%x: tensor<1x2x5x6xf32>) {
   // expected-error @+2 {{'nn.resize' op attribute 'roi' needs 4 entries (h_start, w_start, h_end, w_end), got 2}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = nn.resize %x {coordinates = #nn<resize_coordinates tf_crop_and_resize>, roi = array<f64: 0.0, 1.0>, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %n: index) {
+  // expected-error @+2 {{'nn.reshape' op has 1 'sizes' operands for 2 -1 entries of attribute 'shape'; they must be as many}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %x sizes(%n) {shape = array<i64: -1, -1>} : (tensor<2x3xf32>, index) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %n: index) {
+  // expected-error @+2 {{'nn.reshape' op attribute 'shape' has size 0 at index 1; sizes must be positive or -1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.reshape %x sizes(%n) {shape = array<i64: -1, 0>} : (tensor<2x3xf32>, index) -> tensor<?x0xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x3xf32>, %n: index) {
+  // expected-error @+2 {{'nn.broadcast_to' op has 1 'sizes' operands for 0 -1 entries of attribute 'shape'; they must be as many}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x sizes(%n) {shape = array<i64: 2, 3>} : (tensor<1x3xf32>, index) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<?x3xf32>, %n: index) {
+  // expected-error @+2 {{'nn.broadcast_to' op input dimension 0 is dynamic and meets a run-time size: whether it broadcasts cannot be decided when compiling}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.broadcast_to %x sizes(%n) {shape = array<i64: -1, 3>} : (tensor<?x3xf32>, index) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<?x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op dimension 0 is taken whole (size -1) but has offset 1 and step 1 instead of 0 and 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 1, 0>, sizes = array<i64: -1, 4>, steps = array<i64: 1, 1>} : (tensor<?x8xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<?x8xf32>) {
+  // expected-error @+2 {{'nn.slice' op dimension 1 is taken whole (size -1) but has offset 0 and step -1 instead of 0 and 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: -1, -1>, steps = array<i64: 1, -1>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
   return
 }

@@ -185,6 +185,20 @@ func.func @slice(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
+// Run-time sizes (a dynamic batch read by ONNX Shape): -1 entries of
+// `shape`, one `sizes` operand each; size -1 of nn.slice keeps a whole
+// dynamic dimension.
+// CHECK-LABEL: func @run_time_sizes
+func.func @run_time_sizes(%x: tensor<17x?x32xf32>, %c: tensor<1x1x32xf32>, %n: index, %n4: index) -> (tensor<17x?x8xf32>, tensor<?x1x32xf32>, tensor<17x?x8xf32>) {
+  // CHECK: nn.reshape %{{.*}} sizes(%{{.*}}) {shape = array<i64: 17, -1, 8>} : (tensor<17x?x32xf32>, index) -> tensor<17x?x8xf32>
+  %0 = nn.reshape %x sizes(%n4) {shape = array<i64: 17, -1, 8>} : (tensor<17x?x32xf32>, index) -> tensor<17x?x8xf32>
+  // CHECK: nn.broadcast_to %{{.*}} sizes(%{{.*}}) {shape = array<i64: -1, 1, 1>} : (tensor<1x1x32xf32>, index) -> tensor<?x1x32xf32>
+  %1 = nn.broadcast_to %c sizes(%n) {shape = array<i64: -1, 1, 1>} : (tensor<1x1x32xf32>, index) -> tensor<?x1x32xf32>
+  // CHECK: nn.slice %{{.*}} {offsets = array<i64: 0, 0, 8>, sizes = array<i64: 17, -1, 8>, steps = array<i64: 1, 1, 1>} : (tensor<17x?x32xf32>) -> tensor<17x?x8xf32>
+  %2 = nn.slice %x {offsets = array<i64: 0, 0, 8>, sizes = array<i64: 17, -1, 8>, steps = array<i64: 1, 1, 1>} : (tensor<17x?x32xf32>) -> tensor<17x?x8xf32>
+  return %0, %1, %2 : tensor<17x?x8xf32>, tensor<?x1x32xf32>, tensor<17x?x8xf32>
+}
+
 // CHECK-LABEL: func @broadcast_to
 func.func @broadcast_to(%x: tensor<3x1xf32>, %d: tensor<?x1xf32>) -> (tensor<2x3x4xf32>, tensor<?x5xf32>) {
   // CHECK: nn.broadcast_to %{{.*}} {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>

@@ -161,13 +161,20 @@ def torch_latency(model, x, threads, repeat):
     return statistics.median(times)
 
 
-def export(name, workdir, opset=13):
+def export(name, workdir, opset=13, batch=1, dynamic_batch=False):
     """Builds `name`, exports it to <workdir>/<name>/<name>.onnx and saves the
     seeded input and PyTorch's output next to it; returns (model, input,
     base path). Each model has a folder of its own: models over 2 GB are
     exported with their weights as external files named after the
-    parameters, which two models (vit_l_16, vit_l_32) share."""
+    parameters, which two models (vit_l_16, vit_l_32) share.
+
+    With dynamic_batch the ONNX batch dimension is symbolic, as PyTorch
+    writes it for dynamic_axes: every x.size(0), view and expand then
+    becomes Shape arithmetic on the run-time batch. The model is exported
+    at batch 2 and run at `batch`, so that nothing of the export's batch
+    size can stand in for the run-time one."""
     model, shape = build(name)
+    shape = (batch,) + tuple(shape[1:])
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
     folder = os.path.join(workdir, name)
     shutil.rmtree(folder, ignore_errors=True)
@@ -175,8 +182,15 @@ def export(name, workdir, opset=13):
     base = os.path.join(folder, name)
     with torch.no_grad():
         expected = model(x)
-    torch.onnx.export(model, x, base + ".onnx", opset_version=opset,
-                      input_names=["input"], output_names=["logits"])
+    dynamic_axes = None
+    example = x
+    if dynamic_batch:
+        dynamic_axes = {"input": {0: "batch"}, "logits": {0: "batch"}}
+        example = torch.randn(2 if batch != 2 else 3, *shape[1:],
+                              generator=torch.Generator().manual_seed(4))
+    torch.onnx.export(model, example, base + ".onnx", opset_version=opset,
+                      input_names=["input"], output_names=["logits"],
+                      dynamic_axes=dynamic_axes)
     np.save(base + ".input.npy", x.numpy())
     np.save(base + ".expected.npy", expected.numpy())
     return model, x, base
@@ -196,7 +210,8 @@ def check_model(name, args):
 def check_exported_model(name, args):
     started = time.perf_counter()
     try:
-        model, x, base = export(name, args.workdir, args.opset)
+        model, x, base = export(name, args.workdir, args.opset, args.batch,
+                                args.dynamic_batch)
     except Exception as e:  # an export PyTorch cannot do fails the model
         return (name, f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL",
                 None, False, "")
@@ -254,6 +269,11 @@ def main():
     parser.add_argument("--repeat", type=int, default=1,
                         help="timed runs per model (DLAS and PyTorch)")
     parser.add_argument("--max-rel-err", default="1e-4")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="batch size of the input that is run")
+    parser.add_argument("--dynamic-batch", action="store_true",
+                        help="export with a symbolic batch dimension (at "
+                             "another batch size than the one run)")
     parser.add_argument("--report", help="append a markdown table to this file")
     parser.add_argument("--keep", action="store_true",
                         help="keep each model's ONNX file, input and expected output")

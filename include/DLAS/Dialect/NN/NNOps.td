@@ -591,7 +591,7 @@ def NN_ConcatOp : NN_PureOp<"concat", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
-def NN_BroadcastToOp : NN_PureOp<"broadcast_to", [SameOperandsAndResultElementType]> {
+def NN_BroadcastToOp : NN_PureOp<"broadcast_to"> {
   let summary = "broadcast to a shape by numpy rules (ONNX Expand)";
   let description = [{
     Aligns the input with `shape` from the last dimension; each input size
@@ -600,29 +600,45 @@ def NN_BroadcastToOp : NN_PureOp<"broadcast_to", [SameOperandsAndResultElementTy
     1 keeps the input's size (ONNX Expand's two-way broadcast), so the
     result shape is the numpy broadcast of both.
 
+    Target sizes known only at run time (a dynamic batch read by ONNX
+    Shape) are `-1` entries of `shape`, one `sizes` operand each, in order;
+    such an entry must not meet a dynamic input dimension, whose broadcast
+    could not be decided when compiling.
+
     ```mlir
     %y = nn.broadcast_to %x {shape = array<i64: 2, 3, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    %z = nn.broadcast_to %c sizes(%n) {shape = array<i64: -1, 1, 1>} : (tensor<1x1x32xf32>, index) -> tensor<?x1x32xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins NN_AnyTensor:$input, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$shape);
   let results = (outs NN_AnyTensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`sizes` `(` $sizes^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasFolder = 1;
 }
 
-def NN_ReshapeOp : NN_PureOp<"reshape", [SameOperandsAndResultElementType]> {
+def NN_ReshapeOp : NN_PureOp<"reshape"> {
   let summary = "reshape to a new shape with the same number of elements";
   let description = [{
-    `shape` gives the new sizes; at most one may be `-1`, inferred from the
-    element count (the only way to keep a dynamic batch).
+    `shape` gives the new sizes. Without `sizes` operands at most one may
+    be `-1`, inferred from the element count. With them, every `-1` entry
+    takes the next `sizes` operand: sizes known only at run time, such as
+    those ONNX shape arithmetic computes from a dynamic batch. The element
+    count must then agree at run time.
 
     ```mlir
     %y = nn.reshape %x {shape = array<i64: 1, -1>} : (tensor<1x8x2x2xf32>) -> tensor<1x32xf32>
+    %z = nn.reshape %h sizes(%n4) {shape = array<i64: 17, -1, 8>} : (tensor<17x?x32xf32>, index) -> tensor<17x?x8xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins NN_AnyTensor:$input, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$shape);
   let results = (outs NN_AnyTensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`sizes` `(` $sizes^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
@@ -685,9 +701,10 @@ def NN_SliceOp : NN_PureOp<"slice", [SameOperandsAndResultElementType]> {
     Element `i` of the result along dimension `d` is element
     `offsets[d] + i * steps[d]` of the input; the result has `sizes[d]`
     elements there. Steps may be negative (walking backwards) but not zero;
-    every index read must be inside the input. ONNX's Slice, with its
-    clamping of starts and ends, imports to this once the input shape is
-    known.
+    every index read must be inside the input. A size of `-1` takes the
+    whole dimension (offset 0, step 1), which may be dynamic. ONNX's Slice,
+    with its clamping of starts and ends, imports to this once the sizes of
+    the sliced dimensions are known.
 
     ```mlir
     %y = nn.slice %x {offsets = array<i64: 0, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>}

@@ -28,11 +28,12 @@ struct ReshapeOfReshape : OpRewritePattern<ReshapeOp> {
     if (!producer)
       return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(),
-                                           producer.getInput(),
+                                           producer.getInput(), op.getSizes(),
                                            op.getShapeAttr());
     return success();
   }
 };
+
 } // namespace
 
 void Relu6Op::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -796,17 +796,44 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// The result type of a reshape whose `-1` entries each take a run-time
+/// `sizes` operand: those dimensions are dynamic, the others as given.
+static LogicalResult inferRunTimeSized(ShapeChecker &check,
+                                       RankedTensorType input,
+                                       ArrayRef<int64_t> shape,
+                                       size_t runTimeSizes,
+                                       SmallVectorImpl<Type> &results) {
+  size_t unknown = llvm::count(shape, -1);
+  if (unknown != runTimeSizes)
+    return check.fail("has ", runTimeSizes,
+                      " 'sizes' operands for ", unknown,
+                      " -1 entries of attribute 'shape'; they must be as many");
+  SmallVector<int64_t> resultShape;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (size != -1 && size <= 0)
+      return check.fail("attribute 'shape' has size ", size, " at index ", i,
+                        "; sizes must be positive or -1");
+    resultShape.push_back(size == -1 ? ShapedType::kDynamic : size);
+  }
+  results.push_back(RankedTensorType::get(resultShape, input.getElementType()));
+  return success();
+}
+
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
   ShapeChecker check(loc, "reshape");
   RankedTensorType input = rankedType(adaptor.getInput());
   ArrayRef<int64_t> shape = adaptor.getShape();
+  size_t runTimeSizes = adaptor.getSizes().size();
+  if (runTimeSizes > 0)
+    return inferRunTimeSized(check, input, shape, runTimeSizes, results);
   int64_t inferredIndex = -1, knownProduct = 1;
   for (auto [i, size] : llvm::enumerate(shape)) {
     if (size == -1) {
       if (inferredIndex >= 0)
-        return check.fail("attribute 'shape' has more than one -1");
+        return check.fail("attribute 'shape' has more than one -1 (without "
+                          "'sizes' operands)");
       inferredIndex = i;
     } else if (size <= 0) {
       return check.fail("attribute 'shape' has size ", size, " at index ", i,
@@ -857,11 +884,30 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
     return check.fail("attribute 'shape' has ", rank,
                       " entries, fewer than the input's rank ",
                       input.getRank());
-  if (failed(check.requirePositive(target, "shape")))
-    return failure();
+  size_t runTimeSizes = adaptor.getSizes().size();
+  if (size_t unknown = llvm::count(target, -1); unknown != runTimeSizes)
+    return check.fail("has ", runTimeSizes, " 'sizes' operands for ", unknown,
+                      " -1 entries of attribute 'shape'; they must be as many");
+  for (auto [i, size] : llvm::enumerate(target))
+    if (size != -1 && size <= 0)
+      return check.fail("attribute 'shape' has size ", size, " at index ", i,
+                        "; sizes must be positive or -1 (a 'sizes' operand)");
   SmallVector<int64_t> shape(target);
+  for (int64_t i = 0; i < offset; ++i)
+    if (target[i] == -1)
+      shape[i] = ShapedType::kDynamic;
   for (int64_t i = offset; i < rank; ++i) {
     int64_t size = input.getDimSize(i - offset);
+    if (target[i] == -1) {
+      // A run-time size broadcasts a static 1 and must equal anything else,
+      // which a dynamic input size could only be checked to at run time.
+      if (ShapedType::isDynamic(size))
+        return check.fail("input dimension ", i - offset,
+                          " is dynamic and meets a run-time size: whether it "
+                          "broadcasts cannot be decided when compiling");
+      shape[i] = size == 1 ? ShapedType::kDynamic : size;
+      continue;
+    }
     if (size == target[i] || target[i] == 1) {
       shape[i] = size;
       continue;
@@ -995,13 +1041,24 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   int64_t rank = input.getRank();
   if (failed(check.requireCount(offsets, rank, "offsets")) ||
       failed(check.requireCount(sizes, rank, "sizes")) ||
-      failed(check.requireCount(steps, rank, "steps")) ||
-      failed(check.requireNonNegative(sizes, "sizes")))
+      failed(check.requireCount(steps, rank, "steps")))
     return failure();
+  SmallVector<int64_t> shape(sizes);
   for (int64_t d = 0; d < rank; ++d) {
     if (steps[d] == 0)
       return check.fail("step of dimension ", d, " is 0");
+    if (sizes[d] < -1)
+      return check.fail("attribute 'sizes' has ", sizes[d], " at dimension ",
+                        d, "; sizes must be -1 (all of it) or at least 0");
     int64_t dim = input.getDimSize(d);
+    if (sizes[d] == -1) {
+      if (offsets[d] != 0 || steps[d] != 1)
+        return check.fail("dimension ", d, " is taken whole (size -1) but "
+                          "has offset ", offsets[d], " and step ", steps[d],
+                          " instead of 0 and 1");
+      shape[d] = dim;
+      continue;
+    }
     if (sizes[d] == 0 || ShapedType::isDynamic(dim))
       continue;
     // First and last index read, in 128 bits: attributes are untrusted.
@@ -1012,7 +1069,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                         " with step ", steps[d], " for ", sizes[d],
                         " elements, outside its size ", dim);
   }
-  results.push_back(RankedTensorType::get(sizes, input.getElementType()));
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 

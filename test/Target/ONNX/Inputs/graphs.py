@@ -200,6 +200,75 @@ def shapes():
     return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
 
 
+def const(name, values):
+    return helper.make_node("Constant", [], [name],
+                            value=numpy_helper.from_array(np.array(values, np.int64)))
+
+
+def dynamic_batch_graph(output):
+    """Shape arithmetic on a dynamic batch as PyTorch exports it
+    (x.view(x.size(0), -1), expand(n, ...), the -1 test of expand's
+    shape): the graph's batch is the symbol "b"; one graph per output."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             const("i0", 0), const("ax", [0]), const("m1", [-1]),
+             const("three", 3), const("c3", [3]), const("c20", [20]),
+             const("one", [1]), const("lo", [1]), const("hi", [3]),
+             helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "ax"], ["n1"]),
+             # Reshape(x, [b, -1]): the -1 is static, b cancels.
+             helper.make_node("Concat", ["n1", "m1"], ["flat"], axis=0),
+             helper.make_node("Reshape", ["x", "flat"], ["flat_out"]),
+             # Reshape(x, [b * 3, 20]) through Mul, Div, Cast and back.
+             helper.make_node("Mul", ["n", "three"], ["n3"]),
+             helper.make_node("Div", ["n3", "three"], ["nn"]),
+             helper.make_node("Mul", ["nn", "three"], ["rows"]),
+             helper.make_node("Cast", ["rows"], ["rows32"], to=TensorProto.INT32),
+             helper.make_node("Cast", ["rows32"], ["rows64"], to=TensorProto.INT64),
+             helper.make_node("Unsqueeze", ["rows64", "ax"], ["rows1"]),
+             helper.make_node("Concat", ["rows1", "c20"], ["rshape"], axis=0),
+             helper.make_node("Reshape", ["x", "rshape"], ["rows_out"]),
+             # Expand(bias, where(shape == -1, 1, shape)) with shape [b, 3, 1].
+             helper.make_node("Concat", ["n1", "c3", "one"], ["eshape"], axis=0),
+             helper.make_node("Equal", ["eshape", "m1"], ["is_m1"]),
+             helper.make_node("ConstantOfShape", ["c3"], ["ones"],
+                              value=numpy_helper.from_array(np.array([1], np.int64))),
+             helper.make_node("Where", ["is_m1", "ones", "eshape"], ["wshape"]),
+             helper.make_node("Expand", ["bias", "wshape"], ["expanded"]),
+             helper.make_node("ReduceMean", ["x"], ["mean"], axes=[2], keepdims=0),
+             helper.make_node("Add", ["expanded", "mean"], ["expand_out"]),
+             # Reshape(x, [b] + shape[1:3] + [-1]) with a Slice of the shape.
+             helper.make_node("Slice", ["s", "lo", "hi"], ["mid"]),
+             helper.make_node("Concat", ["n1", "mid", "m1"], ["sshape"], axis=0),
+             helper.make_node("Reshape", ["x", "sshape"], ["slice_out"]),
+             # The shape itself as data: a run-time tensor.
+             helper.make_node("Cast", ["s"], ["shape_out"], to=TensorProto.FLOAT)]
+    shapes = {"flat_out": ["b", 60], "rows_out": ["b3", 20],
+              "expand_out": ["b", 3, 5], "slice_out": ["b", 3, 4, 5],
+              "shape_out": [4]}
+    nodes.append(helper.make_node("Identity", [output], ["y"]))
+    bias = rand(1, 1, 5)
+    return model(nodes, [("x", ["b", 3, 4, 5])], [("y", shapes[output])],
+                 [("bias", bias)]), bias
+
+
+def dynamic_batch_case(output, batch):
+    m, bias = dynamic_batch_graph(output)
+    x = rand(batch, 3, 4, 5)
+    tx = t(x)
+    expected = {"flat_out": lambda: tx.reshape(batch, -1),
+                "rows_out": lambda: tx.reshape(batch * 3, 20),
+                "expand_out": lambda: t(bias).expand(batch, 3, 5) + tx.mean(2),
+                "slice_out": lambda: tx,
+                "shape_out": lambda: torch.tensor([batch, 3, 4, 5], dtype=torch.float32)}
+    return m, [x], expected[output]()
+
+
+for _output in ("flat_out", "rows_out", "expand_out", "slice_out", "shape_out"):
+    for _batch in (1, 3):
+        CASES[f"dynamic_{_output}_b{_batch}"] = (
+            lambda o=_output, b=_batch: dynamic_batch_case(o, b))
+
+
 @case
 def reshape_zero():
     x = rand(2, 3, 4)
