@@ -2038,19 +2038,21 @@ OpFoldResult inferredReshapeSize(NodeContext &ctx, Value x,
                                  ArrayRef<OpFoldResult> entries,
                                  int64_t inferred) {
   auto type = cast<RankedTensorType>(x.getType());
+  // Saturated products: a size from an untrusted model must not overflow
+  // here; the run-time reshape then fails on the element count.
   int64_t numerator = 1, denominator = 1;
   SmallVector<int64_t> dynamicDims; // of x, not cancelled
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d))
       dynamicDims.push_back(d);
     else
-      numerator *= type.getDimSize(d);
+      numerator = mulSat(numerator, type.getDimSize(d));
   SmallVector<Value> divisors;
   for (auto [i, e] : llvm::enumerate(entries)) {
     if ((int64_t)i == inferred)
       continue;
     if (std::optional<int64_t> c = getConstantIntValue(e)) {
-      denominator *= *c;
+      denominator = mulSat(denominator, *c);
       continue;
     }
     OpFoldResult entry = e;
@@ -2070,6 +2072,9 @@ OpFoldResult inferredReshapeSize(NodeContext &ctx, Value x,
   Value divisor = arith::ConstantIndexOp::create(ctx.b, ctx.loc, denominator);
   for (Value v : divisors)
     divisor = arith::MulIOp::create(ctx.b, ctx.loc, divisor, v);
+  // An empty batch must not divide by zero (the count is 0 then anyway).
+  divisor = arith::MaxSIOp::create(
+      ctx.b, ctx.loc, divisor, arith::ConstantIndexOp::create(ctx.b, ctx.loc, 1));
   return arith::DivSIOp::create(ctx.b, ctx.loc, count, divisor).getResult();
 }
 

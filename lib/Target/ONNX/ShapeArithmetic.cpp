@@ -58,6 +58,13 @@ OpFoldResult broadcastElement(const SymbolicInts &s, int64_t i) {
   return s.elements.size() == 1 ? s.elements[0] : s.elements[i];
 }
 
+/// The element count of two operands broadcast together (numpy: a
+/// single element repeats, an empty operand empties the result).
+int64_t broadcastCount(const SymbolicInts &a, const SymbolicInts &b) {
+  int64_t na = a.elements.size(), nb = b.elements.size();
+  return na == 0 || nb == 0 ? 0 : std::max(na, nb);
+}
+
 FailureOr<SmallVector<int64_t>> broadcastShape(NodeContext &ctx,
                                                const SymbolicInts &a,
                                                const SymbolicInts &b) {
@@ -67,7 +74,9 @@ FailureOr<SmallVector<int64_t>> broadcastShape(NodeContext &ctx,
                    " elements, which do not broadcast");
     return failure();
   }
-  return a.shape.size() >= b.shape.size() ? a.shape : b.shape;
+  if (a.shape.empty() && b.shape.empty())
+    return SmallVector<int64_t>{};
+  return SmallVector<int64_t>{broadcastCount(a, b)};
 }
 
 /// x op y on one element: folded when both are known.
@@ -79,10 +88,17 @@ FailureOr<OpFoldResult> arithmetic(NodeContext &ctx, StringRef op,
       (void)ctx.fail("integer Div by zero in shape arithmetic");
       return failure();
     }
-    int64_t r = op == "Add"   ? *cx + *cy
-                : op == "Sub" ? *cx - *cy
-                : op == "Mul" ? *cx * *cy
-                              : *cx / *cy; // ONNX integer Div truncates
+    int64_t r = 0;
+    bool overflow = op == "Add"   ? __builtin_add_overflow(*cx, *cy, &r)
+                    : op == "Sub" ? __builtin_sub_overflow(*cx, *cy, &r)
+                    : op == "Mul" ? __builtin_mul_overflow(*cx, *cy, &r)
+                                  : *cx == INT64_MIN && *cy == -1;
+    if (overflow) {
+      (void)ctx.fail(op + " overflows 64 bits in shape arithmetic");
+      return failure();
+    }
+    if (op == "Div")
+      r = *cx / *cy; // ONNX integer Div truncates
     return known(ctx, r);
   }
   // Identities keep a lone size recognizable as such (x * 1, x / 1, x + 0).
@@ -113,7 +129,7 @@ FailureOr<bool> binaryArithmetic(NodeContext &ctx) {
   SymbolicInts out;
   out.dtype = a->dtype;
   out.shape = *shape;
-  int64_t n = std::max(a->elements.size(), b->elements.size());
+  int64_t n = broadcastCount(*a, *b);
   for (int64_t i = 0; i < n; ++i) {
     FailureOr<OpFoldResult> r =
         arithmetic(ctx, ctx.node.op_type(), broadcastElement(*a, i),
@@ -137,7 +153,7 @@ FailureOr<bool> equal(NodeContext &ctx) {
   if (failed(shape))
     return failure();
   std::vector<int64_t> result;
-  int64_t n = std::max(a->elements.size(), b->elements.size());
+  int64_t n = broadcastCount(*a, *b);
   for (int64_t i = 0; i < n; ++i) {
     OpFoldResult x = broadcastElement(*a, i), y = broadcastElement(*b, i);
     std::optional<int64_t> cx = getConstantIntValue(x),
@@ -173,14 +189,14 @@ FailureOr<bool> where(NodeContext &ctx) {
     return failure();
   SymbolicInts shapeOfXY;
   shapeOfXY.shape = *xy;
-  shapeOfXY.elements.resize(std::max(x->elements.size(), y->elements.size()));
+  shapeOfXY.elements.resize(broadcastCount(*x, *y));
   FailureOr<SmallVector<int64_t>> shape = broadcastShape(ctx, c, shapeOfXY);
   if (failed(shape))
     return failure();
   SymbolicInts out;
   out.dtype = x->dtype;
   out.shape = *shape;
-  int64_t n = std::max(c.elements.size(), shapeOfXY.elements.size());
+  int64_t n = broadcastCount(c, shapeOfXY);
   for (int64_t i = 0; i < n; ++i)
     out.elements.push_back(*getConstantIntValue(broadcastElement(c, i))
                                ? broadcastElement(*x, i)
@@ -267,20 +283,27 @@ FailureOr<bool> slice(NodeContext &ctx) {
   // to [-1, n-1].
   auto clampIndex = [&](int64_t v, int64_t lo, int64_t hi) {
     if (v < 0)
-      v += n;
+      v = std::max<int64_t>(v, -n - 1) + n;
     return std::clamp<int64_t>(v, lo, hi);
   };
   SymbolicInts out;
   out.dtype = data->dtype;
+  // i + step may pass int64's range on untrusted steps: stop there.
   if (*step > 0) {
     for (int64_t i = clampIndex(*start, 0, n), e = clampIndex(*end, 0, n);
-         i < e; i += *step)
+         i < e;) {
       out.elements.push_back(data->elements[i]);
+      if (__builtin_add_overflow(i, *step, &i))
+        break;
+    }
   } else {
     for (int64_t i = clampIndex(*start, -1, n - 1),
                  e = clampIndex(*end, -1, n - 1);
-         i > e; i += *step)
+         i > e;) {
       out.elements.push_back(data->elements[i]);
+      if (__builtin_add_overflow(i, *step, &i))
+        break;
+    }
   }
   out.shape = {(int64_t)out.elements.size()};
   ctx.setOutputSymbolic(0, std::move(out));
