@@ -240,10 +240,14 @@ def dynamic_batch_graph(output):
              helper.make_node("Slice", ["s", "lo", "hi"], ["mid"]),
              helper.make_node("Concat", ["n1", "mid", "m1"], ["sshape"], axis=0),
              helper.make_node("Reshape", ["x", "sshape"], ["slice_out"]),
+             # A one-element operand first broadcasts over the shape.
+             helper.make_node("Mul", ["one", "s"], ["s1"]),
+             helper.make_node("Reshape", ["x", "s1"], ["broadcast_out"]),
              # The shape itself as data: a run-time tensor.
              helper.make_node("Cast", ["s"], ["shape_out"], to=TensorProto.FLOAT)]
     shapes = {"flat_out": ["b", 60], "rows_out": ["b3", 20],
               "expand_out": ["b", 3, 5], "slice_out": ["b", 3, 4, 5],
+              "broadcast_out": ["b", 3, 4, 5],
               "shape_out": [4]}
     nodes.append(helper.make_node("Identity", [output], ["y"]))
     bias = rand(1, 1, 5)
@@ -259,11 +263,13 @@ def dynamic_batch_case(output, batch):
                 "rows_out": lambda: tx.reshape(batch * 3, 20),
                 "expand_out": lambda: t(bias).expand(batch, 3, 5) + tx.mean(2),
                 "slice_out": lambda: tx,
+                "broadcast_out": lambda: tx,
                 "shape_out": lambda: torch.tensor([batch, 3, 4, 5], dtype=torch.float32)}
     return m, [x], expected[output]()
 
 
-for _output in ("flat_out", "rows_out", "expand_out", "slice_out", "shape_out"):
+for _output in ("flat_out", "rows_out", "expand_out", "slice_out",
+                "broadcast_out", "shape_out"):
     for _batch in (1, 3):
         CASES[f"dynamic_{_output}_b{_batch}"] = (
             lambda o=_output, b=_batch: dynamic_batch_case(o, b))
