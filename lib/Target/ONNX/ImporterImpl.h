@@ -161,8 +161,6 @@ using OpHandler = LogicalResult (*)(NodeContext &);
 /// Unsqueeze, Add, Mul, Equal, Where, ...); false when it is not, and the
 /// node's handler then sees the symbolic inputs as run-time tensors.
 FailureOr<bool> importShapeArithmetic(NodeContext &ctx);
-/// A run-time `index` value for a symbolic element.
-Value indexValue(NodeContext &ctx, OpFoldResult element);
 
 struct OpSupport {
   const char *opType;

@@ -17,6 +17,7 @@
 #include "ImporterImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -24,13 +25,6 @@
 using namespace mlir;
 using namespace mlir::dlas;
 using namespace mlir::dlas::onnximport;
-
-Value onnximport::indexValue(NodeContext &ctx, OpFoldResult element) {
-  if (auto value = dyn_cast<Value>(element))
-    return value;
-  return arith::ConstantIndexOp::create(
-      ctx.b, ctx.loc, cast<IntegerAttr>(cast<Attribute>(element)).getInt());
-}
 
 namespace {
 
@@ -108,7 +102,8 @@ FailureOr<OpFoldResult> arithmetic(NodeContext &ctx, StringRef op,
     return y;
   if ((op == "Add" || op == "Sub") && cy == 0)
     return x;
-  Value a = indexValue(ctx, x), b = indexValue(ctx, y);
+  Value a = getValueOrCreateConstantIndexOp(ctx.b, ctx.loc, x);
+  Value b = getValueOrCreateConstantIndexOp(ctx.b, ctx.loc, y);
   if (op == "Add")
     return OpFoldResult(arith::AddIOp::create(ctx.b, ctx.loc, a, b));
   if (op == "Sub")
@@ -118,26 +113,40 @@ FailureOr<OpFoldResult> arithmetic(NodeContext &ctx, StringRef op,
   return OpFoldResult(arith::DivSIOp::create(ctx.b, ctx.loc, a, b));
 }
 
-/// Add, Sub, Mul, Div elementwise with broadcasting.
-FailureOr<bool> binaryArithmetic(NodeContext &ctx) {
+/// Calls `each` on the element pairs of inputs 0 and 1 broadcast together
+/// (numpy rules); fails when an element fails, and returns the result
+/// shape. Nullopt when an input is not shape arithmetic.
+FailureOr<std::optional<SmallVector<int64_t>>> forEachBroadcastPair(
+    NodeContext &ctx,
+    function_ref<LogicalResult(OpFoldResult, OpFoldResult)> each) {
   std::optional<SymbolicInts> a = ctx.symbolic(0), b = ctx.symbolic(1);
   if (!a || !b)
-    return false;
+    return std::optional<SmallVector<int64_t>>();
   FailureOr<SmallVector<int64_t>> shape = broadcastShape(ctx, *a, *b);
   if (failed(shape))
     return failure();
+  for (int64_t i = 0, n = broadcastCount(*a, *b); i < n; ++i)
+    if (failed(each(broadcastElement(*a, i), broadcastElement(*b, i))))
+      return failure();
+  return std::optional<SmallVector<int64_t>>(*shape);
+}
+
+/// Add, Sub, Mul, Div elementwise with broadcasting.
+FailureOr<bool> binaryArithmetic(NodeContext &ctx) {
   SymbolicInts out;
-  out.dtype = a->dtype;
-  out.shape = *shape;
-  int64_t n = broadcastCount(*a, *b);
-  for (int64_t i = 0; i < n; ++i) {
-    FailureOr<OpFoldResult> r =
-        arithmetic(ctx, ctx.node.op_type(), broadcastElement(*a, i),
-                   broadcastElement(*b, i));
+  auto shape = forEachBroadcastPair(ctx, [&](OpFoldResult x, OpFoldResult y) {
+    FailureOr<OpFoldResult> r = arithmetic(ctx, ctx.node.op_type(), x, y);
     if (failed(r))
       return failure();
     out.elements.push_back(*r);
-  }
+    return success();
+  });
+  if (failed(shape))
+    return failure();
+  if (!*shape)
+    return false;
+  out.dtype = ctx.symbolic(0)->dtype;
+  out.shape = **shape;
   ctx.setOutputSymbolic(0, std::move(out));
   return true;
 }
@@ -146,16 +155,9 @@ FailureOr<bool> binaryArithmetic(NodeContext &ctx) {
 /// constants, or a size against a negative constant (ONNX's "-1 means
 /// infer" test on a dynamic batch). Otherwise a run-time comparison.
 FailureOr<bool> equal(NodeContext &ctx) {
-  std::optional<SymbolicInts> a = ctx.symbolic(0), b = ctx.symbolic(1);
-  if (!a || !b)
-    return false;
-  FailureOr<SmallVector<int64_t>> shape = broadcastShape(ctx, *a, *b);
-  if (failed(shape))
-    return failure();
   std::vector<int64_t> result;
-  int64_t n = broadcastCount(*a, *b);
-  for (int64_t i = 0; i < n; ++i) {
-    OpFoldResult x = broadcastElement(*a, i), y = broadcastElement(*b, i);
+  bool decided = true;
+  auto shape = forEachBroadcastPair(ctx, [&](OpFoldResult x, OpFoldResult y) {
     std::optional<int64_t> cx = getConstantIntValue(x),
                            cy = getConstantIntValue(y);
     if (x == y)
@@ -166,9 +168,14 @@ FailureOr<bool> equal(NodeContext &ctx) {
              (cy && *cy < 0 && isNonNegative(x)))
       result.push_back(0);
     else
-      return false;
-  }
-  HostTensor t = HostTensor::ofInts(*shape, std::move(result));
+      decided = false;
+    return success();
+  });
+  if (failed(shape))
+    return failure();
+  if (!*shape || !decided)
+    return false;
+  HostTensor t = HostTensor::ofInts(**shape, std::move(result));
   t.dtype = onnx::TensorProto::BOOL;
   ctx.setOutputConstant(0, std::move(t));
   return true;

@@ -796,6 +796,21 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// The `shape` of nn.reshape / nn.broadcast_to with `runTimeSizes` sizes
+/// operands: one per -1 entry, every other entry positive.
+static LogicalResult checkRunTimeSizedShape(const ShapeChecker &check,
+                                            ArrayRef<int64_t> shape,
+                                            size_t runTimeSizes) {
+  if (size_t unknown = llvm::count(shape, -1); unknown != runTimeSizes)
+    return check.fail("has ", runTimeSizes, " 'sizes' operands for ", unknown,
+                      " -1 entries of attribute 'shape'; they must be as many");
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (size != -1 && size <= 0)
+      return check.fail("attribute 'shape' has size ", size, " at index ", i,
+                        "; sizes must be positive or -1 (a 'sizes' operand)");
+  return success();
+}
+
 /// The result type of a reshape whose `-1` entries each take a run-time
 /// `sizes` operand: those dimensions are dynamic, the others as given.
 static LogicalResult inferRunTimeSized(ShapeChecker &check,
@@ -803,18 +818,11 @@ static LogicalResult inferRunTimeSized(ShapeChecker &check,
                                        ArrayRef<int64_t> shape,
                                        size_t runTimeSizes,
                                        SmallVectorImpl<Type> &results) {
-  size_t unknown = llvm::count(shape, -1);
-  if (unknown != runTimeSizes)
-    return check.fail("has ", runTimeSizes,
-                      " 'sizes' operands for ", unknown,
-                      " -1 entries of attribute 'shape'; they must be as many");
+  if (failed(checkRunTimeSizedShape(check, shape, runTimeSizes)))
+    return failure();
   SmallVector<int64_t> resultShape;
-  for (auto [i, size] : llvm::enumerate(shape)) {
-    if (size != -1 && size <= 0)
-      return check.fail("attribute 'shape' has size ", size, " at index ", i,
-                        "; sizes must be positive or -1");
+  for (int64_t size : shape)
     resultShape.push_back(size == -1 ? ShapedType::kDynamic : size);
-  }
   results.push_back(RankedTensorType::get(resultShape, input.getElementType()));
   return success();
 }
@@ -884,14 +892,8 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *,
     return check.fail("attribute 'shape' has ", rank,
                       " entries, fewer than the input's rank ",
                       input.getRank());
-  size_t runTimeSizes = adaptor.getSizes().size();
-  if (size_t unknown = llvm::count(target, -1); unknown != runTimeSizes)
-    return check.fail("has ", runTimeSizes, " 'sizes' operands for ", unknown,
-                      " -1 entries of attribute 'shape'; they must be as many");
-  for (auto [i, size] : llvm::enumerate(target))
-    if (size != -1 && size <= 0)
-      return check.fail("attribute 'shape' has size ", size, " at index ", i,
-                        "; sizes must be positive or -1 (a 'sizes' operand)");
+  if (failed(checkRunTimeSizedShape(check, target, adaptor.getSizes().size())))
+    return failure();
   SmallVector<int64_t> shape(target);
   for (int64_t i = 0; i < offset; ++i)
     if (target[i] == -1)
