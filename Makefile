@@ -184,6 +184,8 @@ docs: build
 	cp $(BUILD)/docs/DLASConversionPasses.md docs/ConversionPasses.md
 	cp $(BUILD)/docs/DLASTransformPasses.md docs/TransformPasses.md
 	cp $(BUILD)/docs/NNTransformPasses.md docs/NNTransformPasses.md
+	cp $(BUILD)/docs/Dialects/SparseDialect.md docs/SparseDialect.md
+	cp $(BUILD)/docs/SparseTransformPasses.md docs/SparseTransformPasses.md
 	$(BUILD)/bin/dlas-import --list-supported-ops > docs/ONNXSupportedOps.md
 
 clean:

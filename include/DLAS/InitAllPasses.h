@@ -5,6 +5,7 @@
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Conversion/Passes.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
+#include "DLAS/Dialect/Sparse/Transforms/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Transforms/Passes.h"
 
@@ -13,6 +14,7 @@ inline void registerAllPasses() {
   registerDLASCodegenPasses();
   registerDLASConversionPasses();
   nn::registerNNTransformsPasses();
+  sparse::registerSparseTransformsPasses();
   registerDLASTransformsPasses();
   registerDLASPipelines();
 }

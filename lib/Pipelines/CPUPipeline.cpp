@@ -3,6 +3,7 @@
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Conversion/Passes.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
+#include "DLAS/Dialect/Sparse/Transforms/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Transforms/Passes.h"
 
@@ -49,11 +50,25 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   if (options.foldBatchNorm)
     pm.addPass(nn::createFoldBatchNorm());
   pm.addPass(createCanonicalizerPass());
+  // Pruning (an experiment's option) and the sparse-or-dense decision come
+  // before outlining: a sparse layer is a layer function of its own too.
+  if (options.prune > 0.0) {
+    sparse::PruneOptions prune;
+    prune.sparsity = options.prune;
+    prune.structure = options.pruneStructure;
+    prune.report = options.printSparsify;
+    pm.addPass(sparse::createPrune(prune));
+  }
+  sparse::SparsifyOptions sparsify;
+  sparsify.policy = options.sparsify;
+  sparsify.print = options.printSparsify;
+  pm.addPass(sparse::createSparsify(sparsify));
   if (options.outlineLayers)
     pm.addPass(nn::createOutlineLayers());
   if (options.profileLayers)
     pm.addPass(createInstrumentLayers());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());
+  pm.addPass(createConvertSparseToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

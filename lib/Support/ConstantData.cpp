@@ -109,3 +109,32 @@ Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
   return makeConstant(b, loc, resultType, data, bytes->isResource,
                       resourceName);
 }
+
+std::optional<std::vector<float>> dlas::readF32Constant(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  Attribute attr = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (!dense.getElementType().isF32())
+      return std::nullopt;
+    auto values = dense.getValues<float>();
+    return std::vector<float>(values.begin(), values.end());
+  }
+  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef())
+      return std::vector<float>(data->begin(), data->end());
+  return std::nullopt;
+}
+
+Value dlas::createF32Constant(OpBuilder &b, Location loc,
+                              ArrayRef<int64_t> shape, ArrayRef<float> data,
+                              StringRef resourceName) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
+                     data.size() * sizeof(float)),
+      alignof(float));
+  return arith::ConstantOp::create(
+      b, loc, DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));
+}

@@ -32,6 +32,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -163,6 +164,25 @@ static cl::opt<bool> profileLayers(
     "profile",
     cl::desc("Print the median time of every layer (nn op) over the timed "
              "runs"),
+    cl::cat(runCategory));
+static cl::opt<double> pruneSparsity(
+    "prune",
+    cl::desc("Magnitude-prune every conv/linear constant weight to this "
+             "fraction of zeros before compiling (dlas-prune; 0: off)"),
+    cl::init(0.0), cl::cat(runCategory));
+static cl::opt<std::string> pruneStructure(
+    "prune-structure",
+    cl::desc("How --prune prunes: unstructured, block-RxC or N:M"),
+    cl::init("unstructured"), cl::cat(runCategory));
+static cl::opt<std::string> sparsifyPolicy(
+    "sparsify",
+    cl::desc("Sparse kernels for layers with sparse constant weights: auto "
+             "(where the calibrated cost model says they win), always, never"),
+    cl::init("auto"), cl::cat(runCategory));
+static cl::opt<bool> printSparsify(
+    "print-sparsify",
+    cl::desc("Print --prune's sparsity and the sparse-or-dense decision of "
+             "every layer"),
     cl::cat(runCategory));
 static cl::opt<bool> timeStages(
     "time-stages",
@@ -416,6 +436,22 @@ int runMain() {
     if (!pipeline.empty() && !tuningFile.empty())
       return fail("--tuning-file configures the built-in pipeline; with "
                   "--pipeline give it as dlas-cpu-pipeline{tuning-file=...}");
+    if (!pipeline.empty() && sparsifyPolicy.getNumOccurrences())
+      return fail("--sparsify configures the built-in pipeline; with "
+                  "--pipeline give it as dlas-cpu-pipeline{sparsify=...}");
+    // Pruning changes the model, whatever pipeline compiles it.
+    if (pruneSparsity > 0.0) {
+      PassManager prunePm(&context);
+      sparse::PruneOptions prune;
+      prune.sparsity = pruneSparsity;
+      prune.structure = pruneStructure;
+      prune.report = printSparsify;
+      // Weights computed from constants (reshapes, transposes) fold first.
+      prunePm.addPass(createCanonicalizerPass());
+      prunePm.addPass(sparse::createPrune(prune));
+      if (failed(prunePm.run(*module)))
+        return fail("--prune failed on '" + inputFilename + "'");
+    }
     if (!pipeline.empty()) {
       // A full, anchored pipeline: builtin.module(...).
       FailureOr<OpPassManager> parsed =
@@ -438,6 +474,8 @@ int runMain() {
       pipelineOptions.profileLayers = profileLayers;
       pipelineOptions.tuningFile = tuningFile;
       pipelineOptions.blockedEntry = blockedEntry;
+      pipelineOptions.sparsify = sparsifyPolicy;
+      pipelineOptions.printSparsify = printSparsify;
       pipelineOptions.target = target;
       pipelineOptions.targetFeatures = targetFeatures;
       // Refuse a bad name before compiling (the pipeline would too, later).

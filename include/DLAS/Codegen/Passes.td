@@ -661,4 +661,65 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
+  let summary = "Lower sparse.conv2d and sparse.linear to vectorized loops "
+                "over the non-zeros";
+  let description = [{
+    Direct sparse convolution (as in the TIRAMISU compiler's sparse
+    kernels): dense activations, the filter's non-zeros driving vector FMAs
+    over whole output rows. For each image and output-channel block (`r`
+    rows of a block-CSR filter, one row of a CSR one) and each tile of
+    `U x VL` flat output positions, `r x U` accumulators (vector registers)
+    start at the bias; every stored block of the row adds `weight x input`
+    for each of its `c` columns; the ReLU, if fused, is applied before the
+    one store.
+
+    To make every input read a contiguous full vector, whatever the stride,
+    dilation and padding:
+
+    * the input is zero-padded and split into `stride_h x stride_w` phase
+      planes (a space-to-depth copy, none at stride 1), so that tap
+      `(c, kh, kw)` of output `(oh, ow)` is at a fixed offset from flat
+      position `oh * W_q + ow` of one plane;
+    * output rows are computed `W_q` wide (the plane's row) and the tile
+      count rounded up; the extra columns are sliced away afterwards.
+
+    The offsets of every weight column are computed at compile time and
+    stored with the positions (i32) and values in private constant
+    `memref.global`s; the kernel reads these compact arrays. Output-channel
+    blocks and images are the iterations of one `scf.parallel` (OpenMP in
+    the CPU pipeline).
+
+    `sparse.linear` is the same kernel on the transposed input: the batch
+    is the flat output position, each input feature a plane of length 1
+    per row (a batch below the vector width gets 1-lane vectors, a plain
+    sparse matrix-vector product).
+
+    The vector width and register budget come from the module's
+    `dlas.target`. The weight must be a `sparse.constant` or a
+    `sparse.pack` of an `arith.constant`; any other weight, a dynamic
+    batch, or a sparse-encoded value left for another op is an error that
+    names the op.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector (0: from the module's dlas.target)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Vector registers (0: from the module's dlas.target)">,
+    Option<"tileVectors", "tile-vectors", "int64_t", "0",
+           "Vectors of output positions per tile and row (0: by the "
+           "register budget)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Sparse layers lowered">
+  ];
+}
+
 #endif // DLAS_CODEGEN_PASSES_TD

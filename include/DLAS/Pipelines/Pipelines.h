@@ -47,6 +47,25 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Fold inference batch norms into the convolutions "
                      "before them (dlas-fold-batch-norm)"),
       llvm::cl::init(true)};
+  PassOptions::Option<double> prune{
+      *this, "prune",
+      llvm::cl::desc("Magnitude-prune every conv/linear weight to this "
+                     "fraction of zeros first (dlas-prune; 0: off)"),
+      llvm::cl::init(0.0)};
+  PassOptions::Option<std::string> pruneStructure{
+      *this, "prune-structure",
+      llvm::cl::desc("unstructured, block-RxC or N:M (dlas-prune)"),
+      llvm::cl::init("unstructured")};
+  PassOptions::Option<std::string> sparsify{
+      *this, "sparsify",
+      llvm::cl::desc("Sparse kernels for sparse constant weights "
+                     "(dlas-sparsify policy): auto, always or never"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<bool> printSparsify{
+      *this, "print-sparsify",
+      llvm::cl::desc("Print dlas-sparsify's decision for every layer, and "
+                     "dlas-prune's achieved sparsity"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> outlineLayers{
       *this, "outline-layers",
       llvm::cl::desc("Compile every nn layer as a function of its own "

@@ -10,6 +10,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <optional>
+#include <vector>
+
 namespace mlir::dlas {
 
 /// The elements of `input`, an `arith.constant` holding a dense or
@@ -29,6 +32,16 @@ Value permuteConstant(OpBuilder &b, Location loc, Value input,
 Value sliceConstant(OpBuilder &b, Location loc, Value input,
                     int64_t firstElement, RankedTensorType resultType,
                     StringRef resourceName);
+
+/// The elements of `value` in row-major order when it is an
+/// `arith.constant` holding an f32 dense or dense_resource tensor.
+std::optional<std::vector<float>> readF32Constant(Value value);
+
+/// An `arith.constant` of an f32 tensor of `shape` holding `data` as a
+/// dense_resource blob named `resourceName` (weights: no per-element
+/// attribute storage).
+Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        ArrayRef<float> data, StringRef resourceName);
 
 } // namespace mlir::dlas
 

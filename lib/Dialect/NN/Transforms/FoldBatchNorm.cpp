@@ -1,6 +1,7 @@
 //===- FoldBatchNorm.cpp - the dlas-fold-batch-norm pass ------------------===//
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
+#include "DLAS/Support/ConstantData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -20,35 +21,6 @@ using namespace mlir::dlas;
 
 namespace {
 
-/// The f32 data of a constant (dense or dense_resource), if `value` is one.
-std::optional<std::vector<float>> constantData(Value value) {
-  auto constant = value.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  Attribute attr = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (!dense.getElementType().isF32())
-      return std::nullopt;
-    auto values = dense.getValues<float>();
-    return std::vector<float>(values.begin(), values.end());
-  }
-  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr))
-    if (std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef())
-      return std::vector<float>(data->begin(), data->end());
-  return std::nullopt;
-}
-
-Value f32Constant(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> shape,
-                  ArrayRef<float> data, StringRef name) {
-  auto type = RankedTensorType::get(shape, rewriter.getF32Type());
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
-                     data.size() * sizeof(float)),
-      alignof(float));
-  auto attr = DenseResourceElementsAttr::get(type, name, std::move(blob));
-  return arith::ConstantOp::create(rewriter, loc, attr);
-}
-
 struct FoldBatchNormIntoConv : OpRewritePattern<nn::BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -61,17 +33,17 @@ struct FoldBatchNormIntoConv : OpRewritePattern<nn::BatchNormOp> {
     auto filterType = conv.getFilter().getType();
     if (!filterType.getElementType().isF32())
       return rewriter.notifyMatchFailure(bn, "not f32");
-    std::optional<std::vector<float>> filter = constantData(conv.getFilter());
-    std::optional<std::vector<float>> gamma = constantData(bn.getScale());
-    std::optional<std::vector<float>> beta = constantData(bn.getBias());
-    std::optional<std::vector<float>> mean = constantData(bn.getMean());
-    std::optional<std::vector<float>> var = constantData(bn.getVariance());
+    std::optional<std::vector<float>> filter = readF32Constant(conv.getFilter());
+    std::optional<std::vector<float>> gamma = readF32Constant(bn.getScale());
+    std::optional<std::vector<float>> beta = readF32Constant(bn.getBias());
+    std::optional<std::vector<float>> mean = readF32Constant(bn.getMean());
+    std::optional<std::vector<float>> var = readF32Constant(bn.getVariance());
     if (!filter || !gamma || !beta || !mean || !var)
       return rewriter.notifyMatchFailure(bn, "parameters are not constants");
     int64_t channels = filterType.getDimSize(0);
     std::vector<float> bias(channels, 0.0f);
     if (Value convBias = conv.getBias()) {
-      std::optional<std::vector<float>> data = constantData(convBias);
+      std::optional<std::vector<float>> data = readF32Constant(convBias);
       if (!data)
         return rewriter.notifyMatchFailure(bn, "conv bias is not a constant");
       bias = *data;
@@ -85,9 +57,9 @@ struct FoldBatchNormIntoConv : OpRewritePattern<nn::BatchNormOp> {
       bias[f] = (float)((bias[f] - (*mean)[f]) * scale + (*beta)[f]);
     }
     Location loc = bn.getLoc();
-    Value newFilter = f32Constant(rewriter, loc, filterType.getShape(), *filter,
+    Value newFilter = createF32Constant(rewriter, loc, filterType.getShape(), *filter,
                                   "folded_bn_filter");
-    Value newBias = f32Constant(rewriter, loc, {channels}, bias, "folded_bn_bias");
+    Value newBias = createF32Constant(rewriter, loc, {channels}, bias, "folded_bn_bias");
     auto folded = nn::Conv2DOp::create(
         rewriter, conv.getLoc(), bn.getType(), conv.getInput(), newFilter,
         newBias, conv.getStridesAttr(), conv.getPaddingAttr(),

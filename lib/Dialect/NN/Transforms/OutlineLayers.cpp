@@ -1,6 +1,7 @@
 //===- OutlineLayers.cpp - the dlas-outline-layers pass -------------------===//
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
+#include "DLAS/Dialect/Sparse/SparseDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -19,8 +20,16 @@ namespace {
 
 /// Ops that only relabel memory gain nothing from a function of their own.
 bool isLayer(Operation *op) {
+  if (isa<sparse::Conv2DOp, sparse::LinearOp>(op))
+    return true;
   return isa<nn::NNDialect>(op->getDialect()) &&
          !isa<nn::ReshapeOp, nn::FlattenOp>(op);
+}
+
+/// Constants (dense or sparse) are cloned into each layer that reads them:
+/// a kernel pass then sees its weights.
+bool isConstant(Operation *op) {
+  return isa_and_nonnull<arith::ConstantOp, sparse::ConstantOp>(op);
 }
 
 /// Elementwise ops that keep the type of `input`, their operand from the
@@ -105,7 +114,7 @@ struct OutlineLayersPass : nn::impl::OutlineLayersBase<OutlineLayersPass> {
         Operation *def = operand.getDefiningOp();
         if (def && members.contains(def))
           continue;
-        if (isa_and_nonnull<arith::ConstantOp>(def)) {
+        if (isConstant(def)) {
           if (!llvm::is_contained(constants, def))
             constants.push_back(def);
         } else if (!llvm::is_contained(arguments, operand)) {

@@ -1,0 +1,547 @@
+//===- SparseToLoops.cpp - the convert-sparse-to-loops pass ---------------===//
+//
+// Direct sparse convolution and sparse linear layers: the non-zeros of a
+// compile-time constant weight drive vector FMAs over flat output rows.
+// See the pass description in Codegen/Passes.td for the scheme.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/Passes.h"
+#include "DLAS/Dialect/Sparse/SparseDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_CONVERTSPARSETOLOOPS
+#include "DLAS/Codegen/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+using namespace mlir::dlas;
+using sparse::BlockShape;
+using sparse::CompressedWeight;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Parallel iterations a kernel offers at least (where it has the rows):
+/// a few per thread of the CPUs DLAS targets, for OpenMP's static schedule.
+constexpr int64_t kParallelIterations = 64;
+int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
+
+/// What the kernel computes, known at compile time.
+struct KernelShape {
+  int64_t images;        // NI: independent input/output planes
+  int64_t inputLength;   // L: flat input elements per image
+  int64_t outputLength;  // P: flat output positions per channel computed
+  int64_t lanes;         // VL
+  int64_t vectorsPerTile; // U
+  bool relu = false;
+  int64_t tile() const { return lanes * vectorsPerTile; }
+  int64_t paddedLength() const { return roundUp(outputLength, tile()); }
+};
+
+/// Lanes and vectors per tile for `block` over `outputLength` positions:
+/// full vectors where the positions allow, and as many accumulators as
+/// the registers hold (an input vector reused by r block rows must stay
+/// in a register too).
+std::pair<int64_t, int64_t> chooseTile(const TargetShape &target,
+                                       BlockShape block, int64_t outputLength,
+                                       int64_t forcedVectors) {
+  int64_t lanes = outputLength >= target.vectorWidth ? target.vectorWidth : 1;
+  int64_t budget = std::max<int64_t>(target.vectorRegisters - 2, 2);
+  int64_t maxVectors =
+      block.rows == 1 ? std::min<int64_t>(budget - 2, 8)
+                      : std::max<int64_t>(budget / (block.rows + 1), 1);
+  if (forcedVectors > 0)
+    maxVectors = forcedVectors;
+  int64_t vectors =
+      std::clamp<int64_t>(ceilDiv(outputLength, lanes), 1, std::max<int64_t>(maxVectors, 1));
+  return {lanes, vectors};
+}
+
+/// The kernel's arrays as globals, read through memref.get_global.
+struct KernelArrays {
+  Value positions; // i32, block rows + 1
+  Value offsets;   // i32, per stored block and block column: input offset
+  Value values;    // f32, per stored block r x c row-major
+  Value chunks;    // i32, first block row of each parallel chunk, and the end
+};
+
+KernelArrays createArrays(OpBuilder &b, Location loc, ModuleOp module,
+                          SymbolTable &symbols, const CompressedWeight &weight,
+                          ArrayRef<int32_t> blockOffsets,
+                          ArrayRef<int32_t> chunks) {
+  auto global = [&](StringRef name, auto data, Type type) -> Value {
+    using T = std::remove_const_t<typename decltype(data)::value_type>;
+    SmallVector<T> padded(data.begin(), data.end());
+    if (padded.empty())
+      padded.push_back(T());
+    auto tensorType =
+        RankedTensorType::get({static_cast<int64_t>(padded.size())}, type);
+    auto memrefType = MemRefType::get(tensorType.getShape(), type);
+    memref::GlobalOp op;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      op = memref::GlobalOp::create(
+          b, loc, name, b.getStringAttr("private"), memrefType,
+          DenseElementsAttr::get(tensorType, ArrayRef<T>(padded)),
+          /*constant=*/true, b.getI64IntegerAttr(64));
+      symbols.insert(op);
+    }
+    return memref::GetGlobalOp::create(b, loc, memrefType, op.getSymName());
+  };
+  KernelArrays arrays;
+  arrays.positions = global("__dlas_sparse_positions",
+                            ArrayRef<int32_t>(weight.positions), b.getI32Type());
+  arrays.offsets = global("__dlas_sparse_offsets", blockOffsets, b.getI32Type());
+  arrays.values =
+      global("__dlas_sparse_values", ArrayRef<float>(weight.values), b.getF32Type());
+  arrays.chunks = global("__dlas_sparse_chunks", chunks, b.getI32Type());
+  return arrays;
+}
+
+Value loadIndex(OpBuilder &b, Location loc, Value memref, Value index) {
+  Value value = memref::LoadOp::create(b, loc, memref, index);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
+/// Block-row chunks of about equal stored blocks, as first block rows
+/// (and the end): the parallel iterations balanced by non-zeros. At least
+/// `minChunks` (if the rows allow) so that threads have work when images
+/// and tiles are few, and not many more than rows of `minBlocks` blocks.
+std::vector<int32_t> balancedChunks(const CompressedWeight &weight,
+                                    int64_t minChunks) {
+  int64_t rows = weight.blockRows();
+  int64_t chunks = std::clamp<int64_t>(minChunks, 1, std::max<int64_t>(rows, 1));
+  std::vector<int32_t> starts{0};
+  int64_t total = weight.storedBlocks();
+  for (int64_t chunk = 1; chunk < chunks; ++chunk) {
+    // The first row whose start reaches chunk/chunks of the blocks, and
+    // past the previous chunk's start.
+    int64_t target = total * chunk / chunks;
+    int64_t row = starts.back() + 1;
+    while (row < rows && weight.positions[row] < target)
+      ++row;
+    if (row >= rows)
+      break;
+    starts.push_back(static_cast<int32_t>(row));
+  }
+  starts.push_back(static_cast<int32_t>(rows));
+  return starts;
+}
+
+/// The loops: in parallel over images, block-row chunks and tiles of flat
+/// output positions; within, every block row of the chunk: the stored
+/// blocks of the row as FMAs into r x U accumulators, then the ReLU and
+/// the store. A tile's input (every channel's few rows) stays in L1/L2
+/// while all the chunk's output channels read it. `input` is memref<NI x
+/// L>, `output` memref<NI x rows x Lp>, `bias` memref<rows> or null.
+void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
+                 const CompressedWeight &weight, const KernelArrays &arrays,
+                 int64_t chunks, Value input, Value output, Value bias) {
+  BlockShape block = weight.block;
+  int64_t lanes = shape.lanes, vectors = shape.vectorsPerTile;
+  auto vectorType = VectorType::get({lanes}, b.getF32Type());
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = index(0), one = index(1);
+  int64_t tiles = shape.paddedLength() / shape.tile();
+  scf::ParallelOp::create(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{index(shape.images), index(chunks), index(tiles)},
+      ValueRange{one, one, one},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value image = ivs[0], chunk = ivs[1];
+        Value tileStart = arith::MulIOp::create(b, loc, ivs[2], index(shape.tile()));
+        Value firstBlockRow = loadIndex(b, loc, arrays.chunks, chunk);
+        Value lastBlockRow = loadIndex(
+            b, loc, arrays.chunks, arith::AddIOp::create(b, loc, chunk, one));
+        scf::ForOp::create(
+            b, loc, firstBlockRow, lastBlockRow, one, ValueRange{},
+            [&](OpBuilder &b, Location loc, Value blockRow, ValueRange) {
+              Value begin = loadIndex(b, loc, arrays.positions, blockRow);
+              Value end = loadIndex(b, loc, arrays.positions,
+                                    arith::AddIOp::create(b, loc, blockRow, one));
+              Value firstRow =
+                  arith::MulIOp::create(b, loc, blockRow, index(block.rows));
+              SmallVector<Value> rows;
+              for (int64_t i = 0; i < block.rows; ++i)
+                rows.push_back(arith::AddIOp::create(b, loc, firstRow, index(i)));
+              // The accumulators start at the bias (or zero), one per row.
+              SmallVector<Value> init;
+              for (int64_t i = 0; i < block.rows; ++i) {
+                Value start;
+                if (bias)
+                  start = vector::BroadcastOp::create(
+                      b, loc, vectorType,
+                      memref::LoadOp::create(b, loc, bias, rows[i]));
+                else
+                  start = arith::ConstantOp::create(
+                      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
+                init.append(vectors, start);
+              }
+              auto blocks = scf::ForOp::create(
+                  b, loc, begin, end, one, init,
+                  [&](OpBuilder &b, Location loc, Value stored,
+                      ValueRange acc) {
+                    SmallVector<Value> next(acc.begin(), acc.end());
+                    for (int64_t j = 0; j < block.cols; ++j) {
+                      Value slot = arith::AddIOp::create(
+                          b, loc,
+                          arith::MulIOp::create(b, loc, stored, index(block.cols)),
+                          index(j));
+                      Value offset = arith::AddIOp::create(
+                          b, loc, loadIndex(b, loc, arrays.offsets, slot),
+                          tileStart);
+                      SmallVector<Value> x;
+                      for (int64_t u = 0; u < vectors; ++u)
+                        x.push_back(vector::LoadOp::create(
+                            b, loc, vectorType, input,
+                            ValueRange{image, arith::AddIOp::create(
+                                                  b, loc, offset,
+                                                  index(u * lanes))}));
+                      for (int64_t i = 0; i < block.rows; ++i) {
+                        Value valueIndex = arith::AddIOp::create(
+                            b, loc,
+                            arith::MulIOp::create(b, loc, stored,
+                                                  index(block.size())),
+                            index(i * block.cols + j));
+                        Value w = vector::BroadcastOp::create(
+                            b, loc, vectorType,
+                            memref::LoadOp::create(b, loc, arrays.values,
+                                                   valueIndex));
+                        for (int64_t u = 0; u < vectors; ++u) {
+                          Value &a = next[i * vectors + u];
+                          a = vector::FMAOp::create(b, loc, w, x[u], a);
+                        }
+                      }
+                    }
+                    scf::YieldOp::create(b, loc, next);
+                  });
+              Value zeroVector = arith::ConstantOp::create(
+                  b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
+              for (int64_t i = 0; i < block.rows; ++i)
+                for (int64_t u = 0; u < vectors; ++u) {
+                  Value result = blocks.getResult(i * vectors + u);
+                  if (shape.relu)
+                    result = arith::MaximumFOp::create(b, loc, result, zeroVector);
+                  Value position = arith::AddIOp::create(b, loc, tileStart,
+                                                         index(u * lanes));
+                  vector::StoreOp::create(b, loc, result, output,
+                                          ValueRange{image, rows[i], position});
+                }
+              scf::YieldOp::create(b, loc);
+            });
+        // scf.parallel's body builder adds the terminator.
+      });
+}
+
+/// Offsets of each stored block's columns, from every weight column's.
+/// `offset(row, column)` is the input offset of weight element (row,
+/// column); rows of one block share it.
+std::vector<int32_t> blockOffsets(const CompressedWeight &weight,
+                                  function_ref<int64_t(int64_t, int64_t)> offset) {
+  std::vector<int32_t> result;
+  result.reserve(weight.coordinates.size() * weight.block.cols);
+  for (int64_t blockRow = 0; blockRow < weight.blockRows(); ++blockRow)
+    for (int32_t k = weight.positions[blockRow]; k < weight.positions[blockRow + 1]; ++k)
+      for (int64_t j = 0; j < weight.block.cols; ++j)
+        result.push_back(static_cast<int32_t>(
+            offset(blockRow * weight.block.rows,
+                   weight.coordinates[k] * weight.block.cols + j)));
+  return result;
+}
+
+Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/true);
+}
+
+/// The kernel's result buffer `images x rows x Lp`, as a tensor.
+Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
+                SymbolTable &symbols, const KernelShape &shape,
+                const CompressedWeight &weight, ArrayRef<int32_t> offsets,
+                Value flatInput, Value bias) {
+  // Enough parallel iterations for the threads a CPU runs: block-row
+  // chunks make up for few images and tiles.
+  int64_t tiles = shape.paddedLength() / shape.tile();
+  std::vector<int32_t> chunks = balancedChunks(
+      weight, ceilDiv(kParallelIterations, shape.images * tiles));
+  KernelArrays arrays =
+      createArrays(b, loc, module, symbols, weight, offsets, chunks);
+  Value input = toBuffer(b, loc, flatInput);
+  auto outputType = MemRefType::get(
+      {shape.images, weight.rows, shape.paddedLength()}, b.getF32Type());
+  Value output = memref::AllocOp::create(b, loc, outputType, b.getI64IntegerAttr(64));
+  Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
+  buildKernel(b, loc, shape, weight, arrays, chunks.size() - 1, input, output,
+              biasBuffer);
+  return bufferization::ToTensorOp::create(
+      b, loc,
+      RankedTensorType::get(outputType.getShape(), outputType.getElementType()),
+      output, /*restrict=*/true, /*writable=*/true);
+}
+
+Value sliceLeading(OpBuilder &b, Location loc, Value source,
+                   ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(source.getType());
+  if (type.getShape() == sizes)
+    return source;
+  int64_t rank = type.getRank();
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(sizes, type.getElementType()), source,
+      getAsIndexOpFoldResult(b.getContext(), SmallVector<int64_t>(rank, 0)),
+      getAsIndexOpFoldResult(b.getContext(), sizes),
+      getAsIndexOpFoldResult(b.getContext(), SmallVector<int64_t>(rank, 1)));
+}
+
+/// `source` zero-padded by `low` and `high` (which may be negative: rows
+/// cut off at the end).
+Value padOrCut(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> low,
+               ArrayRef<int64_t> high) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> kept(type.getShape());
+  SmallVector<int64_t> padHigh(high);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (high[d] < 0) {
+      kept[d] += high[d];
+      padHigh[d] = 0;
+    }
+  source = sliceLeading(b, loc, source, kept);
+  if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(padHigh, [](int64_t v) { return v == 0; }))
+    return source;
+  SmallVector<int64_t> shape(kept);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    shape[d] += low[d] + padHigh[d];
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, b.getF32Type()), source,
+      getAsIndexOpFoldResult(b.getContext(), low),
+      getAsIndexOpFoldResult(b.getContext(), padHigh), zero);
+}
+
+Value transpose(OpBuilder &b, Location loc, Value source,
+                ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(type.getDimSize(d));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, source, init, perm).getResult()[0];
+}
+
+Value collapseAfter(OpBuilder &b, Location loc, Value source, int64_t keep) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < keep; ++d)
+    groups.push_back({d});
+  ReassociationIndices rest;
+  for (int64_t d = keep; d < type.getRank(); ++d)
+    rest.push_back(d);
+  groups.push_back(rest);
+  return tensor::CollapseShapeOp::create(b, loc, source, groups);
+}
+
+struct SparseToLoops
+    : public dlas::impl::ConvertSparseToLoopsBase<SparseToLoops> {
+  using ConvertSparseToLoopsBase::ConvertSparseToLoopsBase;
+
+  LogicalResult lowerConv(sparse::Conv2DOp op, ModuleOp module,
+                          SymbolTable &symbols) {
+    std::optional<CompressedWeight> weight =
+        sparse::getCompressedWeight(op.getFilter());
+    if (!weight)
+      return op.emitOpError("filter must be a compile-time constant "
+                            "(sparse.constant, or sparse.pack of an "
+                            "arith.constant)");
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType outputType = op.getOutput().getType();
+    if (!inputType.hasStaticShape())
+      return op.emitOpError("a dynamic batch is not supported yet by the "
+                            "sparse kernels");
+    FailureOr<TargetShape> target =
+        targetShapeFor(op, vectorWidth, vectorRegisters);
+    if (failed(target))
+      return failure();
+    int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+    int64_t h = inputType.getDimSize(2), w = inputType.getDimSize(3);
+    int64_t oh = outputType.getDimSize(2), ow = outputType.getDimSize(3);
+    int64_t kh = op.getKernelSize()[0], kw = op.getKernelSize()[1];
+    int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+    int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
+    ArrayRef<int64_t> pad = op.getPadding();
+    int64_t groups = op.getGroups();
+    // Phase planes: tap (kh, kw) of output (y, x) reads plane
+    // (kh*dh % sh, kw*dw % sw) at row y + kh*dh / sh, column x + kw*dw / sw.
+    int64_t rowShift = (kh - 1) * dh / sh, colShift = (kw - 1) * dw / sw;
+    int64_t planeWidth = ow + colShift;
+    KernelShape shape;
+    shape.images = n;
+    shape.outputLength = oh * planeWidth;
+    std::tie(shape.lanes, shape.vectorsPerTile) =
+        chooseTile(*target, weight->block, shape.outputLength, tileVectors);
+    shape.relu = op.getRelu();
+    int64_t paddedLength = shape.paddedLength();
+    // Enough rows that the last tile of the last tap stays in its plane.
+    int64_t planeHeight =
+        ceilDiv(paddedLength + rowShift * planeWidth + colShift, planeWidth);
+    int64_t planeSize = planeHeight * planeWidth;
+    __int128 total = static_cast<__int128>(c) * sh * sw * planeSize;
+    if (total > INT32_MAX)
+      return op.emitOpError("input too large for the sparse kernel's 32-bit "
+                            "offsets (")
+             << static_cast<int64_t>(total) << " elements per image)";
+    shape.inputLength = static_cast<int64_t>(total);
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value x = padOrCut(b, loc, op.getInput(), {0, 0, pad[0], pad[1]},
+                       {0, 0, planeHeight * sh - h - pad[0],
+                        planeWidth * sw - w - pad[1]});
+    if (sh > 1 || sw > 1) {
+      auto expanded = RankedTensorType::get(
+          {n, c, planeHeight, sh, planeWidth, sw}, b.getF32Type());
+      x = tensor::ExpandShapeOp::create(
+          b, loc, expanded, x,
+          SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+      x = transpose(b, loc, x, {0, 1, 3, 5, 2, 4});
+    }
+    Value flat = collapseAfter(b, loc, x, 1);
+
+    int64_t channelsPerGroup = c / groups;
+    int64_t outPerGroup = weight->rows / groups;
+    auto offset = [&](int64_t row, int64_t column) -> int64_t {
+      int64_t tapsPerChannel = kh * kw;
+      int64_t channel = row / outPerGroup * channelsPerGroup +
+                        column / tapsPerChannel;
+      int64_t ky = column % tapsPerChannel / kw, kx = column % kw;
+      int64_t phase = (channel * sh + ky * dh % sh) * sw + kx * dw % sw;
+      return phase * planeSize + ky * dh / sh * planeWidth + kx * dw / sw;
+    };
+    std::vector<int32_t> offsets = blockOffsets(*weight, offset);
+    Value result = runKernel(b, loc, module, symbols, shape, *weight, offsets,
+                             flat, op.getBias());
+    // [N, F, Lp] -> [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
+    int64_t f = weight->rows;
+    result = sliceLeading(b, loc, result, {n, f, oh * planeWidth});
+    result = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({n, f, oh, planeWidth}, b.getF32Type()),
+        result, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    result = sliceLeading(b, loc, result, {n, f, oh, ow});
+    op.replaceAllUsesWith(result);
+    op.erase();
+    return success();
+  }
+
+  LogicalResult lowerLinear(sparse::LinearOp op, ModuleOp module,
+                            SymbolTable &symbols) {
+    std::optional<CompressedWeight> weight =
+        sparse::getCompressedWeight(op.getWeight());
+    if (!weight)
+      return op.emitOpError("weight must be a compile-time constant "
+                            "(sparse.constant, or sparse.pack of an "
+                            "arith.constant)");
+    RankedTensorType inputType = op.getInput().getType();
+    if (!inputType.hasStaticShape())
+      return op.emitOpError("a dynamic batch is not supported yet by the "
+                            "sparse kernels");
+    FailureOr<TargetShape> target =
+        targetShapeFor(op, vectorWidth, vectorRegisters);
+    if (failed(target))
+      return failure();
+    int64_t batch = inputType.getDimSize(0), features = inputType.getDimSize(1);
+    KernelShape shape;
+    shape.images = 1;
+    shape.outputLength = batch;
+    std::tie(shape.lanes, shape.vectorsPerTile) =
+        chooseTile(*target, weight->block, batch, tileVectors);
+    shape.relu = op.getRelu();
+    int64_t paddedLength = shape.paddedLength();
+    shape.inputLength = features * paddedLength;
+    if (shape.inputLength > INT32_MAX)
+      return op.emitOpError("input too large for the sparse kernel's 32-bit "
+                            "offsets");
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    // x^T [K, Lp], one plane row per feature; the batch is the position.
+    Value x = transpose(b, loc, op.getInput(), {1, 0});
+    x = padOrCut(b, loc, x, {0, 0}, {0, paddedLength - batch});
+    x = tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({1, features, paddedLength}, b.getF32Type()), x,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    Value flat = collapseAfter(b, loc, x, 1);
+    auto offset = [&](int64_t, int64_t column) { return column * paddedLength; };
+    std::vector<int32_t> offsets = blockOffsets(*weight, offset);
+    Value result = runKernel(b, loc, module, symbols, shape, *weight, offsets,
+                             flat, op.getBias());
+    // [1, O, Lp] -> [O, N] -> [N, O].
+    int64_t outFeatures = weight->rows;
+    result = tensor::CollapseShapeOp::create(
+        b, loc, result, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    result = sliceLeading(b, loc, result, {outFeatures, batch});
+    result = transpose(b, loc, result, {1, 0});
+    op.replaceAllUsesWith(result);
+    op.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<Operation *> layers;
+    module.walk([&](Operation *op) {
+      if (isa<sparse::Conv2DOp, sparse::LinearOp>(op))
+        layers.push_back(op);
+    });
+    for (Operation *op : layers) {
+      LogicalResult lowered =
+          isa<sparse::Conv2DOp>(op)
+              ? lowerConv(cast<sparse::Conv2DOp>(op), module, symbols)
+              : lowerLinear(cast<sparse::LinearOp>(op), module, symbols);
+      if (failed(lowered))
+        return signalPassFailure();
+      ++numKernels;
+    }
+    // The weights were read at compile time; anything sparse left has no
+    // lowering.
+    SmallVector<Operation *> weights;
+    module.walk([&](Operation *op) {
+      if (isa<sparse::ConstantOp, sparse::PackOp>(op))
+        weights.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(weights))
+      if (op->use_empty())
+        op->erase();
+    WalkResult leftover = module.walk([&](Operation *op) {
+      bool sparseValue = llvm::any_of(op->getResultTypes(), [](Type type) {
+        return sparse_tensor::getSparseTensorEncoding(type) != nullptr;
+      });
+      if (isa<sparse::SparseDialect>(op->getDialect()) || sparseValue) {
+        op->emitOpError("has no lowering to loops: a sparse weight must "
+                        "only feed sparse.conv2d or sparse.linear");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (leftover.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

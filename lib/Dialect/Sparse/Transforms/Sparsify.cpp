@@ -1,0 +1,255 @@
+//===- Sparsify.cpp - the dlas-sparsify pass ------------------------------===//
+#include "DLAS/Dialect/DLAS/DLASDialect.h"
+#include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/Dialect/Sparse/SparseDialect.h"
+#include "DLAS/Dialect/Sparse/Transforms/Passes.h"
+#include "DLAS/Support/ConstantData.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::dlas::sparse {
+#define GEN_PASS_DEF_SPARSIFY
+#include "DLAS/Dialect/Sparse/Transforms/Passes.h.inc"
+} // namespace mlir::dlas::sparse
+
+using namespace mlir;
+using namespace mlir::dlas;
+using sparse::BlockShape;
+using sparse::CompressedWeight;
+
+namespace {
+
+// The committed calibration table (Calibration.json), built in.
+#include "SparseCalibration.inc"
+
+/// Output-channel block heights tried: a block of r rows shares each
+/// input vector load among r accumulators.
+constexpr int64_t kBlockRows[] = {1, 4, 8};
+
+/// Break-even densities (stored fraction) per layer kind and block height
+/// for one target, from the calibration table.
+struct Calibration {
+  std::string key; // "avx2" or "avx512"
+  const llvm::json::Object *table = nullptr;
+
+  /// The break-even density of `kind` with `blockRows`-row blocks; 0 (never
+  /// sparse) when the table has no entry.
+  double breakEven(StringRef kind, int64_t blockRows) const {
+    const llvm::json::Object *byBlock = table ? table->getObject(kind) : nullptr;
+    if (!byBlock)
+      return 0.0;
+    if (std::optional<double> value =
+            byBlock->getNumber(std::to_string(blockRows)))
+      return *value;
+    return 0.0;
+  }
+};
+
+/// A layer's choice: the format that the calibrated cost model ranks best.
+struct Choice {
+  BlockShape block;
+  double stored = 1.0;    // stored fraction in that format
+  double breakEven = 0.0; // of that format
+  double relativeTime() const {
+    return breakEven > 0 ? stored / breakEven : INFINITY;
+  }
+};
+
+std::string layerLabel(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return "\"" + name.getName().str() + "\"";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->getLoc().print(os);
+  return text;
+}
+
+struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
+  using SparsifyBase::SparsifyBase;
+
+  llvm::json::Value calibrationTable = nullptr;
+
+  LogicalResult loadCalibration() {
+    std::string text = kBuiltinCalibration;
+    if (!calibration.empty()) {
+      auto buffer = llvm::MemoryBuffer::getFile(calibration);
+      if (!buffer)
+        return emitError(getOperation()->getLoc())
+               << "dlas-sparsify: cannot read calibration file '" << calibration
+               << "': " << buffer.getError().message();
+      text = (*buffer)->getBuffer().str();
+    }
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+    if (!parsed)
+      return emitError(getOperation()->getLoc())
+             << "dlas-sparsify: calibration "
+             << (calibration.empty() ? std::string("(built in)") : calibration)
+             << " is not JSON: " << llvm::toString(parsed.takeError());
+    calibrationTable = std::move(*parsed);
+    if (!calibrationTable.getAsObject() ||
+        !calibrationTable.getAsObject()->getObject("targets"))
+      return emitError(getOperation()->getLoc())
+             << "dlas-sparsify: calibration has no \"targets\" object";
+    return success();
+  }
+
+  FailureOr<Calibration> calibrationFor(ModuleOp module) {
+    CPUTargetAttr target = lookupCPUTarget(module);
+    if (!target)
+      return emitError(module.getLoc())
+             << "dlas-sparsify: policy=auto needs the module's '"
+             << DLASDialect::kTargetAttrName
+             << "' (dlas-attach-target) to pick its calibration";
+    Calibration result;
+    result.key = target.getVectorBits() >= 512 ? "avx512" : "avx2";
+    result.table =
+        calibrationTable.getAsObject()->getObject("targets")->getObject(result.key);
+    return result;
+  }
+
+  void runOnOperation() override {
+    if (policy != "auto" && policy != "always" && policy != "never") {
+      emitError(getOperation().getLoc()) << "dlas-sparsify: policy '" << policy
+                                 << "' is none of auto, always, never";
+      return signalPassFailure();
+    }
+    if (policy == "never")
+      return;
+    Calibration calibrated;
+    if (policy == "auto") {
+      if (failed(loadCalibration()))
+        return signalPassFailure();
+      FailureOr<Calibration> found = calibrationFor(getOperation());
+      if (failed(found))
+        return signalPassFailure();
+      calibrated = *found;
+    }
+    SmallVector<Operation *> layers;
+    getOperation().walk([&](Operation *op) {
+      if (isa<nn::Conv2DOp, nn::LinearOp>(op))
+        layers.push_back(op);
+    });
+    for (Operation *op : layers)
+      decide(op, calibrated);
+  }
+
+  /// Why `op` stays dense regardless of its weight ("" if it may not).
+  static std::string unsupported(Operation *op) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type.getElementType().isF32())
+      return "not f32";
+    if (!cast<RankedTensorType>(op->getOperand(0).getType()).hasStaticShape())
+      return "dynamic batch";
+    if (auto conv = dyn_cast<nn::Conv2DOp>(op))
+      if (conv.getLayout() != nn::Layout::NCHW)
+        return "not NCHW";
+    return "";
+  }
+
+  static StringRef layerKind(Operation *op) {
+    auto conv = dyn_cast<nn::Conv2DOp>(op);
+    if (!conv)
+      return "linear";
+    auto filter = conv.getFilter().getType();
+    if (filter.getDimSize(1) == 1 && conv.getGroups() > 1)
+      return "depthwise";
+    if (filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1)
+      return "conv1x1";
+    return "conv";
+  }
+
+  void decide(Operation *op, const Calibration &calibrated) {
+    Value weightValue = op->getOperand(1);
+    auto weightType = cast<RankedTensorType>(weightValue.getType());
+    int64_t rows = weightType.getDimSize(0);
+    int64_t cols = rows ? weightType.getNumElements() / rows : 0;
+    StringRef kind = layerKind(op);
+    auto say = [&](const Twine &reason) {
+      if (print)
+        llvm::outs() << "dlas-sparsify: " << op->getName().stripDialect() << " "
+                     << layerLabel(op) << " " << rows << "x" << cols << " ("
+                     << kind << "): " << reason << "\n";
+    };
+    if (std::string why = unsupported(op); !why.empty())
+      return say("dense (" + why + ")");
+    std::optional<std::vector<float>> dense = readF32Constant(weightValue);
+    if (!dense)
+      return say("dense (weight is not a constant)");
+    double density = sparse::density(*dense);
+    if (density == 1.0 || rows * cols == 0)
+      return say("dense (no zeros)");
+
+    int64_t groups = 1;
+    if (auto conv = dyn_cast<nn::Conv2DOp>(op))
+      groups = conv.getGroups();
+    Choice best;
+    for (int64_t blockRows : kBlockRows) {
+      if ((rows / groups) % blockRows != 0)
+        continue;
+      CompressedWeight packed =
+          sparse::compress(*dense, rows, cols, {blockRows, 1});
+      Choice choice{{blockRows, 1}, packed.storedFraction(),
+                    policy == "always" ? 1.0
+                                       : calibrated.breakEven(kind, blockRows)};
+      if (choice.relativeTime() < best.relativeTime() ||
+          (policy == "always" && blockRows == 1))
+        best = choice;
+    }
+    std::string numbers;
+    llvm::raw_string_ostream os(numbers);
+    os << llvm::format("density %.3f, stored %.3f in %lldx1 blocks", density,
+                       best.stored, static_cast<long long>(best.block.rows));
+    if (policy == "auto") {
+      os << llvm::format(", break-even %.2f (%s, calibrated)", best.breakEven,
+                         calibrated.key.c_str());
+      if (best.relativeTime() >= 1.0)
+        return say(numbers + " -> dense");
+    }
+    say(numbers + " -> sparse");
+    rewrite(op, *dense, rows, cols, best.block);
+    ++numSparsified;
+  }
+
+  void rewrite(Operation *op, ArrayRef<float> dense, int64_t rows,
+               int64_t cols, BlockShape block) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value weight = sparse::createConstant(
+        b, op->getOperand(1).getLoc(), sparse::compress(dense, rows, cols, block));
+    // A ReLU that is the only user is applied before the kernel stores.
+    Operation *relu = nullptr;
+    if (op->getResult(0).hasOneUse() &&
+        isa<nn::ReluOp>(*op->getResult(0).getUsers().begin()))
+      relu = *op->getResult(0).getUsers().begin();
+    Value result;
+    if (auto conv = dyn_cast<nn::Conv2DOp>(op)) {
+      auto filter = conv.getFilter().getType();
+      result = sparse::Conv2DOp::create(
+          b, loc, conv.getType(), conv.getInput(), weight, conv.getBias(),
+          b.getDenseI64ArrayAttr({filter.getDimSize(2), filter.getDimSize(3)}),
+          conv.getStridesAttr(), conv.getPaddingAttr(), conv.getDilationsAttr(),
+          conv.getGroupsAttr(), relu ? b.getUnitAttr() : UnitAttr());
+    } else {
+      auto linear = cast<nn::LinearOp>(op);
+      result = sparse::LinearOp::create(
+          b, loc, linear.getType(), linear.getInput(), weight, linear.getBias(),
+          relu ? b.getUnitAttr() : UnitAttr());
+    }
+    Value oldWeight = op->getOperand(1);
+    if (relu) {
+      relu->getResult(0).replaceAllUsesWith(result);
+      relu->erase();
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    if (Operation *def = oldWeight.getDefiningOp(); def && def->use_empty())
+      def->erase();
+  }
+};
+
+} // namespace

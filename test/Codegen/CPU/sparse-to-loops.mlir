@@ -1,0 +1,83 @@
+// convert-sparse-to-loops: the direct sparse kernels, for a pinned vector
+// width and register count (the same IR on every machine).
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops | FileCheck %s --check-prefix=V3
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+
+// A padded 3x3 convolution, 2 -> 4 channels, 5x5: planes 7 wide (5 + 2),
+// 35 output positions as 3 vectors of 16 (48, rows of the last tile cut
+// off afterwards), 10 rows so that the last tap's tile stays in its plane.
+// Offsets: (0,0,2) -> 2; (1,2,2) -> 70 + 2 * 7 + 2 = 86; (0,1,2) -> 9.
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_positions : memref<5xi32> = dense<[0, 1, 3, 3, 4]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 86, 9]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_values : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_chunks : memref<5xi32> = dense<[0, 1, 2, 3, 4]> {alignment = 64 : i64}
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 4, 1]
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1, 2, 3]] : tensor<1x2x10x7xf32> into tensor<1x140xf32>
+// CHECK: %[[X:.*]] = bufferization.to_buffer %[[FLAT]] read_only
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x48xf32>
+// CHECK: scf.parallel
+// CHECK:   scf.for
+// CHECK:     scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-3: vector.load %[[X]]
+// CHECK:       vector.broadcast
+// CHECK-COUNT-3: vector.fma
+// CHECK:     arith.maximumf
+// CHECK:     vector.store {{.*}}, %[[OUT]]
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[T]][0, 0, 0] [1, 4, 35] [1, 1, 1]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 4, 5, 7]
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 0] [1, 4, 5, 5] [1, 1, 1, 1]
+// CHECK: return %[[R]]
+// AVX2: 8 lanes, 5 vectors cover 40 >= 35 positions.
+// V3-LABEL: func.func @conv
+// V3: memref.alloc() {alignment = 64 : i64} : memref<1x4x40xf32>
+// V3: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+func.func @conv(%x: tensor<1x2x5x5xf32>, %b: tensor<4xf32>) -> tensor<1x4x5x5xf32> {
+  %w = sparse.constant {positions = array<i32: 0, 1, 3, 3, 4>, coordinates = array<i32: 2, 0, 17, 5>,
+                        values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : tensor<4x18xf32, #CSR>
+  %y = sparse.conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, relu}
+      : (tensor<1x2x5x5xf32>, tensor<4x18xf32, #CSR>, tensor<4xf32>) -> tensor<1x4x5x5xf32>
+  return %y : tensor<1x4x5x5xf32>
+}
+
+// -----
+
+#BSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 floordiv 2 : dense, d1 : compressed, d0 mod 2 : dense)}>
+
+// Stride 2: the padded 8x8 input is split into 2 x 2 phase planes
+// (expand, transpose) so that every tap reads a contiguous run. 2 x 1
+// blocks: each input vector feeds two rows' accumulators.
+// CHECK-LABEL: func.func @strided_blocks
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x1x4x2x4x2xf32>
+// CHECK: linalg.transpose {{.*}} permutation = [0, 1, 3, 5, 2, 4]
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load
+// CHECK-COUNT-2: vector.fma
+// CHECK-NOT: arith.maximumf
+func.func @strided_blocks(%x: tensor<1x1x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %d = arith.constant dense<[[[[1.0, 0.0], [0.0, 2.0]]], [[[3.0, 0.0], [0.0, 0.0]]]]> : tensor<2x1x2x2xf32>
+  %w = sparse.pack %d : tensor<2x1x2x2xf32> -> tensor<2x4xf32, #BSR>
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+      : (tensor<1x1x8x8xf32>, tensor<2x4xf32, #BSR>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+
+// A linear layer with a batch of 3 (fewer than the 16 lanes): the batch is
+// the flat position of 1-lane vectors; x is transposed, the result back.
+// CHECK-LABEL: func.func @linear
+// CHECK: linalg.transpose ins(%arg0 : tensor<3x4xf32>) {{.*}} permutation = [1, 0]
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>)
+// CHECK: linalg.transpose ins({{.*}} : tensor<2x3xf32>) {{.*}} permutation = [1, 0]
+func.func @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  %w = sparse.constant {positions = array<i32: 0, 2, 3>, coordinates = array<i32: 0, 3, 1>,
+                        values = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : tensor<2x4xf32, #CSR>
+  %y = sparse.linear %x, %w : (tensor<3x4xf32>, tensor<2x4xf32, #CSR>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

@@ -1,0 +1,75 @@
+// dlas-sparsify: dense layers with sparse enough constant weights become
+// sparse layers where the calibrated cost model says they win.
+// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always" | FileCheck %s --check-prefix=ALWAYS
+// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=never" | FileCheck %s --check-prefix=NEVER
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-sparsify="calibration=%S/Inputs/calibration.json print" 2>&1 | FileCheck %s --check-prefix=V4
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-sparsify="calibration=%S/Inputs/calibration.json print" 2>&1 | FileCheck %s --check-prefix=V3
+
+// 3 of 8 filter rows (as 8 x 4 rows of C*KH*KW) hold one non-zero each:
+// density 3/32. The ReLU, the conv's only user, is fused.
+// ALWAYS-LABEL: func.func @conv
+// ALWAYS: %[[W:.*]] = sparse.constant {coordinates = array<i32: 3, 0, 2>, positions = array<i32: 0, 1, 1, 1, 2, 2, 2, 2, 3>, values = dense<[1.000000e+00, -2.000000e+00, 3.000000e+00]> : tensor<3xf32>} : tensor<8x4xf32, #sparse>
+// ALWAYS: %[[Y:.*]] = sparse.conv2d %arg0, %[[W]], %{{.*}} {kernel_size = array<i64: 2, 2>, padding = array<i64: 1, 0, 0, 1>, relu, strides = array<i64: 2, 2>}
+// ALWAYS-NOT: nn.relu
+// ALWAYS: return %[[Y]]
+// NEVER-LABEL: func.func @conv
+// NEVER: nn.conv2d
+// NEVER: nn.relu
+// V4: dlas-sparsify: conv2d "conv" 8x4 (conv): density 0.094, stored 0.094 in 1x1 blocks, break-even 0.40 (avx512, calibrated) -> sparse
+// V3: dlas-sparsify: conv2d "conv" 8x4 (conv): density 0.094, stored 0.094 in 1x1 blocks, break-even 0.25 (avx2, calibrated) -> sparse
+func.func @conv(%x: tensor<1x1x5x5xf32>) -> tensor<1x8x3x3xf32> {
+  %w = arith.constant dense<[[[[0.0, 0.0], [0.0, 1.0]]], [[[0.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]],
+                             [[[-2.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]],
+                             [[[0.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [3.0, 0.0]]]]> : tensor<8x1x2x2xf32>
+  %b = arith.constant dense<1.0> : tensor<8xf32>
+  %y = nn.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 0, 1>}
+      : (tensor<1x1x5x5xf32>, tensor<8x1x2x2xf32>, tensor<8xf32>) -> tensor<1x8x3x3xf32> loc("conv")
+  %r = nn.relu %y : tensor<1x8x3x3xf32>
+  return %r : tensor<1x8x3x3xf32>
+}
+
+// -----
+
+// Four whole rows of four (4 x 1 blocks): stored 0.5 either way, and the
+// 4-row blocks' break-even (0.6 on AVX-512) beats CSR's (0.4); on AVX2
+// (0.25 and 0.3) the layer stays dense. The convolution's result has
+// another user besides the ReLU: no fusion.
+// V4: dlas-sparsify: conv2d "blocks" 8x4 (conv): density 0.500, stored 0.500 in 4x1 blocks, break-even 0.60 (avx512, calibrated) -> sparse
+// V3: dlas-sparsify: conv2d "blocks" 8x4 (conv): density 0.500, stored 0.500 in 4x1 blocks, break-even 0.30 (avx2, calibrated) -> dense
+// ALWAYS-LABEL: func.func @blocks
+// ALWAYS: sparse.conv2d
+// ALWAYS-NOT: relu}
+// ALWAYS: nn.relu
+func.func @blocks(%x: tensor<1x1x3x3xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xf32>) {
+  %w = arith.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[1.0, 2.0], [3.0, 4.0]]], [[[1.0, 2.0], [3.0, 4.0]]], [[[1.0, 2.0], [3.0, 4.0]]],
+                             [[[0.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]], [[[0.0, 0.0], [0.0, 0.0]]]]> : tensor<8x1x2x2xf32>
+  %y = nn.conv2d %x, %w : (tensor<1x1x3x3xf32>, tensor<8x1x2x2xf32>) -> tensor<1x8x2x2xf32> loc("blocks")
+  %r = nn.relu %y : tensor<1x8x2x2xf32>
+  return %y, %r : tensor<1x8x2x2xf32>, tensor<1x8x2x2xf32>
+}
+
+// -----
+
+// Linear layers; and the layers that stay dense, with the reason.
+// ALWAYS-LABEL: func.func @linear
+// ALWAYS: sparse.linear %arg0, %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32, #sparse>) -> tensor<2x3xf32>
+// ALWAYS: nn.linear %arg1
+// ALWAYS: nn.linear %arg0, %arg2
+// ALWAYS: nn.conv2d {{.*}}layout = #nn<layout nhwc>
+// V4: dlas-sparsify: linear "fc" 3x4 (linear): density 0.250, stored 0.250 in 1x1 blocks, break-even 0.50 (avx512, calibrated) -> sparse
+// V4: dlas-sparsify: linear "dense" 3x4 (linear): dense (no zeros)
+// V4: dlas-sparsify: linear "dynamic" 3x4 (linear): dense (dynamic batch)
+// V4: dlas-sparsify: linear "argument" 3x4 (linear): dense (weight is not a constant)
+// V4: dlas-sparsify: conv2d "nhwc" 2x1 (conv1x1): dense (not NCHW)
+func.func @linear(%x: tensor<2x4xf32>, %d: tensor<?x4xf32>, %v: tensor<3x4xf32>, %n: tensor<1x2x2x1xf32>)
+    -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>) {
+  %w = arith.constant dense<[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 3.0]]> : tensor<3x4xf32>
+  %y = nn.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> loc("fc")
+  %full = arith.constant dense<1.0> : tensor<3x4xf32>
+  %z = nn.linear %x, %full : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> loc("dense")
+  %dyn = nn.linear %d, %w : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32> loc("dynamic")
+  %arg = nn.linear %x, %v : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> loc("argument")
+  %f = arith.constant dense<[[[[1.0]]], [[[0.0]]]]> : tensor<2x1x1x1xf32>
+  %c = nn.conv2d %n, %f {layout = #nn<layout nhwc>} : (tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("nhwc")
+  return %y, %z, %dyn, %arg, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>
+}

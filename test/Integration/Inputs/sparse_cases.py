@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""Execution tests for the sparse dialect against PyTorch's dense result.
+
+Every case holds a constant weight pruned to a density (0%, 1%, 10%, 50%,
+100%; some output channels forced empty), in CSR or block-CSR, and runs
+through dlas-cpu-pipeline with dlas-run --expect; PyTorch computes the
+expected output with the same pruned weights, densely. Cases:
+
+* `sparse.conv2d` (sparse.pack of the constant) over nn_cases.py's
+  convolution matrix (1x1 to 7x7, strides, dilation, asymmetric padding,
+  groups, depthwise, odd sizes), the density and format rotating over it,
+  plus a density sweep on one 3x3 layer in both formats;
+* `sparse.linear` over batches below, at and above the vector width;
+* nn graphs (conv, ReLU, conv, linear) whose pruned constant weights
+  `dlas-sparsify{policy=always}` turns sparse in the pipeline, and the
+  same through `--prune` (dlas-prune inside dlas-run), compared with
+  PyTorch on weights pruned the same way here.
+
+Half the cases run on 2 OpenMP threads. Tolerances as nn_cases.py's:
+|dlas - torch| <= 1e-4 + 1e-4 |torch| (fp32 sums in another order).
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+from nn_cases import CONV_MATRIX, arr, ttype  # noqa: E402
+
+RTOL = 1e-4
+ATOL = 1e-4
+DENSITIES = [0.0, 0.01, 0.1, 0.5, 1.0]
+CSR = "#sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>"
+
+
+def bsr(rows):
+    return ("#sparse_tensor.encoding<{map = (d0, d1) -> (d0 floordiv %d : dense, "
+            "d1 : compressed, d0 mod %d : dense)}>" % (rows, rows))
+
+
+def dense_attr(t):
+    values = ", ".join("%.9e" % v for v in t.flatten().tolist())
+    return f"dense<[{values}]> : {ttype([t.numel()])}"
+
+
+def prune_mask(rows, cols, density, block_rows, gen, empty_rows):
+    """A 0/1 mask: blocks of `block_rows` x 1 kept with probability
+    `density`; the rows in `empty_rows` all zero."""
+    keep = torch.rand(rows // block_rows, cols, generator=gen) < density
+    mask = keep.repeat_interleave(block_rows, 0).float()
+    for r in empty_rows:
+        mask[r] = 0
+    return mask
+
+
+class Case:
+    def __init__(self, name, module, inputs, expected, threads, run_args=()):
+        self.name, self.module, self.inputs = name, module, inputs
+        self.expected, self.threads = expected, threads
+        self.run_args = list(run_args)
+
+
+def sparse_weight(f, cols, density, block_rows, gen, empty_rows=()):
+    w = torch.randn(f, cols, generator=gen)
+    return w * prune_mask(f, cols, density, block_rows, gen, empty_rows)
+
+
+def conv_case(index, cfg, density, block_rows, relu, gen):
+    n, c, h, w, f, k, s, pad, d, g, bias = cfg
+    cols = c // g * k * k
+    # Every other case has its first output channel empty.
+    wt = sparse_weight(f, cols, density, block_rows, gen,
+                       empty_rows=range(block_rows) if index % 2 else ())
+    x = torch.randn(n, c, h, w, generator=gen)
+    b = torch.randn(f, generator=gen) if bias else None
+    xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
+    y = F.conv2d(xp, wt.reshape(f, c // g, k, k), b, stride=s, dilation=d, groups=g)
+    if relu:
+        y = F.relu(y)
+    enc = CSR if block_rows == 1 else bsr(block_rows)
+    wtype = f"tensor<{f}x{cols}xf32, {enc}>"
+    xtype, ytype = ttype(x.shape), ttype(y.shape)
+    lines = [f"  %d = arith.constant {dense_attr(wt)}",
+             f"  %d2 = tensor.expand_shape %d [[0, 1]] output_shape [{f}, {cols}] "
+             f": {ttype([f * cols])} into {ttype([f, cols])}",
+             f"  %w = sparse.pack %d2 : {ttype([f, cols])} -> {wtype}"]
+    operands, types = ["%x", "%w"], [xtype, wtype]
+    if bias:
+        lines.append(f"  %b = arith.constant {dense_attr(b)}")
+        operands.append("%b")
+        types.append(ttype([f]))
+    attrs = (f"kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
+             f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
+             + (", relu" if relu else ""))
+    lines.append(f"  %y = sparse.conv2d {', '.join(operands)} {{{attrs}}} : "
+                 f"({', '.join(types)}) -> {ytype}")
+    module = (f"func.func @main(%x: {xtype}) -> {ytype} {{\n" + "\n".join(lines) +
+              f"\n  return %y : {ytype}\n}}\n")
+    fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
+    name = (f"sparse_conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
+            f"d{d}g{g}_{fmt}_density{density}{'_relu' if relu else ''}")
+    return Case(name, module, [x], y, threads=1 + index % 2)
+
+
+def block_rows_for(f, g, wanted):
+    for r in (wanted, 2, 1):
+        if (f // g) % r == 0:
+            return r
+    return 1
+
+
+def conv_cases(gen):
+    cases = []
+    for i, cfg in enumerate(CONV_MATRIX):
+        density = DENSITIES[i % len(DENSITIES)]
+        rows = block_rows_for(cfg[4], cfg[9], 4) if i % 3 == 1 else 1
+        cases.append(conv_case(i, cfg, density, rows, relu=i % 2 == 0, gen=gen))
+    # A density sweep on one 3x3 layer, both formats.
+    sweep = (1, 16, 12, 12, 16, 3, 1, (1, 1, 1, 1), 1, 1, True)
+    for j, density in enumerate(DENSITIES):
+        for rows in (1, 4):
+            cases.append(conv_case(j, sweep, density, rows, relu=True, gen=gen))
+    return cases
+
+
+def linear_case(index, batch, features, outputs, density, block_rows, bias, relu, gen):
+    wt = sparse_weight(outputs, features, density, block_rows, gen,
+                       empty_rows=range(block_rows) if index % 2 else ())
+    x = torch.randn(batch, features, generator=gen)
+    b = torch.randn(outputs, generator=gen) if bias else None
+    y = F.linear(x, wt, b)
+    if relu:
+        y = F.relu(y)
+    enc = CSR if block_rows == 1 else bsr(block_rows)
+    wtype = f"tensor<{outputs}x{features}xf32, {enc}>"
+    xtype, ytype = ttype(x.shape), ttype(y.shape)
+    lines = [f"  %d = arith.constant {dense_attr(wt)}",
+             f"  %d2 = tensor.expand_shape %d [[0, 1]] output_shape [{outputs}, {features}] "
+             f": {ttype([outputs * features])} into {ttype([outputs, features])}",
+             f"  %w = sparse.pack %d2 : {ttype([outputs, features])} -> {wtype}"]
+    operands, types = ["%x", "%w"], [xtype, wtype]
+    if bias:
+        lines.append(f"  %b = arith.constant {dense_attr(b)}")
+        operands.append("%b")
+        types.append(ttype([outputs]))
+    attrs = " {relu}" if relu else ""
+    lines.append(f"  %y = sparse.linear {', '.join(operands)}{attrs} : "
+                 f"({', '.join(types)}) -> {ytype}")
+    module = (f"func.func @main(%x: {xtype}) -> {ytype} {{\n" + "\n".join(lines) +
+              f"\n  return %y : {ytype}\n}}\n")
+    fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
+    name = (f"sparse_linear_b{batch}k{features}o{outputs}_{fmt}_density{density}"
+            f"{'_bias' if bias else ''}{'_relu' if relu else ''}")
+    return Case(name, module, [x], y, threads=1 + index % 2)
+
+
+def linear_cases(gen):
+    shapes = [(1, 64, 24), (3, 50, 16), (8, 33, 8), (16, 40, 12), (37, 64, 20),
+              (5, 7, 4), (64, 96, 32)]
+    cases = []
+    for i, (batch, features, outputs) in enumerate(shapes):
+        density = DENSITIES[(i + 2) % len(DENSITIES)]
+        rows = 4 if i % 2 and outputs % 4 == 0 else 1
+        cases.append(linear_case(i, batch, features, outputs, density, rows,
+                                 bias=i % 3 != 2, relu=i % 2 == 0, gen=gen))
+    return cases
+
+
+def magnitude_prune(w, sparsity):
+    """dlas-prune's unstructured rule: the round(sparsity * size) smallest
+    |w| become zero (ties by position)."""
+    flat = w.flatten()
+    count = int(round(sparsity * flat.numel()))
+    order = sorted(range(flat.numel()), key=lambda i: (abs(flat[i].item()), i))
+    pruned = flat.clone()
+    pruned[order[:count]] = 0
+    return pruned.reshape(w.shape)
+
+
+def network_case(name, prune, gen, threads):
+    """conv 3x3 (ReLU) -> conv 3x3 s2 (ReLU) -> flatten -> linear, f32
+    constants; pruned here (a pre-pruned model) or by dlas-run --prune."""
+    x = torch.randn(2, 8, 10, 10, generator=gen)
+    w1 = torch.randn(16, 8, 3, 3, generator=gen)
+    b1 = torch.randn(16, generator=gen)
+    w2 = torch.randn(16, 16, 3, 3, generator=gen)
+    fc = torch.randn(10, 16 * 5 * 5, generator=gen)
+    if prune:
+        ref = [magnitude_prune(t, 0.8) for t in (w1, w2, fc)]
+    else:
+        w1, w2, fc = [t * (torch.rand(t.shape, generator=gen) < 0.2)
+                      for t in (w1, w2, fc)]
+        ref = [w1, w2, fc]
+    h = F.relu(F.conv2d(x, ref[0], b1, padding=1))
+    h = F.relu(F.conv2d(h, ref[1], None, stride=2, padding=1))
+    y = F.linear(h.flatten(1), ref[2])
+
+    def const(name, t):
+        raw = np.ascontiguousarray(t.numpy(), dtype="<f4").tobytes().hex().upper()
+        return f'  %{name} = arith.constant dense<"0x{raw}"> : {ttype(t.shape)}'
+    module = "\n".join([
+        "func.func @main(%x: tensor<2x8x10x10xf32>) -> tensor<2x10xf32> {",
+        const("w1", w1), const("b1", b1), const("w2", w2), const("fc", fc),
+        f"  %c1 = nn.conv2d %x, %w1, %b1 {{padding = {arr([1, 1, 1, 1])}}} : "
+        "(tensor<2x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x10x10xf32>",
+        "  %r1 = nn.relu %c1 : tensor<2x16x10x10xf32>",
+        f"  %c2 = nn.conv2d %r1, %w2 {{strides = {arr([2, 2])}, padding = {arr([1, 1, 1, 1])}}} : "
+        "(tensor<2x16x10x10xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x5x5xf32>",
+        "  %r2 = nn.relu %c2 : tensor<2x16x5x5xf32>",
+        "  %fl = nn.flatten %r2 {axis = 1 : i64} : (tensor<2x16x5x5xf32>) -> tensor<2x400xf32>",
+        "  %y = nn.linear %fl, %fc : (tensor<2x400xf32>, tensor<10x400xf32>) -> tensor<2x10xf32>",
+        "  return %y : tensor<2x10xf32>",
+        "}", ""])
+    pipeline = "builtin.module(dlas-cpu-pipeline{sparsify=always print-sparsify})"
+    run_args = ["--pipeline", pipeline]
+    if prune:
+        run_args += ["--prune", "0.8"]
+    return Case(name, module, [x], y, threads, run_args)
+
+
+def network_cases(gen):
+    return [network_case("sparsify_prepruned_network", False, gen, 1),
+            network_case("sparsify_prune_option_network", True, gen, 2)]
+
+
+FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases}
+
+
+def with_target(run_args, target):
+    out = []
+    for a in run_args:
+        if target and a.startswith("builtin.module(dlas-cpu-pipeline{"):
+            a = a.replace("dlas-cpu-pipeline{", f"dlas-cpu-pipeline{{target={target} ", 1)
+        out.append(a)
+    return out
+
+
+def run_case(args, c, base, target):
+    cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
+           "--num-threads", str(c.threads), "--input", base + ".in0.npy",
+           "--expect", base + ".expected.npy"] + with_target(c.run_args, target)
+    if target and "--pipeline" not in c.run_args:
+        cmd += ["--target", target]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--dlas-run", default="dlas-run")
+    parser.add_argument("--targets", default="",
+                        help="space-separated targets (lit's %%exec_targets)")
+    parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    gen = torch.Generator().manual_seed(4321)
+    families = args.family or sorted(FAMILIES)
+    cases = [c for fam in families for c in FAMILIES[fam](gen)]
+    targets = args.targets.split() or [None]
+    failing, runs = [], 0
+    for c in cases:
+        base = os.path.join(args.workdir, c.name)
+        with open(base + ".mlir", "w") as f:
+            f.write(c.module)
+        np.save(base + ".in0.npy", np.ascontiguousarray(c.inputs[0].numpy(), dtype=np.float32))
+        np.save(base + ".expected.npy",
+                np.ascontiguousarray(c.expected.detach().numpy(), dtype=np.float32))
+        for target in targets:
+            runs += 1
+            label = f"{c.name} [{target or 'host'}, {c.threads} thread(s)]"
+            proc = run_case(args, c, base, target)
+            ok = proc.returncode == 0 and "PASS" in proc.stdout
+            print(f"{'ok  ' if ok else 'FAIL'} {label}")
+            if "sparsify" in c.name:
+                print(proc.stdout.strip())
+            if not ok:
+                failing.append(label)
+                print(proc.stdout + proc.stderr)
+    print(f"sparse: {len(cases)} cases run, {len(failing)} failing ({runs} runs)")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
