@@ -684,10 +684,18 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
     * output rows are computed `W_q` wide (the plane's row) and the tile
       count rounded up; the extra columns are sliced away afterwards.
 
+    Tiles are the outer parallel loop and output channels the inner one, so
+    that a tile's input is read from cache by every output channel. Where
+    that input exceeds half the L1 the reduction is split into slabs of
+    input channels (each row's non-zeros of one slab at a time, the
+    partial sums stored and reloaded between slabs; a slab keeps about 8
+    stored blocks per row so that the reload pays off).
+
     The offsets of every weight column are computed at compile time and
     stored with the positions (i32) and values in private constant
-    `memref.global`s; the kernel reads these compact arrays. Output-channel
-    blocks and images are the iterations of one `scf.parallel` (OpenMP in
+    `memref.global`s; the kernel reads these compact arrays. Images, tiles
+    and chunks of output-channel blocks of about equal non-zeros (computed
+    at compile time) are the iterations of one `scf.parallel` (OpenMP in
     the CPU pipeline).
 
     `sparse.linear` is the same kernel on the transposed input: the batch
@@ -709,6 +717,9 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
     Option<"tileVectors", "tile-vectors", "int64_t", "0",
            "Vectors of output positions per tile and row (0: by the "
            "register budget)">,
+    Option<"slabChannels", "slab-channels", "int64_t", "0",
+           "Input channels (features) per slab (0: as many as half the L1 "
+           "holds of a tile's input)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <cmath>
+
 namespace mlir::dlas {
 #define GEN_PASS_DEF_CONVERTSPARSETOLOOPS
 #include "DLAS/Codegen/Passes.h.inc"
@@ -45,6 +47,10 @@ struct KernelShape {
   int64_t lanes;         // VL
   int64_t vectorsPerTile; // U
   bool relu = false;
+  // Input-channel slabs: the tile's input of one slab stays in L1 while
+  // every output channel of a chunk reads it.
+  int64_t slabColumns = 0; // weight columns per slab (0: one slab)
+  int64_t slabs = 1;
   int64_t tile() const { return lanes * vectorsPerTile; }
   int64_t paddedLength() const { return roundUp(outputLength, tile()); }
 };
@@ -68,18 +74,42 @@ std::pair<int64_t, int64_t> chooseTile(const TargetShape &target,
   return {lanes, vectors};
 }
 
+/// Input-channel slabs ("units": a channel, `columnsPerUnit` weight
+/// columns each) such that a slab's share of a tile (`bytesPerUnit` per
+/// unit) fits half the L1, but with 8 stored blocks per row and slab on
+/// average (each slab reloads and stores the accumulators); `forced` units
+/// per slab if positive.
+void chooseSlabs(KernelShape &shape, const TargetShape &target,
+                 const CompressedWeight &weight, int64_t units,
+                 int64_t columnsPerUnit, int64_t bytesPerUnit, int64_t forced) {
+  int64_t perSlab = forced;
+  if (perSlab <= 0) {
+    perSlab = std::max<int64_t>(1, target.l1Bytes / 2 / std::max<int64_t>(bytesPerUnit, 1));
+    double blocksPerUnit = static_cast<double>(weight.storedBlocks()) /
+                           std::max<int64_t>(weight.blockRows(), 1) /
+                           std::max<int64_t>(units, 1);
+    if (blocksPerUnit > 0)
+      perSlab = std::max<int64_t>(perSlab, std::ceil(8.0 / blocksPerUnit));
+  }
+  perSlab = std::clamp<int64_t>(perSlab, 1, std::max<int64_t>(units, 1));
+  shape.slabs = ceilDiv(std::max<int64_t>(units, 1), perSlab);
+  shape.slabColumns = perSlab * columnsPerUnit;
+}
+
 /// The kernel's arrays as globals, read through memref.get_global.
 struct KernelArrays {
   Value positions; // i32, block rows + 1
   Value offsets;   // i32, per stored block and block column: input offset
   Value values;    // f32, per stored block r x c row-major
   Value chunks;    // i32, first block row of each parallel chunk, and the end
+  Value slabs;     // i32, per block row: the first stored block of each slab
+                   // and the row's end (slabs + 1 entries)
 };
 
 KernelArrays createArrays(OpBuilder &b, Location loc, ModuleOp module,
                           SymbolTable &symbols, const CompressedWeight &weight,
                           ArrayRef<int32_t> blockOffsets,
-                          ArrayRef<int32_t> chunks) {
+                          ArrayRef<int32_t> chunks, ArrayRef<int32_t> slabs) {
   auto global = [&](StringRef name, auto data, Type type) -> Value {
     using T = std::remove_const_t<typename decltype(data)::value_type>;
     SmallVector<T> padded(data.begin(), data.end());
@@ -107,6 +137,7 @@ KernelArrays createArrays(OpBuilder &b, Location loc, ModuleOp module,
   arrays.values =
       global("__dlas_sparse_values", ArrayRef<float>(weight.values), b.getF32Type());
   arrays.chunks = global("__dlas_sparse_chunks", chunks, b.getI32Type());
+  arrays.slabs = global("__dlas_sparse_slabs", slabs, b.getI32Type());
   return arrays;
 }
 
@@ -140,6 +171,25 @@ std::vector<int32_t> balancedChunks(const CompressedWeight &weight,
   return starts;
 }
 
+/// Per block row, the first stored block of each slab of `slabColumns`
+/// weight columns, and the row's end.
+std::vector<int32_t> slabStarts(const CompressedWeight &weight,
+                                int64_t slabColumns, int64_t slabs) {
+  std::vector<int32_t> starts;
+  starts.reserve(weight.blockRows() * (slabs + 1));
+  for (int64_t row = 0; row < weight.blockRows(); ++row) {
+    int32_t k = weight.positions[row], end = weight.positions[row + 1];
+    for (int64_t slab = 0; slab < slabs; ++slab) {
+      while (k < end && weight.coordinates[k] * weight.block.cols <
+                            slab * slabColumns)
+        ++k;
+      starts.push_back(k);
+    }
+    starts.push_back(end);
+  }
+  return starts;
+}
+
 /// The loops: in parallel over images, block-row chunks and tiles of flat
 /// output positions; within, every block row of the chunk: the stored
 /// blocks of the row as FMAs into r x U accumulators, then the ReLU and
@@ -168,28 +218,68 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
         Value lastBlockRow = loadIndex(
             b, loc, arrays.chunks, arith::AddIOp::create(b, loc, chunk, one));
         scf::ForOp::create(
+            b, loc, zero, index(shape.slabs), one, ValueRange{},
+            [&](OpBuilder &b, Location loc, Value slab, ValueRange) {
+        Value firstSlab = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                                slab, zero);
+        Value lastSlab = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               slab, index(shape.slabs - 1));
+        scf::ForOp::create(
             b, loc, firstBlockRow, lastBlockRow, one, ValueRange{},
             [&](OpBuilder &b, Location loc, Value blockRow, ValueRange) {
-              Value begin = loadIndex(b, loc, arrays.positions, blockRow);
-              Value end = loadIndex(b, loc, arrays.positions,
-                                    arith::AddIOp::create(b, loc, blockRow, one));
+              Value slot = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, blockRow, index(shape.slabs + 1)),
+                  slab);
+              Value begin = loadIndex(b, loc, arrays.slabs, slot);
+              Value end = loadIndex(b, loc, arrays.slabs,
+                                    arith::AddIOp::create(b, loc, slot, one));
               Value firstRow =
                   arith::MulIOp::create(b, loc, blockRow, index(block.rows));
               SmallVector<Value> rows;
               for (int64_t i = 0; i < block.rows; ++i)
                 rows.push_back(arith::AddIOp::create(b, loc, firstRow, index(i)));
-              // The accumulators start at the bias (or zero), one per row.
+              // The accumulators start at the bias (or zero) in the first
+              // slab, at the partial sums stored by the one before after.
+              auto fresh = [&](OpBuilder &b, Location loc) {
+                SmallVector<Value> init;
+                for (int64_t i = 0; i < block.rows; ++i) {
+                  Value start;
+                  if (bias)
+                    start = vector::BroadcastOp::create(
+                        b, loc, vectorType,
+                        memref::LoadOp::create(b, loc, bias, rows[i]));
+                  else
+                    start = arith::ConstantOp::create(
+                        b, loc, vectorType,
+                        DenseElementsAttr::get(vectorType, 0.0f));
+                  init.append(vectors, start);
+                }
+                return init;
+              };
+              auto stored = [&](OpBuilder &b, Location loc) {
+                SmallVector<Value> init;
+                for (int64_t i = 0; i < block.rows; ++i)
+                  for (int64_t u = 0; u < vectors; ++u)
+                    init.push_back(vector::LoadOp::create(
+                        b, loc, vectorType, output,
+                        ValueRange{image, rows[i],
+                                   arith::AddIOp::create(b, loc, tileStart,
+                                                         index(u * lanes))}));
+                return init;
+              };
               SmallVector<Value> init;
-              for (int64_t i = 0; i < block.rows; ++i) {
-                Value start;
-                if (bias)
-                  start = vector::BroadcastOp::create(
-                      b, loc, vectorType,
-                      memref::LoadOp::create(b, loc, bias, rows[i]));
-                else
-                  start = arith::ConstantOp::create(
-                      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
-                init.append(vectors, start);
+              if (shape.slabs == 1) {
+                init = fresh(b, loc);
+              } else {
+                auto choose = scf::IfOp::create(
+                    b, loc, firstSlab,
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(b, loc, fresh(b, loc));
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(b, loc, stored(b, loc));
+                    });
+                init.assign(choose.getResults().begin(), choose.getResults().end());
               }
               auto blocks = scf::ForOp::create(
                   b, loc, begin, end, one, init,
@@ -234,14 +324,22 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
               for (int64_t i = 0; i < block.rows; ++i)
                 for (int64_t u = 0; u < vectors; ++u) {
                   Value result = blocks.getResult(i * vectors + u);
-                  if (shape.relu)
-                    result = arith::MaximumFOp::create(b, loc, result, zeroVector);
+                  if (shape.relu) {
+                    Value relu =
+                        arith::MaximumFOp::create(b, loc, result, zeroVector);
+                    result = shape.slabs == 1
+                                 ? relu
+                                 : arith::SelectOp::create(b, loc, lastSlab,
+                                                           relu, result);
+                  }
                   Value position = arith::AddIOp::create(b, loc, tileStart,
                                                          index(u * lanes));
                   vector::StoreOp::create(b, loc, result, output,
                                           ValueRange{image, rows[i], position});
                 }
               scf::YieldOp::create(b, loc);
+            });
+        scf::YieldOp::create(b, loc);
             });
         // scf.parallel's body builder adds the terminator.
       });
@@ -280,8 +378,10 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   int64_t tiles = shape.paddedLength() / shape.tile();
   std::vector<int32_t> chunks = balancedChunks(
       weight, ceilDiv(kParallelIterations, shape.images * tiles));
+  std::vector<int32_t> slabs = slabStarts(
+      weight, shape.slabs == 1 ? weight.cols : shape.slabColumns, shape.slabs);
   KernelArrays arrays =
-      createArrays(b, loc, module, symbols, weight, offsets, chunks);
+      createArrays(b, loc, module, symbols, weight, offsets, chunks, slabs);
   Value input = toBuffer(b, loc, flatInput);
   auto outputType = MemRefType::get(
       {shape.images, weight.rows, shape.paddedLength()}, b.getF32Type());
@@ -395,6 +495,9 @@ struct SparseToLoops
     std::tie(shape.lanes, shape.vectorsPerTile) =
         chooseTile(*target, weight->block, shape.outputLength, tileVectors);
     shape.relu = op.getRelu();
+    chooseSlabs(shape, *target, *weight, c / groups, kh * kw,
+                sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
+                slabChannels);
     int64_t paddedLength = shape.paddedLength();
     // Enough rows that the last tile of the last tap stays in its plane.
     int64_t planeHeight =
@@ -470,6 +573,8 @@ struct SparseToLoops
     std::tie(shape.lanes, shape.vectorsPerTile) =
         chooseTile(*target, weight->block, batch, tileVectors);
     shape.relu = op.getRelu();
+    chooseSlabs(shape, *target, *weight, features, 1, shape.tile() * 4,
+                slabChannels);
     int64_t paddedLength = shape.paddedLength();
     shape.inputLength = features * paddedLength;
     if (shape.inputLength > INT32_MAX)

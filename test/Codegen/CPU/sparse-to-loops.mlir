@@ -2,6 +2,7 @@
 // width and register count (the same IR on every machine).
 // RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops | FileCheck %s --check-prefix=V3
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 slab-channels=1" | FileCheck %s --check-prefix=SLABS
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
@@ -13,6 +14,19 @@
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 86, 9]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_values : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_chunks : memref<5xi32> = dense<[0, 1, 2, 3, 4]> {alignment = 64 : i64}
+// One slab: per row its start and end.
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_slabs : memref<8xi32> = dense<[0, 1, 1, 3, 3, 3, 3, 4]> {alignment = 64 : i64}
+// A slab per input channel (9 columns): per row the first block of each
+// and the end; after the first slab the accumulators start from the
+// stored partial sums, and the ReLU waits for the last.
+// SLABS-DAG: memref.global "private" constant @__dlas_sparse_slabs : memref<12xi32> = dense<[0, 1, 1, 1, 2, 3, 3, 3, 3, 3, 4, 4]> {alignment = 64 : i64}
+// SLABS-LABEL: func.func @conv
+// SLABS: scf.if
+// SLABS: vector.broadcast
+// SLABS: } else {
+// SLABS-COUNT-3: vector.load {{.*}} : memref<1x4x48xf32>, vector<16xf32>
+// SLABS: arith.maximumf
+// SLABS: arith.select
 // CHECK-LABEL: func.func @conv
 // CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 4, 1]
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1, 2, 3]] : tensor<1x2x10x7xf32> into tensor<1x140xf32>

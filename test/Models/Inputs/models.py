@@ -161,7 +161,21 @@ def torch_latency(model, x, threads, repeat):
     return statistics.median(times)
 
 
-def export(name, workdir, opset=13, batch=1, dynamic_batch=False):
+def magnitude_prune(model, sparsity):
+    """dlas-prune's unstructured rule on every Conv2d and Linear weight of
+    `model`, in place: per layer, the round(sparsity * size) smallest |w|
+    (ties: the lower flat index first) become zero."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, (torch.nn.Conv2d, torch.nn.Linear)):
+                w = module.weight.view(-1)
+                count = int(round(sparsity * w.numel()))
+                order = torch.sort(w.abs(), stable=True).indices
+                w[order[:count]] = 0
+
+
+def export(name, workdir, opset=13, batch=1, dynamic_batch=False, prune=0.0,
+           prune_exported=True):
     """Builds `name`, exports it to <workdir>/<name>/<name>.onnx and saves the
     seeded input and PyTorch's output next to it; returns (model, input,
     base path). Each model has a folder of its own: models over 2 GB are
@@ -174,14 +188,14 @@ def export(name, workdir, opset=13, batch=1, dynamic_batch=False):
     at batch 2 and run at `batch`, so that nothing of the export's batch
     size can stand in for the run-time one."""
     model, shape = build(name)
+    if prune and prune_exported:
+        magnitude_prune(model, prune)
     shape = (batch,) + tuple(shape[1:])
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
     folder = os.path.join(workdir, name)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     base = os.path.join(folder, name)
-    with torch.no_grad():
-        expected = model(x)
     dynamic_axes = None
     example = x
     if dynamic_batch:
@@ -191,6 +205,12 @@ def export(name, workdir, opset=13, batch=1, dynamic_batch=False):
     torch.onnx.export(model, example, base + ".onnx", opset_version=opset,
                       input_names=["input"], output_names=["logits"],
                       dynamic_axes=dynamic_axes)
+    # With prune_exported false the model goes out dense and DLAS prunes
+    # it (dlas-run --prune): PyTorch's answer is the pruned model's.
+    if prune and not prune_exported:
+        magnitude_prune(model, prune)
+    with torch.no_grad():
+        expected = model(x)
     np.save(base + ".input.npy", x.numpy())
     np.save(base + ".expected.npy", expected.numpy())
     return model, x, base
@@ -211,7 +231,8 @@ def check_exported_model(name, args):
     started = time.perf_counter()
     try:
         model, x, base = export(name, args.workdir, args.opset, args.batch,
-                                args.dynamic_batch)
+                                args.dynamic_batch, args.prune,
+                                prune_exported=args.prune_in == "torch")
     except Exception as e:  # an export PyTorch cannot do fails the model
         return (name, f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL",
                 None, False, "")
@@ -227,6 +248,12 @@ def check_exported_model(name, args):
            "--num-threads", str(args.threads)]
     if args.repeat > 1:
         cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
+    if args.prune:
+        # dlas-sparsify's decisions go into the log: how many layers ran
+        # sparse is part of the result.
+        cmd += ["--print-sparsify", "--sparsify", args.sparsify]
+        if args.prune_in == "dlas":
+            cmd += ["--prune", str(args.prune)]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     out = proc.stdout
@@ -241,6 +268,10 @@ def check_exported_model(name, args):
           and "warning:" not in proc.stderr and not degenerate)
     if degenerate:
         out += f"reference output is degenerate (spread {spread:g})\n"
+    if args.prune:
+        sparse_layers = out.count("-> sparse")
+        print(f"{name}: {sparse_layers} of {out.count('dlas-sparsify:')} layers sparse "
+              f"at {args.prune:g} pruned ({args.prune_in})", flush=True)
     compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
     median = re.search(r"median ([0-9.]+) ms", out)
     rel = re.search(r"max rel err ([0-9.e+-]+)", out)
@@ -275,6 +306,15 @@ def main():
                         help="export with a symbolic batch dimension (at "
                              "another batch size than the one run)")
     parser.add_argument("--report", help="append a markdown table to this file")
+    parser.add_argument("--prune", type=float, default=0.0,
+                        help="magnitude-prune every conv/linear weight to this fraction "
+                             "of zeros (dlas-prune's rule), and compare with PyTorch on "
+                             "the pruned weights")
+    parser.add_argument("--prune-in", choices=["torch", "dlas"], default="torch",
+                        help="torch: the exported model is pre-pruned; dlas: dlas-run "
+                             "--prune prunes the dense model")
+    parser.add_argument("--sparsify", default="auto",
+                        help="dlas-run --sparsify policy with --prune")
     parser.add_argument("--keep", action="store_true",
                         help="keep each model's ONNX file, input and expected output")
     parser.add_argument("--jobs", type=int, default=1,
