@@ -224,13 +224,13 @@ def chart(rows, densities, path):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
     for ax, fmt in zip(axes, FORMATS):
-        for r in rows:
-            if r["threads"] != 1 or r["format"] != fmt or not r["dense_ms"]:
+        for i, r in enumerate(r for r in rows if r["threads"] == 1 and r["format"] == fmt):
+            if not r["dense_ms"]:
                 continue
             ratio = [(d, r[f"d{d:g}"] / r["dense_ms"]) for d in densities
                      if r.get(f"d{d:g}")]
             ax.plot([d for d, _ in ratio], [v for _, v in ratio], marker=".",
-                    label=r["layer"])
+                    linestyle=["-", "--", ":"][i // 10 % 3], label=r["layer"])
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xlabel("weight density")
         ax.set_title(f"{fmt}: DLAS sparse / DLAS dense (1 thread)")
@@ -256,6 +256,9 @@ def main():
     parser.add_argument("--workdir", default="build/bench/sparse")
     parser.add_argument("--tag", default=datetime.date.today().isoformat() + "-sparse")
     parser.add_argument("--calibrate", default=None)
+    parser.add_argument("--merge", nargs="+", default=None,
+                        help="no measuring: the rows (JSON lines) that earlier runs "
+                             "printed to these logs, into one table")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     densities = [float(d) for d in args.densities.split(",")]
@@ -272,6 +275,17 @@ def main():
     print(f"host: {host}; target: {args.target} ({bits}-bit vectors)", flush=True)
     rng = np.random.default_rng(2026)
     rows = []
+    if args.merge:
+        for log in args.merge:
+            with open(log) as f:
+                rows += [json.loads(line) for line in f if line.startswith("{")]
+        seen = set()
+        for r in rows:
+            densities = sorted(set(densities) | {float(k[1:]) for k in r
+                                                 if re.fullmatch(r"d[0-9.]+", k)})
+        rows = [r for r in rows if not (key := (r["threads"], r["layer"], r["format"])) in seen
+                and not seen.add(key)]
+        threads_list = []
     for threads in threads_list:
         for layer in layers:
             dense_w = rng.standard_normal(layer.weight_shape, dtype=np.float32)
