@@ -202,150 +202,191 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   BlockShape block = weight.block;
   int64_t lanes = shape.lanes, vectors = shape.vectorsPerTile;
   auto vectorType = VectorType::get({lanes}, b.getF32Type());
-  auto index = [&](int64_t v) -> Value {
+  auto maskType = VectorType::get({lanes}, b.getI1Type());
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value zero = index(0), one = index(1);
+  Value zero = index(b, 0), one = index(b, 1);
   int64_t tiles = shape.paddedLength() / shape.tile();
+  // The lanes of a vector at `position` below `bound` (the last tile's).
+  auto laneMask = [&](OpBuilder &b, Location loc, Value position,
+                      int64_t bound) -> Value {
+    Value left = arith::SubIOp::create(b, loc, index(b, bound), position);
+    left = arith::MaxSIOp::create(b, loc, left, index(b, 0));
+    left = arith::MinSIOp::create(b, loc, left, index(b, lanes));
+    return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
+  };
+  Value zeroVector = arith::ConstantOp::create(
+      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
+  // Full vectors everywhere but in the last tile, whose lanes past the
+  // output (and past the input's end) are masked off.
+  auto load = [&](OpBuilder &b, Location loc, Value memref,
+                  SmallVector<Value> indices, int64_t bound, bool masked) -> Value {
+    if (!masked)
+      return vector::LoadOp::create(b, loc, vectorType, memref, indices);
+    Value mask = laneMask(b, loc, indices.back(), bound);
+    return vector::MaskedLoadOp::create(b, loc, vectorType, memref, indices,
+                                        mask, zeroVector);
+  };
+  auto store = [&](OpBuilder &b, Location loc, Value value, Value memref,
+                   SmallVector<Value> indices, bool masked) {
+    if (!masked)
+      return (void)vector::StoreOp::create(b, loc, value, memref, indices);
+    Value mask = laneMask(b, loc, indices.back(), shape.outputLength);
+    vector::MaskedStoreOp::create(b, loc, memref, indices, mask, value);
+  };
+
+  auto emitTile = [&](OpBuilder &b, Location loc, Value image, Value chunk,
+                      Value tileStart, bool masked) {
+    Value firstBlockRow = loadIndex(b, loc, arrays.chunks, chunk);
+    Value lastBlockRow = loadIndex(
+        b, loc, arrays.chunks, arith::AddIOp::create(b, loc, chunk, one));
+    scf::ForOp::create(
+        b, loc, zero, index(b, shape.slabs), one, ValueRange{},
+        [&](OpBuilder &b, Location loc, Value slab, ValueRange) {
+    Value firstSlab =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slab, zero);
+    Value lastSlab = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           slab, index(b, shape.slabs - 1));
+    scf::ForOp::create(
+        b, loc, firstBlockRow, lastBlockRow, one, ValueRange{},
+        [&](OpBuilder &b, Location loc, Value blockRow, ValueRange) {
+          Value slot = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, blockRow, index(b, shape.slabs + 1)),
+              slab);
+          Value begin = loadIndex(b, loc, arrays.slabs, slot);
+          Value end = loadIndex(b, loc, arrays.slabs,
+                                arith::AddIOp::create(b, loc, slot, one));
+          Value firstRow =
+              arith::MulIOp::create(b, loc, blockRow, index(b, block.rows));
+          SmallVector<Value> rows;
+          SmallVector<Value> positions;
+          for (int64_t i = 0; i < block.rows; ++i)
+            rows.push_back(arith::AddIOp::create(b, loc, firstRow, index(b, i)));
+          for (int64_t u = 0; u < vectors; ++u)
+            positions.push_back(
+                arith::AddIOp::create(b, loc, tileStart, index(b, u * lanes)));
+          // The accumulators start at the bias (or zero) in the first
+          // slab, at the partial sums stored by the one before after.
+          auto fresh = [&](OpBuilder &b, Location loc) {
+            SmallVector<Value> init;
+            for (int64_t i = 0; i < block.rows; ++i) {
+              Value start = zeroVector;
+              if (bias)
+                start = vector::BroadcastOp::create(
+                    b, loc, vectorType,
+                    memref::LoadOp::create(b, loc, bias, rows[i]));
+              init.append(vectors, start);
+            }
+            return init;
+          };
+          auto stored = [&](OpBuilder &b, Location loc) {
+            SmallVector<Value> init;
+            for (int64_t i = 0; i < block.rows; ++i)
+              for (int64_t u = 0; u < vectors; ++u)
+                init.push_back(load(b, loc, output,
+                                    {image, rows[i], positions[u]},
+                                    shape.outputLength, masked));
+            return init;
+          };
+          SmallVector<Value> init;
+          if (shape.slabs == 1) {
+            init = fresh(b, loc);
+          } else {
+            auto choose = scf::IfOp::create(
+                b, loc, firstSlab,
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, fresh(b, loc));
+                },
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, stored(b, loc));
+                });
+            init.assign(choose.getResults().begin(), choose.getResults().end());
+          }
+          auto blocks = scf::ForOp::create(
+              b, loc, begin, end, one, init,
+              [&](OpBuilder &b, Location loc, Value storedBlock,
+                  ValueRange acc) {
+                SmallVector<Value> next(acc.begin(), acc.end());
+                for (int64_t j = 0; j < block.cols; ++j) {
+                  Value offsetSlot = arith::AddIOp::create(
+                      b, loc,
+                      arith::MulIOp::create(b, loc, storedBlock,
+                                            index(b, block.cols)),
+                      index(b, j));
+                  Value offset = arith::AddIOp::create(
+                      b, loc, loadIndex(b, loc, arrays.offsets, offsetSlot),
+                      tileStart);
+                  SmallVector<Value> x;
+                  for (int64_t u = 0; u < vectors; ++u)
+                    x.push_back(load(
+                        b, loc, input,
+                        {image, arith::AddIOp::create(b, loc, offset,
+                                                      index(b, u * lanes))},
+                        shape.inputLength, masked));
+                  for (int64_t i = 0; i < block.rows; ++i) {
+                    Value valueIndex = arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(b, loc, storedBlock,
+                                              index(b, block.size())),
+                        index(b, i * block.cols + j));
+                    Value w = vector::BroadcastOp::create(
+                        b, loc, vectorType,
+                        memref::LoadOp::create(b, loc, arrays.values, valueIndex));
+                    for (int64_t u = 0; u < vectors; ++u) {
+                      Value &a = next[i * vectors + u];
+                      a = vector::FMAOp::create(b, loc, w, x[u], a);
+                    }
+                  }
+                }
+                scf::YieldOp::create(b, loc, next);
+              });
+          for (int64_t i = 0; i < block.rows; ++i)
+            for (int64_t u = 0; u < vectors; ++u) {
+              Value result = blocks.getResult(i * vectors + u);
+              if (shape.relu) {
+                Value relu = arith::MaximumFOp::create(b, loc, result, zeroVector);
+                result = shape.slabs == 1
+                             ? relu
+                             : arith::SelectOp::create(b, loc, lastSlab, relu,
+                                                       result);
+              }
+              store(b, loc, result, output, {image, rows[i], positions[u]},
+                    masked);
+            }
+          scf::YieldOp::create(b, loc);
+        });
+    scf::YieldOp::create(b, loc);
+        });
+  };
+
+  bool maskedTail = shape.outputLength % shape.tile() != 0;
   scf::ParallelOp::create(
       b, loc, ValueRange{zero, zero, zero},
-      ValueRange{index(shape.images), index(chunks), index(tiles)},
+      ValueRange{index(b, shape.images), index(b, chunks), index(b, tiles)},
       ValueRange{one, one, one},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value image = ivs[0], chunk = ivs[1];
-        Value tileStart = arith::MulIOp::create(b, loc, ivs[2], index(shape.tile()));
-        Value firstBlockRow = loadIndex(b, loc, arrays.chunks, chunk);
-        Value lastBlockRow = loadIndex(
-            b, loc, arrays.chunks, arith::AddIOp::create(b, loc, chunk, one));
-        scf::ForOp::create(
-            b, loc, zero, index(shape.slabs), one, ValueRange{},
-            [&](OpBuilder &b, Location loc, Value slab, ValueRange) {
-        Value firstSlab = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                                slab, zero);
-        Value lastSlab = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                               slab, index(shape.slabs - 1));
-        scf::ForOp::create(
-            b, loc, firstBlockRow, lastBlockRow, one, ValueRange{},
-            [&](OpBuilder &b, Location loc, Value blockRow, ValueRange) {
-              Value slot = arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, blockRow, index(shape.slabs + 1)),
-                  slab);
-              Value begin = loadIndex(b, loc, arrays.slabs, slot);
-              Value end = loadIndex(b, loc, arrays.slabs,
-                                    arith::AddIOp::create(b, loc, slot, one));
-              Value firstRow =
-                  arith::MulIOp::create(b, loc, blockRow, index(block.rows));
-              SmallVector<Value> rows;
-              for (int64_t i = 0; i < block.rows; ++i)
-                rows.push_back(arith::AddIOp::create(b, loc, firstRow, index(i)));
-              // The accumulators start at the bias (or zero) in the first
-              // slab, at the partial sums stored by the one before after.
-              auto fresh = [&](OpBuilder &b, Location loc) {
-                SmallVector<Value> init;
-                for (int64_t i = 0; i < block.rows; ++i) {
-                  Value start;
-                  if (bias)
-                    start = vector::BroadcastOp::create(
-                        b, loc, vectorType,
-                        memref::LoadOp::create(b, loc, bias, rows[i]));
-                  else
-                    start = arith::ConstantOp::create(
-                        b, loc, vectorType,
-                        DenseElementsAttr::get(vectorType, 0.0f));
-                  init.append(vectors, start);
-                }
-                return init;
-              };
-              auto stored = [&](OpBuilder &b, Location loc) {
-                SmallVector<Value> init;
-                for (int64_t i = 0; i < block.rows; ++i)
-                  for (int64_t u = 0; u < vectors; ++u)
-                    init.push_back(vector::LoadOp::create(
-                        b, loc, vectorType, output,
-                        ValueRange{image, rows[i],
-                                   arith::AddIOp::create(b, loc, tileStart,
-                                                         index(u * lanes))}));
-                return init;
-              };
-              SmallVector<Value> init;
-              if (shape.slabs == 1) {
-                init = fresh(b, loc);
-              } else {
-                auto choose = scf::IfOp::create(
-                    b, loc, firstSlab,
-                    [&](OpBuilder &b, Location loc) {
-                      scf::YieldOp::create(b, loc, fresh(b, loc));
-                    },
-                    [&](OpBuilder &b, Location loc) {
-                      scf::YieldOp::create(b, loc, stored(b, loc));
-                    });
-                init.assign(choose.getResults().begin(), choose.getResults().end());
-              }
-              auto blocks = scf::ForOp::create(
-                  b, loc, begin, end, one, init,
-                  [&](OpBuilder &b, Location loc, Value stored,
-                      ValueRange acc) {
-                    SmallVector<Value> next(acc.begin(), acc.end());
-                    for (int64_t j = 0; j < block.cols; ++j) {
-                      Value slot = arith::AddIOp::create(
-                          b, loc,
-                          arith::MulIOp::create(b, loc, stored, index(block.cols)),
-                          index(j));
-                      Value offset = arith::AddIOp::create(
-                          b, loc, loadIndex(b, loc, arrays.offsets, slot),
-                          tileStart);
-                      SmallVector<Value> x;
-                      for (int64_t u = 0; u < vectors; ++u)
-                        x.push_back(vector::LoadOp::create(
-                            b, loc, vectorType, input,
-                            ValueRange{image, arith::AddIOp::create(
-                                                  b, loc, offset,
-                                                  index(u * lanes))}));
-                      for (int64_t i = 0; i < block.rows; ++i) {
-                        Value valueIndex = arith::AddIOp::create(
-                            b, loc,
-                            arith::MulIOp::create(b, loc, stored,
-                                                  index(block.size())),
-                            index(i * block.cols + j));
-                        Value w = vector::BroadcastOp::create(
-                            b, loc, vectorType,
-                            memref::LoadOp::create(b, loc, arrays.values,
-                                                   valueIndex));
-                        for (int64_t u = 0; u < vectors; ++u) {
-                          Value &a = next[i * vectors + u];
-                          a = vector::FMAOp::create(b, loc, w, x[u], a);
-                        }
-                      }
-                    }
-                    scf::YieldOp::create(b, loc, next);
-                  });
-              Value zeroVector = arith::ConstantOp::create(
-                  b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
-              for (int64_t i = 0; i < block.rows; ++i)
-                for (int64_t u = 0; u < vectors; ++u) {
-                  Value result = blocks.getResult(i * vectors + u);
-                  if (shape.relu) {
-                    Value relu =
-                        arith::MaximumFOp::create(b, loc, result, zeroVector);
-                    result = shape.slabs == 1
-                                 ? relu
-                                 : arith::SelectOp::create(b, loc, lastSlab,
-                                                           relu, result);
-                  }
-                  Value position = arith::AddIOp::create(b, loc, tileStart,
-                                                         index(u * lanes));
-                  vector::StoreOp::create(b, loc, result, output,
-                                          ValueRange{image, rows[i], position});
-                }
+        Value tileStart =
+            arith::MulIOp::create(b, loc, ivs[2], index(b, shape.tile()));
+        if (!maskedTail)
+          return emitTile(b, loc, ivs[0], ivs[1], tileStart, false);
+        Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           ivs[2], index(b, tiles - 1));
+        scf::IfOp::create(
+            b, loc, last,
+            [&](OpBuilder &b, Location loc) {
+              emitTile(b, loc, ivs[0], ivs[1], tileStart, true);
               scf::YieldOp::create(b, loc);
-            });
-        scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &b, Location loc) {
+              emitTile(b, loc, ivs[0], ivs[1], tileStart, false);
+              scf::YieldOp::create(b, loc);
             });
         // scf.parallel's body builder adds the terminator.
       });
 }
 
-/// Offsets of each stored block's columns, from every weight column's.
 /// `offset(row, column)` is the input offset of weight element (row,
 /// column); rows of one block share it.
 std::vector<int32_t> blockOffsets(const CompressedWeight &weight,
@@ -384,7 +425,7 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
       createArrays(b, loc, module, symbols, weight, offsets, chunks, slabs);
   Value input = toBuffer(b, loc, flatInput);
   auto outputType = MemRefType::get(
-      {shape.images, weight.rows, shape.paddedLength()}, b.getF32Type());
+      {shape.images, weight.rows, shape.outputLength}, b.getF32Type());
   Value output = memref::AllocOp::create(b, loc, outputType, b.getI64IntegerAttr(64));
   Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
   buildKernel(b, loc, shape, weight, arrays, chunks.size() - 1, input, output,
@@ -498,10 +539,10 @@ struct SparseToLoops
     chooseSlabs(shape, *target, *weight, c / groups, kh * kw,
                 sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
                 slabChannels);
-    int64_t paddedLength = shape.paddedLength();
-    // Enough rows that the last tile of the last tap stays in its plane.
-    int64_t planeHeight =
-        ceilDiv(paddedLength + rowShift * planeWidth + colShift, planeWidth);
+    // The rows the taps read; one more when taps shift columns, so that a
+    // full vector at the end of a plane's last row stays in the plane (the
+    // last tile is masked against the end of the input).
+    int64_t planeHeight = oh + rowShift + (colShift > 0 ? 1 : 0);
     int64_t planeSize = planeHeight * planeWidth;
     __int128 total = static_cast<__int128>(c) * sh * sw * planeSize;
     if (total > INT32_MAX)
@@ -575,32 +616,34 @@ struct SparseToLoops
     shape.relu = op.getRelu();
     chooseSlabs(shape, *target, *weight, features, 1, shape.tile() * 4,
                 slabChannels);
-    int64_t paddedLength = shape.paddedLength();
-    shape.inputLength = features * paddedLength;
+    shape.inputLength = features * batch;
     if (shape.inputLength > INT32_MAX)
       return op.emitOpError("input too large for the sparse kernel's 32-bit "
                             "offsets");
 
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // x^T [K, Lp], one plane row per feature; the batch is the position.
-    Value x = transpose(b, loc, op.getInput(), {1, 0});
-    x = padOrCut(b, loc, x, {0, 0}, {0, paddedLength - batch});
-    x = tensor::ExpandShapeOp::create(
-        b, loc,
-        RankedTensorType::get({1, features, paddedLength}, b.getF32Type()), x,
-        SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    Value flat = collapseAfter(b, loc, x, 1);
-    auto offset = [&](int64_t, int64_t column) { return column * paddedLength; };
+    // x^T [K, N], one plane row per feature; the batch is the position
+    // (for a batch of 1 the same memory: no transpose).
+    Value flat = op.getInput();
+    if (batch > 1) {
+      Value x = transpose(b, loc, op.getInput(), {1, 0});
+      x = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1, features, batch}, b.getF32Type()),
+          x, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+      flat = collapseAfter(b, loc, x, 1);
+    }
+    auto offset = [&](int64_t, int64_t column) { return column * batch; };
     std::vector<int32_t> offsets = blockOffsets(*weight, offset);
     Value result = runKernel(b, loc, module, symbols, shape, *weight, offsets,
                              flat, op.getBias());
-    // [1, O, Lp] -> [O, N] -> [N, O].
-    int64_t outFeatures = weight->rows;
+    // [1, O, N] -> [O, N] -> [N, O] ([1, O, 1] -> [1, O]).
     result = tensor::CollapseShapeOp::create(
-        b, loc, result, SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    result = sliceLeading(b, loc, result, {outFeatures, batch});
-    result = transpose(b, loc, result, {1, 0});
+        b, loc, result,
+        batch > 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
+                  : SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    if (batch > 1)
+      result = transpose(b, loc, result, {1, 0});
     op.replaceAllUsesWith(result);
     op.erase();
     return success();

@@ -6,12 +6,14 @@
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
-// A padded 3x3 convolution, 2 -> 4 channels, 5x5: planes 7 wide (5 + 2),
-// 35 output positions as 3 vectors of 16 (48, rows of the last tile cut
-// off afterwards), 10 rows so that the last tap's tile stays in its plane.
-// Offsets: (0,0,2) -> 2; (1,2,2) -> 70 + 2 * 7 + 2 = 86; (0,1,2) -> 9.
+// A padded 3x3 convolution, 2 -> 4 channels, 5x5: planes 7 wide (5 + 2)
+// and 8 rows (5 + 2, and one for the column shift), 35 output positions
+// as 3 vectors of 16; the last (only) tile masks lanes past the 35
+// outputs and past the input's end; the 2 extra columns per row are
+// sliced away afterwards. Offsets: (0,0,2) -> 2; (1,2,2) -> 56 + 2 * 7 + 2
+// = 72; (0,1,2) -> 9.
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_positions : memref<5xi32> = dense<[0, 1, 3, 3, 4]> {alignment = 64 : i64}
-// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 86, 9]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 72, 9]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_values : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_chunks : memref<5xi32> = dense<[0, 1, 2, 3, 4]> {alignment = 64 : i64}
 // One slab: per row its start and end.
@@ -24,30 +26,33 @@
 // SLABS: scf.if
 // SLABS: vector.broadcast
 // SLABS: } else {
-// SLABS-COUNT-3: vector.load {{.*}} : memref<1x4x48xf32>, vector<16xf32>
+// SLABS-COUNT-3: vector.maskedload {{.*}} : memref<1x4x35xf32>
 // SLABS: arith.maximumf
 // SLABS: arith.select
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 4, 1]
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1, 2, 3]] : tensor<1x2x10x7xf32> into tensor<1x140xf32>
+// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 2, 1]
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1, 2, 3]] : tensor<1x2x8x7xf32> into tensor<1x112xf32>
 // CHECK: %[[X:.*]] = bufferization.to_buffer %[[FLAT]] read_only
-// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x48xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x35xf32>
 // CHECK: scf.parallel
-// CHECK:   scf.for
-// CHECK:     scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK-COUNT-3: vector.load %[[X]]
-// CHECK:       vector.broadcast
+// CHECK:   scf.if
+// CHECK:     scf.for
+// CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-3: vector.maskedload %[[X]]
+// CHECK:         vector.broadcast
 // CHECK-COUNT-3: vector.fma
-// CHECK:     arith.maximumf
-// CHECK:     vector.store {{.*}}, %[[OUT]]
+// CHECK:       arith.maximumf
+// CHECK:       vector.maskedstore %[[OUT]]
+// CHECK:   } else {
+// CHECK-COUNT-3: vector.load %[[X]]
+// CHECK:       vector.store {{.*}}, %[[OUT]]
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
-// CHECK: %[[S:.*]] = tensor.extract_slice %[[T]][0, 0, 0] [1, 4, 35] [1, 1, 1]
-// CHECK: %[[E:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 4, 5, 7]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[T]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 4, 5, 7]
 // CHECK: %[[R:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 0] [1, 4, 5, 5] [1, 1, 1, 1]
 // CHECK: return %[[R]]
 // AVX2: 8 lanes, 5 vectors cover 40 >= 35 positions.
 // V3-LABEL: func.func @conv
-// V3: memref.alloc() {alignment = 64 : i64} : memref<1x4x40xf32>
+// V3: memref.alloc() {alignment = 64 : i64} : memref<1x4x35xf32>
 // V3: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 func.func @conv(%x: tensor<1x2x5x5xf32>, %b: tensor<4xf32>) -> tensor<1x4x5x5xf32> {
   %w = sparse.constant {positions = array<i32: 0, 1, 3, 3, 4>, coordinates = array<i32: 2, 0, 17, 5>,
@@ -61,12 +66,15 @@ func.func @conv(%x: tensor<1x2x5x5xf32>, %b: tensor<4xf32>) -> tensor<1x4x5x5xf3
 
 #BSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 floordiv 2 : dense, d1 : compressed, d0 mod 2 : dense)}>
 
-// Stride 2: the padded 8x8 input is split into 2 x 2 phase planes
-// (expand, transpose) so that every tap reads a contiguous run. 2 x 1
-// blocks: each input vector feeds two rows' accumulators.
+// Stride 2: the 8x8 input (no padding needed: no copy) is split into
+// 2 x 2 phase planes (expand, transpose) so that every tap reads a
+// contiguous run; 16 outputs, one exact tile, no masks. 2 x 1 blocks: each
+// input vector feeds two rows' accumulators.
 // CHECK-LABEL: func.func @strided_blocks
-// CHECK: tensor.expand_shape {{.*}} into tensor<1x1x4x2x4x2xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.expand_shape %arg0 {{.*}} into tensor<1x1x4x2x4x2xf32>
 // CHECK: linalg.transpose {{.*}} permutation = [0, 1, 3, 5, 2, 4]
+// CHECK-NOT: scf.if
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // CHECK: vector.load
 // CHECK-COUNT-2: vector.fma
