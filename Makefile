@@ -22,7 +22,7 @@ MODEL_JOBS ?= 2
 
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps bench-deps configure build test test-models bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
+.PHONY: deps bench-deps configure build test test-models test-models-vgg16-sparse bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -129,6 +129,19 @@ test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models $(DYNAMIC_MODELS) \
 	  --dynamic-batch --batch 3 --workdir $(BUILD)/models-dynamic \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
+	@# Pruned models (docs/Sparse.md): resnet50 at four sparsities against
+	@# PyTorch on the pruned weights. (vgg16 pruned, 528 MB of weights and
+	@# over 2 minutes: `make test-models-vgg16-sparse`, kept out of CI's time.)
+	for s in 0.5 0.8 0.9 0.95; do \
+	  /usr/bin/python3 test/Models/Inputs/models.py --models resnet50 --prune $$s \
+	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) || exit 1; \
+	done
+
+test-models-vgg16-sparse: build
+	for s in 0.5 0.8 0.9 0.95; do \
+	  /usr/bin/python3 test/Models/Inputs/models.py --models vgg16 --prune $$s \
+	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) || exit 1; \
+	done
 
 # DLAS against oneDNN, PyTorch and OpenBLAS at 1 and 2 threads; writes
 # bench/results/<date>.md, .csv and .png; then whole models against PyTorch's

@@ -51,6 +51,9 @@ struct KernelShape {
   // every output channel of a chunk reads it.
   int64_t slabColumns = 0; // weight columns per slab (0: one slab)
   int64_t slabs = 1;
+  // Whether the last tile's input loads may pass the input's end (an input
+  // used in place); a copied input gets slack rows instead.
+  bool maskLoads = false;
   int64_t tile() const { return lanes * vectorsPerTile; }
   int64_t paddedLength() const { return roundUp(outputLength, tile()); }
 };
@@ -324,7 +327,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                         b, loc, input,
                         {image, arith::AddIOp::create(b, loc, offset,
                                                       index(b, u * lanes))},
-                        shape.inputLength, masked));
+                        shape.inputLength, masked && shape.maskLoads));
                   for (int64_t i = 0; i < block.rows; ++i) {
                     Value valueIndex = arith::AddIOp::create(
                         b, loc,
@@ -539,10 +542,18 @@ struct SparseToLoops
     chooseSlabs(shape, *target, *weight, c / groups, kh * kw,
                 sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
                 slabChannels);
-    // The rows the taps read; one more when taps shift columns, so that a
-    // full vector at the end of a plane's last row stays in the plane (the
-    // last tile is masked against the end of the input).
-    int64_t planeHeight = oh + rowShift + (colShift > 0 ? 1 : 0);
+    // An unpadded stride-1 input whose rows are the planes' (no column
+    // shift) is read in place, the last tile's loads masked at its end.
+    // Any other input is copied anyway (padding, phases): it gets enough
+    // rows that the last tile of the last tap stays in its plane, and
+    // full-vector loads throughout (on a 7x7 layer all tiles are last).
+    bool inPlace = llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
+                   sh == 1 && sw == 1 && colShift == 0;
+    int64_t planeHeight =
+        inPlace ? h
+                : ceilDiv(shape.paddedLength() + rowShift * planeWidth + colShift,
+                          planeWidth);
+    shape.maskLoads = inPlace;
     int64_t planeSize = planeHeight * planeWidth;
     __int128 total = static_cast<__int128>(c) * sh * sw * planeSize;
     if (total > INT32_MAX)
@@ -617,6 +628,7 @@ struct SparseToLoops
     chooseSlabs(shape, *target, *weight, features, 1, shape.tile() * 4,
                 slabChannels);
     shape.inputLength = features * batch;
+    shape.maskLoads = true;
     if (shape.inputLength > INT32_MAX)
       return op.emitOpError("input too large for the sparse kernel's 32-bit "
                             "offsets");

@@ -6,14 +6,14 @@
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
-// A padded 3x3 convolution, 2 -> 4 channels, 5x5: planes 7 wide (5 + 2)
-// and 8 rows (5 + 2, and one for the column shift), 35 output positions
-// as 3 vectors of 16; the last (only) tile masks lanes past the 35
-// outputs and past the input's end; the 2 extra columns per row are
-// sliced away afterwards. Offsets: (0,0,2) -> 2; (1,2,2) -> 56 + 2 * 7 + 2
-// = 72; (0,1,2) -> 9.
+// A padded 3x3 convolution, 2 -> 4 channels, 5x5: the input is copied
+// (padding) into planes 7 wide (5 + 2) and 10 rows, enough that the last
+// tap of a 48-position tile (3 vectors of 16) stays in its plane: full
+// loads; the stores of the last (only) tile mask lanes past the 35
+// outputs, and the 2 extra columns per row are sliced away afterwards.
+// Offsets: (0,0,2) -> 2; (1,2,2) -> 70 + 2 * 7 + 2 = 86; (0,1,2) -> 9.
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_positions : memref<5xi32> = dense<[0, 1, 3, 3, 4]> {alignment = 64 : i64}
-// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 72, 9]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 86, 9]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_values : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_chunks : memref<5xi32> = dense<[0, 1, 2, 3, 4]> {alignment = 64 : i64}
 // One slab: per row its start and end.
@@ -30,15 +30,16 @@
 // SLABS: arith.maximumf
 // SLABS: arith.select
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 2, 1]
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1, 2, 3]] : tensor<1x2x8x7xf32> into tensor<1x112xf32>
+// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 4, 1]
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1, 2, 3]] : tensor<1x2x10x7xf32> into tensor<1x140xf32>
 // CHECK: %[[X:.*]] = bufferization.to_buffer %[[FLAT]] read_only
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x35xf32>
 // CHECK: scf.parallel
 // CHECK:   scf.if
 // CHECK:     scf.for
 // CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK-COUNT-3: vector.maskedload %[[X]]
+// CHECK-NOT:     vector.maskedload %[[X]]
+// CHECK-COUNT-3: vector.load %[[X]]
 // CHECK:         vector.broadcast
 // CHECK-COUNT-3: vector.fma
 // CHECK:       arith.maximumf
@@ -102,4 +103,27 @@ func.func @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
                         values = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : tensor<2x4xf32, #CSR>
   %y = sparse.linear %x, %w : (tensor<3x4xf32>, tensor<2x4xf32, #CSR>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+
+// An unpadded stride-1 1x1 convolution reads its input in place (no copy)
+// and writes 7 x 7 = 49 outputs straight into the result's memory: the
+// last tile of 64 masks its loads at the input's end and its stores at
+// the 49 outputs.
+// CHECK-LABEL: func.func @in_place
+// CHECK-NOT: tensor.pad
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0], [1, 2, 3]] : tensor<1x3x7x7xf32> into tensor<1x147xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x2x49xf32>
+// CHECK: vector.maskedload
+// CHECK: vector.maskedstore
+// CHECK: tensor.expand_shape {{.*}} output_shape [1, 2, 7, 7]
+// CHECK-NOT: tensor.extract_slice
+func.func @in_place(%x: tensor<1x3x7x7xf32>) -> tensor<1x2x7x7xf32> {
+  %w = sparse.constant {positions = array<i32: 0, 1, 3>, coordinates = array<i32: 2, 0, 1>,
+                        values = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : tensor<2x3xf32, #CSR>
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>} : (tensor<1x3x7x7xf32>, tensor<2x3xf32, #CSR>) -> tensor<1x2x7x7xf32>
+  return %y : tensor<1x2x7x7xf32>
 }
