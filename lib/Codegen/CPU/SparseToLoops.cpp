@@ -421,7 +421,7 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   // chunks make up for few images and tiles.
   int64_t tiles = shape.paddedLength() / shape.tile();
   std::vector<int32_t> chunks = balancedChunks(
-      weight, ceilDiv(kParallelIterations, shape.images * tiles));
+      weight, ceilDiv(kParallelIterations, std::max<int64_t>(shape.images * tiles, 1)));
   std::vector<int32_t> slabs = slabStarts(
       weight, shape.slabs == 1 ? weight.cols : shape.slabColumns, shape.slabs);
   KernelArrays arrays =
@@ -503,6 +503,19 @@ Value collapseAfter(OpBuilder &b, Location loc, Value source, int64_t keep) {
 struct SparseToLoops
     : public dlas::impl::ConvertSparseToLoopsBase<SparseToLoops> {
   using ConvertSparseToLoopsBase::ConvertSparseToLoopsBase;
+
+  /// An empty result (a batch of 0) has nothing to compute.
+  static bool replaceEmpty(Operation *op) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 0)
+      return false;
+    OpBuilder b(op);
+    Value empty = tensor::EmptyOp::create(b, op->getLoc(), type.getShape(),
+                                          type.getElementType());
+    op->getResult(0).replaceAllUsesWith(empty);
+    op->erase();
+    return true;
+  }
 
   LogicalResult lowerConv(sparse::Conv2DOp op, ModuleOp module,
                           SymbolTable &symbols) {
@@ -644,7 +657,7 @@ struct SparseToLoops
     // x^T [K, N], one plane row per feature; the batch is the position
     // (for a batch of 1 the same memory: no transpose).
     Value flat = op.getInput();
-    if (batch > 1) {
+    if (batch != 1) {
       Value x = transpose(b, loc, op.getInput(), {1, 0});
       x = tensor::ExpandShapeOp::create(
           b, loc, RankedTensorType::get({1, features, batch}, b.getF32Type()),
@@ -658,9 +671,9 @@ struct SparseToLoops
     // [1, O, N] -> [O, N] -> [N, O] ([1, O, 1] -> [1, O]).
     result = tensor::CollapseShapeOp::create(
         b, loc, result,
-        batch > 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
-                  : SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    if (batch > 1)
+        batch != 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
+                   : SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    if (batch != 1)
       result = transpose(b, loc, result, {1, 0});
     op.replaceAllUsesWith(result);
     op.erase();
@@ -676,6 +689,8 @@ struct SparseToLoops
         layers.push_back(op);
     });
     for (Operation *op : layers) {
+      if (replaceEmpty(op))
+        continue;
       LogicalResult lowered =
           isa<sparse::Conv2DOp>(op)
               ? lowerConv(cast<sparse::Conv2DOp>(op), module, symbols)

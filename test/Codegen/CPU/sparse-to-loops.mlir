@@ -128,3 +128,19 @@ func.func @in_place(%x: tensor<1x3x12x12xf32>) -> tensor<1x2x12x12xf32> {
   %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>} : (tensor<1x3x12x12xf32>, tensor<2x3xf32, #CSR>) -> tensor<1x2x12x12xf32>
   return %y : tensor<1x2x12x12xf32>
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+
+// An empty batch computes nothing: an empty tensor, no kernel.
+// CHECK-LABEL: func.func @empty_batch
+// CHECK-NOT: scf.parallel
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0x2xf32>
+// CHECK: return %[[E]]
+func.func @empty_batch(%x: tensor<0x3xf32>) -> tensor<0x2xf32> {
+  %w = sparse.constant {positions = array<i32: 0, 1, 3>, coordinates = array<i32: 2, 0, 1>,
+                        values = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : tensor<2x3xf32, #CSR>
+  %y = sparse.linear %x, %w : (tensor<0x3xf32>, tensor<2x3xf32, #CSR>) -> tensor<0x2xf32>
+  return %y : tensor<0x2xf32>
+}
