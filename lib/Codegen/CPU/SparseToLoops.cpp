@@ -517,23 +517,35 @@ struct SparseToLoops
     return true;
   }
 
-  LogicalResult lowerConv(sparse::Conv2DOp op, ModuleOp module,
-                          SymbolTable &symbols) {
-    std::optional<CompressedWeight> weight =
-        sparse::getCompressedWeight(op.getFilter());
-    if (!weight)
-      return op.emitOpError("filter must be a compile-time constant "
-                            "(sparse.constant, or sparse.pack of an "
-                            "arith.constant)");
-    RankedTensorType inputType = op.getInput().getType();
-    RankedTensorType outputType = op.getOutput().getType();
-    if (!inputType.hasStaticShape())
-      return op.emitOpError("a dynamic batch is not supported yet by the "
-                            "sparse kernels");
+  /// The weight's arrays and the target's shape for layer `op`, or an
+  /// error naming what the kernels cannot take.
+  FailureOr<std::pair<CompressedWeight, TargetShape>>
+  kernelInputs(Operation *op, Value weight, StringRef weightName, Value input) {
+    std::optional<CompressedWeight> arrays = sparse::getCompressedWeight(weight);
+    if (!arrays)
+      return op->emitOpError()
+             << weightName
+             << " must be a compile-time constant (sparse.constant, or "
+                "sparse.pack of an arith.constant)";
+    if (!cast<RankedTensorType>(input.getType()).hasStaticShape())
+      return op->emitOpError("a dynamic batch is not supported yet by the "
+                             "sparse kernels");
     FailureOr<TargetShape> target =
         targetShapeFor(op, vectorWidth, vectorRegisters);
     if (failed(target))
       return failure();
+    return std::make_pair(std::move(*arrays), *target);
+  }
+
+  LogicalResult lowerConv(sparse::Conv2DOp op, ModuleOp module,
+                          SymbolTable &symbols) {
+    auto inputs = kernelInputs(op, op.getFilter(), "filter", op.getInput());
+    if (failed(inputs))
+      return failure();
+    std::optional<CompressedWeight> weight = std::move(inputs->first);
+    std::optional<TargetShape> target = inputs->second;
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType outputType = op.getOutput().getType();
     int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
     int64_t h = inputType.getDimSize(2), w = inputType.getDimSize(3);
     int64_t oh = outputType.getDimSize(2), ow = outputType.getDimSize(3);
@@ -623,20 +635,12 @@ struct SparseToLoops
 
   LogicalResult lowerLinear(sparse::LinearOp op, ModuleOp module,
                             SymbolTable &symbols) {
-    std::optional<CompressedWeight> weight =
-        sparse::getCompressedWeight(op.getWeight());
-    if (!weight)
-      return op.emitOpError("weight must be a compile-time constant "
-                            "(sparse.constant, or sparse.pack of an "
-                            "arith.constant)");
-    RankedTensorType inputType = op.getInput().getType();
-    if (!inputType.hasStaticShape())
-      return op.emitOpError("a dynamic batch is not supported yet by the "
-                            "sparse kernels");
-    FailureOr<TargetShape> target =
-        targetShapeFor(op, vectorWidth, vectorRegisters);
-    if (failed(target))
+    auto inputs = kernelInputs(op, op.getWeight(), "weight", op.getInput());
+    if (failed(inputs))
       return failure();
+    std::optional<CompressedWeight> weight = std::move(inputs->first);
+    std::optional<TargetShape> target = inputs->second;
+    RankedTensorType inputType = op.getInput().getType();
     int64_t batch = inputType.getDimSize(0), features = inputType.getDimSize(1);
     KernelShape shape;
     shape.images = 1;

@@ -69,6 +69,27 @@ def sparse_weight(f, cols, density, block_rows, gen, empty_rows=()):
     return w * prune_mask(f, cols, density, block_rows, gen, empty_rows)
 
 
+def sparse_layer_lines(op, wt, block_rows, b, x_type, y_type, attrs):
+    """The lines of a module computing `op` (sparse.conv2d or sparse.linear)
+    of %x with the weight matrix `wt` packed at compile time in CSR or
+    `block_rows` x 1 blocks, and the bias `b` if any."""
+    rows, cols = wt.shape
+    enc = CSR if block_rows == 1 else bsr(block_rows)
+    wtype = f"tensor<{rows}x{cols}xf32, {enc}>"
+    lines = [f"  %d = arith.constant {dense_attr(wt)}",
+             f"  %d2 = tensor.expand_shape %d [[0, 1]] output_shape [{rows}, {cols}] "
+             f": {ttype([rows * cols])} into {ttype([rows, cols])}",
+             f"  %w = sparse.pack %d2 : {ttype([rows, cols])} -> {wtype}"]
+    operands, types = ["%x", "%w"], [x_type, wtype]
+    if b is not None:
+        lines.append(f"  %b = arith.constant {dense_attr(b)}")
+        operands.append("%b")
+        types.append(ttype([rows]))
+    lines.append(f"  %y = {op} {', '.join(operands)}{attrs} : "
+                 f"({', '.join(types)}) -> {y_type}")
+    return lines
+
+
 def conv_case(index, cfg, density, block_rows, relu, gen):
     n, c, h, w, f, k, s, pad, d, g, bias = cfg
     cols = c // g * k * k
@@ -81,23 +102,11 @@ def conv_case(index, cfg, density, block_rows, relu, gen):
     y = F.conv2d(xp, wt.reshape(f, c // g, k, k), b, stride=s, dilation=d, groups=g)
     if relu:
         y = F.relu(y)
-    enc = CSR if block_rows == 1 else bsr(block_rows)
-    wtype = f"tensor<{f}x{cols}xf32, {enc}>"
     xtype, ytype = ttype(x.shape), ttype(y.shape)
-    lines = [f"  %d = arith.constant {dense_attr(wt)}",
-             f"  %d2 = tensor.expand_shape %d [[0, 1]] output_shape [{f}, {cols}] "
-             f": {ttype([f * cols])} into {ttype([f, cols])}",
-             f"  %w = sparse.pack %d2 : {ttype([f, cols])} -> {wtype}"]
-    operands, types = ["%x", "%w"], [xtype, wtype]
-    if bias:
-        lines.append(f"  %b = arith.constant {dense_attr(b)}")
-        operands.append("%b")
-        types.append(ttype([f]))
-    attrs = (f"kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
+    attrs = (f" {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
              f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
-             + (", relu" if relu else ""))
-    lines.append(f"  %y = sparse.conv2d {', '.join(operands)} {{{attrs}}} : "
-                 f"({', '.join(types)}) -> {ytype}")
+             + (", relu" if relu else "") + "}")
+    lines = sparse_layer_lines("sparse.conv2d", wt, block_rows, b, xtype, ytype, attrs)
     module = (f"func.func @main(%x: {xtype}) -> {ytype} {{\n" + "\n".join(lines) +
               f"\n  return %y : {ytype}\n}}\n")
     fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
@@ -135,21 +144,9 @@ def linear_case(index, batch, features, outputs, density, block_rows, bias, relu
     y = F.linear(x, wt, b)
     if relu:
         y = F.relu(y)
-    enc = CSR if block_rows == 1 else bsr(block_rows)
-    wtype = f"tensor<{outputs}x{features}xf32, {enc}>"
     xtype, ytype = ttype(x.shape), ttype(y.shape)
-    lines = [f"  %d = arith.constant {dense_attr(wt)}",
-             f"  %d2 = tensor.expand_shape %d [[0, 1]] output_shape [{outputs}, {features}] "
-             f": {ttype([outputs * features])} into {ttype([outputs, features])}",
-             f"  %w = sparse.pack %d2 : {ttype([outputs, features])} -> {wtype}"]
-    operands, types = ["%x", "%w"], [xtype, wtype]
-    if bias:
-        lines.append(f"  %b = arith.constant {dense_attr(b)}")
-        operands.append("%b")
-        types.append(ttype([outputs]))
-    attrs = " {relu}" if relu else ""
-    lines.append(f"  %y = sparse.linear {', '.join(operands)}{attrs} : "
-                 f"({', '.join(types)}) -> {ytype}")
+    lines = sparse_layer_lines("sparse.linear", wt, block_rows, b, xtype, ytype,
+                               " {relu}" if relu else "")
     module = (f"func.func @main(%x: {xtype}) -> {ytype} {{\n" + "\n".join(lines) +
               f"\n  return %y : {ytype}\n}}\n")
     fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"

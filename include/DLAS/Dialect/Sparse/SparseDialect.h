@@ -66,6 +66,10 @@ double density(ArrayRef<float> dense);
 /// of an f32 `arith.constant`; nullopt otherwise.
 std::optional<CompressedWeight> getCompressedWeight(Value weight);
 
+/// How the sparse passes' reports name a layer: its ONNX node name (a
+/// NameLoc) in quotes, else its location.
+std::string describeLayer(Operation *op);
+
 /// A sparse.constant holding `weight`.
 ConstantOp createConstant(OpBuilder &b, Location loc,
                           const CompressedWeight &weight);

@@ -177,3 +177,12 @@ ConstantOp sparse::createConstant(OpBuilder &b, Location loc,
       b.getDenseI32ArrayAttr(weight.positions),
       b.getDenseI32ArrayAttr(weight.coordinates), values);
 }
+
+std::string sparse::describeLayer(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return "\"" + name.getName().str() + "\"";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->getLoc().print(os);
+  return text;
+}

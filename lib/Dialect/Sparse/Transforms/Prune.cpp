@@ -134,14 +134,6 @@ std::optional<std::string> prune(std::vector<float> &data, int64_t rows,
   return std::nullopt;
 }
 
-std::string layerLabel(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return "\"" + name.getName().str() + "\"";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->getLoc().print(os);
-  return text;
-}
 
 struct Prune : public sparse::impl::PruneBase<Prune> {
   using PruneBase::PruneBase;
@@ -189,7 +181,7 @@ struct Prune : public sparse::impl::PruneBase<Prune> {
       llvm::raw_string_ostream os(shape);
       llvm::interleave(type.getShape(), os, "x");
       llvm::outs() << "dlas-prune: " << op->getName().stripDialect() << " "
-                   << layerLabel(op) << " " << shape << ": ";
+                   << sparse::describeLayer(op) << " " << shape << ": ";
       if (skipped)
         llvm::outs() << "left dense (" << *skipped << ")\n";
       else

@@ -60,14 +60,6 @@ struct Choice {
   }
 };
 
-std::string layerLabel(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return "\"" + name.getName().str() + "\"";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->getLoc().print(os);
-  return text;
-}
 
 struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
   using SparsifyBase::SparsifyBase;
@@ -172,7 +164,7 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     auto say = [&](const Twine &reason) {
       if (print)
         llvm::outs() << "dlas-sparsify: " << op->getName().stripDialect() << " "
-                     << layerLabel(op) << " " << rows << "x" << cols << " ("
+                     << sparse::describeLayer(op) << " " << rows << "x" << cols << " ("
                      << kind << "): " << reason << "\n";
     };
     if (std::string why = unsupported(op); !why.empty())
