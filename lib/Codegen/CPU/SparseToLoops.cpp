@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -32,12 +33,11 @@ using sparse::CompressedWeight;
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) { return llvm::divideCeilSigned(a, b); }
 
 /// Parallel iterations a kernel offers at least (where it has the rows):
 /// a few per thread of the CPUs DLAS targets, for OpenMP's static schedule.
 constexpr int64_t kParallelIterations = 64;
-int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
 
 /// What the kernel computes, known at compile time.
 struct KernelShape {
@@ -55,7 +55,7 @@ struct KernelShape {
   // used in place); a copied input gets slack rows instead.
   bool maskLoads = false;
   int64_t tile() const { return lanes * vectorsPerTile; }
-  int64_t paddedLength() const { return roundUp(outputLength, tile()); }
+  int64_t paddedLength() const { return ceilDiv(outputLength, tile()) * tile(); }
 };
 
 /// Lanes and vectors per tile for `block` over `outputLength` positions:
@@ -101,7 +101,6 @@ void chooseSlabs(KernelShape &shape, const TargetShape &target,
 
 /// The kernel's arrays as globals, read through memref.get_global.
 struct KernelArrays {
-  Value positions; // i32, block rows + 1
   Value offsets;   // i32, per stored block and block column: input offset
   Value values;    // f32, per stored block r x c row-major
   Value chunks;    // i32, first block row of each parallel chunk, and the end
@@ -134,8 +133,6 @@ KernelArrays createArrays(OpBuilder &b, Location loc, ModuleOp module,
     return memref::GetGlobalOp::create(b, loc, memrefType, op.getSymName());
   };
   KernelArrays arrays;
-  arrays.positions = global("__dlas_sparse_positions",
-                            ArrayRef<int32_t>(weight.positions), b.getI32Type());
   arrays.offsets = global("__dlas_sparse_offsets", blockOffsets, b.getI32Type());
   arrays.values =
       global("__dlas_sparse_values", ArrayRef<float>(weight.values), b.getF32Type());
@@ -152,7 +149,7 @@ Value loadIndex(OpBuilder &b, Location loc, Value memref, Value index) {
 /// Block-row chunks of about equal stored blocks, as first block rows
 /// (and the end): the parallel iterations balanced by non-zeros. At least
 /// `minChunks` (if the rows allow) so that threads have work when images
-/// and tiles are few, and not many more than rows of `minBlocks` blocks.
+/// and tiles are few.
 std::vector<int32_t> balancedChunks(const CompressedWeight &weight,
                                     int64_t minChunks) {
   int64_t rows = weight.blockRows();
@@ -198,7 +195,7 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
 /// blocks of the row as FMAs into r x U accumulators, then the ReLU and
 /// the store. A tile's input (every channel's few rows) stays in L1/L2
 /// while all the chunk's output channels read it. `input` is memref<NI x
-/// L>, `output` memref<NI x rows x Lp>, `bias` memref<rows> or null.
+/// L>, `output` memref<NI x rows x P>, `bias` memref<rows> or null.
 void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                  const CompressedWeight &weight, const KernelArrays &arrays,
                  int64_t chunks, Value input, Value output, Value bias) {
@@ -211,12 +208,11 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   };
   Value zero = index(b, 0), one = index(b, 1);
   int64_t tiles = shape.paddedLength() / shape.tile();
-  // The lanes of a vector at `position` below `bound` (the last tile's).
+  // The lanes of a vector at `position` below `bound` (the last tile's);
+  // vector.create_mask clamps the count to [0, lanes].
   auto laneMask = [&](OpBuilder &b, Location loc, Value position,
                       int64_t bound) -> Value {
     Value left = arith::SubIOp::create(b, loc, index(b, bound), position);
-    left = arith::MaxSIOp::create(b, loc, left, index(b, 0));
-    left = arith::MinSIOp::create(b, loc, left, index(b, lanes));
     return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
   };
   Value zeroVector = arith::ConstantOp::create(
@@ -412,7 +408,7 @@ Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
       /*read_only=*/true);
 }
 
-/// The kernel's result buffer `images x rows x Lp`, as a tensor.
+/// The kernel's result buffer `images x rows x P`, as a tensor.
 Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
                 SymbolTable &symbols, const KernelShape &shape,
                 const CompressedWeight &weight, ArrayRef<int32_t> offsets,
@@ -422,8 +418,8 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   int64_t tiles = shape.paddedLength() / shape.tile();
   std::vector<int32_t> chunks = balancedChunks(
       weight, ceilDiv(kParallelIterations, std::max<int64_t>(shape.images * tiles, 1)));
-  std::vector<int32_t> slabs = slabStarts(
-      weight, shape.slabs == 1 ? weight.cols : shape.slabColumns, shape.slabs);
+  std::vector<int32_t> slabs =
+      slabStarts(weight, shape.slabColumns, shape.slabs);
   KernelArrays arrays =
       createArrays(b, loc, module, symbols, weight, offsets, chunks, slabs);
   Value input = toBuffer(b, loc, flatInput);
@@ -542,8 +538,8 @@ struct SparseToLoops
     auto inputs = kernelInputs(op, op.getFilter(), "filter", op.getInput());
     if (failed(inputs))
       return failure();
-    std::optional<CompressedWeight> weight = std::move(inputs->first);
-    std::optional<TargetShape> target = inputs->second;
+    const CompressedWeight &weight = inputs->first;
+    const TargetShape &target = inputs->second;
     RankedTensorType inputType = op.getInput().getType();
     RankedTensorType outputType = op.getOutput().getType();
     int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
@@ -562,20 +558,20 @@ struct SparseToLoops
     shape.images = n;
     shape.outputLength = oh * planeWidth;
     std::tie(shape.lanes, shape.vectorsPerTile) =
-        chooseTile(*target, weight->block, shape.outputLength, tileVectors);
+        chooseTile(target, weight.block, shape.outputLength, tileVectors);
     shape.relu = op.getRelu();
-    chooseSlabs(shape, *target, *weight, c / groups, kh * kw,
+    chooseSlabs(shape, target, weight, c / groups, kh * kw,
                 sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
                 slabChannels);
     // An unpadded stride-1 input whose rows are the planes' (no column
     // shift) is read in place, the last tile's loads masked at its end.
     // Any other input is copied anyway (padding, phases): it gets enough
     // rows that the last tile of the last tap stays in its plane, and
-    // full-vector loads throughout (on a 7x7 layer all tiles are last).
-    // Not when the only tile is a masked one (a 7x7 map): its masked loads
-    // cost more than the copy (1x1 512 -> 2048 at 7x7, 10%: 0.63 ms in
-    // place, 0.28 ms copied); with two tiles (14x14) in place still wins
-    // (1x1 1024 -> 256: 0.26 against 0.34 ms).
+    // full-vector loads throughout. So is an input whose only tile is a
+    // masked one (a 7x7 map): masked loads cost more than the copy there
+    // (1x1 512 -> 2048 at 7x7, 10%: 0.63 ms in place, 0.28 ms copied);
+    // with two tiles (14x14) in place still wins (1x1 1024 -> 256: 0.26
+    // against 0.34 ms).
     int64_t tiles = ceilDiv(shape.outputLength, shape.tile());
     bool inPlace = llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
                    sh == 1 && sw == 1 && colShift == 0 &&
@@ -609,7 +605,7 @@ struct SparseToLoops
     Value flat = collapseAfter(b, loc, x, 1);
 
     int64_t channelsPerGroup = c / groups;
-    int64_t outPerGroup = weight->rows / groups;
+    int64_t outPerGroup = weight.rows / groups;
     auto offset = [&](int64_t row, int64_t column) -> int64_t {
       int64_t tapsPerChannel = kh * kw;
       int64_t channel = row / outPerGroup * channelsPerGroup +
@@ -618,12 +614,11 @@ struct SparseToLoops
       int64_t phase = (channel * sh + ky * dh % sh) * sw + kx * dw % sw;
       return phase * planeSize + ky * dh / sh * planeWidth + kx * dw / sw;
     };
-    std::vector<int32_t> offsets = blockOffsets(*weight, offset);
-    Value result = runKernel(b, loc, module, symbols, shape, *weight, offsets,
+    std::vector<int32_t> offsets = blockOffsets(weight, offset);
+    Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
                              flat, op.getBias());
-    // [N, F, Lp] -> [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
-    int64_t f = weight->rows;
-    result = sliceLeading(b, loc, result, {n, f, oh * planeWidth});
+    // [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
+    int64_t f = weight.rows;
     result = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({n, f, oh, planeWidth}, b.getF32Type()),
         result, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -638,17 +633,17 @@ struct SparseToLoops
     auto inputs = kernelInputs(op, op.getWeight(), "weight", op.getInput());
     if (failed(inputs))
       return failure();
-    std::optional<CompressedWeight> weight = std::move(inputs->first);
-    std::optional<TargetShape> target = inputs->second;
+    const CompressedWeight &weight = inputs->first;
+    const TargetShape &target = inputs->second;
     RankedTensorType inputType = op.getInput().getType();
     int64_t batch = inputType.getDimSize(0), features = inputType.getDimSize(1);
     KernelShape shape;
     shape.images = 1;
     shape.outputLength = batch;
     std::tie(shape.lanes, shape.vectorsPerTile) =
-        chooseTile(*target, weight->block, batch, tileVectors);
+        chooseTile(target, weight.block, batch, tileVectors);
     shape.relu = op.getRelu();
-    chooseSlabs(shape, *target, *weight, features, 1, shape.tile() * 4,
+    chooseSlabs(shape, target, weight, features, 1, shape.tile() * 4,
                 slabChannels);
     shape.inputLength = features * batch;
     shape.maskLoads = true;
@@ -669,8 +664,8 @@ struct SparseToLoops
       flat = collapseAfter(b, loc, x, 1);
     }
     auto offset = [&](int64_t, int64_t column) { return column * batch; };
-    std::vector<int32_t> offsets = blockOffsets(*weight, offset);
-    Value result = runKernel(b, loc, module, symbols, shape, *weight, offsets,
+    std::vector<int32_t> offsets = blockOffsets(weight, offset);
+    Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
                              flat, op.getBias());
     // [1, O, N] -> [O, N] -> [N, O] ([1, O, 1] -> [1, O]).
     result = tensor::CollapseShapeOp::create(

@@ -19,7 +19,6 @@ namespace mlir::dlas::sparse {
 
 using namespace mlir;
 using namespace mlir::dlas;
-using sparse::BlockShape;
 using sparse::CompressedWeight;
 
 namespace {
@@ -52,14 +51,13 @@ struct Calibration {
 
 /// A layer's choice: the format that the calibrated cost model ranks best.
 struct Choice {
-  BlockShape block;
+  CompressedWeight packed; // the weight in that format
   double stored = 1.0;    // stored fraction in that format
   double breakEven = 0.0; // of that format
   double relativeTime() const {
     return breakEven > 0 ? stored / breakEven : INFINITY;
   }
 };
-
 
 struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
   using SparsifyBase::SparsifyBase;
@@ -183,19 +181,19 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     for (int64_t blockRows : kBlockRows) {
       if ((rows / groups) % blockRows != 0)
         continue;
-      CompressedWeight packed =
-          sparse::compress(*dense, rows, cols, {blockRows, 1});
-      Choice choice{{blockRows, 1}, packed.storedFraction(),
-                    policy == "always" ? 1.0
-                                       : calibrated.breakEven(kind, blockRows)};
+      Choice choice;
+      choice.packed = sparse::compress(*dense, rows, cols, {blockRows, 1});
+      choice.stored = choice.packed.storedFraction();
+      choice.breakEven =
+          policy == "always" ? 1.0 : calibrated.breakEven(kind, blockRows);
       if (choice.relativeTime() < best.relativeTime() ||
           (policy == "always" && blockRows == 1))
-        best = choice;
+        best = std::move(choice);
     }
     std::string numbers;
     llvm::raw_string_ostream os(numbers);
     os << llvm::format("density %.3f, stored %.3f in %lldx1 blocks", density,
-                       best.stored, static_cast<long long>(best.block.rows));
+                       best.stored, static_cast<long long>(best.packed.block.rows));
     if (policy == "auto") {
       os << llvm::format(", break-even %.2f (%s, calibrated)", best.breakEven,
                          calibrated.key.c_str());
@@ -203,16 +201,14 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
         return say(numbers + " -> dense");
     }
     say(numbers + " -> sparse");
-    rewrite(op, *dense, rows, cols, best.block);
+    rewrite(op, best.packed);
     ++numSparsified;
   }
 
-  void rewrite(Operation *op, ArrayRef<float> dense, int64_t rows,
-               int64_t cols, BlockShape block) {
+  void rewrite(Operation *op, const CompressedWeight &packed) {
     OpBuilder b(op);
     Location loc = op->getLoc();
-    Value weight = sparse::createConstant(
-        b, op->getOperand(1).getLoc(), sparse::compress(dense, rows, cols, block));
+    Value weight = sparse::createConstant(b, op->getOperand(1).getLoc(), packed);
     // A ReLU that is the only user is applied before the kernel stores.
     Operation *relu = nullptr;
     if (op->getResult(0).hasOneUse() &&
