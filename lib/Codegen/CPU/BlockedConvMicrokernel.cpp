@@ -330,7 +330,7 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
                    : MicrokernelKind::blocked_conv,
       tiles.rows, tiles.vectors, target.vectorWidth, /*kc=*/0, /*mc=*/0,
       /*packB=*/false, input, acc, fusion.init, fusion.epilogues,
-      /*padding=*/false, key, source);
+      /*padding=*/false, key, source, /*group=*/0);
   return success();
 }
 

@@ -214,7 +214,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
 
 /// Folds `alloc; fill(p); copy(x, subview(alloc))` feeding the convolution
 /// (how tensor.pad bufferizes): the kernel reads x and uses p outside it.
-void foldPadding(Depthwise &d) {
+void foldPadding(Depthwise &d, const dlas::BoundPartners &partners) {
   auto alloc = d.input.getDefiningOp<memref::AllocOp>();
   Block *block = d.op->getBlock();
   if (!alloc || alloc->getBlock() != block)
@@ -237,7 +237,7 @@ void foldPadding(Depthwise &d) {
       continue;
     }
     Value value = dlas::fillValue(user, alloc);
-    if (fill || !value)
+    if (fill || !value || !partners.accepts(user, dlas::FusionRole::pad))
       return;
     fill = user;
     padValue = value;
@@ -276,9 +276,10 @@ void foldPadding(Depthwise &d) {
 
 /// Folds the one write of the output before the convolution when it is a
 /// fill or the broadcast of a per-channel bias.
-void foldInit(Depthwise &d) {
+void foldInit(Depthwise &d, const dlas::BoundPartners &partners) {
   FailureOr<Operation *> writer = dlas::soleUserBefore(d.output, d.op);
-  if (failed(writer) || !*writer)
+  if (failed(writer) || !*writer ||
+      !partners.accepts(*writer, dlas::FusionRole::init))
     return;
   Operation *before = *writer;
   if (dlas::fillValue(before, d.output)) {
@@ -330,7 +331,8 @@ bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g) {
 /// Collects the in-place elementwise ops that follow the convolution on
 /// its output, up to the first op that could observe or change memory, and
 /// at most `limit` of them.
-void foldEpilogues(Depthwise &d, int64_t limit) {
+void foldEpilogues(Depthwise &d, int64_t limit,
+                   const dlas::BoundPartners &partners) {
   llvm::SmallPtrSet<Value, 4> freed;
   for (Operation *op = d.op->getNextNode(); op; op = op->getNextNode()) {
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
@@ -339,7 +341,8 @@ void foldEpilogues(Depthwise &d, int64_t limit) {
       bool readsFreed = llvm::any_of(g.getDpsInputs(), [&](Value v) {
         return freed.contains(v);
       });
-      if (readsFreed || !isFusableEpilogue(d, g))
+      if (readsFreed || !partners.acceptsEpilogue(g, d.epilogues.size()) ||
+          !isFusableEpilogue(d, g))
         return;
       d.epilogues.push_back(g);
       continue;
@@ -452,7 +455,7 @@ LogicalResult dlas::decideStencil(linalg::LinalgOp op, const TargetShape &target
   decision = MicrokernelAttr::get(
       op->getContext(), kindOf(d.reduction), tiles.rows, tiles.vectors,
       target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false, input, acc,
-      fusion.init, fusion.epilogues, padding, key, source);
+      fusion.init, fusion.epilogues, padding, key, source, /*group=*/0);
   return success();
 }
 
@@ -853,14 +856,17 @@ struct DepthwiseMicrokernelPass
         continue;
       }
       Depthwise &d = *match;
-      // Decided on tensors: fold what the decision says and no more.
+      // Decided on tensors: fold what the decision says and no more, and
+      // the partners it bound where it bound them.
       bool decided = dlas::lookupLowering(op) != nullptr;
       if (fuse) {
+        dlas::BoundPartners partners =
+            dlas::boundPartners(op, decided ? decision : MicrokernelAttr());
         if (!decided || decision.getPadding())
-          foldPadding(d);
+          foldPadding(d, partners);
         if (!decided || decision.getInit() != dlas::FusedInit::loaded)
-          foldInit(d);
-        foldEpilogues(d, decided ? decision.getEpilogues() : -1);
+          foldInit(d, partners);
+        foldEpilogues(d, decided ? decision.getEpilogues() : -1, partners);
         if (decided) {
           dlas::checkDecidedFusion(
               op, decision,

@@ -389,7 +389,8 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   decision = MicrokernelAttr::get(
       op->getContext(), MicrokernelKind::gemm, params.m0, params.vectors,
       target.vectorWidth, params.kc, params.mc, params.packB, input, acc,
-      fusion.init, fusion.epilogues, /*padding=*/false, key, source);
+      fusion.init, fusion.epilogues, /*padding=*/false, key, source,
+      /*group=*/0);
   return success();
 }
 

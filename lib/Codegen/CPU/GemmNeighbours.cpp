@@ -175,7 +175,8 @@ bool overwrites(Operation *op, Value buffer) {
 /// through that subview afterwards), so the kernel starts every column from
 /// X's value: the fill, the copy and, when X is overwritten before anyone
 /// else reads it, X's own write go away.
-bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
+bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom,
+                    const dlas::BoundPartners &partners) {
   Block *block = g.op->getBlock();
   Operation *fill = nullptr;
   memref::SubViewOp view;
@@ -186,7 +187,8 @@ bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
       view = subview;
       continue;
     }
-    if (fill || !dlas::fillValue(user, nb.full))
+    if (fill || !dlas::fillValue(user, nb.full) ||
+        !partners.accepts(user, dlas::FusionRole::pad))
       return false;
     fill = user;
   }
@@ -235,7 +237,7 @@ bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
     }
   }
   auto xType = dyn_cast<MemRefType>(x.getType());
-  if (!writer || !xType ||
+  if (!writer || !partners.accepts(writer, dlas::FusionRole::init) || !xType ||
       xType.getRank() != cast<MemRefType>(nb.full.getType()).getRank())
     return false;
   bool initSet = expand ? setInitThroughExpand(g, nb, dom, writer, expand)
@@ -255,8 +257,12 @@ bool findPaddedInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
 /// The one write of full (or, a fill, of C's view of it) before the
 /// contraction, when it is a fill or a broadcast the kernel can start its
 /// accumulators from; or a flat convolution's padded init.
-void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
-  if (nb.cView && findPaddedInit(g, nb, dom))
+void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom,
+              const dlas::BoundPartners &partners) {
+  if (nb.cView && findPaddedInit(g, nb, dom, partners))
+    return;
+  // A bound padded init is the padded one or none.
+  if (partners.bound && partners.pad)
     return;
   FailureOr<Operation *> fullWriter =
       dlas::soleUserBefore(nb.full, g.op, nb.cView);
@@ -274,12 +280,14 @@ void findInit(const Gemm &g, Neighbours &nb, DominanceInfo &dom) {
     FailureOr<Operation *> sourceWriter =
         dlas::soleUserBefore(expand.getSrc(), g.op, expand);
     if (succeeded(sourceWriter) && *sourceWriter &&
+        partners.accepts(*sourceWriter, dlas::FusionRole::init) &&
         setInitThroughExpand(g, nb, dom, *sourceWriter, expand))
       nb.init = *sourceWriter;
     return;
   }
   Operation *writer = *fullWriter ? *fullWriter : *viewWriter;
-  if (writer && setInitFrom(g, nb, dom, writer,
+  if (writer && partners.accepts(writer, dlas::FusionRole::init) &&
+      setInitFrom(g, nb, dom, writer,
                             *fullWriter ? nb.full : Value(nb.cView),
                             /*indexedLikeFull=*/*fullWriter != nullptr))
     nb.init = writer;
@@ -374,9 +382,12 @@ bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
 } // namespace
 
 /// C's init and the chain of elementwise ops that follows the contraction
-/// up to the first op that could observe or change memory.
+/// up to the first op that could observe or change memory. With partners
+/// bound on tensors, only those: the walk checks that the buffers still let
+/// the kernel fold them.
 Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom,
                                       MicrokernelAttr decision) {
+  dlas::BoundPartners partners = dlas::boundPartners(g.op, decision);
   Neighbours nb;
   Value c = g.c->get();
   nb.full = c;
@@ -391,7 +402,7 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom,
   }
   nb.result = nb.full;
   if (!decision || decision.getInit() != FusedInit::loaded)
-    findInit(g, nb, dom);
+    findInit(g, nb, dom, partners);
   llvm::SmallPtrSet<Value, 4> freed;
   for (Operation *op = g.op->getNextNode(); op; op = op->getNextNode()) {
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
@@ -403,7 +414,8 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom,
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
       if (decision && int64_t(nb.epilogues.size()) == decision.getEpilogues())
         break;
-      if (!addEpilogue(g, nb, generic, nb.result, freed, dom))
+      if (!partners.acceptsEpilogue(generic, nb.epilogues.size()) ||
+          !addEpilogue(g, nb, generic, nb.result, freed, dom))
         break;
       continue;
     }

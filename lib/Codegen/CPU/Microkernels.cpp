@@ -58,26 +58,45 @@ static bool isFill(Operation *def) {
   return map && map.getInputs().empty() && dlas::fillValue(map, map.getInit());
 }
 
-/// How the accumulators of a kernel writing into `init` start.
-static FusedInit initKind(Value init) {
+/// How the accumulators of a kernel writing into `init` start; sets
+/// `fusion`'s init and pad ops.
+static FusedInit initPartners(Value init, TensorFusion &fusion) {
   Operation *def = throughReshapes(init).getDefiningOp();
   // A flat convolution's padded output: the real init is inserted into a
-  // filled buffer whose extra columns are computed and dropped.
+  // filled buffer whose extra columns are computed and dropped. Padded
+  // with a constant (bufferized as a fill and a copy of the source into
+  // it) is the same. Only a padded fill or broadcast folds: the kernel
+  // starts every column from it.
+  Value source;
   if (auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(def)) {
-    if (!isFill(throughReshapes(insert.getDest()).getDefiningOp()))
+    Operation *fill = throughReshapes(insert.getDest()).getDefiningOp();
+    if (!isFill(fill))
       return FusedInit::loaded;
-    FusedInit inner = initKind(insert.getSource());
-    return inner == FusedInit::loaded ? FusedInit::fill : inner;
+    fusion.padOp = fill;
+    source = insert.getSource();
+  } else if (auto pad = dyn_cast_or_null<tensor::PadOp>(def);
+             pad && pad.getConstantPaddingValue()) {
+    fusion.padOp = pad;
+    source = pad.getSource();
   }
-  // Padded with a constant (bufferized as a fill and a copy of the
-  // source into it): the source's init.
-  if (auto pad = dyn_cast_or_null<tensor::PadOp>(def);
-      pad && pad.getConstantPaddingValue())
-    return initKind(pad.getSource());
-  if (isFill(def))
+  if (source) {
+    TensorFusion inner;
+    FusedInit kind = initPartners(source, inner);
+    if (kind == FusedInit::loaded || inner.padOp) {
+      fusion.padOp = nullptr;
+      return FusedInit::loaded;
+    }
+    fusion.initOp = inner.initOp;
+    return kind;
+  }
+  if (isFill(def)) {
+    fusion.initOp = def;
     return FusedInit::fill;
-  if (isa_and_nonnull<linalg::BroadcastOp>(def))
+  }
+  if (isa_and_nonnull<linalg::BroadcastOp>(def)) {
+    fusion.initOp = def;
     return FusedInit::broadcast;
+  }
   return FusedInit::loaded;
 }
 
@@ -109,7 +128,7 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op->getNumResults() != 1)
     return fusion;
-  fusion.init = initKind(op.getDpsInitOperand(0)->get());
+  fusion.init = initPartners(op.getDpsInitOperand(0)->get(), fusion);
   // The kernel applies epilogues to the buffer its output is a view of
   // (the init's, before any reshape): an epilogue on the result reshaped
   // to another shape reads a view the kernel does not write through. A
@@ -133,9 +152,52 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
         !isElementwiseConsumer(generic, current))
       break;
     ++fusion.epilogues;
+    fusion.epilogueOps.push_back(generic);
     current = generic.getResult(0);
   }
   return fusion;
+}
+
+bool BoundPartners::accepts(Operation *candidate, FusionRole role) const {
+  if (!bound)
+    return true;
+  return candidate && candidate == (role == FusionRole::init ? init : pad);
+}
+
+bool BoundPartners::acceptsEpilogue(Operation *candidate,
+                                    size_t position) const {
+  if (!bound)
+    return true;
+  return position < epilogues.size() && epilogues[position] == candidate;
+}
+
+BoundPartners dlas::boundPartners(Operation *op, MicrokernelAttr decision) {
+  BoundPartners partners;
+  if (!decision || decision.getGroup() == 0)
+    return partners;
+  partners.bound = true;
+  Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  SmallVector<std::pair<int64_t, Operation *>> epilogues;
+  scope->walk([&](Operation *candidate) {
+    FusedAttr tag = lookupFused(candidate);
+    if (!tag || tag.getGroup() != decision.getGroup())
+      return;
+    switch (tag.getRole()) {
+    case FusionRole::init:
+      partners.init = candidate;
+      break;
+    case FusionRole::pad:
+      partners.pad = candidate;
+      break;
+    case FusionRole::epilogue:
+      epilogues.push_back({tag.getPosition(), candidate});
+      break;
+    }
+  });
+  llvm::sort(epilogues, llvm::less_first());
+  for (auto [position, epilogue] : epilogues)
+    partners.epilogues.push_back(epilogue);
+  return partners;
 }
 
 Value KernelTypes::zero(OpBuilder &b, Location loc, Type type) const {

@@ -11,6 +11,7 @@
 #include "DLAS/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_CPUSELECTLOWERING
@@ -53,6 +54,77 @@ LogicalResult dlas::decisionFor(
 
 namespace {
 
+/// True for the ops a kernel's init is built from (what
+/// tensorFusionPartners follows from the op's output operand).
+bool isInitChainOp(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             tensor::InsertSliceOp, tensor::PadOp, linalg::FillOp,
+             linalg::MapOp, linalg::BroadcastOp>(op);
+}
+
+/// Gives `use` its own copy of the init chain that produces its value
+/// where another op reads a part of it (CSE merges identical fills): a
+/// tag then binds one kernel's partner, and bufferization no longer copies
+/// the shared fill into each kernel's buffer.
+void privatizeInitChain(OpOperand &use) {
+  Value value = use.get();
+  Operation *def = value.getDefiningOp();
+  if (!def || !isInitChainOp(def))
+    return;
+  if (!value.hasOneUse()) {
+    OpBuilder b(def);
+    def = b.clone(*def);
+    use.set(def->getResult(cast<OpResult>(value).getResultNumber()));
+  }
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+    privatizeInitChain(insert.getSourceMutable());
+    privatizeInitChain(insert.getDestMutable());
+  } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                 tensor::PadOp>(def)) {
+    privatizeInitChain(def->getOpOperand(0));
+  }
+}
+
+/// Replaces a constant, static `pad` by the fill of a new tensor and the
+/// insertion of the source into it (what bufferization makes of it), so
+/// that the fill can carry a tag; returns the fill, or null.
+Operation *materializePad(tensor::PadOp pad) {
+  Value padValue = pad.getConstantPaddingValue();
+  RankedTensorType type = pad.getResultType();
+  if (!padValue || !type.hasStaticShape() ||
+      !pad.getSourceType().hasStaticShape())
+    return nullptr;
+  OpBuilder b(pad);
+  Location loc = pad.getLoc();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  auto fill = linalg::FillOp::create(b, loc, padValue, empty);
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(b, loc, pad.getSource());
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  Value inserted = tensor::InsertSliceOp::create(
+      b, loc, pad.getSource(), fill.getResult(0), pad.getMixedLowPad(), sizes,
+      strides);
+  pad.replaceAllUsesWith(inserted);
+  pad.erase();
+  return fill;
+}
+
+/// `decision` with fusion group `group`.
+MicrokernelAttr withGroup(MicrokernelAttr d, int64_t group) {
+  return MicrokernelAttr::get(
+      d.getContext(), d.getKind(), d.getRows(), d.getVectors(), d.getLanes(),
+      d.getKc(), d.getMc(), d.getPackB(), d.getInput(), d.getAcc(),
+      d.getInit(), d.getEpilogues(), d.getPadding(), d.getKey(),
+      d.getSource(), group);
+}
+
+/// True when `decision` folds any partner op.
+bool fusesPartners(MicrokernelAttr decision) {
+  return decision.getInit() != FusedInit::loaded ||
+         decision.getEpilogues() > 0 || decision.getPadding();
+}
+
 /// Why a decision's tile is what it is, for `print`.
 StringRef sourceText(DecisionSource source) {
   switch (source) {
@@ -85,6 +157,12 @@ struct CPUSelectLoweringPass
     FailureOr<TargetShape> targetOr = targetShapeFor(module, 0, 0);
     if (failed(targetOr))
       return signalPassFailure();
+    // Groups already in the module (a second run) keep their numbers.
+    lastGroup = 0;
+    module.walk([&](Operation *op) {
+      if (FusedAttr tag = lookupFused(op))
+        lastGroup = std::max(lastGroup, tag.getGroup());
+    });
     SmallVector<linalg::LinalgOp> candidates;
     module.walk([&](linalg::LinalgOp op) {
       if (op.getNumReductionLoops() > 0 && op.hasPureTensorSemantics())
@@ -126,12 +204,58 @@ struct CPUSelectLoweringPass
                          << "); not a stencil (" << stencilWhy << ")";
       return success();
     }
+    if (fusesPartners(decision))
+      decision = bindPartners(op, decision);
     op->setAttr(DLASDialect::kLoweringAttrName, decision);
     ++numDecisions;
     if (print)
       explain(op, decision, target);
     return success();
   }
+
+  /// Tags the partner ops `decision` fuses with a new fusion group and
+  /// returns the decision with that group. The init chain is made private
+  /// to `op` first, and the pads the kernel folds become a tagged fill and
+  /// an insertion, as bufferization would make them.
+  MicrokernelAttr bindPartners(linalg::LinalgOp op, MicrokernelAttr decision) {
+    privatizeInitChain(*op.getDpsInitOperand(0));
+    Operation *inputPad = nullptr;
+    if (decision.getPadding()) {
+      OpOperand *input = op.getDpsInputOperand(0);
+      privatizeInitChain(*input);
+      if (auto pad = input->get().getDefiningOp<tensor::PadOp>())
+        inputPad = materializePad(pad);
+    }
+    TensorFusion fusion = tensorFusionPartners(op);
+    if (auto pad = dyn_cast_or_null<tensor::PadOp>(fusion.padOp)) {
+      materializePad(pad);
+      fusion = tensorFusionPartners(op);
+    }
+    // The rewrites above keep what the decision saw; a partner they could
+    // not give a tag leaves the decision unbound (the kernel then locates
+    // its partners itself).
+    if (fusion.init != decision.getInit() ||
+        fusion.epilogues != decision.getEpilogues() ||
+        (fusion.padOp && !isa<linalg::FillOp, linalg::MapOp>(fusion.padOp)) ||
+        (decision.getPadding() && !inputPad) ||
+        (inputPad && fusion.padOp))
+      return decision;
+    int64_t group = ++lastGroup;
+    MLIRContext *ctx = op.getContext();
+    auto tag = [&](Operation *partner, FusionRole role, int64_t position) {
+      partner->setAttr(DLASDialect::kFusedAttrName,
+                       FusedAttr::get(ctx, group, role, position));
+    };
+    if (fusion.initOp)
+      tag(fusion.initOp, FusionRole::init, 0);
+    if (Operation *pad = inputPad ? inputPad : fusion.padOp)
+      tag(pad, FusionRole::pad, 0);
+    for (auto [position, epilogue] : llvm::enumerate(fusion.epilogueOps))
+      tag(epilogue, FusionRole::epilogue, position);
+    return withGroup(decision, group);
+  }
+
+  int64_t lastGroup = 0;
 
   static void explain(Operation *op, MicrokernelAttr d,
                       const TargetShape &target) {
@@ -149,6 +273,8 @@ struct CPUSelectLoweringPass
            << " accumulators; init " << stringifyFusedInit(d.getInit())
            << ", " << d.getEpilogues() << " epilogue op(s) fused"
            << (d.getPadding() ? ", padding folded" : "");
+    if (d.getGroup() > 0)
+      remark << " (fusion group " << d.getGroup() << ")";
   }
 };
 

@@ -80,3 +80,53 @@ func.func @wrong_kernel(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref
       ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
   return
 }
+
+// -----
+
+// Partners bound on tensors (the decision's group, the ops' dlas.fused):
+// the kernel folds the tagged fill and ReLU and writes C once.
+// CHECK-LABEL: func @bound_partners
+// CHECK-NOT: linalg.fill
+// CHECK: vector.fma
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @bound_partners(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {dlas.fused = #dlas.fused<group = 1, role = init>} ins(%zero : f32) outs(%c : memref<16x64xf32>)
+  // expected-remark @+1 {{init linalg.fill, 1 epilogue op(s) fused}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 32, mc = 16, input = f32, acc = f32, init = fill, epilogues = 1, key = "m16_n64_k32", source = cost_model, group = 1>}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%c : memref<16x64xf32>) attrs = {dlas.fused = #dlas.fused<group = 1, role = epilogue>} {
+  ^bb0(%o: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// A bound decision folds its own partners only: the fill and the generic
+// here are another group's (or nobody's), so the kernel loads C, leaves
+// both ops and warns that it folds less than decided.
+// CHECK-LABEL: func @foreign_partners
+// CHECK: linalg.fill
+// CHECK: vector.fma
+// CHECK: linalg.generic
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @foreign_partners(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill {dlas.fused = #dlas.fused<group = 7, role = init>} ins(%zero : f32) outs(%c : memref<16x64xf32>)
+  // expected-warning @+2 {{decided to fold init 'fill' and 1 epilogue op(s) on tensors; after bufferization the kernel folds init 'loaded' and 0}}
+  // expected-remark @+1 {{init loaded, 0 epilogue op(s) fused}}
+  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 32, mc = 16, input = f32, acc = f32, init = fill, epilogues = 1, key = "m16_n64_k32", source = cost_model, group = 2>}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%c : memref<16x64xf32>) {
+  ^bb0(%o: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}

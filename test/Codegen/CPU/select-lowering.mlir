@@ -18,13 +18,16 @@
 
 // A matmul whose output starts from a bias broadcast and goes through a
 // ReLU: a GEMM kernel that starts from the bias and applies the ReLU.
+// The partners are bound to the decision: both carry its fusion group.
 // V3-LABEL: func @gemm_bias_relu
-// V3: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 252, pack_b = true, input = f32, acc = f32, init = broadcast, epilogues = 1, key = "m200_n170_k300", source = cost_model>}
+// V3: linalg.broadcast {{.*}} {dlas.fused = #dlas.fused<group = 1, role = init>}
+// V3: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 252, pack_b = true, input = f32, acc = f32, init = broadcast, epilogues = 1, key = "m200_n170_k300", source = cost_model, group = 1>}
+// V3: linalg.generic {{.*}} {dlas.fused = #dlas.fused<group = 1, role = epilogue>}
 // V4-LABEL: func @gemm_bias_relu
-// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 4, lanes = 16, kc = 96, mc = 1362, input = f32, acc = f32, init = broadcast, epilogues = 1, key = "m200_n170_k300", source = cost_model>}
-// PRINT: remark: gemm microkernel 6x64 (6 rows of 4 16-lane vectors, kc = 96, mc = 1362, B read in place) from the cost model for 32 vector registers, key 'm200_n170_k300'; 'f32' inputs, 'f32' accumulators; init broadcast, 1 epilogue op(s) fused
-// PINNED: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 96, mc = {{[0-9]+}}, pack_b = true, {{.*}}source = override>}
-// TUNED: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 4, lanes = 16, kc = 5, mc = 10, {{.*}}source = tuning_file>}
+// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 4, lanes = 16, kc = 96, mc = 1362, input = f32, acc = f32, init = broadcast, epilogues = 1, key = "m200_n170_k300", source = cost_model, group = 1>}
+// PRINT: remark: gemm microkernel 6x64 (6 rows of 4 16-lane vectors, kc = 96, mc = 1362, B read in place) from the cost model for 32 vector registers, key 'm200_n170_k300'; 'f32' inputs, 'f32' accumulators; init broadcast, 1 epilogue op(s) fused (fusion group 1)
+// PINNED: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 96, mc = {{[0-9]+}}, pack_b = true, {{.*}}source = override{{.*}}>}
+// TUNED: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 4, lanes = 16, kc = 5, mc = 10, {{.*}}source = tuning_file{{.*}}>}
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @gemm_bias_relu(%a: tensor<200x300xf32>, %b: tensor<300x170xf32>, %bias: tensor<170xf32>) -> tensor<200x170xf32> {
   %zero = arith.constant 0.0 : f32
@@ -46,7 +49,13 @@ func.func @gemm_bias_relu(%a: tensor<200x300xf32>, %b: tensor<300x170xf32>, %bia
 // chain of two elementwise ops on the expanded result; the second one's
 // result has two users, so the chain ends with it.
 // V4-LABEL: func @gemm_chain
-// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, epilogues = 2, key = "m16_n64_k32", source = cost_model>}
+// V4: linalg.fill {dlas.fused = #dlas.fused<group = 1, role = init>}
+// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, epilogues = 2, key = "m16_n64_k32", source = cost_model, group = 1>}
+// V4: linalg.generic {{.*}}ins(%expanded {{.*}} {dlas.fused = #dlas.fused<group = 1, role = epilogue>}
+// V4: linalg.generic {{.*}} {dlas.fused = #dlas.fused<group = 1, role = epilogue, position = 1>}
+// V4: linalg.generic
+// V4-NOT: dlas.fused
+// V4: return
 // TUNED-LABEL: func @gemm_chain
 // TUNED: source = tuning_file
 // The op's own attribute wins over options and file.
@@ -93,13 +102,18 @@ func.func @gemm_override(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tenso
 // A depthwise convolution of a zero-padded input, from a fill: a stencil
 // that folds the padding; a 3x3 stride-2 max pool of a -inf padded input
 // is the same stencil with max.
+// The pads become a tagged fill and an insertion, as bufferization makes
+// them, so that the kernel folds the fill it was given.
 // V3-LABEL: func @depthwise
-// V3: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = {{[0-9]+}}, vectors = 1, lanes = 8, input = f32, acc = f32, init = fill, padding = true, key = "conv_c4_o7x7_k3x3_s1x1", source = cost_model>
+// V3: %[[PAD:.*]] = linalg.fill {dlas.fused = #dlas.fused<group = 1, role = pad>}
+// V3: %[[X:.*]] = tensor.insert_slice %{{.*}} into %[[PAD]][0, 0, 1, 1] [1, 4, 7, 7] [1, 1, 1, 1]
+// V3: linalg.fill {dlas.fused = #dlas.fused<group = 1, role = init>}
+// V3: ins(%[[X]], {{.*}}dlas.lowering = #dlas.microkernel<kind = depthwise, rows = {{[0-9]+}}, vectors = 1, lanes = 8, input = f32, acc = f32, init = fill, padding = true, key = "conv_c4_o7x7_k3x3_s1x1", source = cost_model, group = 1>
 // V4-LABEL: func @depthwise
 // V4: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = {{[0-9]+}}, vectors = 1, lanes = 16, {{.*}}padding = true
 // V4: dlas.lowering = #dlas.microkernel<kind = max_pool, {{.*}}init = fill, padding = true, key = "max_c4_o10x10_k3x3_s2x2"
-// PINNED: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 2, vectors = 1, {{.*}}source = override>
-// TUNED: dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 2, vectors = 1, {{.*}}source = tuning_file>
+// PINNED: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 2, vectors = 1, {{.*}}source = override
+// TUNED: dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 2, vectors = 1, {{.*}}source = tuning_file
 #in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
 #out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
@@ -141,8 +155,8 @@ func.func @depthwise(%x: tensor<1x4x7x7xf32>, %w: tensor<4x3x3xf32>, %p: tensor<
 
 // A blocked 3x3 convolution (channel blocks of the target's lanes).
 // V4-LABEL: func @blocked
-// V4: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 8, vectors = 2, lanes = 16, input = f32, acc = f32, init = fill, epilogues = 1, key = "c32_f32_o5x11_k3x3_s1x1", source = cost_model>
-// TUNED: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 4, vectors = 1, {{.*}}source = tuning_file>
+// V4: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 8, vectors = 2, lanes = 16, input = f32, acc = f32, init = fill, epilogues = 1, key = "c32_f32_o5x11_k3x3_s1x1", source = cost_model, group = 1>
+// TUNED: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 4, vectors = 1, {{.*}}source = tuning_file
 // On x86-64-v3 the 16-channel blocks are two vectors wide: not this
 // kernel's, nor a GEMM's; print says why for each kernel.
 // V3-LABEL: func @blocked
@@ -189,7 +203,7 @@ func.func @f64(%a: tensor<4x4xf64>, %b: tensor<4x4xf64>, %c: tensor<4x4xf64>) ->
 // the ReLU on the expanded result reads a view the kernel does not write
 // through, so it is not an epilogue of this GEMM.
 // V4-LABEL: func @gemm_expanded_result
-// V4: dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, key = "m16_n64_k32", source = cost_model>
+// V4: dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, key = "m16_n64_k32", source = cost_model, group = 1>
 #map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 func.func @gemm_expanded_result(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>) -> tensor<2x8x64xf32> {
   %zero = arith.constant 0.0 : f32
@@ -205,4 +219,48 @@ func.func @gemm_expanded_result(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>) ->
     linalg.yield %m : f32
   } -> tensor<2x8x64xf32>
   return %relu : tensor<2x8x64xf32>
+}
+
+// -----
+
+// One fill (CSE merged them) starts two GEMMs: each gets its own copy, so
+// that each tag binds one kernel's init and bufferization does not copy
+// the shared fill into each output.
+// V4-LABEL: func @shared_fill
+// V4: %[[F1:.*]] = linalg.fill {dlas.fused = #dlas.fused<group = 1, role = init>}
+// V4: %[[F2:.*]] = linalg.fill {dlas.fused = #dlas.fused<group = 2, role = init>}
+// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, {{.*}}group = 1>} {{.*}} outs(%[[F1]] :
+// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, {{.*}}group = 2>} {{.*}} outs(%[[F2]] :
+func.func @shared_fill(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<32x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%init : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m2 = linalg.matmul ins(%a, %c : tensor<16x32xf32>, tensor<32x64xf32>) outs(%init : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %m1, %m2 : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// A padded output (a flat convolution's: the GEMM computes columns it
+// drops) that starts from a bias broadcast: the pad becomes a tagged fill,
+// the broadcast is the init.
+// V4-LABEL: func @padded_init
+// V4: %[[B:.*]] = linalg.broadcast {{.*}} {dlas.fused = #dlas.fused<group = 1, role = init>}
+// V4: %[[P:.*]] = linalg.fill {dlas.fused = #dlas.fused<group = 1, role = pad>} {{.*}} -> tensor<2x8x72xf32>
+// V4: tensor.insert_slice %[[B]] into %[[P]][0, 0, 0] [2, 8, 64] [1, 1, 1]
+// V4: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = broadcast, {{.*}}group = 1>}
+func.func @padded_init(%a: tensor<16x32xf32>, %b: tensor<32x72xf32>, %bias: tensor<8xf32>) -> tensor<2x8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x8x64xf32>
+  %init = linalg.broadcast ins(%bias : tensor<8xf32>) outs(%empty : tensor<2x8x64xf32>) dimensions = [0, 2]
+  %padded = tensor.pad %init low[0, 0, 0] high[0, 0, 8] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %zero : f32
+  } : tensor<2x8x64xf32> to tensor<2x8x72xf32>
+  %flat = tensor.collapse_shape %padded [[0, 1], [2]] : tensor<2x8x72xf32> into tensor<16x72xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x72xf32>) outs(%flat : tensor<16x72xf32>) -> tensor<16x72xf32>
+  %r = tensor.expand_shape %mm [[0, 1], [2]] output_shape [2, 8, 72] : tensor<16x72xf32> into tensor<2x8x72xf32>
+  %crop = tensor.extract_slice %r[0, 0, 0] [2, 8, 64] [1, 1, 1] : tensor<2x8x72xf32> to tensor<2x8x64xf32>
+  return %crop : tensor<2x8x64xf32>
 }

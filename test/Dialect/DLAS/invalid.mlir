@@ -125,3 +125,54 @@ func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows =
 func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = winograd, rows = 1, vectors = 1, lanes = 8, input = f32, acc = f32, key = "k", source = cost_model>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{group must not be negative, got -2}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 1, lanes = 8, kc = 1, mc = 1, input = f32, acc = f32, key = "k", source = cost_model, group = -2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{group 3 names the partners of a decision that fuses none}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 1, lanes = 8, kc = 1, mc = 1, input = f32, acc = f32, key = "k", source = cost_model, group = 3>} {
+  return
+}
+
+// -----
+
+// #dlas.fused and dlas.fused.
+// expected-error @+1 {{'dlas.fused' must be a #dlas.fused, got 1 : i64}}
+func.func @f() attributes {dlas.fused = 1} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a fusion group is positive, got 0}}
+func.func @f() attributes {dlas.fused = #dlas.fused<group = 0, role = init>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{position 2 is an epilogue's place in its chain; a 'pad' partner has none}}
+func.func @f() attributes {dlas.fused = #dlas.fused<group = 1, role = pad, position = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{position must not be negative, got -1}}
+func.func @f() attributes {dlas.fused = #dlas.fused<group = 1, role = epilogue, position = -1>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected one of [init, pad, epilogue] for what a fusion partner contributes to the kernel that folds it, got: bias}}
+// expected-error @+1 {{failed to parse DLAS_FusedAttr parameter 'role'}}
+func.func @f() attributes {dlas.fused = #dlas.fused<group = 1, role = bias>} {
+  return
+}

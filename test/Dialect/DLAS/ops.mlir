@@ -42,3 +42,34 @@ func.func @formats() attributes {
     b = {dlas.lowering = #dlas.microkernel<kind = blocked_depthwise, rows = 1, vectors = 1, lanes = 8, input = i8, acc = i32, key = "k", source = cost_model>}} {
   return
 }
+// DECISION-LABEL: func @bound
+// DECISION: linalg.fill {dlas.fused = #dlas.fused<group = 4, role = init>}
+// DECISION: dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, epilogues = 1, key = "k", source = cost_model, group = 4>
+// DECISION: attrs =  {dlas.fused = #dlas.fused<group = 4, role = epilogue>}
+// DECISION: attrs =  {dlas.fused = #dlas.fused<group = 5, role = epilogue, position = 1>}
+// DECISION: attrs =  {dlas.fused = #dlas.fused<group = 5, role = pad>}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @bound(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill {dlas.fused = #dlas.fused<group = 4, role = init, position = 0>} ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96, input = f32, acc = f32, init = fill, epilogues = 1, key = "k", source = cost_model, group = 4>}
+      ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %g = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%r : tensor<16x64xf32>)
+      attrs = {dlas.fused = #dlas.fused<group = 4, role = epilogue>} {
+  ^bb0(%o: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<16x64xf32>
+  %h = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%g : tensor<16x64xf32>)
+      attrs = {dlas.fused = #dlas.fused<group = 5, role = epilogue, position = 1>} {
+  ^bb0(%o: f32):
+    linalg.yield %o : f32
+  } -> tensor<16x64xf32>
+  %k = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%h : tensor<16x64xf32>)
+      attrs = {dlas.fused = #dlas.fused<group = 5, role = pad>} {
+  ^bb0(%o: f32):
+    linalg.yield %o : f32
+  } -> tensor<16x64xf32>
+  return %k : tensor<16x64xf32>
+}

@@ -53,10 +53,18 @@ struct KernelTypes {
 };
 
 /// A kernel's fusion partners as decided on tensors: how its accumulators
-/// start and how many elementwise ops after it the kernel applies.
+/// start and how many elementwise ops after it the kernel applies, and the
+/// ops that do it.
 struct TensorFusion {
   FusedInit init = FusedInit::loaded;
   int64_t epilogues = 0;
+  /// The fill or broadcast the accumulators start from (null: loaded).
+  Operation *initOp = nullptr;
+  /// A padded output's fill or tensor.pad, whose padding the kernel's
+  /// init replaces (null: not padded).
+  Operation *padOp = nullptr;
+  /// The elementwise generics, in order.
+  SmallVector<Operation *> epilogueOps;
 };
 
 /// The fusion partners of `op` (a contraction or stencil on tensors with
@@ -66,6 +74,27 @@ struct TensorFusion {
 /// (through reshapes back to the init's shape). Nothing for an op on
 /// memrefs.
 TensorFusion tensorFusionPartners(linalg::LinalgOp op);
+
+/// The partners dlas-cpu-select-lowering bound to `decision` (made for
+/// `op`) with `dlas.fused` tags, as the kernel passes see them after
+/// bufferization.
+struct BoundPartners {
+  /// False when the decision binds none (group 0: written by hand or made
+  /// on memrefs); the kernel then locates its partners itself.
+  bool bound = false;
+  Operation *init = nullptr;
+  Operation *pad = nullptr;
+  SmallVector<Operation *> epilogues;
+
+  /// True when the kernel may fold `candidate` as its `role` partner: the
+  /// bound op when the decision binds partners, anything otherwise.
+  bool accepts(Operation *candidate, FusionRole role) const;
+  /// True when `candidate` may be the epilogue at `position`.
+  bool acceptsEpilogue(Operation *candidate, size_t position) const;
+};
+
+/// The ops in `op`'s function tagged with `decision`'s fusion group.
+BoundPartners boundPartners(Operation *op, MicrokernelAttr decision);
 
 /// What a kernel's `print` remark adds for where its tile came from:
 /// ", tuned" (the tuning file), ", overridden" (an option or the op's

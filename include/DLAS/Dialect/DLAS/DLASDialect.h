@@ -30,6 +30,9 @@ CPUTargetAttr getCheckedCPUTarget(function_ref<InFlightDiagnostic()> emitError,
 /// The lowering decision on `op` (its `dlas.lowering`), or null.
 MicrokernelAttr lookupLowering(Operation *op);
 
+/// The fusion-partner tag on `op` (its `dlas.fused`), or null.
+FusedAttr lookupFused(Operation *op);
+
 /// The target of `op`: the `dlas.target` attribute of `op` or of its
 /// nearest ancestor that has one; null when none has.
 CPUTargetAttr lookupCPUTarget(Operation *op);

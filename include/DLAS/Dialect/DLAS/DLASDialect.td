@@ -52,6 +52,9 @@ def DLAS_Dialect : Dialect {
     /// The op attribute that holds a lowering decision
     /// (dlas-cpu-select-lowering's #dlas.microkernel).
     static constexpr ::llvm::StringLiteral kLoweringAttrName = "dlas.lowering";
+    /// The op attribute that binds a fusion partner to the decision of the
+    /// kernel that folds it (dlas-cpu-select-lowering's #dlas.fused).
+    static constexpr ::llvm::StringLiteral kFusedAttrName = "dlas.fused";
   }];
 }
 
@@ -123,6 +126,15 @@ def DLAS_FusedInit : I32EnumAttr<"FusedInit",
   let genSpecializedAttr = 0;
 }
 
+def DLAS_FusionRole : I32EnumAttr<"FusionRole",
+    "what a fusion partner contributes to the kernel that folds it", [
+  I32EnumAttrCase<"init", 0>,
+  I32EnumAttrCase<"pad", 1>,
+  I32EnumAttrCase<"epilogue", 2>]> {
+  let cppNamespace = "::mlir::dlas";
+  let genSpecializedAttr = 0;
+}
+
 def DLAS_DecisionSource : I32EnumAttr<"DecisionSource",
     "where a decision's tiles come from", [
   I32EnumAttrCase<"cost_model", 0>,
@@ -170,6 +182,12 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
       contraction the kernel applies before its one store), `padding`
       (depthwise: a constant pad of the input is folded into the window
       bounds);
+    * `group`: the fusion group (non-zero when the decision fuses
+      partners): every partner op carries `dlas.fused =
+      #dlas.fused<group = ...>` with the same number, and the kernel pass
+      folds exactly those ops, in their order, instead of searching the
+      bufferized IR for candidates; 0 on a decision written by hand or made
+      on memrefs, whose partners the kernel locates itself;
     * `key`: the tuning-file key of the op's shape; `source`: where the tile
       came from (`cost_model`, `tuning_file` or a per-op `override`).
 
@@ -195,7 +213,8 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
     DefaultValuedParameter<"int64_t", "0">:$epilogues,
     DLAS_BoolParameter<"a constant pad of the input is folded">:$padding,
     StringRefParameter<"tuning-file key">:$key,
-    "::mlir::dlas::DecisionSource":$source
+    "::mlir::dlas::DecisionSource":$source,
+    DefaultValuedParameter<"int64_t", "0">:$group
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -210,6 +229,41 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
     /// otherwise why not (for a kernel pass's diagnostic).
     std::string unsupportedTypes() const;
   }];
+}
+
+def DLAS_FusedAttr : DLAS_Attr<"Fused", "fused"> {
+  let summary = "Binds a fusion partner to the kernel decision that folds it";
+  let description = [{
+    Set as `dlas.fused` by `dlas-cpu-select-lowering`, on tensors, on each
+    op whose effect a kernel folds: the decision's `group` says which
+    kernel, `role` what the op contributes and `position` where an
+    epilogue stands in the chain (0 for the first op after the kernel).
+
+    * `init`: the fill or per-channel broadcast the accumulators start
+      from;
+    * `pad`: the fill of a padded buffer (a flat convolution's padded
+      output, a stencil's padded input) whose padding the kernel folds;
+    * `epilogue`: an elementwise op applied to the accumulators before
+      their one store.
+
+    The attribute survives bufferization on the ops that bufferize one to
+    one (fills, broadcasts, generics); the copies bufferization makes for
+    the `tensor.insert_slice` between a pad and its source are found from
+    the tagged fill's buffer.
+
+    ```mlir
+    %b = linalg.broadcast ins(%bias : tensor<64xf32>) outs(%e : tensor<1x64x56x56xf32>)
+           dimensions = [0, 2, 3]
+           {dlas.fused = #dlas.fused<group = 3, role = init>}
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$group,
+    "::mlir::dlas::FusionRole":$role,
+    DefaultValuedParameter<"int64_t", "0">:$position
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // DLAS_DIALECT_DLAS_DLASDIALECT_TD

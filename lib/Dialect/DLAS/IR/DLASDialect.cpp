@@ -33,6 +33,13 @@ LogicalResult DLASDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == kFusedAttrName) {
+    if (!isa<FusedAttr>(attr.getValue()))
+      return op->emitError() << "'" << kFusedAttrName
+                             << "' must be a #dlas.fused, got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() != kTargetAttrName)
     return success();
   if (!isa<CPUTargetAttr>(attr.getValue()))
@@ -165,7 +172,7 @@ MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t lanes, int64_t kc, int64_t mc, bool packB,
                         Type input, Type acc, FusedInit init,
                         int64_t epilogues, bool padding, StringRef key,
-                        DecisionSource source) {
+                        DecisionSource source, int64_t group) {
   if (rows < 1 || vectors < 1)
     return emitError() << "the register tile must be positive, got rows = "
                        << rows << ", vectors = " << vectors;
@@ -193,5 +200,28 @@ MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "epilogues must not be negative, got " << epilogues;
   if (key.empty())
     return emitError() << "key must name the op's tuning-file key";
+  if (group < 0)
+    return emitError() << "group must not be negative, got " << group;
+  if (group > 0 && init == FusedInit::loaded && epilogues == 0 && !padding)
+    return emitError() << "group " << group
+                       << " names the partners of a decision that fuses none";
   return success();
+}
+
+LogicalResult FusedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t group, FusionRole role,
+                                int64_t position) {
+  if (group < 1)
+    return emitError() << "a fusion group is positive, got " << group;
+  if (position < 0)
+    return emitError() << "position must not be negative, got " << position;
+  if (role != FusionRole::epilogue && position != 0)
+    return emitError() << "position " << position
+                       << " is an epilogue's place in its chain; a '"
+                       << stringifyFusionRole(role) << "' partner has none";
+  return success();
+}
+
+FusedAttr dlas::lookupFused(Operation *op) {
+  return op->getAttrOfType<FusedAttr>(DLASDialect::kFusedAttrName);
 }
