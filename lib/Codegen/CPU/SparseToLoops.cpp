@@ -195,10 +195,12 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
 /// blocks of the row as FMAs into r x U accumulators, then the ReLU and
 /// the store. A tile's input (every channel's few rows) stays in L1/L2
 /// while all the chunk's output channels read it. `input` is memref<NI x
-/// L>, `output` memref<NI x rows x P>, `bias` memref<rows> or null.
+/// L>, `output` memref<NI x rows x P>, `bias` memref<rows> or null,
+/// `residual` memref<NI x rows x P> (added before the ReLU) or null.
 void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                  const CompressedWeight &weight, const KernelArrays &arrays,
-                 int64_t chunks, Value input, Value output, Value bias) {
+                 int64_t chunks, Value input, Value output, Value bias,
+                 Value residual) {
   BlockShape block = weight.block;
   int64_t lanes = shape.lanes, vectors = shape.vectorsPerTile;
   auto vectorType = VectorType::get({lanes}, b.getF32Type());
@@ -344,6 +346,17 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
           for (int64_t i = 0; i < block.rows; ++i)
             for (int64_t u = 0; u < vectors; ++u) {
               Value result = blocks.getResult(i * vectors + u);
+              // The shortcut is added once, after the last slab.
+              if (residual) {
+                Value shortcut = load(b, loc, residual,
+                                      {image, rows[i], positions[u]},
+                                      shape.outputLength, masked);
+                Value sum = arith::AddFOp::create(b, loc, result, shortcut);
+                result = shape.slabs == 1
+                             ? sum
+                             : arith::SelectOp::create(b, loc, lastSlab, sum,
+                                                       result);
+              }
               if (shape.relu) {
                 Value relu = arith::MaximumFOp::create(b, loc, result, zeroVector);
                 result = shape.slabs == 1
@@ -412,7 +425,7 @@ Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
 Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
                 SymbolTable &symbols, const KernelShape &shape,
                 const CompressedWeight &weight, ArrayRef<int32_t> offsets,
-                Value flatInput, Value bias) {
+                Value flatInput, Value bias, Value flatResidual = {}) {
   // Enough parallel iterations for the threads a CPU runs: block-row
   // chunks make up for few images and tiles.
   int64_t tiles = shape.paddedLength() / shape.tile();
@@ -427,8 +440,10 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
       {shape.images, weight.rows, shape.outputLength}, b.getF32Type());
   Value output = memref::AllocOp::create(b, loc, outputType, b.getI64IntegerAttr(64));
   Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
+  Value residualBuffer =
+      flatResidual ? toBuffer(b, loc, flatResidual) : Value();
   buildKernel(b, loc, shape, weight, arrays, chunks.size() - 1, input, output,
-              biasBuffer);
+              biasBuffer, residualBuffer);
   return bufferization::ToTensorOp::create(
       b, loc,
       RankedTensorType::get(outputType.getShape(), outputType.getElementType()),
@@ -615,10 +630,18 @@ struct SparseToLoops
       return phase * planeSize + ky * dh / sh * planeWidth + kx * dw / sw;
     };
     std::vector<int32_t> offsets = blockOffsets(weight, offset);
-    Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
-                             flat, op.getBias());
-    // [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
+    // The shortcut is read at the output's positions: rows as wide as the
+    // planes (the columns past OW are computed and dropped), flattened.
     int64_t f = weight.rows;
+    Value flatResidual;
+    if (Value residual = op.getResidual())
+      flatResidual = tensor::CollapseShapeOp::create(
+          b, loc,
+          padOrCut(b, loc, residual, {0, 0, 0, 0}, {0, 0, 0, planeWidth - ow}),
+          SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
+                             flat, op.getBias(), flatResidual);
+    // [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
     result = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({n, f, oh, planeWidth}, b.getF32Type()),
         result, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});

@@ -135,6 +135,34 @@ func.func @in_place(%x: tensor<1x3x12x12xf32>) -> tensor<1x2x12x12xf32> {
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
+// A residual: read at the output's positions and added after the last FMA,
+// before the ReLU. A 3x3 padded layer's output rows are two columns wider
+// than the result: the shortcut is padded to them first.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[R:.*]] = tensor.pad %arg1 low[0, 0, 0, 0] high[0, 0, 0, 2]
+// CHECK: %[[RF:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1], [2, 3]] : tensor<1x2x6x8xf32> into tensor<1x2x48xf32>
+// CHECK: %[[RB:.*]] = bufferization.to_buffer %[[RF]]
+// CHECK: scf.for
+// CHECK: vector.fma
+// CHECK: %[[SHORTCUT:.*]] = vector.{{(masked)?}}load %[[RB]]
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[SHORTCUT]] : vector<16xf32>
+// CHECK: arith.maximumf %[[SUM]]
+// SLABS-LABEL: func.func @residual
+// SLABS: arith.addf
+// SLABS: arith.select
+// SLABS: arith.maximumf
+func.func @residual(%x: tensor<1x3x6x6xf32>, %r: tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32> {
+  %w = sparse.constant {positions = array<i32: 0, 1, 3>, coordinates = array<i32: 2, 0, 26>,
+                        values = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : tensor<2x27xf32, #CSR>
+  %y = sparse.conv2d %x, %w residual %r {kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, relu}
+      : (tensor<1x3x6x6xf32>, tensor<2x27xf32, #CSR>, tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+  return %y : tensor<1x2x6x6xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+
 // An empty batch computes nothing: an empty tensor, no kernel.
 // CHECK-LABEL: func.func @empty_batch
 // CHECK-NOT: scf.parallel

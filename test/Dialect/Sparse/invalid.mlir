@@ -226,6 +226,15 @@ func.func @conv_result(%x: tensor<?x2x5x5xf32>, %w: tensor<4x18xf32, #CSR>) {
 // -----
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @conv_residual(%x: tensor<1x18x5x5xf32>, %w: tensor<4x18xf32, #CSR>, %r: tensor<1x4x5x1xf32>) {
+  // expected-error @+1 {{residual must have the result's type 'tensor<1x4x5x5xf32>', got 'tensor<1x4x5x1xf32>'}}
+  %y = sparse.conv2d %x, %w residual %r {kernel_size = array<i64: 1, 1>} : (tensor<1x18x5x5xf32>, tensor<4x18xf32, #CSR>, tensor<1x4x5x1xf32>) -> tensor<1x4x5x5xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 func.func @linear_features(%x: tensor<3x5xf32>, %w: tensor<2x4xf32, #CSR>) {
   // expected-error @+1 {{input has 5 features but the weight has 4 columns}}
   %y = sparse.linear %x, %w : (tensor<3x5xf32>, tensor<2x4xf32, #CSR>) -> tensor<3x2xf32>

@@ -17,6 +17,20 @@ func.func @csr_conv(%x: tensor<1x2x5x5xf32>, %b: tensor<4xf32>) -> tensor<1x4x5x
   return %y : tensor<1x4x5x5xf32>
 }
 
+// A residual convolution: the shortcut, with or without a bias.
+// CHECK-LABEL: func.func @residual_conv
+// CHECK: sparse.conv2d %{{.*}}, %{{.*}}, %{{.*}} residual %{{.*}} {kernel_size = array<i64: 1, 1>, relu} : (tensor<1x18x5x5xf32>, tensor<4x18xf32, #sparse>, tensor<4xf32>, tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+// CHECK: sparse.conv2d %{{.*}}, %{{.*}} residual %{{.*}} {kernel_size = array<i64: 1, 1>} : (tensor<1x18x5x5xf32>, tensor<4x18xf32, #sparse>, tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+func.func @residual_conv(%x: tensor<1x18x5x5xf32>, %b: tensor<4xf32>, %r: tensor<1x4x5x5xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>) {
+  %w = sparse.constant {positions = array<i32: 0, 1, 3, 3, 4>, coordinates = array<i32: 2, 0, 17, 5>,
+                        values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : tensor<4x18xf32, #CSR>
+  %y = sparse.conv2d %x, %w, %b residual %r {kernel_size = array<i64: 1, 1>, relu}
+      : (tensor<1x18x5x5xf32>, tensor<4x18xf32, #CSR>, tensor<4xf32>, tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  %z = sparse.conv2d %x, %w residual %r {kernel_size = array<i64: 1, 1>}
+      : (tensor<1x18x5x5xf32>, tensor<4x18xf32, #CSR>, tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  return %y, %z : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
+}
+
 // A grouped, strided, dilated convolution with 4 x 1 blocks (8 output
 // channels in 2 groups of 4: blocks do not straddle groups) and no bias.
 // CHECK-LABEL: func.func @block_conv

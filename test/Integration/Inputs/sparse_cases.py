@@ -11,10 +11,15 @@ expected output with the same pruned weights, densely. Cases:
   groups, depthwise, odd sizes), the density and format rotating over it,
   plus a density sweep on one 3x3 layer in both formats;
 * `sparse.linear` over batches below, at and above the vector width;
-* nn graphs (conv, ReLU, conv, linear) whose pruned constant weights
-  `dlas-sparsify{policy=always}` turns sparse in the pipeline, and the
-  same through `--prune` (dlas-prune inside dlas-run), compared with
-  PyTorch on weights pruned the same way here.
+* `sparse.conv2d` with a `residual` operand (a second argument) added
+  before the ReLU: 1x1 read in place, 3x3 padded (rows wider than the
+  output), strided (phase planes), several input-channel slabs, and a
+  7x7 map whose only tile is masked;
+* nn graphs (conv, ReLU, conv, linear; a residual block whose shortcut
+  add and ReLU dlas-sparsify folds into the sparse convolution) whose
+  pruned constant weights `dlas-sparsify{policy=always}` turns sparse in
+  the pipeline, and the same through `--prune` (dlas-prune inside
+  dlas-run), compared with PyTorch on weights pruned the same way here.
 
 Half the cases run on 2 OpenMP threads. Tolerances as nn_cases.py's:
 |dlas - torch| <= 1e-4 + 1e-4 |torch| (fp32 sums in another order).
@@ -113,6 +118,59 @@ def conv_case(index, cfg, density, block_rows, relu, gen):
     name = (f"sparse_conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
             f"d{d}g{g}_{fmt}_density{density}{'_relu' if relu else ''}")
     return Case(name, module, [x], y, threads=1 + index % 2)
+
+
+def residual_conv_case(index, cfg, density, block_rows, relu, gen):
+    """sparse.conv2d of %x with the shortcut %r (the result's shape) added
+    before the ReLU."""
+    n, c, h, w, f, k, s, pad, d, g, bias = cfg
+    cols = c // g * k * k
+    wt = sparse_weight(f, cols, density, block_rows, gen,
+                       empty_rows=range(block_rows) if index % 2 else ())
+    x = torch.randn(n, c, h, w, generator=gen)
+    b = torch.randn(f, generator=gen) if bias else None
+    xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
+    y = F.conv2d(xp, wt.reshape(f, c // g, k, k), b, stride=s, dilation=d, groups=g)
+    r = torch.randn(y.shape, generator=gen)
+    y = y + r
+    if relu:
+        y = F.relu(y)
+    xtype, ytype = ttype(x.shape), ttype(y.shape)
+    attrs = (f" residual %r {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
+             f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
+             + (", relu" if relu else "") + "}")
+    lines = sparse_layer_lines("sparse.conv2d", wt, block_rows, b, xtype, ytype, attrs)
+    # The residual's type follows the bias's (or the filter's) in the
+    # functional type.
+    lines[-1] = lines[-1].replace(f") -> {ytype}", f", {ytype}) -> {ytype}")
+    module = (f"func.func @main(%x: {xtype}, %r: {ytype}) -> {ytype} {{\n" +
+              "\n".join(lines) + f"\n  return %y : {ytype}\n}}\n")
+    fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
+    name = (f"sparse_residual_conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
+            f"g{g}_{fmt}_density{density}{'_relu' if relu else ''}")
+    return Case(name, module, [x, r], y, threads=1 + index % 2)
+
+
+# (n, c, h, w, f, k, stride, padding, dilation, groups, bias)
+RESIDUAL_CONVS = [
+    (1, 32, 12, 12, 48, 1, 1, (0, 0, 0, 0), 1, 1, True),    # in place
+    (2, 16, 9, 11, 16, 3, 1, (1, 1, 1, 1), 1, 1, True),     # padded rows
+    (1, 16, 13, 13, 24, 3, 2, (1, 1, 1, 1), 1, 1, False),   # phase planes
+    (1, 24, 14, 14, 32, 1, 2, (0, 0, 0, 0), 1, 1, True),    # downsample
+    (1, 256, 14, 14, 32, 3, 1, (1, 1, 1, 1), 1, 1, True),   # several slabs
+    (1, 64, 7, 7, 32, 1, 1, (0, 0, 0, 0), 1, 1, True),      # one masked tile
+    (1, 16, 10, 10, 16, 3, 1, (1, 1, 1, 1), 1, 2, True),    # groups
+]
+
+
+def residual_cases(gen):
+    cases = []
+    for i, cfg in enumerate(RESIDUAL_CONVS):
+        density = [0.1, 0.5, 0.01, 1.0][i % 4]
+        rows = block_rows_for(cfg[4], cfg[9], 4) if i % 2 else 1
+        cases.append(residual_conv_case(i, cfg, density, rows,
+                                        relu=i != 3, gen=gen))
+    return cases
 
 
 def block_rows_for(f, g, wanted):
@@ -219,12 +277,67 @@ def network_case(name, prune, gen, threads):
     return Case(name, module, [x], y, threads, run_args)
 
 
+def residual_block_case(name, gen, threads):
+    """A bottleneck-like block on pre-pruned weights: 1x1 conv, ReLU, 3x3
+    conv, ReLU, 1x1 conv, add of the block's input, ReLU; and a second
+    block whose shortcut is a strided 1x1 conv computed after the main
+    path (the add then comes after both). dlas-sparsify folds each add and
+    its ReLU into the last convolution."""
+    x = torch.randn(1, 32, 10, 10, generator=gen)
+    ws = {
+        "w1": torch.randn(16, 32, 1, 1, generator=gen),
+        "w2": torch.randn(16, 16, 3, 3, generator=gen),
+        "w3": torch.randn(32, 16, 1, 1, generator=gen),
+        "w4": torch.randn(48, 32, 3, 3, generator=gen),
+        "wd": torch.randn(48, 32, 1, 1, generator=gen),
+    }
+    ws = {k: v * (torch.rand(v.shape, generator=gen) < 0.3) for k, v in ws.items()}
+    bs = {k: torch.randn(v.shape[0], generator=gen) for k, v in ws.items()}
+    h = F.relu(F.conv2d(x, ws["w1"], bs["w1"]))
+    h = F.relu(F.conv2d(h, ws["w2"], bs["w2"], padding=1))
+    b1 = F.relu(F.conv2d(h, ws["w3"], bs["w3"]) + x)
+    main = F.conv2d(b1, ws["w4"], bs["w4"], stride=2, padding=1)
+    y = F.relu(F.conv2d(b1, ws["wd"], bs["wd"], stride=2) + main)
+
+    def const(name, t):
+        raw = np.ascontiguousarray(t.numpy(), dtype="<f4").tobytes().hex().upper()
+        return f'  %{name} = arith.constant dense<"0x{raw}"> : {ttype(t.shape)}'
+
+    def conv(out, inp, w, in_shape, out_shape, attrs=""):
+        wshape = list(ws[w].shape)
+        return (f"  %{out} = nn.conv2d %{inp}, %{w}, %b{w} {attrs}: ({ttype(in_shape)}, "
+                f"{ttype(wshape)}, {ttype([wshape[0]])}) -> {ttype(out_shape)}")
+    t32, t16, t48 = [1, 32, 10, 10], [1, 16, 10, 10], [1, 48, 5, 5]
+    pad1 = f"padding = {arr([1, 1, 1, 1])}"
+    lines = ["func.func @main(%x: tensor<1x32x10x10xf32>) -> tensor<1x48x5x5xf32> {"]
+    for k, v in ws.items():
+        lines += [const(k, v), const("b" + k, bs[k])]
+    lines += [
+        conv("c1", "x", "w1", t32, t16),
+        f"  %r1 = nn.relu %c1 : {ttype(t16)}",
+        conv("c2", "r1", "w2", t16, t16, f"{{{pad1}}} "),
+        f"  %r2 = nn.relu %c2 : {ttype(t16)}",
+        conv("c3", "r2", "w3", t16, t32),
+        f"  %a1 = nn.add %c3, %x : ({ttype(t32)}, {ttype(t32)}) -> {ttype(t32)}",
+        f"  %o1 = nn.relu %a1 : {ttype(t32)}",
+        conv("c4", "o1", "w4", t32, t48, f"{{strides = {arr([2, 2])}, {pad1}}} "),
+        conv("cd", "o1", "wd", t32, t48, f"{{strides = {arr([2, 2])}}} "),
+        f"  %a2 = nn.add %cd, %c4 : ({ttype(t48)}, {ttype(t48)}) -> {ttype(t48)}",
+        f"  %y = nn.relu %a2 : {ttype(t48)}",
+        f"  return %y : {ttype(t48)}",
+        "}", ""]
+    pipeline = "builtin.module(dlas-cpu-pipeline{sparsify=always print-sparsify})"
+    return Case(name, "\n".join(lines), [x], y, threads, ["--pipeline", pipeline])
+
+
 def network_cases(gen):
     return [network_case("sparsify_prepruned_network", False, gen, 1),
-            network_case("sparsify_prune_option_network", True, gen, 2)]
+            network_case("sparsify_prune_option_network", True, gen, 2),
+            residual_block_case("sparsify_residual_blocks", gen, 2)]
 
 
-FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases}
+FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases,
+            "residual": residual_cases}
 
 
 def with_target(run_args, target):
@@ -237,8 +350,9 @@ def with_target(run_args, target):
 
 
 def run_case(args, c, base, target):
+    inputs = [a for i in range(len(c.inputs)) for a in ("--input", f"{base}.in{i}.npy")]
     cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
-           "--num-threads", str(c.threads), "--input", base + ".in0.npy",
+           "--num-threads", str(c.threads)] + inputs + [
            "--expect", base + ".expected.npy"] + with_target(c.run_args, target)
     if target and "--pipeline" not in c.run_args:
         cmd += ["--target", target]
@@ -263,7 +377,8 @@ def main():
         base = os.path.join(args.workdir, c.name)
         with open(base + ".mlir", "w") as f:
             f.write(c.module)
-        np.save(base + ".in0.npy", np.ascontiguousarray(c.inputs[0].numpy(), dtype=np.float32))
+        for i, t in enumerate(c.inputs):
+            np.save(f"{base}.in{i}.npy", np.ascontiguousarray(t.numpy(), dtype=np.float32))
         np.save(base + ".expected.npy",
                 np.ascontiguousarray(c.expected.detach().numpy(), dtype=np.float32))
         for target in targets:

@@ -112,12 +112,15 @@ def Sparse_PackOp : Sparse_Op<"pack", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure]> {
+def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure, AttrSizedOperandSegments]> {
   let summary = "2-D convolution with a sparse constant filter";
   let description = [{
     `nn.conv2d` (NCHW, f32) whose filter is a sparse weight of
     `C_out x (C_in/groups * K_h * K_w)` (`kernel_size = [K_h, K_w]`), with
-    an optional `bias` (`C_out`) and an optional fused ReLU (`relu`).
+    an optional `bias` (`C_out`), an optional `residual` added to the
+    result (of the result's shape: a residual block's shortcut) and an
+    optional fused ReLU (`relu`), applied last:
+    `relu(conv(input) + bias + residual)`.
     `strides`, `padding` (`[top, left, bottom, right]`), `dilations` and
     `groups` mean what they mean for `nn.conv2d`. A block-CSR filter's
     block rows must not straddle groups.
@@ -127,10 +130,14 @@ def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure]> {
                                    padding = array<i64: 1, 1, 1, 1>, relu}
         : (tensor<1x64x56x56xf32>, tensor<64x576xf32, #CSR>, tensor<64xf32>)
         -> tensor<1x64x56x56xf32>
+    %z = sparse.conv2d %y, %w2, %b2 residual %x {kernel_size = array<i64: 1, 1>, relu}
+        : (tensor<1x64x56x56xf32>, tensor<64x64xf32, #CSR>, tensor<64xf32>,
+           tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
     ```
   }];
   let arguments = (ins 4DTensorOf<[F32]>:$input, Sparse_Weight:$filter,
                        Optional<1DTensorOf<[F32]>>:$bias,
+                       Optional<4DTensorOf<[F32]>>:$residual,
                        ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>:$kernel_size,
                        Sparse_I64ArrayOfSize<2, "{1, 1}">:$strides,
                        Sparse_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
@@ -139,7 +146,8 @@ def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure]> {
                        UnitAttr:$relu);
   let results = (outs 4DTensorOf<[F32]>:$output);
   let assemblyFormat = [{
-    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+    $input `,` $filter (`,` $bias^)? (`residual` $residual^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

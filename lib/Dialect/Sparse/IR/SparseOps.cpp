@@ -212,6 +212,9 @@ LogicalResult Conv2DOp::verify() {
                                      : std::to_string(expected[0]))
            << "x" << outChannels << "x" << outH << "x" << outW << ", got "
            << output;
+  if (Value residual = getResidual(); residual && residual.getType() != output)
+    return emitOpError("residual must have the result's type ")
+           << output << ", got " << residual.getType();
   return success();
 }
 

@@ -205,20 +205,53 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     ++numSparsified;
   }
 
+  /// The only user of `v` when it is an `OpTy`, else null.
+  template <typename OpTy>
+  static OpTy soleUserOf(Value v) {
+    if (!v.hasOneUse())
+      return {};
+    return dyn_cast<OpTy>(*v.getUsers().begin());
+  }
+
+  /// The other operand of `add`, a residual the convolution's kernel can
+  /// add before it stores: of the result's type (no broadcast), not the
+  /// convolution's result itself.
+  static Value residualOf(nn::AddOp add, Value conv) {
+    Value other = add.getLhs() == conv ? add.getRhs() : add.getLhs();
+    if (other == conv || other.getType() != conv.getType() ||
+        add.getType() != conv.getType())
+      return {};
+    return other;
+  }
+
   void rewrite(Operation *op, const CompressedWeight &packed) {
-    OpBuilder b(op);
+    // A convolution's only user that adds a shortcut of its shape (a
+    // residual block's) is folded in as `residual`; a ReLU that is then
+    // the only user is applied before the kernel stores.
+    Value current = op->getResult(0);
+    Value residual;
+    nn::AddOp add;
+    if (isa<nn::Conv2DOp>(op))
+      if ((add = soleUserOf<nn::AddOp>(current)))
+        if ((residual = residualOf(add, current)))
+          current = add.getResult();
+    if (!residual)
+      add = {};
+    nn::ReluOp relu = soleUserOf<nn::ReluOp>(current);
+    // The new op replaces the last one it folds: the residual may be
+    // computed after the convolution, which dominates it anyway.
+    Operation *last = relu ? relu.getOperation()
+                      : add ? add.getOperation()
+                            : op;
+    OpBuilder b(last);
     Location loc = op->getLoc();
     Value weight = sparse::createConstant(b, op->getOperand(1).getLoc(), packed);
-    // A ReLU that is the only user is applied before the kernel stores.
-    Operation *relu = nullptr;
-    if (op->getResult(0).hasOneUse() &&
-        isa<nn::ReluOp>(*op->getResult(0).getUsers().begin()))
-      relu = *op->getResult(0).getUsers().begin();
     Value result;
     if (auto conv = dyn_cast<nn::Conv2DOp>(op)) {
       auto filter = conv.getFilter().getType();
       result = sparse::Conv2DOp::create(
           b, loc, conv.getType(), conv.getInput(), weight, conv.getBias(),
+          residual,
           b.getDenseI64ArrayAttr({filter.getDimSize(2), filter.getDimSize(3)}),
           conv.getStridesAttr(), conv.getPaddingAttr(), conv.getDilationsAttr(),
           conv.getGroupsAttr(), relu ? b.getUnitAttr() : UnitAttr());
@@ -228,12 +261,14 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
           b, loc, linear.getType(), linear.getInput(), weight, linear.getBias(),
           relu ? b.getUnitAttr() : UnitAttr());
     }
+    if (residual)
+      ++numResidualsFused;
     Value oldWeight = op->getOperand(1);
-    if (relu) {
-      relu->getResult(0).replaceAllUsesWith(result);
+    last->getResult(0).replaceAllUsesWith(result);
+    if (relu)
       relu->erase();
-    }
-    op->getResult(0).replaceAllUsesWith(result);
+    if (add)
+      add->erase();
     op->erase();
     if (Operation *def = oldWeight.getDefiningOp(); def && def->use_empty())
       def->erase();

@@ -50,6 +50,60 @@ func.func @blocks(%x: tensor<1x1x3x3xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2
 
 // -----
 
+// A residual block's last convolution: its only user adds a shortcut of
+// its shape, then a ReLU: both fold into the sparse op, which takes the
+// add's place (the shortcut, %d, is computed after the convolution). An
+// add that broadcasts, or one whose result has another user besides the
+// ReLU, is not a shortcut the kernel adds: the ReLU then stays too.
+// ALWAYS-LABEL: func.func @residual
+// ALWAYS: %[[D:.*]] = nn.conv2d %arg1
+// ALWAYS: %[[Y:.*]] = sparse.conv2d %arg0, %{{.*}} residual %[[D]] {kernel_size = array<i64: 1, 1>, relu}
+// ALWAYS-NOT: nn.add
+// ALWAYS-NOT: nn.relu
+// ALWAYS: return %[[Y]]
+// NEVER-LABEL: func.func @residual
+// NEVER: nn.add
+func.func @residual(%x: tensor<1x4x3x3xf32>, %s: tensor<1x4x3x3xf32>) -> tensor<1x8x3x3xf32> {
+  %w = arith.constant dense<[[[[0.0]], [[1.0]], [[0.0]], [[0.0]]], [[[0.0]], [[0.0]], [[0.0]], [[0.0]]],
+                             [[[2.0]], [[0.0]], [[0.0]], [[0.0]]], [[[0.0]], [[0.0]], [[0.0]], [[0.0]]],
+                             [[[0.0]], [[0.0]], [[0.0]], [[3.0]]], [[[0.0]], [[0.0]], [[0.0]], [[0.0]]],
+                             [[[0.0]], [[0.0]], [[0.0]], [[0.0]]], [[[0.0]], [[0.0]], [[4.0]], [[0.0]]]]> : tensor<8x4x1x1xf32>
+  %wd = arith.constant dense<1.0> : tensor<8x4x1x1xf32>
+  %y = nn.conv2d %x, %w : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+  %d = nn.conv2d %s, %wd : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+  %a = nn.add %d, %y : (tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32>
+  %r = nn.relu %a : tensor<1x8x3x3xf32>
+  return %r : tensor<1x8x3x3xf32>
+}
+
+// ALWAYS-LABEL: func.func @not_residual
+// ALWAYS: %[[B:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>}
+// ALWAYS: nn.add %[[B]], %arg1
+// ALWAYS: %[[T:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>}
+// ALWAYS: %[[A:.*]] = nn.add %[[T]], %[[T]]
+// ALWAYS: %[[S:.*]] = sparse.conv2d %arg0, %{{.*}} residual %arg2 {kernel_size = array<i64: 1, 1>} :
+// ALWAYS: nn.relu %[[S]]
+func.func @not_residual(%x: tensor<1x4x3x3xf32>, %bias: tensor<8x1x1xf32>, %s: tensor<1x8x3x3xf32>)
+    -> (tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>) {
+  %w = arith.constant dense<[[[[0.0]], [[1.0]], [[0.0]], [[0.0]]], [[[0.0]], [[0.0]], [[0.0]], [[0.0]]],
+                             [[[2.0]], [[0.0]], [[0.0]], [[0.0]]], [[[0.0]], [[0.0]], [[0.0]], [[0.0]]],
+                             [[[0.0]], [[0.0]], [[0.0]], [[3.0]]], [[[0.0]], [[0.0]], [[0.0]], [[0.0]]],
+                             [[[0.0]], [[0.0]], [[0.0]], [[0.0]]], [[[0.0]], [[0.0]], [[4.0]], [[0.0]]]]> : tensor<8x4x1x1xf32>
+  // A broadcast add.
+  %y = nn.conv2d %x, %w : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+  %a = nn.add %y, %bias : (tensor<1x8x3x3xf32>, tensor<8x1x1xf32>) -> tensor<1x8x3x3xf32>
+  // The convolution's result added to itself.
+  %t = nn.conv2d %x, %w : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+  %tt = nn.add %t, %t : (tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32>
+  // The sum has a user besides the ReLU: the add folds, the ReLU stays.
+  %u = nn.conv2d %x, %w : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+  %us = nn.add %u, %s : (tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32>
+  %ur = nn.relu %us : tensor<1x8x3x3xf32>
+  return %a, %tt, %us, %ur : tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>
+}
+
+// -----
+
 // Linear layers; and the layers that stay dense, with the reason.
 // ALWAYS-LABEL: func.func @linear
 // ALWAYS: sparse.linear %arg0, %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32, #sparse>) -> tensor<2x3xf32>

@@ -60,13 +60,15 @@ def Sparsify : Pass<"dlas-sparsify", "mlir::ModuleOp"> {
       the break-even density of the layer's kind (`conv1x1`, `conv` for
       larger kernels, `depthwise`, `linear`) on the module's target,
       from the calibration table (measured on such a machine by
-      `bench/sparse_calibrate.py`, committed as
+      `bench/sparse_bench.py --calibrate FILE`, committed as
       `lib/Dialect/Sparse/Transforms/Calibration.json` and built in;
       `calibration` names another file). The table is keyed by the
       target's vector width (256: AVX2, 512: AVX-512).
 
-    A dense layer followed by `nn.relu` as its only user gets the ReLU
-    fused. `print` explains every decision:
+    A convolution whose only user is an `nn.add` of a tensor of its own
+    shape (a residual block's shortcut) gets the addition folded in as the
+    sparse op's `residual`; a layer (or that addition) followed by
+    `nn.relu` as its only user gets the ReLU fused. `print` explains every decision:
 
     ```
     dlas-sparsify: conv2d "conv1" 64x576 (conv): stored 0.10 in 1x1 blocks, break-even 0.40 (avx512, calibrated) -> sparse
@@ -83,7 +85,9 @@ def Sparsify : Pass<"dlas-sparsify", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::dlas::sparse::SparseDialect",
                            "mlir::arith::ArithDialect"];
   let statistics = [
-    Statistic<"numSparsified", "sparse-layers", "Layers made sparse">
+    Statistic<"numSparsified", "sparse-layers", "Layers made sparse">,
+    Statistic<"numResidualsFused", "residual-adds",
+              "Residual additions folded into sparse convolutions">
   ];
 }
 
