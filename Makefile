@@ -123,17 +123,20 @@ test: build
 # Shape arithmetic kept symbolic), exported at batch 2 and run at batch 3.
 DYNAMIC_MODELS ?= swin_t,maxvit_t,convnext_tiny,deeplabv3_mobilenet_v3_large,googlenet,efficientnet_b0,regnet_y_400mf
 
+SPARSE_MODELS ?= resnet50,resnet18,wrn40_2_g2,wrn40_2_g8,wrn40_2_g16,wrn40_2_gC
+
 test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models slow --workdir $(BUILD)/models \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
 	/usr/bin/python3 test/Models/Inputs/models.py --models $(DYNAMIC_MODELS) \
 	  --dynamic-batch --batch 3 --workdir $(BUILD)/models-dynamic \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
-	@# Pruned models (docs/Sparse.md): resnet50 at four sparsities against
-	@# PyTorch on the pruned weights. (vgg16 pruned, 528 MB of weights and
-	@# over 2 minutes: `make test-models-vgg16-sparse`, kept out of CI's time.)
+	@# Pruned models (docs/Sparse.md): resnet50, resnet18 and the grouped
+	@# WRN-40-2 variants at four sparsities against PyTorch on the pruned
+	@# weights. (vgg16 pruned, 528 MB of weights and over 2 minutes:
+	@# `make test-models-vgg16-sparse`, kept out of CI's time.)
 	for s in 0.5 0.8 0.9 0.95; do \
-	  /usr/bin/python3 test/Models/Inputs/models.py --models resnet50 --prune $$s \
+	  /usr/bin/python3 test/Models/Inputs/models.py --models $(SPARSE_MODELS) --prune $$s \
 	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) || exit 1; \
 	done
 
