@@ -95,7 +95,9 @@ def sparse_layer_lines(op, wt, block_rows, b, x_type, y_type, attrs):
     return lines
 
 
-def conv_case(index, cfg, density, block_rows, relu, gen):
+def conv_case(index, cfg, density, block_rows, relu, gen, residual=False):
+    """sparse.conv2d of %x; with `residual`, the shortcut %r (a second
+    argument of the result's shape) added before the ReLU."""
     n, c, h, w, f, k, s, pad, d, g, bias = cfg
     cols = c // g * k * k
     # Every other case has its first output channel empty.
@@ -105,50 +107,37 @@ def conv_case(index, cfg, density, block_rows, relu, gen):
     b = torch.randn(f, generator=gen) if bias else None
     xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
     y = F.conv2d(xp, wt.reshape(f, c // g, k, k), b, stride=s, dilation=d, groups=g)
+    inputs = [x]
+    if residual:
+        inputs.append(torch.randn(y.shape, generator=gen))
+        y = y + inputs[1]
     if relu:
         y = F.relu(y)
     xtype, ytype = ttype(x.shape), ttype(y.shape)
-    attrs = (f" {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
+    attrs = ((" residual %r" if residual else "") +
+             f" {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
              f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
              + (", relu" if relu else "") + "}")
     lines = sparse_layer_lines("sparse.conv2d", wt, block_rows, b, xtype, ytype, attrs)
-    module = (f"func.func @main(%x: {xtype}) -> {ytype} {{\n" + "\n".join(lines) +
+    args = f"%x: {xtype}"
+    if residual:
+        # The residual's type comes last in the functional type.
+        lines[-1] = lines[-1].replace(f") -> {ytype}", f", {ytype}) -> {ytype}")
+        args += f", %r: {ytype}"
+    module = (f"func.func @main({args}) -> {ytype} {{\n" + "\n".join(lines) +
               f"\n  return %y : {ytype}\n}}\n")
     fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
-    name = (f"sparse_conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
-            f"d{d}g{g}_{fmt}_density{density}{'_relu' if relu else ''}")
-    return Case(name, module, [x], y, threads=1 + index % 2)
+    name = (f"sparse_{'residual_' if residual else ''}conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}"
+            f"p{'-'.join(map(str, pad))}d{d}g{g}_{fmt}_density{density}"
+            f"{'_relu' if relu else ''}")
+    return Case(name, module, inputs, y, threads=1 + index % 2)
 
 
-def residual_conv_case(index, cfg, density, block_rows, relu, gen):
-    """sparse.conv2d of %x with the shortcut %r (the result's shape) added
-    before the ReLU."""
-    n, c, h, w, f, k, s, pad, d, g, bias = cfg
-    cols = c // g * k * k
-    wt = sparse_weight(f, cols, density, block_rows, gen,
-                       empty_rows=range(block_rows) if index % 2 else ())
-    x = torch.randn(n, c, h, w, generator=gen)
-    b = torch.randn(f, generator=gen) if bias else None
-    xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
-    y = F.conv2d(xp, wt.reshape(f, c // g, k, k), b, stride=s, dilation=d, groups=g)
-    r = torch.randn(y.shape, generator=gen)
-    y = y + r
-    if relu:
-        y = F.relu(y)
-    xtype, ytype = ttype(x.shape), ttype(y.shape)
-    attrs = (f" residual %r {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
-             f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
-             + (", relu" if relu else "") + "}")
-    lines = sparse_layer_lines("sparse.conv2d", wt, block_rows, b, xtype, ytype, attrs)
-    # The residual's type follows the bias's (or the filter's) in the
-    # functional type.
-    lines[-1] = lines[-1].replace(f") -> {ytype}", f", {ytype}) -> {ytype}")
-    module = (f"func.func @main(%x: {xtype}, %r: {ytype}) -> {ytype} {{\n" +
-              "\n".join(lines) + f"\n  return %y : {ytype}\n}}\n")
-    fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
-    name = (f"sparse_residual_conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
-            f"g{g}_{fmt}_density{density}{'_relu' if relu else ''}")
-    return Case(name, module, [x, r], y, threads=1 + index % 2)
+def block_rows_for(f, g, wanted):
+    for r in (wanted, 2, 1):
+        if (f // g) % r == 0:
+            return r
+    return 1
 
 
 # (n, c, h, w, f, k, stride, padding, dilation, groups, bias)
@@ -168,16 +157,11 @@ def residual_cases(gen):
     for i, cfg in enumerate(RESIDUAL_CONVS):
         density = [0.1, 0.5, 0.01, 1.0][i % 4]
         rows = block_rows_for(cfg[4], cfg[9], 4) if i % 2 else 1
-        cases.append(residual_conv_case(i, cfg, density, rows,
-                                        relu=i != 3, gen=gen))
+        cases.append(conv_case(i, cfg, density, rows, relu=i != 3, gen=gen,
+                               residual=True))
     return cases
 
 
-def block_rows_for(f, g, wanted):
-    for r in (wanted, 2, 1):
-        if (f // g) % r == 0:
-            return r
-    return 1
 
 
 def conv_cases(gen):
@@ -225,6 +209,12 @@ def linear_cases(gen):
     return cases
 
 
+def const(name, t):
+    """An f32 arith.constant line for %name holding tensor `t` (hex)."""
+    raw = np.ascontiguousarray(t.numpy(), dtype="<f4").tobytes().hex().upper()
+    return f'  %{name} = arith.constant dense<"0x{raw}"> : {ttype(t.shape)}'
+
+
 def magnitude_prune(w, sparsity):
     """dlas-prune's unstructured rule: the round(sparsity * size) smallest
     |w| become zero (ties by position)."""
@@ -254,9 +244,6 @@ def network_case(name, prune, gen, threads):
     h = F.relu(F.conv2d(h, ref[1], None, stride=2, padding=1))
     y = F.linear(h.flatten(1), ref[2])
 
-    def const(name, t):
-        raw = np.ascontiguousarray(t.numpy(), dtype="<f4").tobytes().hex().upper()
-        return f'  %{name} = arith.constant dense<"0x{raw}"> : {ttype(t.shape)}'
     module = "\n".join([
         "func.func @main(%x: tensor<2x8x10x10xf32>) -> tensor<2x10xf32> {",
         const("w1", w1), const("b1", b1), const("w2", w2), const("fc", fc),
@@ -299,9 +286,6 @@ def residual_block_case(name, gen, threads):
     main = F.conv2d(b1, ws["w4"], bs["w4"], stride=2, padding=1)
     y = F.relu(F.conv2d(b1, ws["wd"], bs["wd"], stride=2) + main)
 
-    def const(name, t):
-        raw = np.ascontiguousarray(t.numpy(), dtype="<f4").tobytes().hex().upper()
-        return f'  %{name} = arith.constant dense<"0x{raw}"> : {ttype(t.shape)}'
 
     def conv(out, inp, w, in_shape, out_shape, attrs=""):
         wshape = list(ws[w].shape)
