@@ -286,7 +286,6 @@ def residual_block_case(name, gen, threads):
     main = F.conv2d(b1, ws["w4"], bs["w4"], stride=2, padding=1)
     y = F.relu(F.conv2d(b1, ws["wd"], bs["wd"], stride=2) + main)
 
-
     def conv(out, inp, w, in_shape, out_shape, attrs=""):
         wshape = list(ws[w].shape)
         return (f"  %{out} = nn.conv2d %{inp}, %{w}, %b{w} {attrs}: ({ttype(in_shape)}, "
