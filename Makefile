@@ -22,7 +22,7 @@ MODEL_JOBS ?= 2
 
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps bench-deps configure build test test-models test-models-vgg16-sparse bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
+.PHONY: deps bench-deps configure build test test-models test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -139,6 +139,14 @@ test-models: build
 	  /usr/bin/python3 test/Models/Inputs/models.py --models $(SPARSE_MODELS) --prune $$s \
 	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) || exit 1; \
 	done
+
+# Sparse convolutions over the whole shape x density x format x residual
+# matrix (test/Integration/sparse.test rotates densities and formats over
+# the shapes instead), for every target the host runs; about 10 minutes.
+test-sparse-full: build
+	/usr/bin/python3 test/Integration/Inputs/sparse_cases.py --family full-conv \
+	  --workdir $(BUILD)/sparse-full --dlas-run $(BUILD)/bin/dlas-run \
+	  --targets "x86-64-v3$$(grep -q avx512f /proc/cpuinfo && echo ' x86-64-v4')"
 
 test-models-vgg16-sparse: build
 	for s in 0.5 0.8 0.9 0.95; do \

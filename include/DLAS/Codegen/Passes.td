@@ -720,6 +720,11 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
     Option<"slabChannels", "slab-channels", "int64_t", "0",
            "Input channels (features) per slab (0: as many as half the L1 "
            "holds of a tile's input)">,
+    Option<"bakeLimit", "bake-limit", "int64_t", "0",
+           "Bake the weights into the code (offsets and values as "
+           "immediates, one straight-line case per block row and slab) for "
+           "layers with at most this many stored blocks; 0: never (the "
+           "arrays measure as fast and compile far faster, docs/Sparse.md)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

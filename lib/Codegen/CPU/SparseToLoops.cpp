@@ -54,6 +54,9 @@ struct KernelShape {
   // Whether the last tile's input loads may pass the input's end (an input
   // used in place); a copied input gets slack rows instead.
   bool maskLoads = false;
+  // Offsets and values as immediates in straight-line code per block row
+  // and slab, instead of the loop over the arrays.
+  bool bake = false;
   int64_t tile() const { return lanes * vectorsPerTile; }
   int64_t paddedLength() const { return ceilDiv(outputLength, tile()) * tile(); }
 };
@@ -199,6 +202,7 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
 /// `residual` memref<NI x rows x P> (added before the ReLU) or null.
 void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                  const CompressedWeight &weight, const KernelArrays &arrays,
+                 ArrayRef<int32_t> offsetData, ArrayRef<int32_t> slabData,
                  int64_t chunks, Value input, Value output, Value bias,
                  Value residual) {
   BlockShape block = weight.block;
@@ -305,47 +309,101 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                 });
             init.assign(choose.getResults().begin(), choose.getResults().end());
           }
-          auto blocks = scf::ForOp::create(
-              b, loc, begin, end, one, init,
-              [&](OpBuilder &b, Location loc, Value storedBlock,
-                  ValueRange acc) {
-                SmallVector<Value> next(acc.begin(), acc.end());
-                for (int64_t j = 0; j < block.cols; ++j) {
-                  Value offsetSlot = arith::AddIOp::create(
-                      b, loc,
-                      arith::MulIOp::create(b, loc, storedBlock,
-                                            index(b, block.cols)),
-                      index(b, j));
-                  Value offset = arith::AddIOp::create(
-                      b, loc, loadIndex(b, loc, arrays.offsets, offsetSlot),
-                      tileStart);
-                  SmallVector<Value> x;
-                  for (int64_t u = 0; u < vectors; ++u)
-                    x.push_back(load(
-                        b, loc, input,
-                        {image, arith::AddIOp::create(b, loc, offset,
-                                                      index(b, u * lanes))},
-                        shape.inputLength, masked && shape.maskLoads));
-                  for (int64_t i = 0; i < block.rows; ++i) {
-                    Value valueIndex = arith::AddIOp::create(
-                        b, loc,
-                        arith::MulIOp::create(b, loc, storedBlock,
-                                              index(b, block.size())),
-                        index(b, i * block.cols + j));
-                    Value w = vector::BroadcastOp::create(
-                        b, loc, vectorType,
-                        memref::LoadOp::create(b, loc, arrays.values, valueIndex));
-                    for (int64_t u = 0; u < vectors; ++u) {
-                      Value &a = next[i * vectors + u];
-                      a = vector::FMAOp::create(b, loc, w, x[u], a);
-                    }
-                  }
+          // One stored block: its columns' input vectors times its values,
+          // into the accumulators.
+          auto accumulate = [&](OpBuilder &b, Location loc,
+                                SmallVector<Value> &next,
+                                function_ref<Value(int64_t)> offsetOf,
+                                function_ref<Value(int64_t, int64_t)> valueOf) {
+            for (int64_t j = 0; j < block.cols; ++j) {
+              Value offset =
+                  arith::AddIOp::create(b, loc, offsetOf(j), tileStart);
+              SmallVector<Value> x;
+              for (int64_t u = 0; u < vectors; ++u)
+                x.push_back(load(
+                    b, loc, input,
+                    {image, arith::AddIOp::create(b, loc, offset,
+                                                  index(b, u * lanes))},
+                    shape.inputLength, masked && shape.maskLoads));
+              for (int64_t i = 0; i < block.rows; ++i) {
+                Value w = valueOf(i, j);
+                for (int64_t u = 0; u < vectors; ++u) {
+                  Value &a = next[i * vectors + u];
+                  a = vector::FMAOp::create(b, loc, w, x[u], a);
                 }
-                scf::YieldOp::create(b, loc, next);
-              });
+              }
+            }
+          };
+          SmallVector<Value> sums;
+          if (!shape.bake) {
+            auto blocks = scf::ForOp::create(
+                b, loc, begin, end, one, init,
+                [&](OpBuilder &b, Location loc, Value storedBlock,
+                    ValueRange acc) {
+                  SmallVector<Value> next(acc.begin(), acc.end());
+                  accumulate(
+                      b, loc, next,
+                      [&](int64_t j) {
+                        return loadIndex(
+                            b, loc, arrays.offsets,
+                            arith::AddIOp::create(
+                                b, loc,
+                                arith::MulIOp::create(b, loc, storedBlock,
+                                                      index(b, block.cols)),
+                                index(b, j)));
+                      },
+                      [&](int64_t i, int64_t j) -> Value {
+                        Value valueIndex = arith::AddIOp::create(
+                            b, loc,
+                            arith::MulIOp::create(b, loc, storedBlock,
+                                                  index(b, block.size())),
+                            index(b, i * block.cols + j));
+                        return vector::BroadcastOp::create(
+                            b, loc, vectorType,
+                            memref::LoadOp::create(b, loc, arrays.values,
+                                                   valueIndex));
+                      });
+                  scf::YieldOp::create(b, loc, next);
+                });
+            sums.assign(blocks.getResults().begin(), blocks.getResults().end());
+          } else {
+            // Baked: a case per (block row, slab) that has stored blocks,
+            // its offsets and values immediates.
+            SmallVector<int64_t> cases;
+            for (int64_t s = 0, e = slabData.size(); s < e; ++s)
+              if ((s + 1) % (shape.slabs + 1) != 0 &&
+                  slabData[s] < slabData[s + 1])
+                cases.push_back(s);
+            auto sw = scf::IndexSwitchOp::create(
+                b, loc, ValueRange(init).getTypes(), slot, cases, cases.size());
+            for (auto [n, slotValue] : llvm::enumerate(cases)) {
+              Block &body = sw.getCaseRegions()[n].emplaceBlock();
+              OpBuilder cb = OpBuilder::atBlockEnd(&body);
+              SmallVector<Value> next(init);
+              for (int32_t k = slabData[slotValue]; k < slabData[slotValue + 1];
+                   ++k)
+                accumulate(
+                    cb, loc, next,
+                    [&](int64_t j) {
+                      return index(cb, offsetData[k * block.cols + j]);
+                    },
+                    [&](int64_t i, int64_t j) -> Value {
+                      return arith::ConstantOp::create(
+                          cb, loc, vectorType,
+                          DenseElementsAttr::get(
+                              vectorType,
+                              weight.values[k * block.size() + i * block.cols + j]));
+                    });
+              scf::YieldOp::create(cb, loc, next);
+            }
+            Block &fallback = sw.getDefaultRegion().emplaceBlock();
+            OpBuilder fb = OpBuilder::atBlockEnd(&fallback);
+            scf::YieldOp::create(fb, loc, init);
+            sums.assign(sw.getResults().begin(), sw.getResults().end());
+          }
           for (int64_t i = 0; i < block.rows; ++i)
             for (int64_t u = 0; u < vectors; ++u) {
-              Value result = blocks.getResult(i * vectors + u);
+              Value result = sums[i * vectors + u];
               // The shortcut is added once, after the last slab.
               if (residual) {
                 Value shortcut = load(b, loc, residual,
@@ -442,8 +500,8 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
   Value residualBuffer =
       flatResidual ? toBuffer(b, loc, flatResidual) : Value();
-  buildKernel(b, loc, shape, weight, arrays, chunks.size() - 1, input, output,
-              biasBuffer, residualBuffer);
+  buildKernel(b, loc, shape, weight, arrays, offsets, slabs, chunks.size() - 1,
+              input, output, biasBuffer, residualBuffer);
   return bufferization::ToTensorOp::create(
       b, loc,
       RankedTensorType::get(outputType.getShape(), outputType.getElementType()),
@@ -575,6 +633,7 @@ struct SparseToLoops
     std::tie(shape.lanes, shape.vectorsPerTile) =
         chooseTile(target, weight.block, shape.outputLength, tileVectors);
     shape.relu = op.getRelu();
+    shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;
     chooseSlabs(shape, target, weight, c / groups, kh * kw,
                 sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
                 slabChannels);
@@ -666,6 +725,7 @@ struct SparseToLoops
     std::tie(shape.lanes, shape.vectorsPerTile) =
         chooseTile(target, weight.block, batch, tileVectors);
     shape.relu = op.getRelu();
+    shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;
     chooseSlabs(shape, target, weight, features, 1, shape.tile() * 4,
                 slabChannels);
     shape.inputLength = features * batch;

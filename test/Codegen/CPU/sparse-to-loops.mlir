@@ -4,6 +4,8 @@
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops | FileCheck %s --check-prefix=V3
 // RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 slab-channels=1" | FileCheck %s --check-prefix=SLABS
 // RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" | FileCheck %s --check-prefix=NOPOS
+// Weights baked into the code (bake-limit, for measurement: docs/Sparse.md).
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 bake-limit=64" | FileCheck %s --check-prefix=BAKE
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
@@ -57,6 +59,21 @@
 // V3-LABEL: func.func @conv
 // V3: memref.alloc() {alignment = 64 : i64} : memref<1x4x35xf32>
 // V3: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// Baked: one case per (row, slab) slot with stored blocks (rows 0, 1 and
+// 3 of 1 slab: slots 0, 2, 6; row 2 is empty and takes the default), the
+// values immediates, the input read at constant offsets from the tile.
+// BAKE-LABEL: func.func @conv
+// BAKE: scf.index_switch %{{.*}} -> vector<16xf32>, vector<16xf32>, vector<16xf32>
+// BAKE: case 0 {
+// BAKE: arith.constant dense<1.000000e+00> : vector<16xf32>
+// BAKE-COUNT-3: vector.fma
+// BAKE: case 2 {
+// BAKE: dense<2.000000e+00>
+// BAKE: dense<3.000000e+00>
+// BAKE: case 6 {
+// BAKE: dense<4.000000e+00>
+// BAKE: default {
+// BAKE: arith.maximumf
 func.func @conv(%x: tensor<1x2x5x5xf32>, %b: tensor<4xf32>) -> tensor<1x4x5x5xf32> {
   %w = sparse.constant {positions = array<i32: 0, 1, 3, 3, 4>, coordinates = array<i32: 2, 0, 17, 5>,
                         values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : tensor<4x18xf32, #CSR>

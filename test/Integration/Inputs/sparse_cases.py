@@ -162,6 +162,21 @@ def residual_cases(gen):
     return cases
 
 
+def full_conv_cases(gen):
+    """The whole cross product (make test-sparse-full): every shape of the
+    convolution matrix at every density, in CSR and in the largest block
+    height up to 4 its groups allow, each with and without a residual, on
+    1 and 2 threads (the index picks the threads and the empty channel)."""
+    cases = []
+    for i, cfg in enumerate(CONV_MATRIX):
+        for j, density in enumerate(DENSITIES):
+            for rows in sorted({1, block_rows_for(cfg[4], cfg[9], 4)}):
+                for residual in (False, True):
+                    index = i + j + rows + residual
+                    cases.append(conv_case(index, cfg, density, rows,
+                                           relu=index % 2 == 0, gen=gen,
+                                           residual=residual))
+    return cases
 
 
 def conv_cases(gen):
@@ -321,6 +336,8 @@ def network_cases(gen):
 
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases,
             "residual": residual_cases}
+# Not in the default set (lit): the cross product, minutes per target.
+EXTRA_FAMILIES = {"full-conv": full_conv_cases}
 
 
 def with_target(run_args, target):
@@ -348,12 +365,14 @@ def main():
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--targets", default="",
                         help="space-separated targets (lit's %%exec_targets)")
-    parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    parser.add_argument("--family", action="append",
+                        choices=sorted({**FAMILIES, **EXTRA_FAMILIES}))
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     gen = torch.Generator().manual_seed(4321)
     families = args.family or sorted(FAMILIES)
-    cases = [c for fam in families for c in FAMILIES[fam](gen)]
+    every = {**FAMILIES, **EXTRA_FAMILIES}
+    cases = [c for fam in families for c in every[fam](gen)]
     targets = args.targets.split() or [None]
     failing, runs = [], 0
     for c in cases:
