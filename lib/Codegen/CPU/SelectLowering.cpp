@@ -11,7 +11,9 @@
 #include "DLAS/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_CPUSELECTLOWERING
@@ -85,29 +87,19 @@ void privatizeInitChain(OpOperand &use) {
   }
 }
 
-/// Replaces a constant, static `pad` by the fill of a new tensor and the
-/// insertion of the source into it (what bufferization makes of it), so
-/// that the fill can carry a tag; returns the fill, or null.
+/// Replaces `pad` by the fill of a new tensor and the insertion of the
+/// source into it (upstream's destination-passing form, what bufferization
+/// makes of it), so that the fill can carry a tag; returns the fill, or
+/// null when the padding is not a constant fill.
 Operation *materializePad(tensor::PadOp pad) {
-  Value padValue = pad.getConstantPaddingValue();
-  RankedTensorType type = pad.getResultType();
-  if (!padValue || !type.hasStaticShape() ||
-      !pad.getSourceType().hasStaticShape())
+  IRRewriter rewriter(pad);
+  FailureOr<Operation *> rewritten =
+      linalg::rewriteInDestinationPassingStyle(rewriter, pad);
+  if (failed(rewritten))
     return nullptr;
-  OpBuilder b(pad);
-  Location loc = pad.getLoc();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
-  auto fill = linalg::FillOp::create(b, loc, padValue, empty);
-  SmallVector<OpFoldResult> sizes =
-      tensor::getMixedSizes(b, loc, pad.getSource());
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  Value inserted = tensor::InsertSliceOp::create(
-      b, loc, pad.getSource(), fill.getResult(0), pad.getMixedLowPad(), sizes,
-      strides);
-  pad.replaceAllUsesWith(inserted);
-  pad.erase();
-  return fill;
+  auto insert = dyn_cast<tensor::InsertSliceOp>(*rewritten);
+  Operation *fill = insert ? insert.getDest().getDefiningOp() : nullptr;
+  return isa_and_nonnull<linalg::FillOp>(fill) ? fill : nullptr;
 }
 
 /// `decision` with fusion group `group`.

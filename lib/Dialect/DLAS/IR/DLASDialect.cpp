@@ -22,30 +22,28 @@ void DLASDialect::initialize() {
       >();
 }
 
+/// Succeeds when `attr`'s value is an `AttrT`; else an error at `op` that
+/// names the attribute and the kind (`what`) it must be.
+template <typename AttrT>
+static LogicalResult verifyAttrKind(Operation *op, NamedAttribute attr,
+                                    StringRef what) {
+  if (isa<AttrT>(attr.getValue()))
+    return success();
+  return op->emitError() << "'" << attr.getName().getValue() << "' must be a "
+                         << what << ", got " << attr.getValue();
+}
+
 LogicalResult DLASDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   // Other dlas.* attributes (dlas.layer, dlas.signature, per-op tiles)
   // belong to the passes that set and read them.
-  if (attr.getName() == kLoweringAttrName) {
-    if (!isa<MicrokernelAttr>(attr.getValue()))
-      return op->emitError() << "'" << kLoweringAttrName
-                             << "' must be a #dlas.microkernel, got "
-                             << attr.getValue();
-    return success();
-  }
-  if (attr.getName() == kFusedAttrName) {
-    if (!isa<FusedAttr>(attr.getValue()))
-      return op->emitError() << "'" << kFusedAttrName
-                             << "' must be a #dlas.fused, got "
-                             << attr.getValue();
-    return success();
-  }
-  if (attr.getName() != kTargetAttrName)
-    return success();
-  if (!isa<CPUTargetAttr>(attr.getValue()))
-    return op->emitError() << "'" << kTargetAttrName
-                           << "' must be a #dlas.cpu_target, got "
-                           << attr.getValue();
+  StringRef name = attr.getName().getValue();
+  if (name == kLoweringAttrName)
+    return verifyAttrKind<MicrokernelAttr>(op, attr, "#dlas.microkernel");
+  if (name == kFusedAttrName)
+    return verifyAttrKind<FusedAttr>(op, attr, "#dlas.fused");
+  if (name == kTargetAttrName)
+    return verifyAttrKind<CPUTargetAttr>(op, attr, "#dlas.cpu_target");
   return success();
 }
 
