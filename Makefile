@@ -101,9 +101,11 @@ fuzz: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 	  echo "== dlas-fuzz-$$f for $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_BUILD)/bin/dlas-fuzz-$$f $(FUZZ_BUILD)/corpus/$$f $(FUZZ_BUILD)/seeds/$$f \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$f- > $(FUZZ_BUILD)/fuzz-$$f.log 2>&1; \
-	  rc=$$?; tail -12 $(FUZZ_BUILD)/fuzz-$$f.log; \
-	  [ $$rc = 0 ] || { echo "dlas-fuzz-$$f: crash, input kept in $(FUZZ_BUILD)/artifacts"; status=1; }; \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$f- > $(FUZZ_BUILD)/fuzz-$$f.log 2>&1 && rc=0 || rc=$$?; \
+	  tail -40 $(FUZZ_BUILD)/fuzz-$$f.log; \
+	  [ $$rc = 0 ] || { echo "dlas-fuzz-$$f: crash, input kept in $(FUZZ_BUILD)/artifacts:"; \
+	    for a in $(FUZZ_BUILD)/artifacts/$$f-*; do echo "-- $$a"; head -c 4000 "$$a" | cat -v; echo; done; \
+	    status=1; }; \
 	done; exit $$status
 
 build: configure
@@ -137,7 +139,8 @@ test-models: build
 	@# `make test-models-vgg16-sparse`, kept out of CI's time.)
 	for s in 0.5 0.8 0.9 0.95; do \
 	  /usr/bin/python3 test/Models/Inputs/models.py --models $(SPARSE_MODELS) --prune $$s \
-	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) || exit 1; \
+	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) \
+	    --jobs $(MODEL_JOBS) || exit 1; \
 	done
 
 # Sparse convolutions over the whole shape x density x format x residual

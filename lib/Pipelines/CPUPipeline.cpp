@@ -200,6 +200,9 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
 }
 
 void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
+  // bf16 conversions the target cannot do in hardware become bit
+  // operations (no compiler-rt call in the generated code).
+  pm.addPass(createCPULegalizeBF16());
   // Math ops with an LLVM intrinsic become intrinsics; the rest (erf, ...)
   // become libm calls that the JIT resolves in the host process.
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());

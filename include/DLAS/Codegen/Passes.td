@@ -66,6 +66,30 @@ def TargetToLLVM : Pass<"dlas-target-to-llvm", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CPULegalizeBF16 : Pass<"dlas-cpu-legalize-bf16", "mlir::ModuleOp"> {
+  let summary = "bf16 arithmetic and conversions a target without AVX512-BF16 can run";
+  let description = [{
+    LLVM's x86 backend rounds f32 to bf16 with `vcvtneps2bf16` when the
+    target has `avx512bf16`, and otherwise calls `__truncsfbf2`, a
+    compiler-rt builtin that neither the JIT process nor a plain C runtime
+    provides. On a module whose `dlas.target` lacks `+avx512bf16` (or that
+    has no target), this pass computes every arith op on bf16 in f32
+    (`arith::populateEmulateUnsupportedFloatsPatterns`) and expands the
+    f32 <-> bf16 conversions into integer bit operations with
+    round-to-nearest-even (`arith::populateExpandBFloat16Patterns`), for
+    scalars and vectors alike. A target with `avx512bf16` keeps the
+    conversions for LLVM to select. Runs on loops, before the LLVM
+    conversion; a module without bf16 is left as it is.
+
+    ```mlir
+    %y = arith.truncf %x : f32 to bf16
+    // becomes, without avx512bf16: bitcast to i32, add the rounding bias
+    // (0x7fff + lsb), shift right by 16, truncate to i16, bitcast to bf16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
   let summary = "Choose direct, flat, 1x1-as-GEMM, im2col+GEMM or Winograd per "
                 "convolution";

@@ -56,9 +56,16 @@ bool isPointwise(linalg::Conv2DNchwFchwOp conv) {
   return filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1;
 }
 
-/// Body of the contraction generics: out += lhs * rhs.
+/// Body of the contraction generics: out += lhs * rhs, the operands
+/// widened to the accumulator's type first (bf16/f16 into f32), as the
+/// named convolution it replaces does.
 void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
-  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+  Type acc = args[2].getType();
+  auto widen = [&](Value v) -> Value {
+    return v.getType() == acc ? v : arith::ExtFOp::create(b, loc, acc, v);
+  };
+  Value product =
+      arith::MulFOp::create(b, loc, widen(args[0]), widen(args[1]));
   linalg::YieldOp::create(
       b, loc, arith::AddFOp::create(b, loc, args[2], product).getResult());
 }

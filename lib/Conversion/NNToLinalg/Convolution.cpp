@@ -142,10 +142,17 @@ struct Conv2DLowering : OpConversionPattern<nn::Conv2DOp> {
         0.0);
     input = padSpatial(rewriter, loc, input, pad[0], pad[1], pad[2], pad[3],
                        zero);
+    // Half-width floats accumulate in f32 (the named ops widen their
+    // operands to the output's type) and round once, at the end.
+    auto accType = nchwResultType.clone(
+        accumulatorType(nchwResultType.getElementType()));
+    Value bias = adaptor.getBias();
+    if (bias)
+      bias = convertFloats(rewriter, loc, bias, accType);
     Value result = nchwConvolution(rewriter, loc, input, adaptor.getFilter(),
-                                   adaptor.getBias(), nchwResultType,
-                                   op.getGroups(), op.getStrides(),
-                                   op.getDilations());
+                                   bias, accType, op.getGroups(),
+                                   op.getStrides(), op.getDilations());
+    result = convertFloats(rewriter, loc, result, nchwResultType);
     if (nhwc)
       result = transpose(rewriter, loc, result, kNchwToNhwc);
     rewriter.replaceOp(op, result);
@@ -246,8 +253,11 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
 
     // Convolution with stride 1 and the op's dilation, in grouped form.
     Value groupedInput = splitDim(rewriter, loc, padded, 1, groups);
-    Value init = convAccumulator(rewriter, loc, resultType, input,
-                                 adaptor.getBias());
+    auto accType = resultType.clone(accumulatorType(elementType));
+    Value bias = adaptor.getBias();
+    if (bias)
+      bias = convertFloats(rewriter, loc, bias, accType);
+    Value init = convAccumulator(rewriter, loc, accType, input, bias);
     Value groupedInit = splitDim(rewriter, loc, init, 1, groups);
     auto groupedType = cast<RankedTensorType>(groupedInit.getType());
     Value grouped =
@@ -256,7 +266,9 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
             ValueRange{groupedInit}, rewriter.getI64TensorAttr({1, 1}),
             rewriter.getI64TensorAttr(dilation))
             .getResult(0);
-    rewriter.replaceOp(op, mergeDims(rewriter, loc, grouped, 1));
+    rewriter.replaceOp(op, convertFloats(rewriter, loc,
+                                         mergeDims(rewriter, loc, grouped, 1),
+                                         resultType));
     return success();
   }
 };

@@ -53,13 +53,17 @@ struct ContractionLowering : OpConversionPattern<NNOp> {
     for (int64_t d = 0; d + 1 < rank; ++d)
       sizes.push_back(tensor::getMixedSize(rewriter, loc, lhs, d));
     sizes.push_back(tensor::getMixedSize(rewriter, loc, rhs, rank - 1));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
-    Value zero = scalarConstant(rewriter, loc, type.getElementType(), 0.0);
+    // Half-width floats accumulate in f32 and round once.
+    Type acc = accumulatorType(type.getElementType());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, acc);
+    Value zero = scalarConstant(rewriter, loc, acc, 0.0);
     Value init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
     Value result = LinalgOp::create(rewriter, loc, TypeRange{init.getType()},
                                     ValueRange{lhs, rhs}, ValueRange{init})
                        .getResult(0);
+    result = convertFloats(
+        rewriter, loc, result,
+        cast<RankedTensorType>(result.getType()).clone(type.getElementType()));
     if (result.getType() != type)
       result = tensor::CastOp::create(rewriter, loc, type, result);
     rewriter.replaceOp(op, result);
@@ -78,22 +82,25 @@ struct LinearLowering : OpConversionPattern<nn::LinearOp> {
     if (ShapedType::isDynamic(type.getDimSize(1)))
       return unsupported(rewriter, op, "a dynamic number of output features");
     Value weightT = transpose(rewriter, loc, adaptor.getWeight(), {1, 0});
+    // Half-width floats accumulate in f32 and round once.
+    auto accType = type.clone(accumulatorType(type.getElementType()));
     Value init;
     if (Value bias = adaptor.getBias()) {
-      Value empty = emptyTensor(rewriter, loc, type, adaptor.getInput());
+      bias = convertFloats(rewriter, loc, bias, accType);
+      Value empty = emptyTensor(rewriter, loc, accType, adaptor.getInput());
       init = linalg::BroadcastOp::create(rewriter, loc, bias, empty,
                                          ArrayRef<int64_t>{0})
                  .getResult()[0];
     } else {
       init = filledTensor(
-          rewriter, loc, type, adaptor.getInput(),
-          scalarConstant(rewriter, loc, type.getElementType(), 0.0));
+          rewriter, loc, accType, adaptor.getInput(),
+          scalarConstant(rewriter, loc, accType.getElementType(), 0.0));
     }
     Value result = linalg::MatmulOp::create(
-                       rewriter, loc, TypeRange{type},
+                       rewriter, loc, TypeRange{accType},
                        ValueRange{adaptor.getInput(), weightT}, ValueRange{init})
                        .getResult(0);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, convertFloats(rewriter, loc, result, type));
     return success();
   }
 };

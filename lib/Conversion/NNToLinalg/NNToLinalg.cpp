@@ -85,10 +85,70 @@ bool removeZeroSizeWork(Operation *op) {
   return false;
 }
 
+bool isHalfFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor &&
+         (tensor.getElementType().isBF16() || tensor.getElementType().isF16());
+}
+
+/// Ops whose lowering is exact in bf16 and f16 (they move, select or
+/// compare elements) or that accumulate in f32 themselves (the
+/// contractions): they run in the half-width type as they are.
+bool runsInHalfFloats(Operation *op) {
+  return isa<nn::Conv2DOp, nn::ConvTranspose2DOp, nn::MatmulOp,
+             nn::BatchMatmulOp, nn::LinearOp, nn::MaxPool2DOp,
+             nn::MaxPool2DWithIndicesOp, nn::ReluOp, nn::Relu6Op, nn::NegOp,
+             nn::AbsOp, nn::MaxOp, nn::MinOp, nn::ClipOp, nn::FloorOp,
+             nn::CeilOp, nn::RoundOp, nn::CompareOp, nn::SelectOp, nn::CastOp,
+             nn::TopKOp, nn::ArgMaxOp, nn::ArgMinOp, nn::ConcatOp,
+             nn::BroadcastToOp, nn::ReshapeOp, nn::FlattenOp, nn::TransposeOp,
+             nn::PadOp, nn::SliceOp, nn::GatherOp, nn::GatherElementsOp>(op);
+}
+
+/// Every other nn op computes in f32 on bf16/f16 tensors: its half-width
+/// operands are widened with nn.cast and its results rounded back, once,
+/// so that sums (softmax, pooling, norms, reductions, recurrences) and
+/// transcendentals keep f32's precision. Elementwise fusion later folds
+/// the casts into the op's loop.
+void widenHalfFloatArithmetic(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isa<nn::NNDialect>(op->getDialect()) && !runsInHalfFloats(op) &&
+        (llvm::any_of(op->getOperandTypes(), isHalfFloatTensor) ||
+         llvm::any_of(op->getResultTypes(), isHalfFloatTensor)))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto widened = [&](Type type) -> Type {
+      if (!isHalfFloatTensor(type))
+        return type;
+      return cast<RankedTensorType>(type).clone(b.getF32Type());
+    };
+    for (OpOperand &operand : op->getOpOperands()) {
+      Type type = operand.get().getType();
+      if (isHalfFloatTensor(type))
+        operand.set(
+            nn::CastOp::create(b, loc, widened(type), operand.get()));
+    }
+    b.setInsertionPointAfter(op);
+    for (Value result : op->getResults()) {
+      Type type = result.getType();
+      if (!isHalfFloatTensor(type))
+        continue;
+      result.setType(widened(type));
+      auto narrowed = nn::CastOp::create(b, loc, type, result);
+      result.replaceAllUsesExcept(narrowed, narrowed);
+    }
+  }
+}
+
 struct ConvertNNToLinalgPass
     : dlas::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
   void runOnOperation() override {
     Operation *root = getOperation();
+    widenHalfFloatArithmetic(root);
     int64_t count = 0;
     // Zero-size tensors verify (ONNX allows them); their ops need no code.
     // Those that still compute from or into one are refused here, naming

@@ -235,3 +235,28 @@ LogicalResult nnlowering::unsupported(ConversionPatternRewriter &rewriter,
                   << op->getName() << "': " << reason;
   return rewriter.notifyMatchFailure(op, reason);
 }
+
+Type nnlowering::accumulatorType(Type type) {
+  if (type.isBF16() || type.isF16())
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+Value nnlowering::convertFloats(OpBuilder &b, Location loc, Value value,
+                                RankedTensorType type) {
+  auto from = cast<RankedTensorType>(value.getType());
+  if (from.getElementType() == type.getElementType())
+    return value;
+  auto to = RankedTensorType::get(from.getShape(), type.getElementType());
+  bool widen = from.getElementType().getIntOrFloatBitWidth() <
+               to.getElementType().getIntOrFloatBitWidth();
+  AffineMap identity = b.getMultiDimIdentityMap(from.getRank());
+  return elementwise(b, loc, to, value, value, identity,
+                     [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       if (widen)
+                         return arith::ExtFOp::create(nb, l, to.getElementType(),
+                                                      args[0]);
+                       return arith::TruncFOp::create(
+                           nb, l, to.getElementType(), args[0]);
+                     });
+}

@@ -79,6 +79,16 @@ Value broadcastChannels(OpBuilder &b, Location loc, Value vector,
                         RankedTensorType resultType, Value sizeSource,
                         int64_t dim);
 
+/// The element type convolutions, matmuls and reductions accumulate in for
+/// operands of `type`: f32 for the half-width floats (bf16, f16; their 8
+/// or 11 significant bits would lose a long sum), `type` otherwise.
+Type accumulatorType(Type type);
+
+/// `value` with its elements converted to `type`'s element type by
+/// arith.extf / arith.truncf (floats only; `value` itself when they agree).
+Value convertFloats(OpBuilder &b, Location loc, Value value,
+                   RankedTensorType type);
+
 /// Reports an op the lowering cannot handle with its name and the reason.
 LogicalResult unsupported(ConversionPatternRewriter &rewriter, Operation *op,
                           const Twine &reason);

@@ -46,11 +46,11 @@ func.func @reduce_zero_size(%a: tensor<3x0xf32>) -> tensor<3x1xf32> {
 
 // -----
 
-func.func @rnn_f16(%x: tensor<3x1x2xf16>, %w: tensor<1x4x2xf16>, %r: tensor<1x4x4xf16>, %b: tensor<1x8xf16>, %h: tensor<1x1x4xf16>) -> tensor<3x1x1x4xf16> {
-  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.rnn': element type f16 (recurrent layers lower in f32 only)}}
+func.func @rnn_f64(%x: tensor<3x1x2xf64>, %w: tensor<1x4x2xf64>, %r: tensor<1x4x4xf64>, %b: tensor<1x8xf64>, %h: tensor<1x1x4xf64>) -> tensor<3x1x1x4xf64> {
+  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.rnn': element type f64 (recurrent layers lower in f32 only)}}
   // expected-error @+1 {{failed to legalize operation}}
   %0:2 = nn.rnn %x, %w, %r, %b, %h
-      : (tensor<3x1x2xf16>, tensor<1x4x2xf16>, tensor<1x4x4xf16>, tensor<1x8xf16>, tensor<1x1x4xf16>)
-      -> (tensor<3x1x1x4xf16>, tensor<1x1x4xf16>)
-  return %0#0 : tensor<3x1x1x4xf16>
+      : (tensor<3x1x2xf64>, tensor<1x4x2xf64>, tensor<1x4x4xf64>, tensor<1x8xf64>, tensor<1x1x4xf64>)
+      -> (tensor<3x1x1x4xf64>, tensor<1x1x4xf64>)
+  return %0#0 : tensor<3x1x1x4xf64>
 }

@@ -44,3 +44,22 @@ func.func @broadcast_to_fold(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
   %0 = nn.broadcast_to %x {shape = array<i64: 3, 1>} : (tensor<3x4xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// An exact widening undone folds away; a rounding narrowing does not.
+// CHECK-LABEL: func @cast_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<4xbf16>, %[[Y:.*]]: tensor<4xf32>, %[[Z:.*]]: tensor<4xf16>)
+// CHECK-DAG: %[[NARROW:.*]] = nn.cast %[[Y]] : tensor<4xf32> to tensor<4xbf16>
+// CHECK-DAG: %[[WIDE:.*]] = nn.cast %[[NARROW]] : tensor<4xbf16> to tensor<4xf32>
+// CHECK-DAG: %[[VIA:.*]] = nn.cast %[[X]] : tensor<4xbf16> to tensor<4xf32>
+// CHECK-DAG: %[[TOHALF:.*]] = nn.cast %[[VIA]] : tensor<4xf32> to tensor<4xf16>
+// CHECK: return %[[X]], %[[WIDE]], %[[TOHALF]], %[[Z]]
+func.func @cast_round_trip(%x: tensor<4xbf16>, %y: tensor<4xf32>, %z: tensor<4xf16>) -> (tensor<4xbf16>, tensor<4xf32>, tensor<4xf16>, tensor<4xf16>) {
+  %0 = nn.cast %x : tensor<4xbf16> to tensor<4xf32>
+  %1 = nn.cast %0 : tensor<4xf32> to tensor<4xbf16>
+  %2 = nn.cast %y : tensor<4xf32> to tensor<4xbf16>
+  %3 = nn.cast %2 : tensor<4xbf16> to tensor<4xf32>
+  %4 = nn.cast %0 : tensor<4xf32> to tensor<4xf16>
+  %5 = nn.cast %z : tensor<4xf16> to tensor<4xf32>
+  %6 = nn.cast %5 : tensor<4xf32> to tensor<4xf16>
+  return %1, %3, %4, %6 : tensor<4xbf16>, tensor<4xf32>, tensor<4xf16>, tensor<4xf16>
+}

@@ -709,9 +709,27 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                            onTrue.getElementType(), results);
 }
 
+/// True when every value of float type `narrow` is exactly a value of
+/// float type `wide` (bf16 and f16 in f32 or f64, f32 in f64).
+static bool widensExactly(Type narrow, Type wide) {
+  auto from = dyn_cast<FloatType>(narrow), to = dyn_cast<FloatType>(wide);
+  return from && to && (to.isF32() || to.isF64()) &&
+         from.getWidth() < to.getWidth() &&
+         (from.isBF16() || from.isF16() || from.isF32());
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  // x -> wider -> x's type again is x: the widening was exact (the edges
+  // of two neighbouring low-precision regions meet this way).
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    Value source = inner.getInput();
+    if (source.getType() == getType() &&
+        widensExactly(getElementTypeOrSelf(source),
+                      getElementTypeOrSelf(inner.getType())))
+      return source;
+  }
   return {};
 }
 
