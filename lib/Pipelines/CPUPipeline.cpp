@@ -63,6 +63,16 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   sparsify.policy = options.sparsify;
   sparsify.print = options.printSparsify;
   pm.addPass(sparse::createSparsify(sparsify));
+  // Precision after the sparse decision (sparse kernels stay f32) and
+  // before outlining, so that casts between two low-precision layers fold
+  // before they become layer boundaries.
+  if (options.precision != "f32" || options.printPrecision) {
+    nn::MixedPrecisionOptions mixed;
+    mixed.policy = options.precision;
+    mixed.print = options.printPrecision;
+    pm.addPass(nn::createMixedPrecision(mixed));
+    pm.addPass(createCanonicalizerPass());
+  }
   if (options.outlineLayers)
     pm.addPass(nn::createOutlineLayers());
   if (options.profileLayers)

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -137,4 +138,40 @@ Value dlas::createF32Constant(OpBuilder &b, Location loc,
       alignof(float));
   return arith::ConstantOp::create(
       b, loc, DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));
+}
+
+Value dlas::createConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                           ArrayRef<char> bytes, StringRef resourceName) {
+  unsigned align = std::max(1u, type.getElementTypeBitWidth() / 8);
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
+  return arith::ConstantOp::create(
+      b, loc, DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));
+}
+
+dlas::RoundedHalfFloats dlas::roundToHalfFloats(ArrayRef<float> data,
+                                          FloatType type) {
+  RoundedHalfFloats rounded;
+  rounded.bits.reserve(data.size());
+  const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  double error = 0.0, norm = 0.0;
+  bool overflow = false;
+  for (float value : data) {
+    llvm::APFloat half(value);
+    bool lost;
+    half.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+    rounded.bits.push_back(
+        static_cast<uint16_t>(half.bitcastToAPInt().getZExtValue()));
+    if (std::isfinite(value) && half.isInfinity())
+      overflow = true;
+    // Back to f32 to measure what the rounding lost.
+    half.convert(llvm::APFloat::IEEEsingle(),
+                 llvm::APFloat::rmNearestTiesToEven, &lost);
+    double diff = double(value) - half.convertToFloat();
+    error += diff * diff;
+    norm += double(value) * value;
+  }
+  rounded.relativeError =
+      overflow ? INFINITY : (norm > 0 ? std::sqrt(error / norm) : 0.0);
+  return rounded;
 }

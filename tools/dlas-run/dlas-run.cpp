@@ -184,6 +184,17 @@ static cl::opt<bool> printSparsify(
     cl::desc("Print --prune's sparsity and the sparse-or-dense decision of "
              "every layer"),
     cl::cat(runCategory));
+static cl::opt<std::string> precisionPolicy(
+    "precision",
+    cl::desc("Run layers in lower precision (dlas-mixed-precision): f32, "
+             "bf16, fp16 or auto (what the target computes natively); the "
+             "entry keeps its types, so the f32 inputs and expected outputs "
+             "still apply"),
+    cl::init("f32"), cl::cat(runCategory));
+static cl::opt<bool> printPrecision(
+    "print-precision",
+    cl::desc("Print every layer's precision and the reason"),
+    cl::cat(runCategory));
 static cl::opt<bool> timeStages(
     "time-stages",
     cl::desc("Print the time of each compile stage (import, passes, LLVM)"),
@@ -439,6 +450,9 @@ int runMain() {
     if (!pipeline.empty() && sparsifyPolicy.getNumOccurrences())
       return fail("--sparsify configures the built-in pipeline; with "
                   "--pipeline give it as dlas-cpu-pipeline{sparsify=...}");
+    if (!pipeline.empty() && precisionPolicy.getNumOccurrences())
+      return fail("--precision configures the built-in pipeline; with "
+                  "--pipeline give it as dlas-cpu-pipeline{precision=...}");
     // Pruning changes the model, whatever pipeline compiles it.
     if (pruneSparsity > 0.0) {
       PassManager prunePm(&context);
@@ -476,6 +490,8 @@ int runMain() {
       pipelineOptions.blockedEntry = blockedEntry;
       pipelineOptions.sparsify = sparsifyPolicy;
       pipelineOptions.printSparsify = printSparsify;
+      pipelineOptions.precision = precisionPolicy;
+      pipelineOptions.printPrecision = printPrecision;
       pipelineOptions.target = target;
       pipelineOptions.targetFeatures = targetFeatures;
       // Refuse a bad name before compiling (the pipeline would too, later).

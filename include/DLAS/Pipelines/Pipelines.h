@@ -66,6 +66,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Print dlas-sparsify's decision for every layer, and "
                      "dlas-prune's achieved sparsity"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Per-layer precision policy (dlas-mixed-precision): "
+                     "f32, bf16, fp16 or auto"),
+      llvm::cl::init("f32")};
+  PassOptions::Option<bool> printPrecision{
+      *this, "print-precision",
+      llvm::cl::desc("Print every layer's precision and why "
+                     "(dlas-mixed-precision print)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> outlineLayers{
       *this, "outline-layers",
       llvm::cl::desc("Compile every nn layer as a function of its own "

@@ -43,6 +43,20 @@ std::optional<std::vector<float>> readF32Constant(Value value);
 Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         ArrayRef<float> data, StringRef resourceName);
 
+/// An `arith.constant` of `type` holding `bytes` (its elements row-major,
+/// little-endian) as a dense_resource blob named `resourceName`.
+Value createConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                     ArrayRef<char> bytes, StringRef resourceName);
+
+/// `data` rounded to nearest-even in the 16-bit float type `type` (bf16 or
+/// f16): the bit patterns, and the relative L2 error of the rounding
+/// (infinite when a finite value overflows).
+struct RoundedHalfFloats {
+  std::vector<uint16_t> bits;
+  double relativeError = 0.0;
+};
+RoundedHalfFloats roundToHalfFloats(ArrayRef<float> data, FloatType type);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_SUPPORT_CONSTANTDATA_H

@@ -13,6 +13,7 @@ sums, far below 1e-4 on values of magnitude ~10.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -721,8 +722,9 @@ def with_target(pipeline, target):
 
 def run_case(args, c, base, target):
     """dlas-run on case `c` (files at `base`.*) compiled for `target`."""
-    cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
-           "--num-threads", args.num_threads]
+    tolerance = (["--max-rel-err", args.max_rel_err] if args.max_rel_err
+                 else ["--rtol", str(RTOL), "--atol", str(ATOL)])
+    cmd = [args.dlas_run, base + ".mlir", *tolerance, "--num-threads", args.num_threads]
     for i in range(len(c.inputs)):
         cmd += ["--input", f"{base}.in{i}.npy"]
     cmd += ["--expect", base + ".expected.npy"] + c.run_args
@@ -735,9 +737,20 @@ def run_case(args, c, base, target):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+def rounded(stdout, expected):
+    """True when dlas-run's report shows a rounding error, or when none can
+    show: an output of integers (indices, comparisons, counts) is exact in
+    bf16 and f16 as well."""
+    errors = [float(e) for e in re.findall(r"max abs err ([0-9.e+-]+)", stdout)]
+    if any(e > 0 for e in errors):
+        return True
+    return bool(np.all(np.round(expected) == expected))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--family", required=True, choices=sorted(CASES))
+    parser.add_argument("--family", required=True,
+                        help="one of " + ", ".join(sorted(CASES)) + ", or a comma list")
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--num-threads", default="1",
@@ -750,11 +763,23 @@ def main():
                         help="space-separated dlas-run targets to run every "
                              "case for (lit's %%exec_targets: every target "
                              "the host can execute); empty: the host")
+    parser.add_argument("--max-rel-err", default=None,
+                        help="judge by dlas-run --max-rel-err R (max |dlas - torch| "
+                             "<= R * max |torch|) instead of RTOL/ATOL: for runs in "
+                             "lower precision against PyTorch's f32")
+    parser.add_argument("--require-rounding", action="store_true",
+                        help="fail a case whose float output equals the f32 reference "
+                             "exactly (with a --pipeline that lowers precision: proof "
+                             "that it did)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1234)
-    cases = [c for fn in CASES[args.family] for c in fn(gen)]
+    families = args.family.split(",")
+    unknown = [f for f in families if f not in CASES]
+    if unknown:
+        parser.error(f"unknown family {', '.join(unknown)} (known: {', '.join(sorted(CASES))})")
+    cases = [c for family in families for fn in CASES[family] for c in fn(gen)]
     targets = args.targets.split() or [None]
     failing = []
     runs = 0
@@ -770,6 +795,10 @@ def main():
             label = c.name + (f" [{target}]" if target else "")
             proc = run_case(args, c, base, target)
             ok = proc.returncode == 0 and "PASS" in proc.stdout
+            if ok and args.require_rounding and not rounded(proc.stdout, c.expected):
+                ok = False
+                proc.stdout += ("no rounding error at all: the case ran in f32, "
+                                "not in the precision asked for\n")
             print(f"{'ok  ' if ok else 'FAIL'} {label}")
             if not ok:
                 failing.append(label)

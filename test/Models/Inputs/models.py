@@ -216,6 +216,29 @@ def export(name, workdir, opset=13, batch=1, dynamic_batch=False, prune=0.0,
     return model, x, base
 
 
+def judge_precision(ref, output_path, log, args):
+    """Logits run in --precision against PyTorch's f32 ones: the relative
+    L2 error (at most --max-rel-l2) and, for classifiers, the share of
+    inputs whose f32 top-1 class is among the low-precision top 5 (at least
+    --min-top5). Returns (ok, one line of text)."""
+    got = np.load(output_path).astype(np.float64)
+    ref = ref.astype(np.float64)
+    rel_l2 = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
+    ok = bool(np.isfinite(rel_l2)) and rel_l2 <= args.max_rel_l2
+    lowered = len(re.findall(r"dlas-mixed-precision: .*: (?:bf16|f16) ", log))
+    layers = log.count("dlas-mixed-precision:")
+    text = (f"{args.precision}: {lowered} of {layers} layers, "
+            f"relative L2 error {rel_l2:.2e} (max {args.max_rel_l2:g})")
+    if ref.ndim == 2:
+        top5 = np.argsort(-got, axis=1)[:, :5]
+        agree = float(np.mean([r in t for r, t in zip(ref.argmax(axis=1), top5)]))
+        top1 = float(np.mean(ref.argmax(axis=1) == got.argmax(axis=1)))
+        ok = ok and agree >= args.min_top5
+        text += (f", top-5 agreement {agree:.0%} of {ref.shape[0]} inputs "
+                 f"(min {args.min_top5:.0%}), top-1 {top1:.0%}")
+    return ok, text
+
+
 def check_model(name, args):
     """Exports, runs and compares one model, then removes its files unless
     --keep (all of torchvision is about 20 GB of ONNX); returns (name,
@@ -244,8 +267,14 @@ def check_exported_model(name, args):
     del model, x
     gc.collect()
     cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
-           "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
            "--num-threads", str(args.threads)]
+    if args.precision == "f32":
+        cmd += ["--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err]
+    else:
+        # Lower precision is judged on the logits against PyTorch's f32
+        # ones below (relative L2 error, top-5 agreement), not elementwise.
+        cmd += ["--precision", args.precision, "--print-precision",
+                "--output-dir", os.path.dirname(base)]
     if args.repeat > 1:
         cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
     if args.prune:
@@ -264,7 +293,15 @@ def check_exported_model(name, args):
     ref = np.load(base + ".expected.npy")
     spread = float(ref.max() - ref.min())
     degenerate = spread <= 1e-3 * max(float(np.abs(ref).max()), 1e-30)
-    ok = (proc.returncode == 0 and out.rstrip().endswith("PASS")
+    precision_ok, precision_text = True, ""
+    if args.precision != "f32" and proc.returncode == 0:
+        precision_ok, precision_text = judge_precision(
+            ref, os.path.join(os.path.dirname(base), "main_output0.npy"), out, args)
+        out += precision_text + "\n"
+        print(f"{name}: {precision_text}", flush=True)
+    passed = (out.rstrip().endswith("PASS") if args.precision == "f32"
+              else precision_ok)
+    ok = (proc.returncode == 0 and passed
           and "warning:" not in proc.stderr and not degenerate)
     if degenerate:
         out += f"reference output is degenerate (spread {spread:g})\n"
@@ -274,7 +311,7 @@ def check_exported_model(name, args):
               f"at {args.prune:g} pruned ({args.prune_in})", flush=True)
     compile_ms = re.search(r"compiled '\w+' in ([0-9.]+) ms", out)
     median = re.search(r"median ([0-9.]+) ms", out)
-    rel = re.search(r"max rel err ([0-9.e+-]+)", out)
+    rel = re.search(r"(?:max rel err|relative L2 error) ([0-9.e+-]+)", out)
     torch_text = "-" if torch_ms != torch_ms else f"{torch_ms:.2f}"  # NaN: not timed
     line = (f"{name:<18} {compile_ms.group(1) if compile_ms else '-':>10} "
             f"{median.group(1) if median else '-':>9} {torch_text:>9} "
@@ -315,6 +352,11 @@ def main():
                              "--prune prunes the dense model")
     parser.add_argument("--sparsify", default="auto",
                         help="dlas-run --sparsify policy with --prune")
+    parser.add_argument("--precision", default="f32",
+                        help="dlas-run --precision (bf16, fp16, auto): judge the "
+                             "logits by --max-rel-l2 and --min-top5 against f32")
+    parser.add_argument("--max-rel-l2", type=float, default=1e-2)
+    parser.add_argument("--min-top5", type=float, default=0.95)
     parser.add_argument("--keep", action="store_true",
                         help="keep each model's ONNX file, input and expected output")
     parser.add_argument("--jobs", type=int, default=1,

@@ -74,4 +74,61 @@ def FoldBatchNorm : Pass<"dlas-fold-batch-norm"> {
   ];
 }
 
+def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
+  let summary = "Run layers in bf16 or f16 under a per-layer policy with an accuracy guard";
+  let description = [{
+    Rewrites the f32 tensors of every function's nn ops into `bf16`
+    (`policy=bf16`) or `f16` (`policy=fp16`), layer by layer:
+
+    * Layers stay in f32 when the guard says so: the kinds in `keep-f32`
+      (`first-conv`: the first convolution of a function, which sees the
+      raw input; `classifier`: its last linear layer or matmul; `softmax`:
+      every softmax and log-softmax), and every layer whose constant
+      weights lose more than `max-weight-error` (relative L2) by rounding,
+      which includes any weight that overflows f16.
+    * Constant weights are converted at compile time (new `dense_resource`
+      blobs, rounded to nearest even); other f32 operands get an
+      `nn.cast` where a low-precision region begins, and results an
+      `nn.cast` back to f32 where it ends (the function's signature keeps
+      its types). Casts of neighbouring regions fold (`nn.cast` folds an
+      exact widening undone).
+    * Non-nn ops (sparse kernels, func calls) keep their f32 operands.
+
+    The lowering computes convolutions and matmuls in f32 accumulators on
+    half-width operands and every other accumulating or transcendental op
+    in f32 between casts; what gets faster is what moves fewer bytes and,
+    with kernels for the target's bf16 instructions, the arithmetic.
+    `policy=auto` picks bf16 when the module's `dlas.target` has
+    `avx512bf16` or `amx-bf16`, f16 with `avx512fp16`, and leaves the
+    module in f32 otherwise. `policy=int8` needs a calibration
+    (not built yet) and is refused. `print` writes one line per layer:
+    its choice and why.
+
+    ```mlir
+    // policy=bf16, keep-f32=first-conv:
+    %c = nn.cast %x : tensor<1x8x4x4xf32> to tensor<1x8x4x4xbf16>
+    %y = nn.conv2d %c, %w_bf16 : (...) -> tensor<1x8x4x4xbf16>
+    %r = nn.cast %y : tensor<1x8x4x4xbf16> to tensor<1x8x4x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"bf16\"",
+           "f32, bf16, fp16, int8 or auto">,
+    ListOption<"keepF32", "keep-f32", "std::string",
+               "Layer kinds that stay in f32: first-conv, classifier, "
+               "softmax (default: all three; `none` for none)">,
+    Option<"maxWeightError", "max-weight-error", "double", "1e-2",
+           "A layer whose constant weights lose more than this (relative "
+           "L2 error of the rounding) stays in f32">,
+    Option<"print", "print", "bool", "false",
+           "Print every layer's precision and the reason">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numLowered", "lowered-layers", "Layers run in bf16 or f16">,
+    Statistic<"numKept", "kept-layers", "Layers kept in f32 by the guard">,
+    Statistic<"numCasts", "casts", "Casts placed at region edges">
+  ];
+}
+
 #endif // DLAS_DIALECT_NN_TRANSFORMS_PASSES_TD
