@@ -86,11 +86,18 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   if (!(op.hasPureBufferSemantics() || op.hasPureTensorSemantics()) ||
       op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return reject("not a two-input, one-output op");
+  // f32 accumulators; operands of f32, or bf16/f16 widened on load.
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return reject("needs static f32 operands (the kernels build f32 code)");
+    if (!type || !type.hasStaticShape())
+      return reject("needs static operands");
   }
+  Type lhsType = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+  Type rhsType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
+  Type outType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!outType.isF32() || lhsType != rhsType ||
+      !dlas::isKernelInputType(lhsType))
+    return reject("needs f32 output and f32, bf16 or f16 inputs of one type");
   if (!isMultiplyAccumulate(op))
     return reject("body is not out + lhs * rhs");
   Gemm g;
@@ -117,7 +124,7 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
     return reject("exactly one input must run along the output's last dim");
   g.b = involvesN(in0) ? in0 : in1;
   g.a = g.b == in0 ? in1 : in0;
-  if (!isContiguousF32(g.b->get()))
+  if (!dlas::isContiguous(g.b->get()))
     return reject("the streamed input is not contiguous");
   AffineMap bMap = op.getMatchingIndexingMap(g.b);
   AffineExpr nExpr = getAffineDimExpr(g.n, ctx);

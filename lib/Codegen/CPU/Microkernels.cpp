@@ -14,7 +14,11 @@ using namespace mlir::dlas;
 
 bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
-  if (body.getOperations().size() != 3)
+  // Operands narrower than the accumulator (bf16, f16 into f32) are
+  // widened by an arith.extf each first.
+  int64_t widenings = llvm::count_if(
+      body.getOperations(), [](Operation &o) { return isa<arith::ExtFOp>(o); });
+  if (int64_t(body.getOperations().size()) != 3 + widenings)
     return false;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
@@ -27,9 +31,25 @@ bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
   if (!mul)
     return false;
+  auto widened = [](Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return v;
+  };
   Value x = body.getArgument(0), y = body.getArgument(1);
-  return (mul.getLhs() == x && mul.getRhs() == y) ||
-         (mul.getLhs() == y && mul.getRhs() == x);
+  Value lhs = widened(mul.getLhs()), rhs = widened(mul.getRhs());
+  return (lhs == x && rhs == y) || (lhs == y && rhs == x);
+}
+
+bool dlas::isKernelInputType(Type type) {
+  return type.isF32() || type.isBF16() || type.isF16();
+}
+
+bool dlas::isContiguous(Value v) {
+  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+    return tensor.hasStaticShape();
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getLayout().isIdentity();
 }
 
 bool dlas::isContiguousF32(Value v) {

@@ -51,6 +51,11 @@ LogicalResult dlas::decisionFor(
   if (std::string unsupported = decision.unsupportedTypes();
       !unsupported.empty())
     return op->emitError() << unsupported;
+  Type operands = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+  if (decision.getInput() != operands)
+    return op->emitError() << "'" << DLASDialect::kLoweringAttrName
+                           << "' was decided for " << decision.getInput()
+                           << " inputs; the op's are " << operands;
   return success();
 }
 

@@ -13,10 +13,11 @@
 // CHECK-LABEL: func @cnn
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>) -> tensor<1x10xf32>
 // CHECK: %[[C1:.*]] = nn.conv2d %[[X]], %{{.*}} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32>
-// BF16: %[[LOW:.*]] = nn.cast %[[C1]] : tensor<1x8x6x6xf32> to tensor<1x8x6x6xbf16>
-// BF16: %[[R1:.*]] = nn.relu %[[LOW]] : tensor<1x8x6x6xbf16>
-// BF16: %[[C2:.*]] = nn.conv2d %[[R1]], %{{.*}} : (tensor<1x8x6x6xbf16>, tensor<8x8x3x3xbf16>) -> tensor<1x8x6x6xbf16>
-// BF16: %[[A:.*]] = nn.add %[[C2]], %[[R1]] : (tensor<1x8x6x6xbf16>, tensor<1x8x6x6xbf16>) -> tensor<1x8x6x6xbf16>
+// The ReLU follows its input's precision: the region starts after it.
+// CHECK: %[[R1:.*]] = nn.relu %[[C1]] : tensor<1x8x6x6xf32>
+// BF16: %[[LOW:.*]] = nn.cast %[[R1]] : tensor<1x8x6x6xf32> to tensor<1x8x6x6xbf16>
+// BF16: %[[C2:.*]] = nn.conv2d %[[LOW]], %{{.*}} : (tensor<1x8x6x6xbf16>, tensor<8x8x3x3xbf16>) -> tensor<1x8x6x6xbf16>
+// BF16: %[[A:.*]] = nn.add %[[C2]], %[[LOW]] : (tensor<1x8x6x6xbf16>, tensor<1x8x6x6xbf16>) -> tensor<1x8x6x6xbf16>
 // BF16: %[[G:.*]] = nn.global_avg_pool2d %[[A]] : (tensor<1x8x6x6xbf16>) -> tensor<1x8x1x1xbf16>
 // BF16: %[[F:.*]] = nn.flatten %[[G]] : (tensor<1x8x1x1xbf16>) -> tensor<1x8xbf16>
 // BF16: %[[HIGH:.*]] = nn.cast %[[F]] : tensor<1x8xbf16> to tensor<1x8xf32>

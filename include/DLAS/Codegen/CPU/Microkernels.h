@@ -19,6 +19,14 @@ namespace mlir::dlas {
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);
 
+/// The operand types the kernels load and widen to f32 accumulators:
+/// f32, bf16 and f16.
+bool isKernelInputType(Type type);
+
+/// True for a static, contiguous (identity layout) memref or a static
+/// tensor, of any element type.
+bool isContiguous(Value v);
+
 /// True for a static, contiguous (identity layout) f32 memref, or a
 /// static f32 tensor (which bufferization gives an identity layout: the
 /// kernel pass checks the buffer again).

@@ -146,13 +146,20 @@ bool MicrokernelAttr::isBlocked() const {
 }
 
 std::string MicrokernelAttr::unsupportedTypes() const {
-  if (getInput().isF32() && getAcc().isF32())
+  Type input = getInput();
+  if (input.isF32() && getAcc().isF32())
+    return "";
+  // The GEMM kernel widens bf16/f16 operands on load into f32 accumulators.
+  if (getKind() == MicrokernelKind::gemm && getAcc().isF32() &&
+      (input.isBF16() || input.isF16()))
     return "";
   std::string why;
   llvm::raw_string_ostream os(why);
-  os << "the " << stringifyMicrokernelKind(getKind())
-     << " kernel builds f32 code only (input = " << getInput()
-     << ", acc = " << getAcc() << ")";
+  os << "the " << stringifyMicrokernelKind(getKind()) << " kernel builds "
+     << (getKind() == MicrokernelKind::gemm ? "f32, bf16 or f16 inputs with "
+                                              "f32 accumulators"
+                                            : "f32 code")
+     << " only (input = " << input << ", acc = " << getAcc() << ")";
   return why;
 }
 

@@ -47,6 +47,16 @@ bool isCandidate(Operation *op) {
          llvm::any_of(op->getResultTypes(), isF32Tensor);
 }
 
+/// Ops that compute nothing a precision changes (they move, select or
+/// take the maximum of elements): they follow their input's precision, so
+/// that a region edge sits at a layer (after a ReLU and max pool that
+/// follow a first convolution kept in f32, not before them).
+bool followsInput(Operation *op) {
+  return isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::MaxPool2DOp,
+             nn::ReshapeOp, nn::FlattenOp, nn::TransposeOp, nn::SliceOp,
+             nn::PadOp, nn::BroadcastToOp>(op);
+}
+
 struct Guards {
   bool firstConv = false, classifier = false, softmax = false;
 };
@@ -139,6 +149,12 @@ void FunctionPolicy::decide() {
   std::string lowName;
   llvm::raw_string_ostream(lowName) << low;
   for (Operation *op : candidates) {
+    if (followsInput(op)) {
+      Operation *producer = op->getOperand(0).getDefiningOp();
+      if (producer && converted.contains(producer))
+        converted.insert(op);
+      continue;
+    }
     std::string reason = guardReason(op, firstConv, classifier);
     if (!reason.empty()) {
       report(op, "f32", reason);
