@@ -22,7 +22,7 @@ MODEL_JOBS ?= 2
 
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: deps bench-deps configure build test test-models test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
+.PHONY: deps bench-deps configure build test test-models test-models-precision test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -150,6 +150,16 @@ test-sparse-full: build
 	/usr/bin/python3 test/Integration/Inputs/sparse_cases.py --family full-conv \
 	  --workdir $(BUILD)/sparse-full --dlas-run $(BUILD)/bin/dlas-run \
 	  --targets "x86-64-v3$$(grep -q avx512f /proc/cpuinfo && echo ' x86-64-v4')"
+
+# Whole models in bf16 and fp16 against PyTorch's f32 logits at batch 100
+# (docs/MixedPrecision.md: relative L2 <= 1e-2, top-5 agreement >= 95%).
+PRECISION_MODELS ?= resnet18,resnet50,mobilenet_v2,googlenet,wrn40_2_g2,wrn40_2_g4,wrn40_2_g8,wrn40_2_g16,wrn40_2_gC
+test-models-precision: build
+	for p in bf16 fp16; do \
+	  /usr/bin/python3 test/Models/Inputs/models.py --models $(PRECISION_MODELS) --precision $$p \
+	    --dynamic-batch --batch 100 --workdir $(BUILD)/models-precision \
+	    --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS) || exit 1; \
+	done
 
 test-models-vgg16-sparse: build
 	for s in 0.5 0.8 0.9 0.95; do \

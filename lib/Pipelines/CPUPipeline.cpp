@@ -226,6 +226,8 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Again on the LLVM dialect: bf16/f16 masked loads and stores as i16.
+  pm.addPass(createCPULegalizeBF16());
   pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
   pm.addPass(createTargetToLLVM());
 }

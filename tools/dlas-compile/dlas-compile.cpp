@@ -68,6 +68,11 @@ static cl::opt<std::string> target(
 static cl::opt<std::string> targetFeatures(
     "target-features", cl::desc("+name/-name changes to the target's features"),
     cl::init(""), cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Run layers in lower precision (dlas-mixed-precision): f32, "
+             "bf16, fp16 or auto; the entry keeps its types"),
+    cl::init("f32"), cl::cat(category));
 static cl::opt<int> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix, cl::cat(category));
 static cl::opt<bool> timeStages(
@@ -167,6 +172,7 @@ int main(int argc, char **argv) {
   // features and caches).
   options.target = target;
   options.targetFeatures = targetFeatures;
+  options.precision = precision;
   // Weights leave the MLIR module and enter the object as raw bytes
   // (emitObjectFile), not as one LLVM constant per element.
   options.externalWeights = true;

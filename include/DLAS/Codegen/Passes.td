@@ -81,6 +81,12 @@ def CPULegalizeBF16 : Pass<"dlas-cpu-legalize-bf16", "mlir::ModuleOp"> {
     conversions for LLVM to select. Runs on loops, before the LLVM
     conversion; a module without bf16 is left as it is.
 
+    On any target, `llvm.intr.masked.load`/`masked.store` of bf16 or f16
+    vectors become the same accesses of i16 vectors with bitcasts: LLVM
+    scalarizes 16-bit masked accesses without AVX-512BW and would round-trip
+    each scalarized bf16 element through f32. The CPU pipeline runs the
+    pass again after the LLVM conversion for these.
+
     ```mlir
     %y = arith.truncf %x : f32 to bf16
     // becomes, without avx512bf16: bitcast to i32, add the rounding bias

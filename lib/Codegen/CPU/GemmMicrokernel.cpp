@@ -457,8 +457,14 @@ public:
     auto type = packedType();
     Value packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    auto panelType = VectorType::get({p.m0}, types.input);
-    Value zero = types.zero(b, loc, types.input);
+    // 16-bit floats gather as i16 bit patterns: an insertelement of bf16
+    // would make LLVM round-trip each value through f32 (and call
+    // __truncsfbf2 on targets without AVX512-BF16).
+    bool asBits = !types.input.isF32();
+    Type gatherType = asBits ? b.getIntegerType(types.inputBytes() * 8)
+                             : types.input;
+    auto panelType = VectorType::get({p.m0}, gatherType);
+    Value zero = types.zero(b, loc, gatherType);
     auto packPanels = [&](Value lb, Value ub, int64_t rows) {
       loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
       loop(lb, ub, 1, [&](Value panel) {
@@ -476,10 +482,16 @@ public:
               continue;
             }
             dims[g.m] = add(rowBase, i);
-            column.push_back(memref::LoadOp::create(b, loc, g.a->get(),
-                                                    indices(aMap, dims)));
+            Value value = memref::LoadOp::create(b, loc, g.a->get(),
+                                                 indices(aMap, dims));
+            if (asBits)
+              value = arith::BitcastOp::create(b, loc, gatherType, value);
+            column.push_back(value);
           }
           Value v = vector::FromElementsOp::create(b, loc, panelType, column);
+          if (asBits)
+            v = vector::BitCastOp::create(
+                b, loc, VectorType::get({p.m0}, types.input), v);
           Value block = arith::DivUIOp::create(b, loc, ks[0],
                                                index(kBlockOuter(g, p)));
           Value blockStart = arith::MulIOp::create(

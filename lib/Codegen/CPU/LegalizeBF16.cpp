@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -33,10 +34,55 @@ bool mentionsBF16(Operation *root) {
   return found.wasInterrupted();
 }
 
+/// `type` with 16-bit float elements as 16-bit integers (null otherwise).
+VectorType asBitsVector(Type type) {
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector || !(vector.getElementType().isBF16() ||
+                   vector.getElementType().isF16()))
+    return {};
+  return vector.clone(IntegerType::get(type.getContext(), 16));
+}
+
+/// Masked loads and stores of bf16/f16 vectors move i16 bit patterns
+/// instead: LLVM scalarizes 16-bit masked accesses without AVX-512BW, and a
+/// scalarized bf16 load goes through f32 and back (a __truncsfbf2 call per
+/// element without AVX512-BF16, a conversion pair with it).
+void moveHalfFloatsAsBits(ModuleOp module) {
+  module.walk([](LLVM::MaskedLoadOp load) {
+    VectorType bits = asBitsVector(load.getType());
+    if (!bits)
+      return;
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    Value passThru = load.getPassThru();
+    if (passThru)
+      passThru = LLVM::BitcastOp::create(b, loc, bits, passThru);
+    auto raw = LLVM::MaskedLoadOp::create(b, loc, bits, load.getData(),
+                                          load.getMask(), passThru,
+                                          load.getAlignmentAttr(),
+                                          load.getNontemporalAttr());
+    load.replaceAllUsesWith(
+        LLVM::BitcastOp::create(b, loc, load.getType(), raw).getResult());
+    load.erase();
+  });
+  module.walk([](LLVM::MaskedStoreOp store) {
+    VectorType bits = asBitsVector(store.getValue().getType());
+    if (!bits)
+      return;
+    OpBuilder b(store);
+    Value raw =
+        LLVM::BitcastOp::create(b, store.getLoc(), bits, store.getValue());
+    store.getValueMutable().assign(raw);
+  });
+}
+
 struct CPULegalizeBF16Pass
     : public dlas::impl::CPULegalizeBF16Base<CPULegalizeBF16Pass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // On LLVM-dialect IR (the second run, after the conversion) only the
+    // memory accesses remain to fix.
+    moveHalfFloatsAsBits(module);
     auto target =
         module->getAttrOfType<CPUTargetAttr>(DLASDialect::kTargetAttrName);
     if ((target && target.hasFeature("avx512bf16")) || !mentionsBF16(module))

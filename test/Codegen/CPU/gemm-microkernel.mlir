@@ -99,9 +99,37 @@ func.func @override(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x
 // What does not fit is left alone, and print says why.
 // CHECK-LABEL: func @not_f32
 // CHECK: linalg.matmul
-// PRINT: remark: no microkernel: needs static f32 operands (the kernels build f32 code)
+// PRINT: remark: no microkernel: needs f32 output and f32, bf16 or f16 inputs of one type
 func.func @not_f32(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>) {
   linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
+  return
+}
+
+// -----
+
+// bf16 operands, f32 accumulators: A packed as bf16 panels, B loaded as
+// bf16 vectors and both widened in registers before the f32 FMAs.
+// CHECK-LABEL: func @bf16_operands
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x4x32x4xbf16>
+// CHECK: vector.load %{{.*}} : memref<32x64xbf16>, vector<16xbf16>
+// CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK: memref.load %{{.*}} : memref<1x4x32x4xbf16>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: vector.fma %{{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+// PRINT: remark: microkernel {{.*}} key 'm16_n64_k32' for M=16 N=64 K=32
+func.func @bf16_operands(%a: memref<16x32xbf16>, %b: memref<32x64xbf16>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x64xbf16>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// Mixed operand types are left alone.
+// PRINT: remark: no microkernel: needs f32 output and f32, bf16 or f16 inputs of one type
+func.func @mixed_operands(%a: memref<16x32xbf16>, %b: memref<32x64xf16>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x64xf16>) outs(%c : memref<16x64xf32>)
   return
 }
 

@@ -36,3 +36,19 @@ func.func @f32_only(%a: f32, %b: f32) -> f32 {
   %0 = arith.addf %a, %b : f32
   return %0 : f32
 }
+
+// On the LLVM dialect, on every target: masked loads and stores of bf16 and
+// f16 vectors move i16 bit patterns.
+// SOFT-LABEL: llvm.func @masked
+// SOFT: %[[PASS:.*]] = llvm.bitcast %{{.*}} : vector<8xbf16> to vector<8xi16>
+// SOFT: %[[RAW:.*]] = llvm.intr.masked.load %{{.*}}, %{{.*}}, %[[PASS]] {alignment = 2 : i32} : (!llvm.ptr, vector<8xi1>, vector<8xi16>) -> vector<8xi16>
+// SOFT: %[[V:.*]] = llvm.bitcast %[[RAW]] : vector<8xi16> to vector<8xbf16>
+// SOFT: %[[BITS:.*]] = llvm.bitcast %{{.*}} : vector<8xf16> to vector<8xi16>
+// SOFT: llvm.intr.masked.store %[[BITS]], %{{.*}}, %{{.*}} {alignment = 2 : i32} : vector<8xi16>, vector<8xi1> into !llvm.ptr
+// HARD-LABEL: llvm.func @masked
+// HARD: llvm.intr.masked.load {{.*}} -> vector<8xi16>
+llvm.func @masked(%p: !llvm.ptr, %m: vector<8xi1>, %z: vector<8xbf16>, %h: vector<8xf16>) -> vector<8xbf16> {
+  %0 = llvm.intr.masked.load %p, %m, %z {alignment = 2 : i32} : (!llvm.ptr, vector<8xi1>, vector<8xbf16>) -> vector<8xbf16>
+  llvm.intr.masked.store %h, %p, %m {alignment = 2 : i32} : vector<8xf16>, vector<8xi1> into !llvm.ptr
+  llvm.return %0 : vector<8xbf16>
+}

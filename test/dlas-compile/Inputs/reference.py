@@ -65,14 +65,14 @@ def make_const(workdir):
     F.linear(y.flatten(1), t[3]).numpy().tofile(f"{workdir}/const-expected.bin")
 
 
-def check(expected, actual):
+def check(expected, actual, rel=1e-4):
     e = np.fromfile(expected, dtype=np.float32)
     a = np.fromfile(actual, dtype=np.float32)
     if e.shape != a.shape:
         print(f"FAIL: {a.size} elements, expected {e.size}")
         return 1
     err = float(np.max(np.abs(a - e)))
-    tol = 1e-4 * float(np.max(np.abs(e))) + 1e-5
+    tol = rel * float(np.max(np.abs(e))) + 1e-5
     print(f"max abs err {err:.3e} (tolerance {tol:.3e}): {'PASS' if err <= tol else 'FAIL'}")
     return 0 if err <= tol else 1
 
@@ -82,4 +82,5 @@ if __name__ == "__main__":
         make(sys.argv[2])
         make_const(sys.argv[2])
     else:
-        sys.exit(check(sys.argv[2], sys.argv[3]))
+        # An optional third argument: the tolerance relative to max |expected|.
+        sys.exit(check(sys.argv[2], sys.argv[3], *map(float, sys.argv[4:5])))
