@@ -131,13 +131,11 @@ std::optional<std::vector<float>> dlas::readF32Constant(Value value) {
 Value dlas::createF32Constant(OpBuilder &b, Location loc,
                               ArrayRef<int64_t> shape, ArrayRef<float> data,
                               StringRef resourceName) {
-  auto type = RankedTensorType::get(shape, b.getF32Type());
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+  return createConstant(
+      b, loc, RankedTensorType::get(shape, b.getF32Type()),
       ArrayRef<char>(reinterpret_cast<const char *>(data.data()),
                      data.size() * sizeof(float)),
-      alignof(float));
-  return arith::ConstantOp::create(
-      b, loc, DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));
+      resourceName);
 }
 
 Value dlas::createConstant(OpBuilder &b, Location loc, RankedTensorType type,
@@ -149,25 +147,50 @@ Value dlas::createConstant(OpBuilder &b, Location loc, RankedTensorType type,
       b, loc, DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));
 }
 
+/// `value` rounded to nearest-even bf16 (bit operations: bf16 is f32's
+/// upper half; NaN stays a quiet NaN), and that bf16 as f32 again.
+static std::pair<uint16_t, float> roundToBF16(float value) {
+  uint32_t word;
+  std::memcpy(&word, &value, 4);
+  uint16_t bits = std::isnan(value)
+                      ? 0x7fc0
+                      : static_cast<uint16_t>(
+                            (word + 0x7fff + ((word >> 16) & 1)) >> 16);
+  uint32_t back = uint32_t(bits) << 16;
+  float rounded;
+  std::memcpy(&rounded, &back, 4);
+  return {bits, rounded};
+}
+
+/// `value` rounded to nearest-even in `semantics` (f16), and back as f32.
+static std::pair<uint16_t, float>
+roundWithAPFloat(float value, const llvm::fltSemantics &semantics) {
+  llvm::APFloat half(value);
+  bool lost;
+  half.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+  auto bits = static_cast<uint16_t>(half.bitcastToAPInt().getZExtValue());
+  half.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+               &lost);
+  return {bits, half.convertToFloat()};
+}
+
 dlas::RoundedHalfFloats dlas::roundToHalfFloats(ArrayRef<float> data,
-                                          FloatType type) {
+                                                FloatType type) {
   RoundedHalfFloats rounded;
   rounded.bits.reserve(data.size());
   const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  // Weights run to tens of millions of values: bf16 takes the bit path,
+  // f16 (subnormals, a narrower exponent) APFloat's.
+  bool bf16 = type.isBF16();
   double error = 0.0, norm = 0.0;
   bool overflow = false;
   for (float value : data) {
-    llvm::APFloat half(value);
-    bool lost;
-    half.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
-    rounded.bits.push_back(
-        static_cast<uint16_t>(half.bitcastToAPInt().getZExtValue()));
-    if (std::isfinite(value) && half.isInfinity())
+    auto [bits, back] =
+        bf16 ? roundToBF16(value) : roundWithAPFloat(value, semantics);
+    rounded.bits.push_back(bits);
+    if (std::isfinite(value) && std::isinf(back))
       overflow = true;
-    // Back to f32 to measure what the rounding lost.
-    half.convert(llvm::APFloat::IEEEsingle(),
-                 llvm::APFloat::rmNearestTiesToEven, &lost);
-    double diff = double(value) - half.convertToFloat();
+    double diff = double(value) - back;
     error += diff * diff;
     norm += double(value) * value;
   }

@@ -53,11 +53,7 @@ bool dlas::isContiguous(Value v) {
 }
 
 bool dlas::isContiguousF32(Value v) {
-  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
-    return tensor.hasStaticShape() && tensor.getElementType().isF32();
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.hasStaticShape() && type.getElementType().isF32() &&
-         type.getLayout().isIdentity();
+  return isContiguous(v) && getElementTypeOrSelf(v).isF32();
 }
 
 /// The value `v` reshapes (through collapse/expand_shape), or `v`.

@@ -80,6 +80,9 @@ private:
                           Operation *classifier);
   /// The largest rounding error of `op`'s constant f32 operands.
   double weightError(Operation *op);
+  /// `value` rounded to the low type when it is an f32 constant (computed
+  /// once per constant), else null.
+  const RoundedHalfFloats *roundedConstant(Value value);
   void report(Operation *op, StringRef choice, const Twine &reason);
   Value lowConstant(Value constant);
   Value lowCast(Value value);
@@ -109,20 +112,23 @@ std::string FunctionPolicy::guardReason(Operation *op, Operation *firstConv,
   return "";
 }
 
+const RoundedHalfFloats *FunctionPolicy::roundedConstant(Value value) {
+  auto it = rounded.find(value);
+  if (it == rounded.end()) {
+    std::optional<std::vector<float>> data = readF32Constant(value);
+    if (!data)
+      return nullptr;
+    it = rounded.try_emplace(value, roundToHalfFloats(*data, low)).first;
+  }
+  return &it->second;
+}
+
 double FunctionPolicy::weightError(Operation *op) {
   double worst = 0.0;
-  for (Value operand : op->getOperands()) {
-    if (!isF32Tensor(operand.getType()))
-      continue;
-    auto it = rounded.find(operand);
-    if (it == rounded.end()) {
-      std::optional<std::vector<float>> data = readF32Constant(operand);
-      if (!data)
-        continue;
-      it = rounded.try_emplace(operand, roundToHalfFloats(*data, low)).first;
-    }
-    worst = std::max(worst, it->second.relativeError);
-  }
+  for (Value operand : op->getOperands())
+    if (isF32Tensor(operand.getType()))
+      if (const RoundedHalfFloats *weights = roundedConstant(operand))
+        worst = std::max(worst, weights->relativeError);
   return worst;
 }
 
@@ -219,12 +225,8 @@ void FunctionPolicy::rewrite() {
       if (!isF32Tensor(value.getType()))
         continue; // an earlier converted op's result, or not a float
       Value &lowValue = lowValues[value];
-      if (!lowValue) {
-        if (!rounded.count(value) && readF32Constant(value))
-          rounded.try_emplace(value,
-                              roundToHalfFloats(*readF32Constant(value), low));
-        lowValue = rounded.count(value) ? lowConstant(value) : lowCast(value);
-      }
+      if (!lowValue)
+        lowValue = roundedConstant(value) ? lowConstant(value) : lowCast(value);
       operand.set(lowValue);
     }
     OpBuilder b(op->getContext());
