@@ -66,9 +66,14 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   // Precision after the sparse decision (sparse kernels stay f32) and
   // before outlining, so that casts between two low-precision layers fold
   // before they become layer boundaries.
-  if (options.precision != "f32" || options.printPrecision) {
+  // Calibration probes sit where the policy would, after the same passes,
+  // so that their layer keys name the layers the policy will see.
+  if (options.calibrate) {
+    pm.addPass(nn::createCalibrationProbes());
+  } else if (options.precision != "f32" || options.printPrecision) {
     nn::MixedPrecisionOptions mixed;
     mixed.policy = options.precision;
+    mixed.calibration = options.calibration;
     mixed.print = options.printPrecision;
     pm.addPass(nn::createMixedPrecision(mixed));
     pm.addPass(createCanonicalizerPass());

@@ -13,6 +13,7 @@
 #include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/Runner/Calibrate.h"
 #include "DLAS/Runner/Entry.h"
 #include "DLAS/Runner/Model.h"
 #include "DLAS/Runner/TargetMachine.h"
@@ -187,7 +188,8 @@ static cl::opt<bool> printSparsify(
 static cl::opt<std::string> precisionPolicy(
     "precision",
     cl::desc("Run layers in lower precision (dlas-mixed-precision): f32, "
-             "bf16, fp16 or auto (what the target computes natively); the "
+             "bf16, fp16, int8 (with --calibration) or auto (what the target "
+             "computes natively); the "
              "entry keeps its types, so the f32 inputs and expected outputs "
              "still apply"),
     cl::init("f32"), cl::cat(runCategory));
@@ -195,6 +197,29 @@ static cl::opt<bool> printPrecision(
     "print-precision",
     cl::desc("Print every layer's precision and the reason"),
     cl::cat(runCategory));
+static cl::opt<std::string> calibrateDir(
+    "calibrate",
+    cl::desc("Run the f32 model on the samples in DIR (a .npy file per "
+             "sample, or for several inputs a subdirectory per sample with "
+             "one .npy per input) and write every quantizable layer's "
+             "input range to --calibration, for --precision=int8"),
+    cl::value_desc("DIR"), cl::cat(runCategory));
+static cl::opt<std::string> calibrationFile(
+    "calibration",
+    cl::desc("Calibration file: written by --calibrate, read by "
+             "--precision=int8"),
+    cl::value_desc("FILE"), cl::cat(runCategory));
+static cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("How --calibrate turns a layer's inputs into a range: minmax "
+             "(extremes over all samples) or percentile (per sample, the "
+             "values at --calibration-percentile and its complement, "
+             "averaged)"),
+    cl::init("minmax"), cl::cat(runCategory));
+static cl::opt<double> calibrationPercentile(
+    "calibration-percentile",
+    cl::desc("Percentile of --calibration-method=percentile, in (50, 100]"),
+    cl::init(99.99), cl::cat(runCategory));
 static cl::opt<bool> timeStages(
     "time-stages",
     cl::desc("Print the time of each compile stage (import, passes, LLVM)"),
@@ -259,11 +284,11 @@ bool isLoweredModule(ModuleOp module, StringRef entry) {
          !module.lookupSymbol<func::FuncOp>(entry);
 }
 
-FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
-                              std::mt19937 &rng) {
+/// Input `index` read from `path`, checked against its `type`.
+FailureOr<NpyArray> readInputFile(unsigned index, StringRef path,
+                                  ShapedType type) {
   NpyDType dtype = *npyDTypeOf(type.getElementType());
-  if (!inputFiles.empty()) {
-    StringRef path = inputFiles[index];
+  {
     llvm::Expected<NpyArray> array = readNpy(path);
     if (!array) {
       fail("input #" + llvm::Twine(index) + " " +
@@ -287,6 +312,13 @@ FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
     }
     return std::move(*array);
   }
+}
+
+FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
+                              std::mt19937 &rng) {
+  NpyDType dtype = *npyDTypeOf(type.getElementType());
+  if (!inputFiles.empty())
+    return readInputFile(index, inputFiles[index], type);
   SmallVector<int64_t> shape;
   for (int64_t d : type.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? dynamicDimSize.getValue() : d);
@@ -343,9 +375,85 @@ int checkOptions() {
   return 0;
 }
 
+/// --calibrate: runs the compiled entry, which returns its probes after
+/// its own results, on every sample and writes the ranges.
+int runCalibration(JIT &engine, ModuleOp module, StringRef entryName) {
+  llvm::Expected<std::vector<CalibrationProbe>> probes =
+      calibrationProbes(module, entryName);
+  if (!probes)
+    return fail("--calibrate: " + llvm::toString(probes.takeError()));
+  auto llvmFunc = module.lookupSymbol<LLVM::LLVMFuncOp>(entryName);
+  auto sigAttr = llvmFunc
+                     ? llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName)
+                     : TypeAttr();
+  if (!sigAttr)
+    return fail("the compiled entry '" + entryName +
+                "' lacks its dlas.signature attribute");
+  llvm::Expected<EntrySignature> sig =
+      entrySignature(cast<FunctionType>(sigAttr.getValue()), entryName);
+  if (!sig)
+    return fail(llvm::toString(sig.takeError()));
+  llvm::Expected<std::vector<std::vector<std::string>>> samples =
+      calibrationSamples(calibrateDir, sig->inputs.size());
+  if (!samples)
+    return fail("--calibrate: " + llvm::toString(samples.takeError()));
+  CalibrationRecorder recorder(*probes, calibrationMethod,
+                               calibrationPercentile);
+  for (const std::vector<std::string> &sample : *samples) {
+    SmallVector<NpyArray> inputs;
+    for (auto [i, path] : llvm::enumerate(sample)) {
+      FailureOr<NpyArray> input = readInputFile(i, path, sig->inputs[i]);
+      if (failed(input))
+        return 1;
+      inputs.push_back(std::move(*input));
+    }
+    EntryRunner runner(engine, "_mlir_ciface_" + entryName.str(), *sig,
+                       inputs);
+    if (llvm::Error err = runner.run())
+      return fail("run failed on calibration sample '" + sample.front() +
+                  "': " + llvm::toString(std::move(err)));
+    SmallVector<NpyArray> values;
+    for (const CalibrationProbe &probe : *probes)
+      values.push_back(runner.result(probe.result));
+    if (llvm::Error err = recorder.record(values))
+      return fail("--calibrate: sample '" + sample.front() +
+                  "': " + llvm::toString(std::move(err)));
+  }
+  if (llvm::Error err = nn::writeCalibration(calibrationFile, recorder.table()))
+    return fail(llvm::toString(std::move(err)));
+  llvm::outs() << "calibrated " << probes->size() << " layer(s) over "
+               << recorder.samples() << " sample(s) ("
+               << calibrationMethod << ") -> " << calibrationFile << "\n";
+  return 0;
+}
+
+/// The calibration options that do not fit together, or "".
+std::string calibrationOptionError() {
+  bool calibrating = !calibrateDir.empty();
+  if (calibrating && calibrationFile.empty())
+    return "--calibrate needs --calibration=FILE to write the ranges to";
+  if (calibrating && precisionPolicy != "f32")
+    return "--calibrate runs the f32 model; drop --precision";
+  if (calibrating && (!inputFiles.empty() || randomInputs ||
+                      !expectFiles.empty() || repeat > 0))
+    return "--calibrate takes its inputs from DIR; it does not run with "
+           "--input, --random-inputs, --expect or --repeat";
+  if (!calibrating && !calibrationFile.empty() && precisionPolicy != "int8")
+    return "--calibration is read by --precision=int8 (or written by "
+           "--calibrate)";
+  if (calibrationMethod != "minmax" && calibrationMethod != "percentile")
+    return "unknown --calibration-method '" + calibrationMethod +
+           "' (minmax or percentile)";
+  if (!(calibrationPercentile > 50.0 && calibrationPercentile <= 100.0))
+    return "--calibration-percentile must be in (50, 100]";
+  return "";
+}
+
 int runMain() {
   if (int rc = checkOptions())
     return rc;
+  if (std::string error = calibrationOptionError(); !error.empty())
+    return fail(error);
   DialectRegistry registry;
   registerRunnerDialects(registry);
   MLIRContext context(registry);
@@ -429,7 +537,8 @@ int runMain() {
     }
     return 0;
   };
-  if (!blockedEntry)
+  bool calibrating = !calibrateDir.empty();
+  if (!blockedEntry && !calibrating)
     if (int rc = readInputs())
       return rc;
 
@@ -492,6 +601,8 @@ int runMain() {
       pipelineOptions.printSparsify = printSparsify;
       pipelineOptions.precision = precisionPolicy;
       pipelineOptions.printPrecision = printPrecision;
+      pipelineOptions.calibration = calibrationFile;
+      pipelineOptions.calibrate = calibrating;
       pipelineOptions.target = target;
       pipelineOptions.targetFeatures = targetFeatures;
       // Refuse a bad name before compiling (the pipeline would too, later).
@@ -514,7 +625,7 @@ int runMain() {
                   "'; it must lower to the LLVM dialect with C interfaces "
                   "(see dlas-prepare-entry-abi)");
   }
-  if (blockedEntry) {
+  if (blockedEntry && !calibrating) {
     auto llvmFunc = module->lookupSymbol<LLVM::LLVMFuncOp>(entryName);
     auto sigAttr =
         llvmFunc ? llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName)
@@ -588,6 +699,9 @@ int runMain() {
         "stages: import %.1f ms, passes %.1f ms, LLVM %.1f ms, total %.1f "
         "ms\n",
         importMs, passesMs, compileMs - passesMs, importMs + compileMs);
+
+  if (calibrating)
+    return runCalibration(**engine, *module, entryName);
 
   // Run.
   EntryRunner runner(**engine, "_mlir_ciface_" + entryName, *sig, inputs);

@@ -69,8 +69,19 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<std::string> precision{
       *this, "precision",
       llvm::cl::desc("Per-layer precision policy (dlas-mixed-precision): "
-                     "f32, bf16, fp16 or auto"),
+                     "f32, bf16, fp16, int8 (with calibration) or auto"),
       llvm::cl::init("f32")};
+  PassOptions::Option<std::string> calibration{
+      *this, "calibration",
+      llvm::cl::desc("precision=int8: the calibration file (dlas-run "
+                     "--calibrate; dlas-mixed-precision calibration)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> calibrate{
+      *this, "calibrate",
+      llvm::cl::desc("Return every quantizable layer's input from the entry, "
+                     "for int8 calibration (dlas-calibration-probes, where "
+                     "the precision policy would run)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> printPrecision{
       *this, "print-precision",
       llvm::cl::desc("Print every layer's precision and why "

@@ -23,6 +23,7 @@ void mlir::dlas::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
   populateNNLogicToLinalgPatterns(patterns);
   populateNNMatmulToLinalgPatterns(patterns);
   populateNNPoolingToLinalgPatterns(patterns);
+  populateNNQuantizationToLinalgPatterns(patterns);
   populateNNPointwiseToLinalgPatterns(patterns);
   populateNNReductionToLinalgPatterns(patterns);
   populateNNRecurrentToLinalgPatterns(patterns);

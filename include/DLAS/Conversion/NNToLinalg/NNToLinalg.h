@@ -18,6 +18,7 @@ void populateNNConvolutionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNLogicToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNMatmulToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPoolingToLinalgPatterns(RewritePatternSet &patterns);
+void populateNNQuantizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPointwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNRecurrentToLinalgPatterns(RewritePatternSet &patterns);

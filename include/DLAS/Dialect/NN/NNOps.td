@@ -550,6 +550,57 @@ def NN_CastOp : NN_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let hasFolder = 1;
 }
 
+class NN_QuantizationOp<string mnemonic>
+    : NN_Op<mnemonic, [Pure, SameOperandsAndResultShape]> {
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($output)";
+  let hasVerifier = 1;
+}
+
+def NN_QuantizeOp : NN_QuantizationOp<"quantize"> {
+  let summary = "f32 to i8 by a scale and a zero point (ONNX QuantizeLinear)";
+  let description = [{
+    `saturate(round_half_even(x / scale) + zero_point)` into [-128, 127].
+    `scales` and `zero_points` hold one value (per tensor) or one per
+    element of dimension `axis` (per channel; negative counts from the
+    end), which must then be static. Scales are positive and finite.
+
+    ```mlir
+    %q = nn.quantize %x {scales = array<f32: 0.05>, zero_points = array<i64: -128>}
+        : tensor<1x64x56x56xf32> to tensor<1x64x56x56xi8>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input,
+                       DenseF32ArrayAttr:$scales,
+                       DenseI64ArrayAttr:$zero_points,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs RankedTensorOf<[I8]>:$output);
+}
+
+def NN_DequantizeOp : NN_QuantizationOp<"dequantize"> {
+  let summary = "i8 or i32 to f32: (x - zero_point) * scale (ONNX DequantizeLinear)";
+  let description = [{
+    `(x - zero_point) * scale`, the difference taken in the integer type
+    and converted to f32 once. `scales` and `zero_points` are per tensor
+    (one value) or per element of dimension `axis`, as for `nn.quantize`.
+    On an i32 accumulator this is the epilogue of a quantized convolution
+    or matmul: the scale is `input_scale * weight_scale[channel]`, and the
+    zero point carries the input's zero point times the channel's weight
+    sum, less the bias in accumulator units, so that one subtraction and
+    one multiply give the f32 result with its bias.
+
+    ```mlir
+    %y = nn.dequantize %acc {scales = array<f32: 1.0e-3, 2.0e-3>,
+                             zero_points = array<i64: 40, -12>, axis = 1 : i64}
+        : tensor<1x2x8x8xi32> to tensor<1x2x8x8xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I8, I32]>:$input,
+                       DenseF32ArrayAttr:$scales,
+                       DenseI64ArrayAttr:$zero_points,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs RankedTensorOf<[F32]>:$output);
+}
+
 def NN_TopKOp : NN_PureOp<"top_k"> {
   let summary = "the k largest (or smallest) elements along one axis and their indices";
   let description = [{

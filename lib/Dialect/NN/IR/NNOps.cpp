@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include <cmath>
 #include <limits>
 
 #include "mlir/Dialect/CommonFolders.h"
@@ -731,6 +732,59 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
       return source;
   }
   return {};
+}
+
+/// The checks nn.quantize and nn.dequantize share: one scale and zero
+/// point per tensor or per element of `axis`; scales positive and finite;
+/// zero points representable in `zeroPointType`.
+static LogicalResult verifyQuantization(Operation *op, RankedTensorType input,
+                                        ArrayRef<float> scales,
+                                        ArrayRef<int64_t> zeroPoints,
+                                        int64_t axis,
+                                        IntegerType zeroPointType) {
+  if (scales.empty())
+    return op->emitOpError("needs at least one scale");
+  if (scales.size() != zeroPoints.size())
+    return op->emitOpError("has ")
+           << scales.size() << " scale(s) but " << zeroPoints.size()
+           << " zero point(s)";
+  for (float scale : scales)
+    if (!(scale > 0.0f) || std::isinf(scale))
+      return op->emitOpError("scale ")
+             << scale << " must be positive and finite";
+  int64_t bits = zeroPointType.getWidth();
+  int64_t lowest = -(int64_t(1) << (bits - 1)), highest = -lowest - 1;
+  for (int64_t zeroPoint : zeroPoints)
+    if (zeroPoint < lowest || zeroPoint > highest)
+      return op->emitOpError("zero point ")
+             << zeroPoint << " is out of range for " << zeroPointType;
+  int64_t rank = input.getRank();
+  if (scales.size() == 1)
+    return success();
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError("attribute 'axis' = ")
+           << axis << " is out of range for rank " << rank;
+  int64_t size = input.getDimSize(axis < 0 ? axis + rank : axis);
+  if (size != static_cast<int64_t>(scales.size()))
+    return op->emitOpError("has ")
+           << scales.size() << " per-channel scales but dimension " << axis
+           << " has size "
+           << (ShapedType::isDynamic(size) ? std::string("?")
+                                           : std::to_string(size));
+  return success();
+}
+
+LogicalResult QuantizeOp::verify() {
+  return verifyQuantization(*this, getInput().getType(), getScales(),
+                            getZeroPoints(), getAxis(),
+                            IntegerType::get(getContext(), 8));
+}
+
+LogicalResult DequantizeOp::verify() {
+  auto input = getInput().getType();
+  return verifyQuantization(*this, input, getScales(), getZeroPoints(),
+                            getAxis(),
+                            cast<IntegerType>(input.getElementType()));
 }
 
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,

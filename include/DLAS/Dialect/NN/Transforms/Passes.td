@@ -74,6 +74,45 @@ def FoldBatchNorm : Pass<"dlas-fold-batch-norm"> {
   ];
 }
 
+def CalibrationProbes : Pass<"dlas-calibration-probes", "mlir::ModuleOp"> {
+  let summary = "Return every quantizable layer's input, for int8 calibration";
+  let description = [{
+    For every public function, appends the input activation of each layer
+    that `dlas-mixed-precision{policy=int8}` would quantize (conv2d, linear
+    and matmul in f32 with a constant weight) to the function's results,
+    and lists them on the module as `dlas.calibration_probes`: one
+    dictionary per probe with the function, the layer's key
+    (`<function>#<ordinal>`, the ordinal counting quantizable layers in
+    walk order), its description and the result index. `dlas-run
+    --calibrate DIR` compiles the model with this pass where the precision
+    policy would run, runs it on every sample in DIR and records each
+    probe's range in a calibration file, which the int8 policy reads. Put
+    it at the same place in a pipeline as `dlas-mixed-precision`, after
+    the same passes, so that the keys name the same layers.
+
+    ```mlir
+    // Before:
+    func.func @main(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+      %y = nn.conv2d %x, %w : (...) -> tensor<1x8x4x4xf32>
+      return %y : tensor<1x8x4x4xf32>
+    }
+    // After:
+    module attributes {dlas.calibration_probes = [{function = "main",
+        key = "main#0", layer = "conv2d loc(...)", result = 1 : i64} ]} {
+      func.func @main(%x: tensor<1x8x4x4xf32>)
+          -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+        %y = nn.conv2d %x, %w : (...) -> tensor<1x8x4x4xf32>
+        return %y, %x : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numProbes", "probes", "Layer inputs returned for calibration">
+  ];
+}
+
 def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Run layers in bf16 or f16 under a per-layer policy with an accuracy guard";
   let description = [{
@@ -100,9 +139,23 @@ def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
     with kernels for the target's bf16 instructions, the arithmetic.
     `policy=auto` picks bf16 when the module's `dlas.target` has
     `avx512bf16` or `amx-bf16`, f16 with `avx512fp16`, and leaves the
-    module in f32 otherwise. `policy=int8` needs a calibration
-    (not built yet) and is refused. `print` writes one line per layer:
-    its choice and why.
+    module in f32 otherwise. `print` writes one line per layer: its
+    choice and why.
+
+    `policy=int8` (static post-training quantization) reads the
+    activation ranges in `calibration` (made by `dlas-run --calibrate`,
+    keyed as `dlas-calibration-probes` keys layers) and rewrites each
+    quantizable layer (conv2d of every kind but transposed, linear, matmul
+    with a constant right-hand side) that the guard lets through: its input
+    becomes `nn.quantize` (per tensor, asymmetric: the calibrated range
+    widened to hold 0, over 256 steps), its weight a per-output-channel
+    symmetric i8 constant, the op accumulates in i32, and one
+    `nn.dequantize` (scale `s_x * s_w[c]`, zero point
+    `zp_x * sum(w_q[c]) - round(bias[c] / scale)`) gives back f32 with the
+    bias added. A padded convolution whose input zero point is not 0 gets
+    its padding as an explicit `nn.pad` with that zero point. Activations
+    between layers stay f32. A calibration without an entry for a layer, or
+    with one recorded for another layer, is an error.
 
     ```mlir
     // policy=bf16, keep-f32=first-conv:
@@ -117,9 +170,13 @@ def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
     ListOption<"keepF32", "keep-f32", "std::string",
                "Layer kinds that stay in f32: first-conv, classifier, "
                "softmax (default: all three; `none` for none)">,
-    Option<"maxWeightError", "max-weight-error", "double", "1e-2",
+    Option<"maxWeightError", "max-weight-error", "double", "-1.0",
            "A layer whose constant weights lose more than this (relative "
-           "L2 error of the rounding) stays in f32">,
+           "L2 error of the rounding) stays in f32 (negative: the policy's "
+           "default, 1e-2 for bf16/fp16 and 5e-2 for int8)">,
+    Option<"calibration", "calibration", "std::string", "\"\"",
+           "policy=int8: the calibration file (JSON) with every "
+           "quantizable layer's input range (dlas-run --calibrate)">,
     Option<"print", "print", "bool", "false",
            "Print every layer's precision and the reason">,
   ];

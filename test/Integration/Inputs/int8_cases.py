@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+"""Execution tests for int8 post-training quantization (calibrate, quantize).
+
+Each case is a module in the nn dialect with constant f32 weights. For each:
+
+1. `dlas-run --calibrate` runs it on seeded sample inputs and writes the
+   calibration file. This script recomputes every quantized layer's input
+   on the same samples with PyTorch (f32) and checks the recorded min and
+   max: within 1e-4 relative (f32 sums in another order), exactly for the
+   entry's own input.
+2. For every target the host runs, `dlas-run` compiles it with
+   `dlas-mixed-precision{policy=int8 keep-f32=none}` from that file and runs
+   it on the first sample (inside the calibrated range: no clipping). The expected output is a reference quantized
+   computation written here in numpy from the documented arithmetic
+   (docs/MixedPrecision.md, "int8"): per-tensor asymmetric input scales from
+   the recorded ranges, per-channel symmetric weights, integer products
+   summed exactly (float64), and the f32 epilogue
+   `f32(acc - zp_c) * scale_c`. Every step is an IEEE f32 operation that
+   DLAS's code performs alike, so the results agree to the last bit; the
+   check allows 1e-6 of max |expected|.
+3. The int8 result is also compared with PyTorch's f32 result, within 5e-2
+   of max |expected|: the scheme, not just its reproduction, is sound.
+
+Families: conv (nn_cases.py's convolution matrix: strides, padding,
+dilation, groups, depthwise, 1x1 to 7x7, NHWC; inputs alternately signed
+and non-negative, so that zero points of about 0 and -128, the latter with
+explicit zero-point padding, both occur), linear, matmul, network (conv,
+relu, conv, relu, flatten, linear: ranges of intermediate layers).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+from nn_cases import CONV_MATRIX, arr, ttype  # noqa: E402
+
+SAMPLES = 3
+EXACT = "1e-6"
+VS_F32 = 5e-2
+
+
+def const(t):
+    """An f32 constant of `t`'s shape, bit-exact (hex, little-endian)."""
+    data = t.numpy().astype("<f4").tobytes().hex().upper()
+    return f'dense<"0x{data}"> : {ttype(t.shape)}'
+
+
+class Layer:
+    """One quantizable layer: `kind` conv2d, linear or matmul; `weight`
+    (f32 torch tensor, as the op takes it), `bias` or None, conv attrs."""
+
+    def __init__(self, kind, weight, bias=None, stride=1, pad=(0, 0, 0, 0),
+                 dilation=1, groups=1, layout="nchw", relu=False):
+        self.kind, self.weight, self.bias = kind, weight, bias
+        self.stride, self.pad, self.dilation = stride, pad, dilation
+        self.groups, self.layout, self.relu = groups, layout, relu
+
+    # -- f32 forward (PyTorch) -----------------------------------------
+    def forward(self, x):
+        if self.kind == "conv2d":
+            xn = x.permute(0, 3, 1, 2) if self.layout == "nhwc" else x
+            xp = F.pad(xn, (self.pad[1], self.pad[3], self.pad[0], self.pad[2]))
+            y = F.conv2d(xp, self.weight, self.bias, stride=self.stride,
+                         dilation=self.dilation, groups=self.groups)
+            if self.layout == "nhwc":
+                y = y.permute(0, 2, 3, 1)
+        elif self.kind == "linear":
+            y = F.linear(x, self.weight, self.bias)
+        else:
+            y = x @ self.weight
+        return torch.relu(y) if self.relu else y
+
+    # -- the reference quantized computation ---------------------------
+    def rows(self):
+        w = self.weight.numpy().astype(np.float32)
+        if self.kind == "matmul":
+            return np.ascontiguousarray(w.T)  # one row per output column
+        return w.reshape(w.shape[0], -1)
+
+    def forward_int8(self, x, lo, hi):
+        x = x.numpy().astype(np.float32)
+        s_x, zp_x = act_params(lo, hi)
+        qx = np.clip(np.rint(x / s_x) + np.float32(zp_x), -128, 127)
+        rows = self.rows()
+        largest = np.abs(rows).max(axis=1)
+        s_w = np.where(largest > 0, largest / np.float32(127), np.float32(1)).astype(np.float32)
+        qw_rows = np.clip(np.rint(rows / s_w[:, None]), -127, 127)
+        sums = qw_rows.sum(axis=1).astype(np.int64)
+        s_acc = (np.float32(s_x) * s_w).astype(np.float32)
+        bias = (self.bias.numpy().astype(np.float64) if self.bias is not None
+                else np.zeros(len(s_w)))
+        zp_c = zp_x * sums - np.rint(bias / s_acc.astype(np.float64)).astype(np.int64)
+        q64 = torch.from_numpy(qx.astype(np.float64))
+        if self.kind == "conv2d":
+            qw = torch.from_numpy(qw_rows.reshape(self.weight.shape).astype(np.float64))
+            qn = q64.permute(0, 3, 1, 2) if self.layout == "nhwc" else q64
+            qp = F.pad(qn, (self.pad[1], self.pad[3], self.pad[0], self.pad[2]),
+                       value=float(zp_x))
+            acc = F.conv2d(qp, qw, stride=self.stride, dilation=self.dilation,
+                           groups=self.groups)
+            if self.layout == "nhwc":
+                acc = acc.permute(0, 2, 3, 1)
+            shape = (1, -1, 1, 1) if self.layout == "nchw" else (1, 1, 1, -1)
+        else:
+            qw = torch.from_numpy(qw_rows.astype(np.float64))
+            acc = q64 @ qw.T
+            shape = (1, -1)
+        acc = np.rint(acc.numpy()).astype(np.int64)
+        y = (acc - zp_c.reshape(shape)).astype(np.float32) * s_acc.reshape(shape)
+        y = y.astype(np.float32)
+        if self.relu:
+            y = np.maximum(y, np.float32(0))
+        return torch.from_numpy(y)
+
+    # -- the module text ------------------------------------------------
+    def lines(self, name, x, xtype, ytype):
+        w = f"%w{name}"
+        out = [f"  {w} = arith.constant {const(self.weight)}"]
+        operands, types = [x, w], [xtype, ttype(self.weight.shape)]
+        if self.bias is not None:
+            out.append(f"  %b{name} = arith.constant {const(self.bias)}")
+            operands.append(f"%b{name}")
+            types.append(ttype(self.bias.shape))
+        attrs = ""
+        if self.kind == "conv2d":
+            attrs = (f" {{strides = {arr([self.stride] * 2)}, padding = {arr(self.pad)}, "
+                     f"dilations = {arr([self.dilation] * 2)}, groups = {self.groups} : i64"
+                     + (", layout = #nn<layout nhwc>" if self.layout == "nhwc" else "")
+                     + "}")
+        result = f"%y{name}" if self.relu else f"%l{name}"
+        out.append(f"  %l{name} = nn.{self.kind} {', '.join(operands)}{attrs} : "
+                   f"({', '.join(types)}) -> {ytype}")
+        if self.relu:
+            out.append(f"  %y{name} = nn.relu %l{name} : {ytype}")
+        return out, result
+
+
+def act_params(lo, hi):
+    """docs/MixedPrecision.md: the range widened to hold 0, 256 steps."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = np.float32((hi - lo) / 255.0)
+    if not scale > 0 or not np.isfinite(scale):
+        return np.float32(1), 0
+    zp = int(np.clip(np.rint(-128.0 - lo / np.float64(scale)), -128, 127))
+    return scale, zp
+
+
+class Case:
+    """A chain of layers (with flattens where a conv meets a linear)."""
+
+    def __init__(self, name, layers, input_shape, gen, nonnegative=False,
+                 flatten_before=None):
+        self.name, self.layers = name, layers
+        self.flatten_before = flatten_before
+        self.samples = [self.draw(input_shape, gen, nonnegative) for _ in range(SAMPLES)]
+        # The input run is the first sample: it lies inside the calibrated
+        # range, so that the comparison with f32 measures rounding, not
+        # the clipping of values the calibration never saw.
+        self.x = self.samples[0]
+
+    @staticmethod
+    def draw(shape, gen, nonnegative):
+        x = torch.randn(*shape, generator=gen) * 1.5
+        return torch.relu(x) if nonnegative else x
+
+    def forward(self, x, ranges=None):
+        """f32 (ranges None) or int8 forward; returns (output, layer inputs)."""
+        inputs = []
+        for i, layer in enumerate(self.layers):
+            if i == self.flatten_before:
+                x = x.reshape(x.shape[0], -1)
+            inputs.append(x)
+            x = layer.forward(x) if ranges is None else layer.forward_int8(x, *ranges[i])
+        return x, inputs
+
+    def module(self):
+        x, xtype = "%x", ttype(self.x.shape)
+        lines = []
+        act = self.x
+        for i, layer in enumerate(self.layers):
+            if i == self.flatten_before:
+                flat = act.reshape(act.shape[0], -1)
+                lines.append(f"  %f{i} = nn.flatten {x} {{axis = 1 : i64}} : "
+                             f"({xtype}) -> {ttype(flat.shape)}")
+                x, xtype, act = f"%f{i}", ttype(flat.shape), flat
+            act = layer.forward(act)
+            new, x = layer.lines(str(i), x, xtype, ttype(act.shape))
+            lines += new
+            xtype = ttype(act.shape)
+        return (f"func.func @main(%x: {ttype(self.x.shape)}) -> {xtype} {{\n"
+                + "\n".join(lines) + f"\n  return {x} : {xtype}\n}}\n")
+
+
+def conv_cases(gen):
+    cases = []
+    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(CONV_MATRIX):
+        weight = torch.randn(f, c // g, k, k, generator=gen)
+        b = torch.randn(f, generator=gen) if bias else None
+        layer = Layer("conv2d", weight, b, s, pad, d, g)
+        name = f"conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}d{d}g{g}"
+        cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 0))
+    layer = Layer("conv2d", torch.randn(8, 4, 3, 3, generator=gen),
+                  torch.randn(8, generator=gen), 2, (1, 1, 1, 1), 1, 2, layout="nhwc")
+    cases.append(Case("conv_nhwc_g2s2", [layer], (1, 9, 9, 8), gen, nonnegative=True))
+    return cases
+
+
+def linear_cases(gen):
+    cases = []
+    for n, k, o, bias, nonneg in [(1, 24, 10, True, False), (5, 64, 17, False, True),
+                                  (17, 33, 16, True, True)]:
+        layer = Layer("linear", torch.randn(o, k, generator=gen),
+                      torch.randn(o, generator=gen) if bias else None)
+        cases.append(Case(f"linear_n{n}k{k}o{o}", [layer], (n, k), gen, nonneg))
+    return cases
+
+
+def matmul_cases(gen):
+    return [Case(f"matmul_m{m}k{k}n{n}", [Layer("matmul", torch.randn(k, n, generator=gen))],
+                 (m, k), gen, nonneg)
+            for m, k, n, nonneg in [(3, 20, 7, False), (8, 48, 32, True)]]
+
+
+def network_cases(gen):
+    layers = [Layer("conv2d", torch.randn(8, 3, 3, 3, generator=gen) * 0.3,
+                    torch.randn(8, generator=gen), 1, (1, 1, 1, 1), relu=True),
+              Layer("conv2d", torch.randn(8, 8, 3, 3, generator=gen) * 0.2,
+                    torch.randn(8, generator=gen), 2, (1, 1, 1, 1), relu=True),
+              Layer("linear", torch.randn(10, 8 * 4 * 4, generator=gen) * 0.1,
+                    torch.randn(10, generator=gen))]
+    return [Case("network", layers, (2, 3, 8, 8), gen, flatten_before=2)]
+
+
+FAMILIES = {"conv": conv_cases, "linear": linear_cases, "matmul": matmul_cases,
+            "network": network_cases}
+
+
+def check_calibration(c, table, failures):
+    """The recorded ranges against this script's f32 forward on the samples."""
+    layers = {entry["key"]: entry for entry in table["layers"]}
+    for i in range(len(c.layers)):
+        seen = [c.forward(x)[1][i] for x in c.samples]
+        lo = min(float(t.min()) for t in seen)
+        hi = max(float(t.max()) for t in seen)
+        entry = layers.get(f"main#{i}")
+        if entry is None:
+            failures.append(f"calibration has no main#{i}")
+            continue
+        tol = 0.0 if i == 0 else 1e-4 * max(abs(lo), abs(hi), 1e-6)
+        if abs(entry["min"] - lo) > tol or abs(entry["max"] - hi) > tol:
+            failures.append(f"main#{i}: recorded [{entry['min']}, {entry['max']}], "
+                            f"PyTorch [{lo}, {hi}]")
+    if table["samples"] != SAMPLES:
+        failures.append(f"calibration counts {table['samples']} samples, not {SAMPLES}")
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--family", required=True,
+                        help="comma list of " + ", ".join(FAMILIES))
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--dlas-run", default="dlas-run")
+    parser.add_argument("--targets", default="",
+                        help="space-separated targets (lit's %%exec_targets)")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    gen = torch.Generator().manual_seed(20261126)
+    families = args.family.split(",")
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown:
+        parser.error(f"unknown family {', '.join(unknown)}")
+    cases = [c for f in families for c in FAMILIES[f](gen)]
+    targets = args.targets.split() or [None]
+    failing, runs = [], 0
+    worst = (0.0, "")
+    for c in cases:
+        base = os.path.join(args.workdir, c.name)
+        os.makedirs(base + ".samples", exist_ok=True)
+        with open(base + ".mlir", "w") as f:
+            f.write(c.module())
+        for i, x in enumerate(c.samples):
+            np.save(f"{base}.samples/{i}.npy", x.numpy())
+        np.save(base + ".x.npy", c.x.numpy())
+        calibration = base + ".calibration.json"
+        proc = run([args.dlas_run, base + ".mlir", "--calibrate", base + ".samples",
+                    "--calibration", calibration, "--sparsify", "never"])
+        problems = []
+        if proc.returncode != 0:
+            problems.append("calibration failed:\n" + proc.stdout + proc.stderr)
+        else:
+            with open(calibration) as f:
+                table = json.load(f)
+            check_calibration(c, table, problems)
+        if problems:
+            print(f"FAIL {c.name} (calibration)\n" + "\n".join(problems))
+            failing.append(c.name)
+            continue
+        ranges = {e["key"]: (e["min"], e["max"]) for e in table["layers"]}
+        expected, _ = c.forward(c.x, [ranges[f"main#{i}"] for i in range(len(c.layers))])
+        np.save(base + ".int8.npy", expected.numpy())
+        np.save(base + ".f32.npy", c.forward(c.x)[0].detach().numpy())
+        for target in targets:
+            runs += 1
+            label = c.name + (f" [{target}]" if target else "")
+            cpu = "dlas-cpu-pipeline{sparsify=never" + (f" target={target}" if target else "") + "}"
+            pipeline = (f"builtin.module(dlas-mixed-precision{{policy=int8 "
+                        f"calibration={calibration} keep-f32=none}},{cpu})")
+            common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
+                      "--pipeline", pipeline]
+            exact = run(common + ["--expect", base + ".int8.npy", "--max-rel-err", EXACT])
+            close = run(common + ["--expect", base + ".f32.npy", "--max-rel-err", str(VS_F32)])
+            ok = all(p.returncode == 0 and "PASS" in p.stdout for p in (exact, close))
+            for err in re.findall(r"max rel err ([0-9.e+-]+)", close.stdout):
+                worst = max(worst, (float(err), label))
+            print(f"{'ok  ' if ok else 'FAIL'} {label}")
+            if not ok:
+                failing.append(label)
+                for what, p in (("int8 reference", exact), ("f32", close)):
+                    print(f"-- against the {what}:\n{p.stdout}{p.stderr}")
+    print(f"largest error against f32: {worst[0]:.3e} of max |f32| ({worst[1]})")
+    print(f"{args.family}: {len(cases)} cases run, {len(failing)} failing "
+          f"({runs} runs, targets: {' '.join(t or 'host' for t in targets)})")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
