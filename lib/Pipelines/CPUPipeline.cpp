@@ -74,6 +74,10 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
     nn::MixedPrecisionOptions mixed;
     mixed.policy = options.precision;
     mixed.calibration = options.calibration;
+    SmallVector<StringRef> kinds;
+    StringRef(options.keepF32).split(kinds, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef kind : kinds)
+      mixed.keepF32.push_back(kind.trim().str());
     mixed.print = options.printPrecision;
     pm.addPass(nn::createMixedPrecision(mixed));
     pm.addPass(createCanonicalizerPass());

@@ -197,6 +197,11 @@ static cl::opt<bool> printPrecision(
     "print-precision",
     cl::desc("Print every layer's precision and the reason"),
     cl::cat(runCategory));
+static cl::opt<std::string> keepF32(
+    "keep-f32",
+    cl::desc("Layer kinds --precision keeps in f32: a comma list of "
+             "first-conv, classifier, softmax, or none (default: all three)"),
+    cl::cat(runCategory));
 static cl::opt<std::string> calibrateDir(
     "calibrate",
     cl::desc("Run the f32 model on the samples in DIR (a .npy file per "
@@ -441,6 +446,11 @@ std::string calibrationOptionError() {
   if (!calibrating && !calibrationFile.empty() && precisionPolicy != "int8")
     return "--calibration is read by --precision=int8 (or written by "
            "--calibrate)";
+  if (!keepF32.empty() && !pipeline.empty())
+    return "--keep-f32 configures the built-in pipeline; with --pipeline "
+           "give it as dlas-cpu-pipeline{keep-f32=...}";
+  if (!keepF32.empty() && precisionPolicy == "f32")
+    return "--keep-f32 guards the layers of --precision; give one";
   if (calibrationMethod != "minmax" && calibrationMethod != "percentile")
     return "unknown --calibration-method '" + calibrationMethod +
            "' (minmax or percentile)";
@@ -602,6 +612,7 @@ int runMain() {
       pipelineOptions.precision = precisionPolicy;
       pipelineOptions.printPrecision = printPrecision;
       pipelineOptions.calibration = calibrationFile;
+      pipelineOptions.keepF32 = keepF32;
       pipelineOptions.calibrate = calibrating;
       pipelineOptions.target = target;
       pipelineOptions.targetFeatures = targetFeatures;

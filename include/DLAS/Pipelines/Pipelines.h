@@ -71,6 +71,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Per-layer precision policy (dlas-mixed-precision): "
                      "f32, bf16, fp16, int8 (with calibration) or auto"),
       llvm::cl::init("f32")};
+  PassOptions::Option<std::string> keepF32{
+      *this, "keep-f32",
+      llvm::cl::desc("Layer kinds the precision policy keeps in f32, a "
+                     "comma list of first-conv, classifier, softmax or none "
+                     "(empty: all three; dlas-mixed-precision keep-f32)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> calibration{
       *this, "calibration",
       llvm::cl::desc("precision=int8: the calibration file (dlas-run "

@@ -1120,3 +1120,64 @@ func.func @f(%x: tensor<?x8xf32>) {
   %0 = nn.slice %x {offsets = array<i64: 0, 0>, sizes = array<i64: -1, -1>, steps = array<i64: 1, -1>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
   return
 }
+
+// -----
+func.func @f(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.quantize' op needs at least one scale}}
+  %0 = nn.quantize %x {scales = array<f32>, zero_points = array<i64>} : tensor<2x3xf32> to tensor<2x3xi8>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.quantize' op has 1 scale(s) but 2 zero point(s)}}
+  %0 = nn.quantize %x {scales = array<f32: 0.5>, zero_points = array<i64: 0, 1>} : tensor<2x3xf32> to tensor<2x3xi8>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.quantize' op scale 0.000000e+00 must be positive and finite}}
+  %0 = nn.quantize %x {scales = array<f32: 0.0>, zero_points = array<i64: 0>} : tensor<2x3xf32> to tensor<2x3xi8>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.quantize' op scale INF must be positive and finite}}
+  %0 = nn.quantize %x {scales = array<f32: 0x7F800000>, zero_points = array<i64: 0>} : tensor<2x3xf32> to tensor<2x3xi8>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.quantize' op zero point 128 is out of range for 'i8'}}
+  %0 = nn.quantize %x {scales = array<f32: 0.5>, zero_points = array<i64: 128>} : tensor<2x3xf32> to tensor<2x3xi8>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xi32>) {
+  // expected-error @+1 {{'nn.dequantize' op zero point 2147483648 is out of range for 'i32'}}
+  %0 = nn.dequantize %x {scales = array<f32: 0.5>, zero_points = array<i64: 2147483648>} : tensor<2x3xi32> to tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xi8>) {
+  // expected-error @+1 {{'nn.dequantize' op attribute 'axis' = 2 is out of range for rank 2}}
+  %0 = nn.dequantize %x {scales = array<f32: 0.5, 0.25>, zero_points = array<i64: 0, 0>, axis = 2 : i64} : tensor<2x3xi8> to tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xi8>) {
+  // expected-error @+1 {{'nn.dequantize' op has 2 per-channel scales but dimension 1 has size 3}}
+  %0 = nn.dequantize %x {scales = array<f32: 0.5, 0.25>, zero_points = array<i64: 0, 0>, axis = 1 : i64} : tensor<2x3xi8> to tensor<2x3xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x?xi8>) {
+  // expected-error @+1 {{'nn.dequantize' op has 2 per-channel scales but dimension -1 has size ?}}
+  %0 = nn.dequantize %x {scales = array<f32: 0.5, 0.25>, zero_points = array<i64: 0, 0>, axis = -1 : i64} : tensor<2x?xi8> to tensor<2x?xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.quantize' op result #0 must be ranked tensor of 8-bit signless integer values}}
+  %0 = nn.quantize %x {scales = array<f32: 0.5>, zero_points = array<i64: 0>} : tensor<2x3xf32> to tensor<2x3xi32>
+  return
+}

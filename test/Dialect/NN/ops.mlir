@@ -333,3 +333,16 @@ func.func @resize_crop(%x: tensor<1x2x5x6xf32>) {
   %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, coordinates = #nn<resize_coordinates tf_crop_and_resize>, roi = array<f64: 0.2, -0.3, 1.1, 0.9>, extrapolation_value = 2.5 : f64, sizes = array<i64: 4, 7>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32>
   return
 }
+
+// CHECK-LABEL: func @quantization
+func.func @quantization(%x: tensor<1x2x3x3xf32>, %acc: tensor<1x2x3x3xi32>) {
+  // CHECK: nn.quantize %{{.*}} {scales = array<f32: 5.000000e-02>, zero_points = array<i64: -128>} : tensor<1x2x3x3xf32> to tensor<1x2x3x3xi8>
+  %q = nn.quantize %x {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : tensor<1x2x3x3xf32> to tensor<1x2x3x3xi8>
+  // CHECK: nn.dequantize %{{.*}} {scales = array<f32: 5.000000e-02>, zero_points = array<i64: -128>} : tensor<1x2x3x3xi8> to tensor<1x2x3x3xf32>
+  %d = nn.dequantize %q {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : tensor<1x2x3x3xi8> to tensor<1x2x3x3xf32>
+  // CHECK: nn.dequantize %{{.*}} {scales = array<f32: 1.000000e-03, 2.000000e-03>, zero_points = array<i64: 40, -12>} : tensor<1x2x3x3xi32> to tensor<1x2x3x3xf32>
+  %e = nn.dequantize %acc {scales = array<f32: 1.0e-3, 2.0e-3>, zero_points = array<i64: 40, -12>, axis = 1 : i64} : tensor<1x2x3x3xi32> to tensor<1x2x3x3xf32>
+  // CHECK: nn.quantize %{{.*}} {axis = -1 : i64, scales = array<f32: 1.000000e+00, 5.000000e-01, 2.500000e-01>, zero_points = array<i64: 0, 1, 2>}
+  %p = nn.quantize %x {scales = array<f32: 1.0, 0.5, 0.25>, zero_points = array<i64: 0, 1, 2>, axis = -1 : i64} : tensor<1x2x3x3xf32> to tensor<1x2x3x3xi8>
+  return
+}

@@ -54,6 +54,12 @@ struct CalibrationProbesPass
       ret.getOperandsMutable().assign(results);
       func.setType(b.getFunctionType(func.getArgumentTypes(),
                                      ValueRange(results).getTypes()));
+      // Result attributes, where the function has them, one per result.
+      if (ArrayAttr resultAttrs = func.getResAttrsAttr()) {
+        SmallVector<Attribute> extended(resultAttrs.getValue());
+        extended.resize(results.size(), b.getDictionaryAttr({}));
+        func.setResAttrsAttr(b.getArrayAttr(extended));
+      }
     }
     module->setAttr("dlas.calibration_probes", b.getArrayAttr(probes));
   }
