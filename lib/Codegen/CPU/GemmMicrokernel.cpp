@@ -95,9 +95,10 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   Type lhsType = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
   Type rhsType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
   Type outType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (!outType.isF32() || lhsType != rhsType ||
-      !dlas::isKernelInputType(lhsType))
-    return reject("needs f32 output and f32, bf16 or f16 inputs of one type");
+  if (lhsType != rhsType || !dlas::isKernelInputType(lhsType) ||
+      outType != dlas::kernelAccumulatorType(lhsType))
+    return reject("needs f32, bf16 or f16 inputs of one type with an f32 "
+                  "output, or i8 inputs with an i32 output");
   if (!isMultiplyAccumulate(op))
     return reject("body is not out + lhs * rhs");
   Gemm g;
@@ -111,7 +112,7 @@ FailureOr<Gemm> matchGemm(linalg::LinalgOp op, std::string &why) {
   if (!cMap.isProjectedPermutation() || cMap.getNumResults() == 0)
     return reject("output map is not a projected permutation");
   g.n = cMap.getDimPosition(cMap.getNumResults() - 1);
-  if (!isContiguousF32(g.c->get()))
+  if (!dlas::isContiguous(g.c->get()))
     return reject("output is not contiguous");
 
   // B is the input whose last index moves with n.

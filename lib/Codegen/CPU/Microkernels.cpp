@@ -14,35 +14,44 @@ using namespace mlir::dlas;
 
 bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
-  // Operands narrower than the accumulator (bf16, f16 into f32) are
-  // widened by an arith.extf each first.
-  int64_t widenings = llvm::count_if(
-      body.getOperations(), [](Operation &o) { return isa<arith::ExtFOp>(o); });
+  // Operands narrower than the accumulator (bf16, f16 into f32; i8 into
+  // i32) are widened by an arith.extf or arith.extsi each first.
+  int64_t widenings = llvm::count_if(body.getOperations(), [](Operation &o) {
+    return isa<arith::ExtFOp, arith::ExtSIOp>(o);
+  });
   if (int64_t(body.getOperations().size()) != 3 + widenings)
     return false;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::AddFOp, arith::AddIOp>(add))
     return false;
   Value acc = body.getArgument(2);
-  Value other = add.getLhs() == acc   ? add.getRhs()
-                : add.getRhs() == acc ? add.getLhs()
-                                      : Value();
-  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
+  Value other = add->getOperand(0) == acc   ? add->getOperand(1)
+                : add->getOperand(1) == acc ? add->getOperand(0)
+                                            : Value();
+  Operation *mul = other ? other.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<arith::MulFOp, arith::MulIOp>(mul) ||
+      isa<arith::AddFOp>(add) != isa<arith::MulFOp>(mul))
     return false;
   auto widened = [](Value v) {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
+    if (Operation *ext = v.getDefiningOp();
+        isa_and_nonnull<arith::ExtFOp, arith::ExtSIOp>(ext))
+      return ext->getOperand(0);
     return v;
   };
   Value x = body.getArgument(0), y = body.getArgument(1);
-  Value lhs = widened(mul.getLhs()), rhs = widened(mul.getRhs());
+  Value lhs = widened(mul->getOperand(0)), rhs = widened(mul->getOperand(1));
   return (lhs == x && rhs == y) || (lhs == y && rhs == x);
 }
 
 bool dlas::isKernelInputType(Type type) {
-  return type.isF32() || type.isBF16() || type.isF16();
+  return type.isF32() || type.isBF16() || type.isF16() || type.isInteger(8);
+}
+
+Type dlas::kernelAccumulatorType(Type input) {
+  if (input.isInteger(8))
+    return IntegerType::get(input.getContext(), 32);
+  return Float32Type::get(input.getContext());
 }
 
 bool dlas::isContiguous(Value v) {

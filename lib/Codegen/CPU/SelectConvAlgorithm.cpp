@@ -1,5 +1,6 @@
 //===- SelectConvAlgorithm.cpp - the dlas-select-conv-algorithm pass ------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -61,13 +62,23 @@ bool isPointwise(linalg::Conv2DNchwFchwOp conv) {
 /// named convolution it replaces does.
 void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
   Type acc = args[2].getType();
+  bool integer = isa<IntegerType>(acc);
   auto widen = [&](Value v) -> Value {
-    return v.getType() == acc ? v : arith::ExtFOp::create(b, loc, acc, v);
+    if (v.getType() == acc)
+      return v;
+    if (integer)
+      return arith::ExtSIOp::create(b, loc, acc, v);
+    return arith::ExtFOp::create(b, loc, acc, v);
   };
-  Value product =
-      arith::MulFOp::create(b, loc, widen(args[0]), widen(args[1]));
-  linalg::YieldOp::create(
-      b, loc, arith::AddFOp::create(b, loc, args[2], product).getResult());
+  Value lhs = widen(args[0]), rhs = widen(args[1]);
+  Value sum;
+  if (integer)
+    sum = arith::AddIOp::create(b, loc, args[2],
+                                arith::MulIOp::create(b, loc, lhs, rhs));
+  else
+    sum = arith::AddFOp::create(b, loc, args[2],
+                                arith::MulFOp::create(b, loc, lhs, rhs));
+  linalg::YieldOp::create(b, loc, sum);
 }
 
 /// Y[N, F, P] += W[F, K] x X[N, K, P] on `conv`'s output collapsed to
@@ -842,7 +853,12 @@ struct SelectConvAlgorithmPass
       auto resultType = dyn_cast<RankedTensorType>(conv->getResultTypes()[0]);
       auto inputType =
           dyn_cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
-      if (!resultType || !inputType || !resultType.getElementType().isF32() ||
+      // f32 results (f32, bf16 or f16 operands) and i32 ones (i8).
+      Type resultElement =
+          resultType ? resultType.getElementType() : Type();
+      if (!resultType || !inputType ||
+          resultElement !=
+              dlas::kernelAccumulatorType(inputType.getElementType()) ||
           !resultType.hasStaticShape() || !inputType.hasStaticShape()) {
         ++numDirect;
         continue;

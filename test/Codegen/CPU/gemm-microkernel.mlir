@@ -99,7 +99,7 @@ func.func @override(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x
 // What does not fit is left alone, and print says why.
 // CHECK-LABEL: func @not_f32
 // CHECK: linalg.matmul
-// PRINT: remark: no microkernel: needs f32 output and f32, bf16 or f16 inputs of one type
+// PRINT: remark: no microkernel: needs f32, bf16 or f16 inputs of one type with an f32 output, or i8 inputs with an i32 output
 func.func @not_f32(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>) {
   linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
   return
@@ -126,8 +126,37 @@ func.func @bf16_operands(%a: memref<16x32xbf16>, %b: memref<32x64xbf16>, %c: mem
 
 // -----
 
+// i8 operands, i32 accumulators: the same kernel, the operands widened
+// with arith.extsi, the accumulation in integer multiplies and adds.
+// CHECK-LABEL: func @i8_operands
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x4x32x4xi8>
+// CHECK: vector.load %{{.*}} : memref<32x64xi8>, vector<16xi8>
+// CHECK: arith.extsi %{{.*}} : vector<16xi8> to vector<16xi32>
+// CHECK: memref.load %{{.*}} : memref<1x4x32x4xi8>
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: %[[P:.*]] = arith.muli %{{.*}} : vector<16xi32>
+// CHECK: arith.addi %{{.*}}, %[[P]] : vector<16xi32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+// PRINT: remark: microkernel {{.*}} key 'm16_n64_k32' for M=16 N=64 K=32
+func.func @i8_operands(%a: memref<16x32xi8>, %b: memref<32x64xi8>, %c: memref<16x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xi8>, memref<32x64xi8>) outs(%c : memref<16x64xi32>)
+  return
+}
+
+// -----
+
+// i8 operands into an f32 output are not a kernel format.
+// PRINT: remark: no microkernel: needs f32, bf16 or f16 inputs of one type with an f32 output, or i8 inputs with an i32 output
+func.func @i8_into_f32(%a: memref<16x32xi8>, %b: memref<32x64xi8>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xi8>, memref<32x64xi8>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
 // Mixed operand types are left alone.
-// PRINT: remark: no microkernel: needs f32 output and f32, bf16 or f16 inputs of one type
+// PRINT: remark: no microkernel: needs f32, bf16 or f16 inputs of one type with an f32 output, or i8 inputs with an i32 output
 func.func @mixed_operands(%a: memref<16x32xbf16>, %b: memref<32x64xf16>, %c: memref<16x64xf32>) {
   linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x64xf16>) outs(%c : memref<16x64xf32>)
   return

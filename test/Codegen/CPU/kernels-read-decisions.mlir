@@ -72,10 +72,10 @@ func.func @bf16(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf
 
 // -----
 
-func.func @i8_gemm(%a: memref<16x32xi8>, %b: memref<32x64xi8>, %c: memref<16x64xi32>) {
-  // expected-error @+1 {{the gemm kernel builds f32, bf16 or f16 inputs with f32 accumulators only (input = i8, acc = i32)}}
-  linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 1, lanes = 16, kc = 32, mc = 16, input = i8, acc = i32, key = "m16_n64_k32", source = cost_model>}
-      ins(%a, %b : memref<16x32xi8>, memref<32x64xi8>) outs(%c : memref<16x64xi32>)
+func.func @i8_depthwise(%x: memref<1x8x10x10xi8>, %w: memref<8x3x3xi8>, %y: memref<1x8x8x8xi32>) {
+  // expected-error @+1 {{the depthwise kernel builds f32 code only (input = i8, acc = i32)}}
+  linalg.depthwise_conv_2d_nchw_chw {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, input = i8, acc = i32, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x8x10x10xi8>, memref<8x3x3xi8>) outs(%y : memref<1x8x8x8xi32>)
   return
 }
 

@@ -175,7 +175,7 @@ def magnitude_prune(model, sparsity):
 
 
 def export(name, workdir, opset=13, batch=1, dynamic_batch=False, prune=0.0,
-           prune_exported=True):
+           prune_exported=True, calibration_samples=0):
     """Builds `name`, exports it to <workdir>/<name>/<name>.onnx and saves the
     seeded input and PyTorch's output next to it; returns (model, input,
     base path). Each model has a folder of its own: models over 2 GB are
@@ -211,6 +211,12 @@ def export(name, workdir, opset=13, batch=1, dynamic_batch=False, prune=0.0,
         magnitude_prune(model, prune)
     with torch.no_grad():
         expected = model(x)
+    if calibration_samples:
+        # int8 calibration inputs: other seeds than the input judged.
+        os.makedirs(base + ".calibration")
+        for i in range(calibration_samples):
+            sample = torch.randn(*shape, generator=torch.Generator().manual_seed(100 + i))
+            np.save(f"{base}.calibration/{i:03d}.npy", sample.numpy())
     np.save(base + ".input.npy", x.numpy())
     np.save(base + ".expected.npy", expected.numpy())
     return model, x, base
@@ -225,7 +231,7 @@ def judge_precision(ref, output_path, log, args):
     ref = ref.astype(np.float64)
     rel_l2 = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
     ok = bool(np.isfinite(rel_l2)) and rel_l2 <= args.max_rel_l2
-    lowered = len(re.findall(r"dlas-mixed-precision: .*: (?:bf16|f16) ", log))
+    lowered = len(re.findall(r"dlas-mixed-precision: .*: (?:bf16|f16|int8) ", log))
     layers = log.count("dlas-mixed-precision:")
     text = (f"{args.precision}: {lowered} of {layers} layers, "
             f"relative L2 error {rel_l2:.2e} (max {args.max_rel_l2:g})")
@@ -255,7 +261,9 @@ def check_exported_model(name, args):
     try:
         model, x, base = export(name, args.workdir, args.opset, args.batch,
                                 args.dynamic_batch, args.prune,
-                                prune_exported=args.prune_in == "torch")
+                                prune_exported=args.prune_in == "torch",
+                                calibration_samples=(args.calibration_samples
+                                                     if args.precision == "int8" else 0))
     except Exception as e:  # an export PyTorch cannot do fails the model
         return (name, f"{name:<18} export failed: {type(e).__name__}: {str(e)[:300]}  FAIL",
                 None, False, "")
@@ -275,6 +283,18 @@ def check_exported_model(name, args):
         # ones below (relative L2 error, top-5 agreement), not elementwise.
         cmd += ["--precision", args.precision, "--print-precision",
                 "--output-dir", os.path.dirname(base)]
+    if args.precision == "int8":
+        # Calibration first (f32, on the seeded samples), then the model
+        # quantized from its file.
+        calibration = base + ".calibration.json"
+        calibrate = subprocess.run(
+            [args.dlas_run, base + ".onnx", "--calibrate", base + ".calibration",
+             "--calibration", calibration, "--num-threads", str(args.threads)],
+            capture_output=True, text=True, timeout=1800)
+        if calibrate.returncode != 0:
+            return (name, f"{name:<18} calibration failed  FAIL", None, False,
+                    calibrate.stdout + calibrate.stderr)
+        cmd += ["--calibration", calibration]
     if args.repeat > 1:
         cmd += ["--warmup", "1", "--repeat", str(args.repeat)]
     if args.prune:
@@ -352,8 +372,11 @@ def main():
                              "--prune prunes the dense model")
     parser.add_argument("--sparsify", default="auto",
                         help="dlas-run --sparsify policy with --prune")
+    parser.add_argument("--calibration-samples", type=int, default=4,
+                        help="--precision int8: seeded batches that dlas-run "
+                             "--calibrate records the activation ranges on")
     parser.add_argument("--precision", default="f32",
-                        help="dlas-run --precision (bf16, fp16, auto): judge the "
+                        help="dlas-run --precision (bf16, fp16, int8, auto): judge the "
                              "logits by --max-rel-l2 and --min-top5 against f32")
     parser.add_argument("--max-rel-l2", type=float, default=1e-2)
     parser.add_argument("--min-top5", type=float, default=0.95)

@@ -22,6 +22,8 @@ bool isMultiplyAccumulate(linalg::LinalgOp op);
 /// The operand types the kernels load and widen to f32 accumulators:
 /// f32, bf16 and f16.
 bool isKernelInputType(Type type);
+/// The accumulator the kernels use for `input`: i32 for i8, else f32.
+Type kernelAccumulatorType(Type input);
 
 /// True for a static, contiguous (identity layout) memref or a static
 /// tensor, of any element type.

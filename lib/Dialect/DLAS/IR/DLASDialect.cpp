@@ -153,11 +153,15 @@ std::string MicrokernelAttr::unsupportedTypes() const {
   if (getKind() == MicrokernelKind::gemm && getAcc().isF32() &&
       (input.isBF16() || input.isF16()))
     return "";
+  // ... and i8 operands into i32 accumulators.
+  if (getKind() == MicrokernelKind::gemm && input.isInteger(8) &&
+      getAcc().isInteger(32))
+    return "";
   std::string why;
   llvm::raw_string_ostream os(why);
   os << "the " << stringifyMicrokernelKind(getKind()) << " kernel builds "
      << (getKind() == MicrokernelKind::gemm ? "f32, bf16 or f16 inputs with "
-                                              "f32 accumulators"
+                                              "f32 accumulators, or i8 with i32"
                                             : "f32 code")
      << " only (input = " << input << ", acc = " << getAcc() << ")";
   return why;
