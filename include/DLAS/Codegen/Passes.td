@@ -602,6 +602,7 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
                            "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "mlir::func::FuncDialect"];
 }
 

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -346,6 +347,14 @@ bool packableB(const Gemm &g) {
          g.op.getMatchingIndexingMap(g.b).isProjectedPermutation();
 }
 
+/// Int8 GEMMs with a packable B run on vpdpbusd: four k values per 32-bit
+/// lane, B packed in k quads.
+bool usesVnni(const Gemm &g, const KernelParams &p, Type input,
+              int64_t vectorWidth) {
+  return input.isInteger(8) && p.packB && packableB(g) && !g.rowWidth &&
+         dlas::hasInt8DotProduct(g.op, vectorWidth);
+}
+
 /// The kernel parameters a decision records.
 KernelParams paramsOf(MicrokernelAttr decision) {
   return {decision.getRows(), decision.getVectors(), decision.getKc(),
@@ -370,6 +379,11 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
     }
   }
   bool plainB = packableB(*gemm);
+  // vpdpbusd reads B in k quads, which only a packed B provides.
+  Type inputType = getElementTypeOrSelf(gemm->a->get().getType());
+  if (inputType.isInteger(8) && plainB && !gemm->rowWidth &&
+      dlas::hasInt8DotProduct(op, target.vectorWidth))
+    params.packB = true;
   if (pins.packB == "always")
     params.packB = plainB;
   else if (pins.packB == "never")
@@ -446,15 +460,110 @@ class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
                 const Neighbours &nb, KernelTypes types, int64_t vectorWidth,
-                bool parallel, int64_t prefetchBytes, int64_t chunks)
+                bool parallel, int64_t prefetchBytes, int64_t chunks,
+                bool vnni)
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
-        chunks(chunks), vecType(types.accVector(vw)),
+        chunks(chunks), vnni(vnni), vecType(types.accVector(vw)),
         inVecType(types.inputVector(vw)) {}
+
+  /// k values per k block: the decision's, a multiple of 4 with VNNI (a
+  /// quad never straddles two blocks).
+  int64_t blockK() const {
+    int64_t k = kBlockOuter(g, p);
+    return vnni ? llvm::alignTo(k, 4) : k;
+  }
+  /// k quads per k block (VNNI).
+  int64_t blockQuads() const { return blockK() / 4; }
+
+  /// VNNI: A packed in k quads, Ap[g..][K/kc][M/m0][kc/4][m0 * 4] (the four
+  /// k values of a row next to each other: one 32-bit broadcast), zero
+  /// past K and M; and the sum of each row of A (rowSums[g..][M]), which
+  /// undoes the bias of B's u8 form: the kernel reads B + 128 (vpdpbusd
+  /// multiplies unsigned by signed bytes), and sum_k A (B + 128) =
+  /// sum_k A B + 128 sum_k A.
+  Value packQuadsAtRunTime() {
+    auto type = packedType();
+    Value packed =
+        memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    SmallVector<int64_t> sumsShape;
+    for (unsigned d : g.aBatch)
+      sumsShape.push_back(g.ranges[d]);
+    sumsShape.push_back(llvm::alignTo(g.sizeM, p.m0));
+    rowSums = memref::AllocOp::create(
+        b, loc, MemRefType::get(sumsShape, b.getI32Type()),
+        b.getI64IntegerAttr(64));
+    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
+    Value zero8 = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+    Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    int64_t sizeK = g.ranges[g.k[0]];
+    int64_t quads = llvm::divideCeil(sizeK, 4);
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
+      loop(0, panels, [&](Value panel) {
+        Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
+        loop(0, p.m0, [&](Value i) {
+          SmallVector<Value> dims = dimValues();
+          for (auto [d, v] : llvm::zip(g.aBatch, aBatchIvs))
+            dims[d] = v;
+          Value row = arith::AddIOp::create(b, loc, rowBase, i);
+          Value rowInside = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, row, index(g.sizeM));
+          // Rows past M read row M - 1 and store zeros.
+          dims[g.m] = min(row, index(g.sizeM - 1));
+          auto quadLoop = scf::ForOp::create(
+              b, loc, index(0), index(quads), index(1), ValueRange{zero32},
+              [&](OpBuilder &nested, Location, Value q, ValueRange sum) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPointToStart(nested.getBlock());
+                Value total = sum[0];
+                SmallVector<Value> bytes;
+                Value k0 = arith::MulIOp::create(b, loc, q, index(4));
+                for (int64_t t = 0; t < 4; ++t) {
+                  Value k = add(k0, t);
+                  Value inside = arith::AndIOp::create(
+                      b, loc, rowInside,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            k, index(sizeK)));
+                  dims[g.k[0]] = min(k, index(sizeK - 1));
+                  Value v = memref::LoadOp::create(b, loc, g.a->get(),
+                                                   indices(aMap, dims));
+                  v = arith::SelectOp::create(b, loc, inside, v, zero8);
+                  bytes.push_back(v);
+                  total = arith::AddIOp::create(
+                      b, loc, total, arith::ExtSIOp::create(b, loc, i32, v));
+                }
+                Value quad = vector::FromElementsOp::create(
+                    b, loc, VectorType::get({4}, i8), bytes);
+                Value block =
+                    arith::DivUIOp::create(b, loc, q, index(blockQuads()));
+                Value within = arith::RemUIOp::create(b, loc, q,
+                                                      index(blockQuads()));
+                Value lane = arith::MulIOp::create(b, loc, i, index(4));
+                vector::StoreOp::create(
+                    b, loc, quad, packed,
+                    packedIndices(dims,
+                                  ValueRange{block, panel, within, lane}));
+                scf::YieldOp::create(b, loc, total);
+              });
+          SmallVector<Value> sumIdx = packedIndices(dims, ValueRange{row});
+          memref::StoreOp::create(b, loc, quadLoop.getResult(0), rowSums,
+                                  sumIdx);
+        });
+      });
+    });
+    return packed;
+  }
+
+  /// The row sums of A that packQuadsAtRunTime computed (VNNI), to free.
+  Value rowSumsBuffer() const { return rowSums; }
 
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
   Value packAtRunTime() {
+    if (vnni)
+      return packQuadsAtRunTime();
     auto type = packedType();
     Value packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
@@ -520,10 +629,15 @@ public:
     SmallVector<int64_t> shape;
     for (unsigned d : g.aBatch)
       shape.push_back(g.ranges[d]);
-    llvm::append_values(
-        shape, kBlocks(g, p),
-        static_cast<int64_t>(llvm::divideCeil(g.sizeM, p.m0)),
-        kBlockOuter(g, p) * innerK(g), p.m0);
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    if (vnni) {
+      llvm::append_values(
+          shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()), panels,
+          blockQuads(), p.m0 * 4);
+      return MemRefType::get(shape, types.input);
+    }
+    llvm::append_values(shape, kBlocks(g, p), panels,
+                        kBlockOuter(g, p) * innerK(g), p.m0);
     return MemRefType::get(shape, types.input);
   }
 
@@ -542,11 +656,13 @@ public:
     int64_t n0 = p.vectors * vw;
     int64_t tiles = llvm::divideCeil(g.sizeN, n0);
     // kc counts k values; the blocked loop is the outermost k dim.
-    int64_t kcOuter = kBlockOuter(g, p);
+    int64_t kcOuter = blockK();
     singleKBlock = kcOuter >= g.ranges[g.k[0]];
     if (p.packB)
       bp = memref::AllocOp::create(
-          b, loc, MemRefType::get({tiles, kcOuter, n0}, types.input),
+          b, loc,
+          vnni ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
+               : MemRefType::get({tiles, kcOuter, n0}, types.input),
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
     int64_t tailRows = g.sizeM % p.m0;
@@ -709,6 +825,8 @@ private:
   /// Copies rows [kc, kcEnd) of B into column-tile panels Bp[tile][k][n0],
   /// zero past N, so that the kernels stream it contiguously.
   void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
+    if (vnni)
+      return packQuadsOfB(kc, kcEnd, tiles);
     AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
     Value zeros = types.zero(b, loc, inVecType);
@@ -733,6 +851,75 @@ private:
           }
           vector::StoreOp::create(b, loc, v, bp,
                                   ValueRange{tile, row, index(j * vw)});
+        }
+      });
+    });
+  }
+
+  /// VNNI: rows [kc, kcEnd) of B as quads, Bp[tile][kc/4][n0 * 4]: lane
+  /// n's 32 bits hold B[k..k+3][n], each byte + 128 (u8 for vpdpbusd);
+  /// rows past K and columns past N hold 128 (0 + 128), against zeros of A.
+  void packQuadsOfB(Value kc, Value kcEnd, int64_t tiles) {
+    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
+    int64_t n0 = p.vectors * vw;
+    int64_t sizeK = g.ranges[g.k[0]];
+    Type i8 = b.getI8Type(), i16 = b.getI16Type();
+    auto byteVector = VectorType::get({vw}, i8);
+    Value zeros = types.zero(b, loc, byteVector);
+    Value bias = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(VectorType::get({4 * vw}, i8),
+                                       b.getI8IntegerAttr(-128)));
+    bool exact = g.sizeN % n0 == 0 && sizeK % 4 == 0;
+    // Lane-wise interleave of two vectors of `lanes` elements.
+    auto interleave = [&](Value x, Value y, int64_t lanes) {
+      SmallVector<int64_t> mask;
+      for (int64_t l = 0; l < lanes; ++l)
+        llvm::append_values(mask, l, lanes + l);
+      return vector::ShuffleOp::create(b, loc, x, y, mask).getResult();
+    };
+    Value quadLo = arith::DivUIOp::create(b, loc, kc, index(4));
+    Value quadHi = arith::CeilDivUIOp::create(b, loc, kcEnd, index(4));
+    forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
+      Value col = arith::MulIOp::create(b, loc, tile, index(n0));
+      loop(quadLo, quadHi, 1, [&](Value q) {
+        Value row = arith::SubIOp::create(b, loc, q, quadLo);
+        Value k0 = arith::MulIOp::create(b, loc, q, index(4));
+        for (int64_t j = 0; j < p.vectors; ++j) {
+          SmallVector<Value> dims = dimValues();
+          dims[g.n] = add(col, j * vw);
+          SmallVector<Value> rows;
+          for (int64_t t = 0; t < 4; ++t) {
+            Value k = add(k0, t);
+            dims[g.k[0]] = min(k, index(sizeK - 1));
+            if (exact) {
+              rows.push_back(vector::LoadOp::create(
+                  b, loc, byteVector, g.b->get(), indices(bMap, dims)));
+              continue;
+            }
+            // Columns left in this vector, none past K.
+            Value left = arith::SubIOp::create(b, loc, index(g.sizeN),
+                                               dims[g.n]);
+            Value inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              k, index(sizeK));
+            left = arith::SelectOp::create(b, loc, inK, left, index(0));
+            Value mask = vector::CreateMaskOp::create(
+                b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
+            rows.push_back(vector::MaskedLoadOp::create(
+                b, loc, byteVector, g.b->get(), indices(bMap, dims), mask,
+                zeros));
+          }
+          Value pairs01 = vector::BitCastOp::create(
+              b, loc, VectorType::get({vw}, i16),
+              interleave(rows[0], rows[1], vw));
+          Value pairs23 = vector::BitCastOp::create(
+              b, loc, VectorType::get({vw}, i16),
+              interleave(rows[2], rows[3], vw));
+          Value quads = vector::BitCastOp::create(
+              b, loc, VectorType::get({4 * vw}, i8),
+              interleave(pairs01, pairs23, vw));
+          quads = arith::XOrIOp::create(b, loc, quads, bias);
+          vector::StoreOp::create(b, loc, quads, bp,
+                                  ValueRange{tile, row, index(j * 4 * vw)});
         }
       });
     });
@@ -890,7 +1077,12 @@ private:
           });
       return SmallVector<Value>(forOp.getResults());
     };
-    acc = kLoop(0, {}, acc);
+    if (vnni)
+      acc = quadLoop(panel, tile, kcLo, kcHi, subtractRowSums(panel, kcLo, acc,
+                                                              rows),
+                     rows);
+    else
+      acc = kLoop(0, {}, acc);
 
     auto store = [&](Value view, ArrayRef<Value> values) {
       for (int64_t i = 0; i < rows; ++i) {
@@ -998,6 +1190,80 @@ private:
   }
   static constexpr int64_t kMaxUnrolledTaps = 16;
 
+  /// VNNI: the first k block starts from acc - 128 * rowSums (B is read
+  /// as B + 128).
+  SmallVector<Value> subtractRowSums(Value panel, Value kcLo,
+                                     SmallVector<Value> acc, int64_t rows) {
+    Value first = isEqual(kcLo, index(0));
+    Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
+    Value shift = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(7));
+    SmallVector<Value> dims = dimValues();
+    for (int64_t i = 0; i < rows; ++i) {
+      Value sum = memref::LoadOp::create(
+          b, loc, rowSums, packedIndices(dims, ValueRange{add(rowBase, i)}));
+      Value bias = vector::BroadcastOp::create(
+          b, loc, vecType, arith::ShLIOp::create(b, loc, sum, shift));
+      for (int64_t j = 0; j < p.vectors; ++j) {
+        Value &a = acc[i * p.vectors + j];
+        a = arith::SelectOp::create(b, loc, first,
+                                    arith::SubIOp::create(b, loc, a, bias), a);
+      }
+    }
+    return acc;
+  }
+
+  /// VNNI: the k loop over quads [kcLo / 4, ceil(kcHi / 4)), one vpdpbusd
+  /// per accumulator per quad: 4 * lanes multiply-adds per instruction.
+  SmallVector<Value> quadLoop(Value panel, Value tile, Value kcLo, Value kcHi,
+                              SmallVector<Value> acc, int64_t rows) {
+    Value quadLo = arith::DivUIOp::create(b, loc, kcLo, index(4));
+    Value quadHi = arith::CeilDivUIOp::create(b, loc, kcHi, index(4));
+    Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
+    std::string intrinsic =
+        "llvm.x86.avx512.vpdpbusd." + std::to_string(vw * 32);
+    auto i32Vector = VectorType::get({vw}, b.getI32Type());
+    // The intrinsic takes its byte operands as <4*vw x i8>.
+    auto byteVector = VectorType::get({4 * vw}, b.getI8Type());
+    auto forOp = scf::ForOp::create(
+        b, loc, quadLo, quadHi, index(1), acc,
+        [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          Value within = arith::SubIOp::create(b, loc, q, quadLo);
+          SmallVector<Value> bs;
+          for (int64_t j = 0; j < p.vectors; ++j)
+            bs.push_back(vector::LoadOp::create(
+                b, loc, byteVector, bp,
+                ValueRange{tile, within, index(j * 4 * vw)}));
+          SmallVector<Value> dims = dimValues();
+          SmallVector<Value> result(carried.begin(), carried.end());
+          for (int64_t i = 0; i < rows; ++i) {
+            Value quad = vector::LoadOp::create(
+                b, loc, VectorType::get({4}, b.getI8Type()), ap,
+                packedIndices(dims, ValueRange{block, panel, within,
+                                               index(i * 4)}));
+            Value word = vector::ExtractOp::create(
+                b, loc,
+                vector::BitCastOp::create(
+                    b, loc, VectorType::get({1}, b.getI32Type()), quad),
+                ArrayRef<int64_t>{0});
+            Value splat = vector::BitCastOp::create(
+                b, loc, byteVector,
+                vector::BroadcastOp::create(b, loc, i32Vector, word));
+            for (int64_t j = 0; j < p.vectors; ++j) {
+              Value &a = result[i * p.vectors + j];
+              // vpdpbusd: a += sum over 4 bytes of u8(B) * s8(A).
+              a = LLVM::CallIntrinsicOp::create(
+                      b, loc, i32Vector, b.getStringAttr(intrinsic),
+                      ValueRange{a, bs[j], splat})
+                      .getResult(0);
+            }
+          }
+          scf::YieldOp::create(b, loc, result);
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+
   /// One k step: `vectors` loads of B, `rows` broadcasts of A, the FMAs.
   SmallVector<Value>
   fmaStep(Value panel, Value tile, Value kcLo, ArrayRef<Value> cols,
@@ -1076,6 +1342,9 @@ private:
   bool parallel;
   int64_t prefetchBytes;
   int64_t chunks;
+  /// Int8 on vpdpbusd: A and B packed in k quads.
+  bool vnni;
+  Value rowSums;
   /// Accumulator vectors; operand vectors (before `types.promote`).
   VectorType vecType, inVecType;
   Value ap, bp, lastK;
@@ -1165,9 +1434,11 @@ struct GemmMicrokernelPass
       }
       OpBuilder b(op);
       prepareViews(b, *gemm, neighbours);
+      bool vnni =
+          usesVnni(*gemm, params, decision.getInput(), target.vectorWidth);
       KernelEmitter emitter(b, *gemm, params, neighbours,
                             dlas::KernelTypes::of(decision), target.vectorWidth,
-                            parallel, prefetchBytes, parallelChunks);
+                            parallel, prefetchBytes, parallelChunks, vnni);
       Value packed;
       bool packedNow = false;
       // Compile-time packing copies f32 data.
@@ -1185,12 +1456,15 @@ struct GemmMicrokernelPass
       emitter.emit(packed);
       if (!packedNow)
         memref::DeallocOp::create(b, op.getLoc(), packed);
+      if (Value sums = emitter.rowSumsBuffer())
+        memref::DeallocOp::create(b, op.getLoc(), sums);
       if (print)
         op->emitRemark() << "microkernel " << params.m0 << "x"
                          << params.vectors * target.vectorWidth << " (m0="
                          << params.m0 << ", vectors=" << params.vectors
                          << ", kc=" << params.kc << ", mc=" << params.mc
                          << (params.packB ? ", B packed" : "")
+                         << (vnni ? ", VNNI" : "")
                          << dlas::sourceNote(decision) << ") key '" << key
                          << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "

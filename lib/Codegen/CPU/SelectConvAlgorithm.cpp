@@ -742,6 +742,17 @@ struct SelectConvAlgorithmPass
     return 48 * 1024;
   }
 
+  static bool isInt8(linalg::LinalgOp conv) {
+    return getElementTypeOrSelf(conv.getDpsInputs()[0].getType())
+        .isInteger(8);
+  }
+
+  /// The f32 lanes of the kernels on `op`'s target (0 without one).
+  static int64_t targetLanes(Operation *op) {
+    dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op);
+    return target ? target.lanes(32) : 0;
+  }
+
   ConvAlgorithm choose(linalg::LinalgOp conv, ConvKind kind, bool unitStride,
                        std::string &why) {
     auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
@@ -786,6 +797,12 @@ struct SelectConvAlgorithmPass
       return why = unitStride ? "1x1 kernel: a GEMM without copies"
                               : "strided 1x1 kernel: subsampled input, GEMM",
              ConvAlgorithm::Gemm;
+    // vpdpbusd needs B packed in k quads, which the flat convolution's
+    // shifted rows do not allow; the im2col matrix packs like a matrix.
+    if (dense && microkernels && isInt8(conv) &&
+        dlas::hasInt8DotProduct(conv, targetLanes(conv)))
+      return why = "int8 with VNNI: im2col, for the GEMM on vpdpbusd",
+             ConvAlgorithm::Im2Col;
     if (kind == ConvKind::Depthwise && microkernels)
       return why = "depthwise: direct, for the depthwise microkernel",
              ConvAlgorithm::Direct;

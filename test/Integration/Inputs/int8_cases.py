@@ -272,7 +272,8 @@ def main():
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--targets", default="",
-                        help="space-separated targets (lit's %%exec_targets)")
+                        help="space-separated targets, cpu or cpu:+features "
+                             "(lit's %%int8_targets)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     gen = torch.Generator().manual_seed(20261126)
@@ -313,7 +314,11 @@ def main():
         for target in targets:
             runs += 1
             label = c.name + (f" [{target}]" if target else "")
-            cpu = "dlas-cpu-pipeline{sparsify=never" + (f" target={target}" if target else "") + "}"
+            cpu = "dlas-cpu-pipeline{sparsify=never"
+            if target:
+                name, _, features = target.partition(":")
+                cpu += f" target={name}" + (f" target-features={features}" if features else "")
+            cpu += "}"
             pipeline = (f"builtin.module(dlas-mixed-precision{{policy=int8 "
                         f"calibration={calibration} keep-f32=none}},{cpu})")
             common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",

@@ -63,6 +63,21 @@ ArrayRef<StringRef> documentedCPUTargetNames();
 /// it can run such code).
 std::string featuresMissingOnHost(StringRef features);
 
+/// True when `op`'s target has vpdpbusd (u8 x s8 dot products into i32) at
+/// `lanes` 32-bit lanes: AVX512-VNNI for 16, AVX512-VNNI with VL or
+/// AVX-VNNI for 8.
+inline bool hasInt8DotProduct(Operation *op, int64_t lanes) {
+  CPUTargetAttr target = lookupCPUTarget(op);
+  if (!target)
+    return false;
+  if (lanes == 16)
+    return target.hasFeature("avx512vnni");
+  if (lanes == 8)
+    return target.hasFeature("avxvnni") ||
+           (target.hasFeature("avx512vnni") && target.hasFeature("avx512vl"));
+  return false;
+}
+
 /// The CPU name of `op`'s target ("" without one): the prefix of its
 /// tuning-file keys.
 inline StringRef targetCpu(Operation *op) {
