@@ -26,7 +26,9 @@ namespace {
 std::optional<TileRead> asTileRead(const Gemm &g, const Neighbours &nb,
                                    Value buffer, AffineMap map) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+  // f32 operands, and the i32 zero points of int8's dequantize.
+  if (!type || !type.hasStaticShape() ||
+      !(type.getElementType().isF32() || type.getElementType().isInteger(32)) ||
       !type.getLayout().isIdentity())
     return std::nullopt;
   MLIRContext *ctx = buffer.getContext();
@@ -301,8 +303,9 @@ bool onlyFoldedUsers(const Gemm &g, const Neighbours &nb, Value buffer,
   if (!buffer.getDefiningOp<memref::AllocOp>())
     return false;
   if (buffer == nb.full && nb.cView &&
-      llvm::any_of(nb.cView->getUsers(),
-                   [&](Operation *user) { return user != g.op; }))
+      llvm::any_of(nb.cView->getUsers(), [&](Operation *user) {
+        return user != g.op && user != nb.init;
+      }))
     return false;
   for (Operation *user : buffer.getUsers()) {
     if (user == g.op || user == nb.cView || user == nb.init ||
@@ -328,8 +331,12 @@ bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
     return false;
   OpOperand *init = generic.getDpsInitOperand(0);
   Value out = init->get();
-  if (!generic.getMatchingIndexingMap(init).isIdentity() ||
-      out.getType() != fullType || freed.contains(out))
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!generic.getMatchingIndexingMap(init).isIdentity() || !outType ||
+      !outType.getLayout().isIdentity() ||
+      !dlas::isEpilogueResultType(
+          fullType.clone(getElementTypeOrSelf(current.getType())), outType) ||
+      freed.contains(out))
     return false;
   SmallVector<std::optional<TileRead>> reads;
   bool readsCurrent = false;
@@ -392,7 +399,7 @@ Neighbours dlas::gemm::findNeighbours(const Gemm &g, DominanceInfo &dom,
   Value c = g.c->get();
   nb.full = c;
   if (auto view = c.getDefiningOp<memref::CollapseShapeOp>();
-      view && isContiguousF32(view.getSrc())) {
+      view && dlas::isContiguous(view.getSrc())) {
     nb.full = view.getSrc();
     nb.cView = view;
     nb.groups = view.getReassociationIndices();

@@ -130,6 +130,14 @@ static Operation *soleUser(Value v) {
   return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
 }
 
+bool dlas::isEpilogueResultType(Type from, Type to) {
+  auto source = cast<ShapedType>(from), result = cast<ShapedType>(to);
+  if (source.getShape() != result.getShape())
+    return false;
+  Type in = source.getElementType(), out = result.getElementType();
+  return in == out || (in.isInteger(32) && out.isF32());
+}
+
 /// True when `generic` applies an elementwise body to `current` (read
 /// and written with identity maps over its whole shape).
 static bool isElementwiseConsumer(linalg::GenericOp generic, Value current) {
@@ -137,7 +145,7 @@ static bool isElementwiseConsumer(linalg::GenericOp generic, Value current) {
   if (!type || !generic.hasPureTensorSemantics() ||
       generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
       generic.getNumLoops() != type.getRank() ||
-      generic.getResult(0).getType() != type ||
+      !dlas::isEpilogueResultType(type, generic.getResult(0).getType()) ||
       !dlas::isVectorizableElementwiseBody(generic.getBody()) ||
       !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
            .isIdentity())
@@ -162,7 +170,12 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
   // "The buffer" is what C views through one collapse_shape, as the kernel
   // pass sees it after bufferization (GemmNeighbours' `full`): a grouped
   // convolution's [N, G, C/G, H, W], not the [N, C, H, W] it expands.
+  // The fill of a zero init may sit on the collapsed view (canonicalized
+  // above the collapse): the buffer is still the view's source.
   Value init = op.getDpsInitOperand(0)->get();
+  if (auto fill = init.getDefiningOp<linalg::FillOp>();
+      fill && getElementTypeOrSelf(init.getType()).isInteger(32))
+    init = fill.getOutputs()[0];
   if (auto collapse = init.getDefiningOp<tensor::CollapseShapeOp>())
     init = collapse.getSrc();
   Type fullType = init.getType();
@@ -173,7 +186,9 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!generic || current.getType() != fullType ||
+    if (!generic ||
+        cast<ShapedType>(current.getType()).getShape() !=
+            cast<ShapedType>(fullType).getShape() ||
         !isElementwiseConsumer(generic, current))
       break;
     ++fusion.epilogues;

@@ -21,6 +21,9 @@ Each case is a module in the nn dialect with constant f32 weights. For each:
 3. The int8 result is also compared with PyTorch's f32 result, within 5e-2
    of max |expected|: the scheme, not just its reproduction, is sound.
 
+Depthwise convolutions stay f32 under the policy (no int8 kernel): their
+reference is the f32 layer (PyTorch), within 1e-4 relative.
+
 Families: conv (nn_cases.py's convolution matrix: strides, padding,
 dilation, groups, depthwise, 1x1 to 7x7, NHWC; inputs alternately signed
 and non-negative, so that zero points of about 0 and -128, the latter with
@@ -84,7 +87,14 @@ class Layer:
             return np.ascontiguousarray(w.T)  # one row per output column
         return w.reshape(w.shape[0], -1)
 
+    def depthwise(self):
+        return self.kind == "conv2d" and self.groups > 1 and self.weight.shape[1] == 1
+
     def forward_int8(self, x, lo, hi):
+        if self.depthwise():
+            # The policy keeps depthwise convolutions in f32 (no int8
+            # kernel): DLAS must match the f32 layer.
+            return self.forward(x)
         x = x.numpy().astype(np.float32)
         s_x, zp_x = act_params(lo, hi)
         qx = np.clip(np.rint(x / s_x) + np.float32(zp_x), -128, 127)
@@ -323,7 +333,9 @@ def main():
                         f"calibration={calibration} keep-f32=none}},{cpu})")
             common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
                       "--pipeline", pipeline]
-            exact = run(common + ["--expect", base + ".int8.npy", "--max-rel-err", EXACT])
+            f32_only = all(layer.depthwise() for layer in c.layers)
+            exact = run(common + ["--expect", base + ".int8.npy", "--max-rel-err",
+                                  "1e-4" if f32_only else EXACT])
             close = run(common + ["--expect", base + ".f32.npy", "--max-rel-err", str(VS_F32)])
             ok = all(p.returncode == 0 and "PASS" in p.stdout for p in (exact, close))
             for err in re.findall(r"max rel err ([0-9.e+-]+)", close.stdout):

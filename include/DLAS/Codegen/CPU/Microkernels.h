@@ -24,6 +24,10 @@ bool isMultiplyAccumulate(linalg::LinalgOp op);
 bool isKernelInputType(Type type);
 /// The accumulator the kernels use for `input`: i32 for i8, else f32.
 Type kernelAccumulatorType(Type input);
+/// True when an elementwise epilogue may turn a kernel's output of type
+/// `from` into `to` (shaped types): the same type, or an i32 accumulator
+/// into f32 of the same shape (int8's dequantize).
+bool isEpilogueResultType(Type from, Type to);
 
 /// True for a static, contiguous (identity layout) memref or a static
 /// tensor, of any element type.

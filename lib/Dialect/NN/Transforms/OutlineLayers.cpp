@@ -37,6 +37,10 @@ bool isConstant(Operation *op) {
 /// fused epilogues). A binary op's other operand may broadcast (a bias or
 /// a per-channel scale).
 bool isEpilogue(Operation *op, Value input) {
+  // The dequantize of an int8 layer's i32 accumulator is its epilogue too
+  // (the GEMM kernel converts in registers and stores f32).
+  if (auto dequantize = dyn_cast<nn::DequantizeOp>(op))
+    return getElementTypeOrSelf(input.getType()).isInteger(32);
   if (op->getNumResults() != 1 || op->getResult(0).getType() != input.getType())
     return false;
   return isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::LeakyReluOp,
