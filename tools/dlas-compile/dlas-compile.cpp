@@ -71,8 +71,18 @@ static cl::opt<std::string> targetFeatures(
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("Run layers in lower precision (dlas-mixed-precision): f32, "
-             "bf16, fp16 or auto; the entry keeps its types"),
+             "bf16, fp16, int8 (with --calibration) or auto; the entry keeps "
+             "its types"),
     cl::init("f32"), cl::cat(category));
+static cl::opt<std::string> calibration(
+    "calibration",
+    cl::desc("--precision=int8: the calibration file (dlas-run --calibrate)"),
+    cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string> keepF32(
+    "keep-f32",
+    cl::desc("Layer kinds --precision keeps in f32: a comma list of "
+             "first-conv, classifier, softmax, or none (default: all three)"),
+    cl::cat(category));
 static cl::opt<int> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix, cl::cat(category));
 static cl::opt<bool> timeStages(
@@ -173,6 +183,8 @@ int main(int argc, char **argv) {
   options.target = target;
   options.targetFeatures = targetFeatures;
   options.precision = precision;
+  options.calibration = calibration;
+  options.keepF32 = keepF32;
   // Weights leave the MLIR module and enter the object as raw bytes
   // (emitObjectFile), not as one LLVM constant per element.
   options.externalWeights = true;

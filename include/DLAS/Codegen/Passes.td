@@ -501,6 +501,17 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
       5.0 -> 4.5 ms at 1 thread). Column tails use
       masked loads and stores; a row tail uses a kernel with fewer rows.
 
+    Operands may also be bf16/f16 (widened on load into f32 FMAs) or i8
+    into i32 accumulators. Int8 with a packable B on a target with
+    AVX512-VNNI (16 lanes) or AVX-VNNI (8 lanes) runs on `vpdpbusd`: A
+    panels hold k quads (`[K/kc][M/m0][kc/4][m0*4]`, one 32-bit broadcast
+    per row), B is always packed, as `[tile][kc/4][n0*4]` with four rows
+    interleaved byte-wise and biased to u8 (vpdpbusd multiplies unsigned by
+    signed bytes), and the first k block starts from `-128 * sum_k A`,
+    which removes the bias; without VNNI the i8 operands widen into i32
+    multiplies. An elementwise epilogue may turn the i32 accumulator into
+    f32 (int8's dequantize), the rest of the chain following in f32.
+
     B is read in place: for the flat convolution its row for tap
     (c, kh, kw) is the padded input shifted by c*Hp*Wp + kh*Wp + kw (an
     implicit GEMM, no im2col copy). B's index may also jump by a constant

@@ -89,3 +89,26 @@ func.func @two_producers(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> te
   %r = nn.relu %a : tensor<1x4x6x6xf32>
   return %r : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// An int8 layer's dequantize (i32 accumulator to f32) and the ops after it
+// join the layer: the GEMM kernel applies them all before it stores. The
+// quantize of the input is a layer of its own.
+// CHECK-LABEL: func.func @int8
+// CHECK: call @int8_layer0_quantize
+// CHECK: call @int8_layer1_conv2d
+// CHECK-NOT: call
+// CHECK-LABEL: func.func private @int8_layer1_conv2d
+// CHECK: nn.conv2d
+// CHECK: nn.dequantize
+// CHECK: nn.relu
+// CHECK: return
+func.func @int8(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = arith.constant dense<1> : tensor<4x4x1x1xi8>
+  %q = nn.quantize %x {scales = array<f32: 0.05>, zero_points = array<i64: 0>} : tensor<1x4x8x8xf32> to tensor<1x4x8x8xi8>
+  %c = nn.conv2d %q, %w : (tensor<1x4x8x8xi8>, tensor<4x4x1x1xi8>) -> tensor<1x4x8x8xi32>
+  %d = nn.dequantize %c {scales = array<f32: 0.01, 0.01, 0.02, 0.02>, zero_points = array<i64: 0, 1, 2, 3>} : tensor<1x4x8x8xi32> to tensor<1x4x8x8xf32>
+  %r = nn.relu %d : tensor<1x4x8x8xf32>
+  return %r : tensor<1x4x8x8xf32>
+}
