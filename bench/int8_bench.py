@@ -11,7 +11,8 @@ For each model (torchvision, seeded random weights, batch 1, 224x224):
   VNNI; x86-64-v3: no int8 dot product, the widening kernel).
 * PyTorch: eager f32, and its int8 engine (torch.ao eager-mode static
   quantization of torchvision's quantizable model with the same weights:
-  fused conv+bn+relu, the `x86` qconfig and engine (fbgemm/oneDNN),
+  fused conv+bn+relu, the `x86` qconfig and engine (fbgemm/oneDNN; oneDNN
+  where PyTorch lacks x86, as Debian's 1.13 does),
   calibrated on the same samples), same thread count.
 
 Writes bench/results/<tag>-int8.md.
@@ -54,13 +55,23 @@ def torch_int8(name, model, samples, x, threads, repeat):
     from torch.ao.quantization import convert, get_default_qconfig, prepare
     if name not in QUANTIZABLE:
         return float("nan"), None
-    torch.backends.quantized.engine = "x86"
+    # x86 (fbgemm + oneDNN) where this PyTorch has it, else oneDNN.
+    engines = torch.backends.quantized.supported_engines
+    engine = "x86" if "x86" in engines else "onednn" if "onednn" in engines else "fbgemm"
+    torch.backends.quantized.engine = engine
     kwargs = {"aux_logits": False, "init_weights": False} if name == "googlenet" else {}
-    qmodel = getattr(q, name)(weights=None, quantize=False, **kwargs)
-    qmodel.load_state_dict(model.state_dict(), strict=False)
+    try:
+        qmodel = getattr(q, name)(weights=None, quantize=False, **kwargs)
+    except TypeError:  # torchvision before 0.13
+        qmodel = getattr(q, name)(pretrained=False, quantize=False, **kwargs)
+    missing = qmodel.load_state_dict(model.state_dict(), strict=False)
     qmodel.eval()
+    with torch.no_grad():  # the same weights: the same f32 answer
+        if not torch.allclose(qmodel(x), model(x), rtol=1e-4, atol=1e-4):
+            print(f"{name}: quantizable copy differs ({missing})", file=sys.stderr)
+            return float("nan"), None
     qmodel.fuse_model()
-    qmodel.qconfig = get_default_qconfig("x86")
+    qmodel.qconfig = get_default_qconfig(engine)
     prepare(qmodel, inplace=True)
     with torch.no_grad():
         for s in samples:

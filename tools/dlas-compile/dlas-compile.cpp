@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Support/ToolOptions.h"
+#include "DLAS/Dialect/NN/Transforms/Calibration.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Pipelines/Pipelines.h"
@@ -159,6 +160,8 @@ int main(int argc, char **argv) {
           entry, StringAttr::get(&context, entrySymbol), *module)))
     return fail("cannot rename the entry '" + entryName + "'");
   SymbolTable::setSymbolName(entry, entrySymbol);
+  // The name the model gave it: int8 calibration files key layers by it.
+  entry->setAttr(nn::kSourceNameAttrName, StringAttr::get(&context, entryName));
   // Other public functions stay callable but are not described.
   for (auto func : module->getOps<func::FuncOp>())
     if (func != entry && func.isPublic() && !func.isExternal())

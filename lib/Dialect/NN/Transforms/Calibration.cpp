@@ -46,11 +46,13 @@ bool nn::isQuantizableLayer(Operation *op) {
 std::vector<nn::QuantizableLayer>
 nn::quantizableLayers(FunctionOpInterface func) {
   std::vector<QuantizableLayer> layers;
+  StringRef name = func.getName();
+  if (auto source = func->getAttrOfType<StringAttr>(kSourceNameAttrName))
+    name = source.getValue();
   func->walk([&](Operation *op) {
     if (!isQuantizableLayer(op))
       return;
-    std::string key =
-        (func.getName() + "#" + llvm::Twine(layers.size())).str();
+    std::string key = (name + "#" + llvm::Twine(layers.size())).str();
     // The op, its name where it has one (ONNX node names), and its
     // weight's shape: what identifies the layer in another compilation
     // of the model (a source file's path or line would not).

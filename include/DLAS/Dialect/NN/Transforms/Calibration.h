@@ -24,6 +24,10 @@ namespace mlir::dlas::nn {
 /// quantization rewrites and whose input calibration records.
 bool isQuantizableLayer(Operation *op);
 
+/// A function renamed by a tool (dlas-compile prefixes the entry) keeps its
+/// model's name here; calibration keys use it.
+inline constexpr llvm::StringLiteral kSourceNameAttrName = "dlas.source_name";
+
 /// One quantizable layer of a function: its key ("<function>#<ordinal>",
 /// ordinals in walk order) and its description (op name and location),
 /// which the quantizer compares to catch a file made for another model.
