@@ -36,6 +36,7 @@ from models import export  # noqa: E402  (the model zoo of the tests)
 from precision_bench import host_name  # noqa: E402
 
 QUANTIZABLE = {"resnet18", "resnet50", "mobilenet_v2", "googlenet"}
+ENGINE = ["none"]  # the quantized engine PyTorch ran
 
 
 def median_ms(fn, repeat):
@@ -59,6 +60,7 @@ def torch_int8(name, model, samples, x, threads, repeat):
     engines = torch.backends.quantized.supported_engines
     engine = "x86" if "x86" in engines else "onednn" if "onednn" in engines else "fbgemm"
     torch.backends.quantized.engine = engine
+    ENGINE[0] = engine
     kwargs = {"aux_logits": False, "init_weights": False} if name == "googlenet" else {}
     try:
         qmodel = getattr(q, name)(weights=None, quantize=False, **kwargs)
@@ -160,7 +162,8 @@ def main():
                 f"interleaved rounds; calibration on {args.samples} seeded inputs (minmax), "
                 f"default guard (first convolution, classifier and depthwise convolutions "
                 f"in f32). Errors: relative L2 of the logits against PyTorch's f32. "
-                f"PyTorch: eager f32, and eager-mode static quantization (x86 engine) of "
+                f"PyTorch {torch.__version__}: eager f32, and eager-mode static "
+                f"quantization ({ENGINE[0]} engine) of "
                 f"torchvision's quantizable model with the same weights and samples, same "
                 f"threads. Command: `{' '.join(sys.argv)}`.\n\n")
         f.write("| model | DLAS target | threads | DLAS f32 ms | DLAS int8 ms | int8 speedup "

@@ -18,8 +18,9 @@ Each case is a module in the nn dialect with constant f32 weights. For each:
    `f32(acc - zp_c) * scale_c`. Every step is an IEEE f32 operation that
    DLAS's code performs alike, so the results agree to the last bit; the
    check allows 1e-6 of max |expected|.
-3. The int8 result is also compared with PyTorch's f32 result, within 5e-2
-   of max |expected|: the scheme, not just its reproduction, is sound.
+3. On the first target, the int8 result is also compared with PyTorch's
+   f32 result, within 5e-2 of max |expected|: the scheme, not just its
+   reproduction, is sound.
 
 Depthwise convolutions stay f32 under the policy (no int8 kernel): their
 reference is the f32 layer (PyTorch), within 1e-4 relative.
@@ -336,14 +337,21 @@ def main():
             f32_only = all(layer.depthwise() for layer in c.layers)
             exact = run(common + ["--expect", base + ".int8.npy", "--max-rel-err",
                                   "1e-4" if f32_only else EXACT])
-            close = run(common + ["--expect", base + ".f32.npy", "--max-rel-err", str(VS_F32)])
-            ok = all(p.returncode == 0 and "PASS" in p.stdout for p in (exact, close))
-            for err in re.findall(r"max rel err ([0-9.e+-]+)", close.stdout):
+            checks = [exact]
+            # The comparison with f32 judges the scheme, which the exact
+            # check pins on every target: the first target suffices.
+            if target == targets[0]:
+                close = run(common + ["--expect", base + ".f32.npy", "--max-rel-err",
+                                      str(VS_F32)])
+                checks.append(close)
+            ok = all(p.returncode == 0 and "PASS" in p.stdout for p in checks)
+            for err in re.findall(r"max rel err ([0-9.e+-]+)",
+                                  checks[-1].stdout if len(checks) > 1 else ""):
                 worst = max(worst, (float(err), label))
             print(f"{'ok  ' if ok else 'FAIL'} {label}")
             if not ok:
                 failing.append(label)
-                for what, p in (("int8 reference", exact), ("f32", close)):
+                for what, p in zip(("int8 reference", "f32"), checks):
                     print(f"-- against the {what}:\n{p.stdout}{p.stderr}")
     print(f"largest error against f32: {worst[0]:.3e} of max |f32| ({worst[1]})")
     print(f"{args.family}: {len(cases)} cases run, {len(failing)} failing "
