@@ -4,6 +4,12 @@
 // stores: both run on the accumulator vectors, no loop of their own (no
 // scalar conversion anywhere).
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 target-features=+avx512vnni lower-to-llvm=0" --mlir-elide-resource-strings-if-larger=16 | FileCheck %s
+// The constant weights are packed in k quads at compile time (32 rows in
+// 8 panels of 4, 144 = 16 x 9 k values in 36 quads), their row sums a
+// constant too: no packing loop at run time.
+// CHECK-DAG: memref.global "private" constant @dlas_packed : memref<1x8x36x16xi8>
+// CHECK-DAG: memref.global "private" constant @dlas_row_sums : memref<32xi32>
+// CHECK-NOT: vector.from_elements {{.*}} : vector<4xi8>
 // CHECK-NOT: arith.sitofp %{{.*}} : i32 to f32
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK: arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
