@@ -87,16 +87,17 @@ config.substitutions.append(
     ("%exec_targets", " ".join(["x86-64-v3"] + (
         ["x86-64-v4"] if "host-avx512" in config.available_features else []))))
 
-# int8 runs on the same targets, and again with each int8 dot-product
-# extension the host has (the GEMM kernel's vpdpbusd path): AVX-VNNI on
-# AVX2 code, AVX512-VNNI on AVX-512 code. Written cpu:+features.
+# int8 runs on x86-64-v3 (the kernel that widens i8 into i32 multiplies),
+# and with each int8 dot-product extension the host has (the vpdpbusd
+# kernel): AVX-VNNI on AVX2 code, AVX512-VNNI on AVX-512 code; plain
+# x86-64-v4 where the host has AVX-512 without VNNI. Written cpu:+features.
 _int8_targets = ["x86-64-v3"]
 if "avx_vnni" in _flags:
     _int8_targets.append("x86-64-v3:+avxvnni")
 if "host-avx512" in config.available_features:
-    _int8_targets.append("x86-64-v4")
-    if "host-avx512vnni" in config.available_features:
-        _int8_targets.append("x86-64-v4:+avx512vnni")
+    _int8_targets.append("x86-64-v4:+avx512vnni"
+                         if "host-avx512vnni" in config.available_features
+                         else "x86-64-v4")
 config.substitutions.append(("%int8_targets", " ".join(_int8_targets)))
 
 def _python_can_import(modules):

@@ -435,19 +435,25 @@ memref::GetGlobalOp globalBehindReshapes(Value v) {
 
 /// The constant data behind `v` (through reshapes of a constant global), in
 /// row-major order of `v`'s shape; empty when there is none.
-std::vector<float> constantData(Value v, SymbolTable &symbols) {
+/// The initial value of the constant global `v` reads through reshapes,
+/// or null.
+Attribute constantGlobalValue(Value v, SymbolTable &symbols) {
   memref::GetGlobalOp getGlobal = globalBehindReshapes(v);
   if (!getGlobal)
     return {};
   auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
   if (!global || !global.getConstant() || !global.getInitialValue())
     return {};
-  Attribute init = *global.getInitialValue();
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(init)) {
+  return *global.getInitialValue();
+}
+
+std::vector<float> constantData(Value v, SymbolTable &symbols) {
+  Attribute init = constantGlobalValue(v, symbols);
+  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(init)) {
     auto values = dense.getValues<float>();
     return std::vector<float>(values.begin(), values.end());
   }
-  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(init)) {
+  if (auto resource = dyn_cast_or_null<DenseF32ResourceElementsAttr>(init)) {
     std::optional<ArrayRef<float>> values = resource.tryGetAsArrayRef();
     if (values)
       return std::vector<float>(values->begin(), values->end());
@@ -458,19 +464,13 @@ std::vector<float> constantData(Value v, SymbolTable &symbols) {
 /// The i8 values of `v` when it reads a constant global of i8 (through
 /// reshapes), else empty.
 std::vector<int8_t> constantBytes(Value v, SymbolTable &symbols) {
-  memref::GetGlobalOp getGlobal = globalBehindReshapes(v);
-  if (!getGlobal)
-    return {};
-  auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
-  if (!global || !global.getConstant() || !global.getInitialValue())
-    return {};
-  Attribute init = *global.getInitialValue();
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(init);
+  Attribute init = constantGlobalValue(v, symbols);
+  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(init);
       dense && dense.getElementType().isInteger(8)) {
     auto values = dense.getValues<int8_t>();
     return std::vector<int8_t>(values.begin(), values.end());
   }
-  if (auto resource = dyn_cast<DenseI8ResourceElementsAttr>(init))
+  if (auto resource = dyn_cast_or_null<DenseI8ResourceElementsAttr>(init))
     if (std::optional<ArrayRef<int8_t>> values = resource.tryGetAsArrayRef())
       return std::vector<int8_t>(values->begin(), values->end());
   return {};
