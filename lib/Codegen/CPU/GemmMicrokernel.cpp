@@ -476,6 +476,62 @@ std::vector<int8_t> constantBytes(Value v, SymbolTable &symbols) {
   return {};
 }
 
+/// Where element (A batch `bl`, row m, linear k) of a constant A sits in
+/// its row-major data: what compile-time packing reads.
+struct ConstantAIndex {
+  explicit ConstantAIndex(const Gemm &g) {
+    auto source = cast<MemRefType>(g.a->get().getType());
+    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+    strides = computeSuffixProduct(source.getShape());
+    // Position in A's shape of m, of each k dim and of each A batch dim.
+    auto position = [&](unsigned d) {
+      return *aMap.getResultPosition(getAffineDimExpr(d, aMap.getContext()));
+    };
+    mPos = position(g.m);
+    SmallVector<int64_t> kExtents, batchExtents;
+    for (unsigned d : g.k) {
+      kPos.push_back(position(d));
+      kExtents.push_back(g.ranges[d]);
+    }
+    for (unsigned d : g.aBatch) {
+      batchPos.push_back(position(d));
+      batchExtents.push_back(g.ranges[d]);
+    }
+    kBasis = computeSuffixProduct(kExtents);
+    batchBasis = computeSuffixProduct(batchExtents);
+    batches = computeProduct(batchExtents);
+  }
+
+  int64_t offset(int64_t bl, int64_t m, int64_t kl) const {
+    int64_t result = m * strides[mPos];
+    for (auto [pos, index] : llvm::zip(batchPos, delinearize(bl, batchBasis)))
+      result += index * strides[pos];
+    for (auto [pos, index] : llvm::zip(kPos, delinearize(kl, kBasis)))
+      result += index * strides[pos];
+    return result;
+  }
+
+  SmallVector<int64_t> strides, kBasis, batchBasis;
+  unsigned mPos;
+  SmallVector<unsigned> kPos, batchPos;
+  int64_t batches;
+};
+
+/// A private constant global of `type` holding `value`, at the top of the
+/// module.
+memref::GlobalOp createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
+                                      Location loc, StringRef name,
+                                      MemRefType type, Attribute value) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&symbols.getOp()->getRegion(0).front());
+  auto global = memref::GlobalOp::create(b, loc, name,
+                                         b.getStringAttr("private"), type,
+                                         value, /*constant=*/true,
+                                         b.getI64IntegerAttr(64));
+  symbols.insert(global);
+  return global;
+}
+
 /// Emits the microkernel nest for one Gemm.
 class KernelEmitter {
 public:
@@ -1544,57 +1600,25 @@ struct GemmMicrokernelPass
     memref::GlobalOp &global = cache[key];
     if (!global) {
       std::vector<float> packed(type.getNumElements(), 0.0f);
-      AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-      SmallVector<int64_t> strides = computeSuffixProduct(source.getShape());
-      SmallVector<int64_t> kExtents =
-          llvm::map_to_vector(g.k, [&](unsigned d) { return g.ranges[d]; });
-      SmallVector<int64_t> kBasis = computeSuffixProduct(kExtents);
-      // Position in A's shape of m, of each k dim and of each A batch dim.
-      auto position = [&](unsigned d) {
-        return *aMap.getResultPosition(getAffineDimExpr(d, b.getContext()));
-      };
-      unsigned mPos = position(g.m);
-      SmallVector<unsigned> kPos, batchPos;
-      SmallVector<int64_t> batchExtents;
-      for (unsigned d : g.k)
-        kPos.push_back(position(d));
-      for (unsigned d : g.aBatch) {
-        batchPos.push_back(position(d));
-        batchExtents.push_back(g.ranges[d]);
-      }
-      SmallVector<int64_t> batchBasis = computeSuffixProduct(batchExtents);
-      int64_t batches = computeProduct(batchExtents);
-      int64_t panelSize = type.getNumElements() / batches;
+      ConstantAIndex a(g);
+      int64_t panelSize = type.getNumElements() / a.batches;
       int64_t blockLen = kBlockOuter(g, p) * innerK(g);
       int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-      for (int64_t bl = 0; bl < batches; ++bl) {
-        int64_t base = 0;
-        for (auto [pos, index] : llvm::zip(batchPos, delinearize(bl, batchBasis)))
-          base += index * strides[pos];
-        for (int64_t m = 0; m < g.sizeM; ++m) {
-          for (int64_t kl = 0; kl < g.sizeK; ++kl) {
-            int64_t offset = base + m * strides[mPos];
-            for (auto [pos, kIndex] : llvm::zip(kPos, delinearize(kl, kBasis)))
-              offset += kIndex * strides[pos];
-            int64_t block = kl / blockLen;
+      for (int64_t bl = 0; bl < a.batches; ++bl)
+        for (int64_t m = 0; m < g.sizeM; ++m)
+          for (int64_t kl = 0; kl < g.sizeK; ++kl)
             packed[bl * panelSize +
-                   ((block * panels + m / p.m0) * blockLen + kl % blockLen) *
+                   ((kl / blockLen * panels + m / p.m0) * blockLen +
+                    kl % blockLen) *
                        p.m0 +
-                   m % p.m0] = data[offset];
-          }
-        }
-      }
+                   m % p.m0] = data[a.offset(bl, m, kl)];
       auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
-      auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
-          ArrayRef<float>(packed));
-      auto value = DenseResourceElementsAttr::get(tensorType, "dlas_packed",
-                                                  std::move(blob));
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&moduleSymbols.getOp()->getRegion(0).front());
-      global = memref::GlobalOp::create(
-          b, loc, "dlas_packed", b.getStringAttr("private"), type, value,
-          /*constant=*/true, b.getI64IntegerAttr(64));
-      moduleSymbols.insert(global);
+      auto value = DenseResourceElementsAttr::get(
+          tensorType, "dlas_packed",
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(
+              ArrayRef<float>(packed)));
+      global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
+                                    value);
     }
     return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
   }
@@ -1616,39 +1640,26 @@ struct GemmMicrokernelPass
        << aMap << "/" << p.m0 << "/quads" << quadsPerBlock;
     memref::GlobalOp &global = cache[key];
     memref::GlobalOp &sumsGlobal = cache[key + "/sums"];
-    SmallVector<int64_t> batchExtents;
-    for (unsigned d : g.aBatch)
-      batchExtents.push_back(g.ranges[d]);
-    int64_t batches = computeProduct(batchExtents);
+    ConstantAIndex a(g);
     int64_t paddedM = llvm::alignTo(g.sizeM, p.m0);
-    SmallVector<int64_t> sumsShape(batchExtents);
+    SmallVector<int64_t> sumsShape;
+    for (unsigned d : g.aBatch)
+      sumsShape.push_back(g.ranges[d]);
     sumsShape.push_back(paddedM);
     auto sumsType = MemRefType::get(sumsShape, b.getI32Type());
     if (!global) {
       std::vector<int8_t> packed(type.getNumElements(), 0);
-      std::vector<int32_t> sums(batches * paddedM, 0);
-      SmallVector<int64_t> strides = computeSuffixProduct(source.getShape());
-      auto position = [&](unsigned d) {
-        return *aMap.getResultPosition(getAffineDimExpr(d, b.getContext()));
-      };
-      unsigned mPos = position(g.m), kPos = position(g.k[0]);
-      SmallVector<unsigned> batchPos;
-      for (unsigned d : g.aBatch)
-        batchPos.push_back(position(d));
-      SmallVector<int64_t> batchBasis = computeSuffixProduct(batchExtents);
-      int64_t panelSize = type.getNumElements() / batches;
+      std::vector<int32_t> sums(a.batches * paddedM, 0);
+      int64_t panelSize = type.getNumElements() / a.batches;
       int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-      for (int64_t bl = 0; bl < batches; ++bl) {
-        int64_t base = 0;
-        for (auto [pos, index] : llvm::zip(batchPos, delinearize(bl, batchBasis)))
-          base += index * strides[pos];
+      for (int64_t bl = 0; bl < a.batches; ++bl) {
         for (int64_t m = 0; m < g.sizeM; ++m) {
           int32_t sum = 0;
           for (int64_t k = 0; k < g.sizeK; ++k) {
-            int8_t value = data[base + m * strides[mPos] + k * strides[kPos]];
-            int64_t q = k / 4, block = q / quadsPerBlock;
+            int8_t value = data[a.offset(bl, m, k)];
+            int64_t q = k / 4;
             packed[bl * panelSize +
-                   ((block * panels + m / p.m0) * quadsPerBlock +
+                   ((q / quadsPerBlock * panels + m / p.m0) * quadsPerBlock +
                     q % quadsPerBlock) *
                        (p.m0 * 4) +
                    (m % p.m0) * 4 + k % 4] = value;
@@ -1657,22 +1668,20 @@ struct GemmMicrokernelPass
           sums[bl * paddedM + m] = sum;
         }
       }
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&moduleSymbols.getOp()->getRegion(0).front());
-      auto bytes = DenseResourceElementsAttr::get(
-          RankedTensorType::get(type.getShape(), b.getI8Type()), "dlas_packed",
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(packed)));
-      global = memref::GlobalOp::create(
-          b, loc, "dlas_packed", b.getStringAttr("private"), type, bytes,
-          /*constant=*/true, b.getI64IntegerAttr(64));
-      moduleSymbols.insert(global);
-      auto sumsValue = DenseResourceElementsAttr::get(
-          RankedTensorType::get(sumsShape, b.getI32Type()), "dlas_row_sums",
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int32_t>(sums)));
-      sumsGlobal = memref::GlobalOp::create(
-          b, loc, "dlas_row_sums", b.getStringAttr("private"), sumsType,
-          sumsValue, /*constant=*/true, b.getI64IntegerAttr(64));
-      moduleSymbols.insert(sumsGlobal);
+      global = createConstantGlobal(
+          b, moduleSymbols, loc, "dlas_packed", type,
+          DenseResourceElementsAttr::get(
+              RankedTensorType::get(type.getShape(), b.getI8Type()),
+              "dlas_packed",
+              HeapAsmResourceBlob::allocateAndCopyInferAlign(
+                  ArrayRef<int8_t>(packed))));
+      sumsGlobal = createConstantGlobal(
+          b, moduleSymbols, loc, "dlas_row_sums", sumsType,
+          DenseResourceElementsAttr::get(
+              RankedTensorType::get(sumsShape, b.getI32Type()),
+              "dlas_row_sums",
+              HeapAsmResourceBlob::allocateAndCopyInferAlign(
+                  ArrayRef<int32_t>(sums))));
     }
     return {memref::GetGlobalOp::create(b, loc, type, global.getSymName()),
             memref::GetGlobalOp::create(b, loc, sumsType,

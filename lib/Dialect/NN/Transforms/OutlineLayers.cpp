@@ -39,7 +39,7 @@ bool isConstant(Operation *op) {
 bool isEpilogue(Operation *op, Value input) {
   // The dequantize of an int8 layer's i32 accumulator is its epilogue too
   // (the GEMM kernel converts in registers and stores f32).
-  if (auto dequantize = dyn_cast<nn::DequantizeOp>(op))
+  if (isa<nn::DequantizeOp>(op))
     return getElementTypeOrSelf(input.getType()).isInteger(32);
   if (op->getNumResults() != 1 || op->getResult(0).getType() != input.getType())
     return false;
