@@ -243,6 +243,8 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
 
 void dlas::buildCPUPipeline(OpPassManager &pm,
                             const CPUPipelineOptions &options) {
+  // Before any pass reads a weight at compile time.
+  pm.addPass(createCheckConstants());
   buildTargetStage(pm, options);
   buildNNToLinalgStage(pm, options);
   buildCPUCodegenStrategyStage(pm, options);

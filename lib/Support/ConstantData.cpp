@@ -122,10 +122,18 @@ std::optional<std::vector<float>> dlas::readF32Constant(Value value) {
     auto values = dense.getValues<float>();
     return std::vector<float>(values.begin(), values.end());
   }
-  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr))
-    if (std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef())
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+      resource && cast<ShapedType>(resource.getType()).getElementType().isF32())
+    if (std::optional<ArrayRef<float>> data = resourceValues<float>(resource))
       return std::vector<float>(data->begin(), data->end());
   return std::nullopt;
+}
+
+std::optional<int64_t> dlas::denseByteCount(ShapedType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return std::nullopt;
+  return type.getNumElements() * (type.getElementTypeBitWidth() / 8);
 }
 
 Value dlas::createF32Constant(OpBuilder &b, Location loc,

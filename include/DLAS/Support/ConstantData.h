@@ -8,7 +8,9 @@
 #define DLAS_SUPPORT_CONSTANTDATA_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <optional>
 #include <vector>
@@ -32,6 +34,26 @@ Value permuteConstant(OpBuilder &b, Location loc, Value input,
 Value sliceConstant(OpBuilder &b, Location loc, Value input,
                     int64_t firstElement, RankedTensorType resultType,
                     StringRef resourceName);
+
+/// The bytes a dense tensor of `type` takes: a static shape of elements
+/// of whole bytes; nullopt otherwise.
+std::optional<int64_t> denseByteCount(ShapedType type);
+
+/// The elements of a dense_resource attribute as `T`, when its blob is
+/// there and holds exactly the bytes its type needs (`T` the size of its
+/// element type). Upstream's `tryGetAsArrayRef` does not check the size:
+/// a truncated blob (a fuzzer's find) would be read past its end.
+template <typename T>
+std::optional<ArrayRef<T>> resourceValues(DenseResourceElementsAttr attr) {
+  AsmResourceBlob *blob = attr.getRawHandle().getBlob();
+  auto type = cast<ShapedType>(attr.getType());
+  std::optional<int64_t> bytes = denseByteCount(type);
+  if (!blob || !bytes || type.getElementTypeBitWidth() != 8 * sizeof(T) ||
+      static_cast<int64_t>(blob->getData().size()) != *bytes)
+    return std::nullopt;
+  return ArrayRef<T>(reinterpret_cast<const T *>(blob->getData().data()),
+                     type.getNumElements());
+}
 
 /// The elements of `value` in row-major order when it is an
 /// `arith.constant` holding an f32 dense or dense_resource tensor.

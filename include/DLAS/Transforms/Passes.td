@@ -26,6 +26,28 @@ def PrepareEntryABI : Pass<"dlas-prepare-entry-abi", "mlir::ModuleOp"> {
   }];
 }
 
+def CheckConstants : Pass<"dlas-check-constants", "mlir::ModuleOp"> {
+  let summary = "Refuse dense_resource constants whose blob does not hold their type's bytes";
+  let description = [{
+    A `dense_resource<name>` attribute is a handle: the bytes sit in the
+    file's `dialect_resources` section and nothing in MLIR's parser checks
+    that the blob holds as many bytes as the attribute's type needs, or
+    that it is there at all (`--mlir-elide-resource-strings-if-larger`
+    prints handles without data). Every pass that reads weights at
+    compile time (weight packing, Winograd, mixed precision) would read
+    past a short blob. This pass walks every attribute of the module
+    (constants, `memref.global` initial values, module attributes) and
+    fails with an error naming the resource, its type and both byte
+    counts. It runs first in `dlas-cpu-pipeline`; the readers also refuse
+    such a blob on their own (`dlas::resourceValues`), so a pass run alone
+    leaves the constant as it is instead of reading past it.
+
+    ```
+    error: dense_resource 'w2' of type 'tensor<8x8x3x3xf32>' holds 100 bytes, where its type needs 2304
+    ```
+  }];
+}
+
 def MemRefCopyToLinalg : Pass<"dlas-memref-copy-to-linalg"> {
   let summary = "Rewrite memref.copy between non-contiguous buffers as linalg.copy";
   let description = [{

@@ -23,6 +23,7 @@
 #include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
+#include "DLAS/Support/ConstantData.h"
 #include "DLAS/Codegen/TuningFile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -453,11 +454,10 @@ std::vector<float> constantData(Value v, SymbolTable &symbols) {
     auto values = dense.getValues<float>();
     return std::vector<float>(values.begin(), values.end());
   }
-  if (auto resource = dyn_cast_or_null<DenseF32ResourceElementsAttr>(init)) {
-    std::optional<ArrayRef<float>> values = resource.tryGetAsArrayRef();
-    if (values)
+  if (auto resource = dyn_cast_or_null<DenseF32ResourceElementsAttr>(init))
+    if (std::optional<ArrayRef<float>> values =
+            dlas::resourceValues<float>(resource))
       return std::vector<float>(values->begin(), values->end());
-  }
   return {};
 }
 
@@ -471,7 +471,8 @@ std::vector<int8_t> constantBytes(Value v, SymbolTable &symbols) {
     return std::vector<int8_t>(values.begin(), values.end());
   }
   if (auto resource = dyn_cast_or_null<DenseI8ResourceElementsAttr>(init))
-    if (std::optional<ArrayRef<int8_t>> values = resource.tryGetAsArrayRef())
+    if (std::optional<ArrayRef<int8_t>> values =
+            dlas::resourceValues<int8_t>(resource))
       return std::vector<int8_t>(values->begin(), values->end());
   return {};
 }

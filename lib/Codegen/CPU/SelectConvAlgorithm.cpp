@@ -2,6 +2,7 @@
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
+#include "DLAS/Support/ConstantData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -438,20 +439,7 @@ constexpr int64_t kMinWinogradTiles = 32;
 /// The f32 values of a constant filter (a dense or dense_resource
 /// arith.constant), row-major; empty when the filter is not constant.
 std::vector<float> constantFilter(Value filter) {
-  auto constant = filter.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return {};
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-      dense && dense.getElementType().isF32()) {
-    auto values = dense.getValues<float>();
-    return std::vector<float>(values.begin(), values.end());
-  }
-  if (auto resource =
-          dyn_cast<DenseF32ResourceElementsAttr>(constant.getValue())) {
-    if (std::optional<ArrayRef<float>> values = resource.tryGetAsArrayRef())
-      return std::vector<float>(values->begin(), values->end());
-  }
-  return {};
+  return dlas::readF32Constant(filter).value_or(std::vector<float>());
 }
 
 /// A dense 3x3, stride-1, undilated f32 convolution with a constant filter.
