@@ -130,6 +130,11 @@ public:
   LogicalResult requireOutputsUnused(unsigned count, bool quiet = false) const;
 
   void setOutput(unsigned i, Value value);
+  /// Input i is a UINT8 tensor, held as i8 less 128 (QuantizedOps.cpp): a
+  /// value so marked, or a UINT8 constant.
+  bool isOffsetU8(unsigned i) const;
+  /// Marks output i (set) as a UINT8 tensor held as i8 less 128.
+  void markOutputOffsetU8(unsigned i);
   void setOutputConstant(unsigned i, HostTensor value);
   /// Sets output i to shape arithmetic; a constant when every element is
   /// known.
@@ -155,6 +160,31 @@ public:
 };
 
 using OpHandler = LogicalResult (*)(NodeContext &);
+
+/// A Conv node's window attributes (strides, pads in ONNX order,
+/// dilations, group) for an input of `inputType` and a weight of shape
+/// `weightShape` (OIHW).
+struct ConvAttributes {
+  SmallVector<int64_t> strides, pads, dilations;
+  int64_t groups = 1;
+};
+FailureOr<ConvAttributes> convAttributes(NodeContext &ctx,
+                                         RankedTensorType inputType,
+                                         ArrayRef<int64_t> weightShape);
+/// nn.conv2d of `x` and `w` (and `bias` when given) with `attrs`.
+FailureOr<Value> createConv(NodeContext &ctx, Value x, Value w, Value bias,
+                            const ConvAttributes &attrs);
+
+/// ONNX MatMul's handler (numpy ranks), for the quantized matmuls.
+LogicalResult importMatMulNode(NodeContext &ctx);
+
+/// The quantization ops (QuantizedOps.cpp).
+LogicalResult importQuantizeLinear(NodeContext &ctx);
+LogicalResult importDequantizeLinear(NodeContext &ctx);
+LogicalResult importQLinearConv(NodeContext &ctx);
+LogicalResult importQLinearMatMul(NodeContext &ctx);
+LogicalResult importConvInteger(NodeContext &ctx);
+LogicalResult importMatMulInteger(NodeContext &ctx);
 
 /// Imports the node as shape arithmetic when an input is symbolic and the
 /// op is one of those computed on symbolic values (Gather, Concat,

@@ -224,6 +224,8 @@ public:
     Value value;
     std::optional<HostTensor> constant;
     std::optional<SymbolicInts> symbolic;
+    /// A UINT8 tensor held as i8 less 128 (QuantizedOps.cpp).
+    bool offsetU8 = false;
   };
 
   Entry *lookup(StringRef name) {
@@ -253,6 +255,8 @@ private:
   FailureOr<Type> tensorTypeFromProto(const onnx::TypeProto &type,
                                       StringRef valueName);
   LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult checkOffsetU8Inputs(const onnx::NodeProto &node, Location loc,
+                                    StringRef nodeName, bool &anyOffsetU8);
   LogicalResult checkAgainstONNX(const onnx::NodeProto &node, Location loc);
   LogicalResult checkSchema(const onnx::NodeProto &node, Location loc,
                             StringRef nodeName);
@@ -619,6 +623,24 @@ LogicalResult GraphImporter::checkAgainstONNX(const onnx::NodeProto &node,
   return success();
 }
 
+/// ONNX ops that read and write UINT8 tensors by their zero points.
+static bool isQuantizationOp(StringRef opType) {
+  return llvm::is_contained({"QuantizeLinear", "DequantizeLinear",
+                             "QLinearConv", "QLinearMatMul", "ConvInteger",
+                             "MatMulInteger"},
+                            opType);
+}
+
+/// Ops that move or select elements without arithmetic: a UINT8 tensor
+/// held as i8 less 128 passes through them as it is (max pooling too: the
+/// offset keeps order, and its padding never wins).
+static bool movesElementsUnchanged(StringRef opType) {
+  return llvm::is_contained({"Identity", "Reshape", "Flatten", "Transpose",
+                             "Squeeze", "Unsqueeze", "MaxPool", "Concat",
+                             "Slice"},
+                            opType);
+}
+
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   std::string nodeName =
       node.name().empty() ? node.op_type() + "(" +
@@ -648,6 +670,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
                             "initializer nor an earlier node's output");
   if (failed(checkSchema(node, loc, nodeName)))
     return failure();
+  bool readsOffsetU8 = false;
+  if (failed(checkOffsetU8Inputs(node, loc, nodeName, readsOffsetU8)))
+    return failure();
   NodeContext ctx(*this, node, builder, loc, opset);
   FailureOr<bool> symbolic = importShapeArithmetic(ctx);
   if (failed(symbolic))
@@ -659,7 +684,43 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
     if (!output.empty() && !lookup(output) && isRead(model.graph(), output))
       return error(loc, "internal error: node '" + nodeName +
                             "' left output '" + output + "' undefined");
+  // Data movement keeps a UINT8 tensor's representation.
+  if (readsOffsetU8 && !isQuantizationOp(node.op_type()))
+    for (const std::string &output : node.output())
+      if (Entry *entry = output.empty() ? nullptr : lookup(output))
+        entry->offsetU8 = true;
   return checkAgainstONNX(node, loc);
+}
+
+LogicalResult GraphImporter::checkOffsetU8Inputs(const onnx::NodeProto &node,
+                                                 Location loc,
+                                                 StringRef nodeName,
+                                                 bool &anyOffsetU8) {
+  SmallVector<std::string> offset, plain;
+  for (const std::string &input : node.input()) {
+    Entry *entry = input.empty() ? nullptr : lookup(input);
+    if (!entry || !entry->value)
+      continue;
+    (entry->offsetU8 ? offset : plain).push_back(input);
+  }
+  anyOffsetU8 = !offset.empty();
+  if (offset.empty() || isQuantizationOp(node.op_type()))
+    return success();
+  if (!movesElementsUnchanged(node.op_type()))
+    return error(loc, "node '" + nodeName + "' (" + node.op_type() +
+                          ") reads '" + offset.front() +
+                          "', a UINT8 tensor: DLAS imports UINT8 values "
+                          "into the quantization ops (QuantizeLinear, "
+                          "DequantizeLinear, QLinearConv, QLinearMatMul, "
+                          "ConvInteger, MatMulInteger) and the ops that "
+                          "move them unchanged (Identity, Reshape, Flatten, "
+                          "Transpose, Squeeze, Unsqueeze, MaxPool, Concat, "
+                          "Slice) only");
+  if (node.op_type() == "Concat" && !plain.empty())
+    return error(loc, "node '" + nodeName + "' (Concat) joins UINT8 '" +
+                          offset.front() + "' with '" + plain.front() +
+                          "' of another type");
+  return success();
 }
 
 /// Models of other opsets go through ONNX's own version converter to the
@@ -833,6 +894,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       (void)error(loc, "graph output '" + output.name() + "' is never produced");
       return nullptr;
     }
+    if (entry->offsetU8) {
+      (void)error(loc, "graph output '" + output.name() +
+                           "' is UINT8, which DLAS does not return (a "
+                           "DequantizeLinear gives it as FLOAT)");
+      return nullptr;
+    }
     results.push_back(materialize(output.name(), *entry));
   }
   builder.setInsertionPointToEnd(body);
@@ -996,6 +1063,22 @@ void NodeContext::setOutput(unsigned i, Value value) {
     value = *transformed;
   }
   graph.define(node.output(i), GraphImporter::Entry{value, std::nullopt, std::nullopt});
+}
+
+bool NodeContext::isOffsetU8(unsigned i) const {
+  if (!hasInput(i) || inputOverrides.count(i))
+    return false;
+  GraphImporter::Entry *entry = graph.lookup(node.input(i));
+  if (!entry)
+    return false;
+  if (entry->constant && !entry->value)
+    return entry->constant->dtype == onnx::TensorProto::UINT8;
+  return entry->offsetU8;
+}
+
+void NodeContext::markOutputOffsetU8(unsigned i) {
+  if (GraphImporter::Entry *entry = graph.lookup(node.output(i)))
+    entry->offsetU8 = true;
 }
 
 void NodeContext::setOutputConstant(unsigned i, HostTensor value) {

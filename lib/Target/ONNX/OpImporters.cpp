@@ -319,30 +319,26 @@ FailureOr<SmallVector<int64_t>> spatialPads(NodeContext &ctx,
 
 LogicalResult importConv(NodeContext &ctx) {
   FailureOr<RankedTensorType> wType = ctx.inputType(1);
-  FailureOr<Value> x = ctx.input(0), w = ctx.input(1);
-  if (failed(x) || failed(w) || failed(wType))
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(wType))
     return failure();
   if (wType->getRank() != 4)
     return ctx.fail("only 1-D and 2-D convolutions are supported (weight "
                     "rank " +
                     Twine(wType->getRank()) + ")");
-  SmallVector<int64_t> strides =
-      ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> dilations =
-      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> kernel{wType->getDimSize(2), wType->getDimSize(3)};
-  FailureOr<SmallVector<int64_t>> pads = spatialPads(
-      ctx, cast<RankedTensorType>(x->getType()), kernel, strides, dilations);
-  if (failed(pads))
-    return failure();
+  FailureOr<ConvAttributes> attrs = convAttributes(
+      ctx, cast<RankedTensorType>(x->getType()), wType->getShape());
   FailureOr<SmallVector<Value>> operands = inputsUpTo(ctx, 2, 3);
-  if (failed(operands))
+  if (failed(attrs) || failed(operands))
     return failure();
-  return emit<nn::Conv2DOp>(ctx, *operands,
-                            {i64Array(ctx, "strides", strides),
-                             i64Array(ctx, "padding", *pads),
-                             i64Array(ctx, "dilations", dilations),
-                             i64Attr(ctx, "groups", ctx.intAttr("group", 1))});
+  FailureOr<Value> y = createConv(ctx, (*operands)[0], (*operands)[1],
+                                  operands->size() > 2 ? (*operands)[2]
+                                                       : Value(),
+                                  *attrs);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
 }
 
 /// ConvTranspose: pads given, or derived (ONNX's formulas) from
@@ -3185,6 +3181,40 @@ LogicalResult importSize(NodeContext &ctx) {
 
 } // namespace
 
+FailureOr<ConvAttributes>
+onnximport::convAttributes(NodeContext &ctx, RankedTensorType inputType,
+                           ArrayRef<int64_t> weightShape) {
+  ConvAttributes attrs;
+  attrs.strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  attrs.dilations =
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  attrs.groups = ctx.intAttr("group", 1);
+  SmallVector<int64_t> kernel{weightShape[2], weightShape[3]};
+  FailureOr<SmallVector<int64_t>> pads =
+      spatialPads(ctx, inputType, kernel, attrs.strides, attrs.dilations);
+  if (failed(pads))
+    return failure();
+  attrs.pads = std::move(*pads);
+  return attrs;
+}
+
+FailureOr<Value> onnximport::createConv(NodeContext &ctx, Value x, Value w,
+                                        Value bias,
+                                        const ConvAttributes &attrs) {
+  SmallVector<Value> operands{x, w};
+  if (bias)
+    operands.push_back(bias);
+  return ctx.create<nn::Conv2DOp>(
+      operands, {i64Array(ctx, "strides", attrs.strides),
+                 i64Array(ctx, "padding", attrs.pads),
+                 i64Array(ctx, "dilations", attrs.dilations),
+                 i64Attr(ctx, "groups", attrs.groups)});
+}
+
+LogicalResult onnximport::importMatMulNode(NodeContext &ctx) {
+  return importMatMul(ctx);
+}
+
 ArrayRef<OpSupport> onnximport::supportedOps() {
   static const OpSupport table[] = {
       {"Abs", unary<nn::AbsOp>, "nn.abs", "floats"},
@@ -3207,10 +3237,14 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"ConstantOfShape", importConstantOfShape, "folded", "shape constant; value attribute"},
       {"Conv", spatial1DAs2D<importConv, true>, "nn.conv2d",
        "1-D (as 2-D) and 2-D; strides, pads, auto_pad, dilations, group, bias"},
+      {"ConvInteger", importConvInteger, "nn.conv2d (i8 -> i32) (+ nn.pad, nn.sub)",
+       "2-D; constant weight within int8 once its zero point is taken away; scalar input zero point; UINT8 held as i8 - 128"},
       {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>, "nn.conv_transpose2d",
        "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
       {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
+      {"DequantizeLinear", importDequantizeLinear, "nn.dequantize",
+       "INT8, UINT8, INT32; per tensor or per axis; FLOAT scale; constants fold (weights of QDQ models)"},
       {"Div", binary<nn::DivOp>, "nn.div",
        "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
@@ -3254,6 +3288,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "peepholes, activations with alpha/beta, clip, input_forget"},
       {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
        "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
+      {"MatMulInteger", importMatMulInteger, "nn.matmul (i8 -> i32) (+ nn.sub)",
+       "constant 2-D b within int8 once its zero point is taken away; scalar a zero point"},
       {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
       {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
        "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
@@ -3268,6 +3304,12 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
       {"Pad", importPad, "nn.pad", "constant, edge and reflect modes; pads and value constant"},
       {"Pow", importPow, "nn.pow (+ nn.cast)", "numpy broadcasting; any exponent type (cast to the base's); integer bases raised in f64"},
+      {"QLinearConv", importQLinearConv, "nn.conv2d (i8 -> i32) + nn.dequantize + nn.quantize",
+       "2-D; integer kernels for a constant weight within int8 once its zero point is taken away, else dequantize + f32 conv + quantize"},
+      {"QLinearMatMul", importQLinearMatMul, "nn.matmul (i8 -> i32) + nn.dequantize + nn.quantize",
+       "integer kernels for a constant 2-D b within int8 once its zero point is taken away, else in f32"},
+      {"QuantizeLinear", importQuantizeLinear, "nn.quantize",
+       "FLOAT to INT8 or UINT8; per tensor or per axis; no block_size"},
       {"Range", importRange, "folded", "import-time constants only (its length is a shape)"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
       {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
