@@ -50,6 +50,11 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   if (options.foldBatchNorm)
     pm.addPass(nn::createFoldBatchNorm());
   pm.addPass(createCanonicalizerPass());
+  // The float layers of QDQ models onto the int8 kernels (nothing to do
+  // without an nn.dequantize before a layer); a canonicalization below
+  // folds the quantize(dequantize) pairs this leaves.
+  if (options.foldQDQ)
+    pm.addNestedPass<func::FuncOp>(nn::createFoldQDQ());
   // Pruning (an experiment's option) and the sparse-or-dense decision come
   // before outlining: a sparse layer is a layer function of its own too.
   if (options.prune > 0.0) {

@@ -42,6 +42,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Time every layer through dlas_layer_begin/end hooks "
                      "(dlas-instrument-layers; dlas-run --profile)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> foldQDQ{
+      *this, "fold-qdq",
+      llvm::cl::desc("Run the float layers of QDQ-quantized models on the "
+                     "int8 kernels (dlas-fold-qdq)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> foldBatchNorm{
       *this, "fold-batch-norm",
       llvm::cl::desc("Fold inference batch norms into the convolutions "

@@ -560,6 +560,8 @@ def NN_QuantizeOp : NN_QuantizationOp<"quantize"> {
   let summary = "f32 to i8 by a scale and a zero point (ONNX QuantizeLinear)";
   let description = [{
     `saturate(round_half_even(x / scale) + zero_point)` into [-128, 127].
+    Folds away an `nn.dequantize` of i8 with the same scales, zero points
+    and axis (the QDQ pairs of imported ONNX models).
     `scales` and `zero_points` hold one value (per tensor) or one per
     element of dimension `axis` (per channel; negative counts from the
     end), which must then be static. Scales are positive and finite.
@@ -574,6 +576,9 @@ def NN_QuantizeOp : NN_QuantizationOp<"quantize"> {
                        DenseI64ArrayAttr:$zero_points,
                        DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs RankedTensorOf<[I8]>:$output);
+  // quantize(dequantize(q)) with the same parameters is q: (q - zp) * s / s
+  // is within an ulp of the integer q - zp, which rounding restores.
+  let hasFolder = 1;
 }
 
 def NN_DequantizeOp : NN_QuantizationOp<"dequantize"> {

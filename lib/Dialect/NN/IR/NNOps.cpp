@@ -734,6 +734,20 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   return {};
 }
 
+OpFoldResult QuantizeOp::fold(FoldAdaptor) {
+  auto dequantize = getInput().getDefiningOp<DequantizeOp>();
+  if (!dequantize || dequantize.getInput().getType() != getType() ||
+      dequantize.getScales() != getScales() ||
+      dequantize.getZeroPoints() != getZeroPoints())
+    return {};
+  int64_t rank = getType().getRank();
+  auto normalized = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
+  if (getScales().size() > 1 &&
+      normalized(dequantize.getAxis()) != normalized(getAxis()))
+    return {};
+  return dequantize.getInput();
+}
+
 /// The checks nn.quantize and nn.dequantize share: one scale and zero
 /// point per tensor or per element of `axis`; scales positive and finite;
 /// zero points representable in `zeroPointType`.

@@ -197,11 +197,7 @@ LogicalResult Int8Rewriter::run() {
       ++stats.kept;
       continue;
     }
-    // The depthwise stencil kernel is f32-only: int8 would run as loops,
-    // several times slower than the f32 kernel (MobileNetV2 2.8x).
-    if (auto conv = dyn_cast<Conv2DOp>(layer.op);
-        conv && conv.getGroups() > 1 &&
-        conv.getFilter().getType().getDimSize(1) == 1) {
+    if (!hasInt8Kernel(layer.op)) {
       report(layer, "f32", "depthwise: no int8 kernel");
       ++stats.kept;
       continue;
@@ -217,16 +213,21 @@ LogicalResult Int8Rewriter::run() {
   return success();
 }
 
-FailureOr<std::string> Int8Rewriter::quantize(const QuantizableLayer &layer,
-                                              const ActivationRange &range) {
-  Operation *op = layer.op;
+/// `op` rewritten into int8 with `input`'s quantization of its input;
+/// the reason it stays f32 when it does ("" after the rewrite), with
+/// `detail` describing the weights' error.
+FailureOr<std::string> lowerLayer(Operation *op, QuantizationParams input,
+                                  double maxWeightError, WeightScale choice,
+                                  std::string &detail) {
   FailureOr<LayerParts> parts = layerParts(op);
   if (failed(parts))
     return std::string("weight is not a readable f32 constant");
-  QuantizedWeights weights = quantizeWeightRows(parts->rows, parts->channels);
+  QuantizedWeights weights =
+      quantizeWeightRows(parts->rows, parts->channels, choice);
   std::string errorText;
   llvm::raw_string_ostream(errorText)
       << llvm::format("%.2e", weights.relativeError);
+  detail = "weight error " + errorText;
   if (weights.relativeError > maxWeightError)
     return "weight error " + errorText + " > max-weight-error";
   std::vector<float> bias(parts->channels, 0.0f);
@@ -236,7 +237,6 @@ FailureOr<std::string> Int8Rewriter::quantize(const QuantizableLayer &layer,
       return std::string("bias is not a constant");
     bias = std::move(*values);
   }
-  QuantizationParams input = activationParams(range);
   // The epilogue's parameters: scale per channel, and the zero point that
   // removes the input's zero point and adds the bias, in accumulator units.
   SmallVector<float> scales;
@@ -265,15 +265,43 @@ FailureOr<std::string> Int8Rewriter::quantize(const QuantizableLayer &layer,
       b.getDenseI64ArrayAttr(zeroPoints),
       b.getI64IntegerAttr(parts->channelAxis));
   result.replaceAllUsesExcept(dequantized, dequantized);
+  return std::string();
+}
+
+FailureOr<std::string> Int8Rewriter::quantize(const QuantizableLayer &layer,
+                                              const ActivationRange &range) {
+  QuantizationParams input = activationParams(range);
+  std::string detail;
+  FailureOr<std::string> kept =
+      lowerLayer(layer.op, input, maxWeightError, WeightScale::MaxOver127,
+                 detail);
+  if (failed(kept) || !kept->empty())
+    return kept;
   ++stats.lowered;
   report(layer, "int8",
-         llvm::formatv("weight error {0}, input scale {1:e3} zero point {2}",
-                       errorText, input.scale, input.zeroPoint)
+         llvm::formatv("{0}, input scale {1:e3} zero point {2}", detail,
+                       input.scale, input.zeroPoint)
              .str());
   return std::string();
 }
 
 } // namespace
+
+FailureOr<std::string> nn::lowerLayerToInt8(Operation *op,
+                                            QuantizationParams input,
+                                            double maxWeightError,
+                                            WeightScale choice,
+                                            std::string &detail) {
+  return lowerLayer(op, input, maxWeightError, choice, detail);
+}
+
+bool nn::hasInt8Kernel(Operation *op) {
+  // The depthwise stencil kernel is f32-only: int8 would run as loops,
+  // several times slower than the f32 kernel (MobileNetV2 2.8x).
+  auto conv = dyn_cast<Conv2DOp>(op);
+  return !(conv && conv.getGroups() > 1 &&
+           conv.getFilter().getType().getDimSize(1) == 1);
+}
 
 LogicalResult nn::quantizeFunctionToInt8(FunctionOpInterface func,
                                          const CalibrationTable &table,

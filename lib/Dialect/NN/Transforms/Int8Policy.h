@@ -25,6 +25,18 @@ LogicalResult quantizeFunctionToInt8(FunctionOpInterface func,
                                      Guards guards, double maxWeightError,
                                      bool print, Int8Stats &stats);
 
+/// Rewrites one quantizable layer `op` (conv2d, linear, matmul with a
+/// constant f32 weight) into int8 with `input` as its input's per-tensor
+/// quantization: the reason it stays f32 ("" when rewritten), `detail`
+/// describing the weight error.
+FailureOr<std::string> lowerLayerToInt8(Operation *op, QuantizationParams input,
+                                        double maxWeightError,
+                                        WeightScale choice,
+                                        std::string &detail);
+
+/// A kernel exists for `op` in int8 (depthwise convolutions have none).
+bool hasInt8Kernel(Operation *op);
+
 } // namespace mlir::dlas::nn
 
 #endif // DLAS_LIB_DIALECT_NN_TRANSFORMS_INT8POLICY_H

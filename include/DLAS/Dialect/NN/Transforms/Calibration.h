@@ -78,9 +78,14 @@ struct QuantizedWeights {
   /// Relative L2 error of the dequantized weights against the f32 ones.
   double relativeError = 0.0;
 };
+/// How a channel's scale is chosen: max |w| / 127, or (for weights that
+/// were int8 times a scale, as QDQ models' are) the largest max |w| / k,
+/// k <= 127, on whose multiples every weight lies; max |w| / 127 when none.
+enum class WeightScale { MaxOver127, RecoverInt8Grid };
 /// `weights` holds `channels` contiguous rows of equal length.
-QuantizedWeights quantizeWeightRows(llvm::ArrayRef<float> weights,
-                                    int64_t channels);
+QuantizedWeights
+quantizeWeightRows(llvm::ArrayRef<float> weights, int64_t channels,
+                   WeightScale choice = WeightScale::MaxOver127);
 
 } // namespace mlir::dlas::nn
 

@@ -113,6 +113,48 @@ def CalibrationProbes : Pass<"dlas-calibration-probes", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldQDQ : Pass<"dlas-fold-qdq"> {
+  let summary = "Run the float layers of QDQ-quantized models on the int8 kernels";
+  let description = [{
+    A model quantized in the QDQ form (onnxruntime's quantizer, PyTorch's
+    ONNX export of a quantized model) imports as float layers between
+    `nn.dequantize` and `nn.quantize`, with weights that are int8 values
+    times a scale. For each conv2d (not depthwise, not transposed), linear,
+    or matmul with a constant f32 weight whose input is an `nn.dequantize`
+    of i8 per tensor, this pass rewrites the layer as
+    `dlas-mixed-precision{policy=int8}` does, taking the input's scale and
+    zero point from that `nn.dequantize` instead of a calibration: the
+    integer layer into i32 and one `nn.dequantize` with the bias. The
+    input's `nn.quantize(nn.dequantize(q))` then folds to `q`.
+
+    Weights are requantized per output channel with the symmetric scale
+    max |w| / 127. Only weights that this reproduces (relative L2 error
+    within `max-weight-error`, 1e-6 by default: the weights were int8
+    times such a scale) are rewritten, so the result is the model's own
+    quantized arithmetic, accumulated exactly in i32; other layers stay
+    float. `print` lists each decision.
+
+    ```mlir
+    %d = nn.dequantize %q {scales = array<f32: 0.02>, zero_points = array<i64: -3>} : tensor<1x8x8x8xi8> to tensor<1x8x8x8xf32>
+    %y = nn.conv2d %d, %w : (tensor<1x8x8x8xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x8x8xf32>
+    ```
+    becomes
+    ```mlir
+    %acc = nn.conv2d %q, %w_i8 : (tensor<1x8x8x8xi8>, tensor<16x8x1x1xi8>) -> tensor<1x16x8x8xi32>
+    %y = nn.dequantize %acc {scales = ..., zero_points = ...} : tensor<1x16x8x8xi32> to tensor<1x16x8x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxWeightError", "max-weight-error", "double", "1.0e-6",
+           "Largest relative L2 error of a weight requantized per channel">,
+    Option<"print", "print", "bool", "false",
+           "Print each layer's decision to stdout">,
+  ];
+  let statistics = [
+    Statistic<"numFolded", "layers-folded", "Layers rewritten into int8">,
+  ];
+}
+
 def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Run layers in bf16 or f16 under a per-layer policy with an accuracy guard";
   let description = [{
