@@ -631,6 +631,16 @@ static bool isQuantizationOp(StringRef opType) {
                             opType);
 }
 
+/// A Cast to UINT8.
+static bool isCastToU8(const onnx::NodeProto &node) {
+  if (node.op_type() != "Cast")
+    return false;
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == "to")
+      return a.i() == onnx::TensorProto::UINT8;
+  return false;
+}
+
 /// Ops that move or select elements without arithmetic: a UINT8 tensor
 /// held as i8 less 128 passes through them as it is (max pooling too: the
 /// offset keeps order, and its padding never wins).
@@ -674,6 +684,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   if (failed(checkOffsetU8Inputs(node, loc, nodeName, readsOffsetU8)))
     return failure();
   NodeContext ctx(*this, node, builder, loc, opset);
+  if (readsOffsetU8 && isCastToU8(node)) {
+    // UINT8 to UINT8 (PyTorch's export writes one after every
+    // QuantizeLinear): the value as it is.
+    Entry *input = lookup(node.input(0));
+    define(node.output(0), *input);
+    return success();
+  }
   FailureOr<bool> symbolic = importShapeArithmetic(ctx);
   if (failed(symbolic))
     return failure();
@@ -704,7 +721,7 @@ LogicalResult GraphImporter::checkOffsetU8Inputs(const onnx::NodeProto &node,
     (entry->offsetU8 ? offset : plain).push_back(input);
   }
   anyOffsetU8 = !offset.empty();
-  if (offset.empty() || isQuantizationOp(node.op_type()))
+  if (offset.empty() || isQuantizationOp(node.op_type()) || isCastToU8(node))
     return success();
   if (!movesElementsUnchanged(node.op_type()))
     return error(loc, "node '" + nodeName + "' (" + node.op_type() +
@@ -715,7 +732,7 @@ LogicalResult GraphImporter::checkOffsetU8Inputs(const onnx::NodeProto &node,
                           "ConvInteger, MatMulInteger) and the ops that "
                           "move them unchanged (Identity, Reshape, Flatten, "
                           "Transpose, Squeeze, Unsqueeze, MaxPool, Concat, "
-                          "Slice) only");
+                          "Slice, a Cast to UINT8) only");
   if (node.op_type() == "Concat" && !plain.empty())
     return error(loc, "node '" + nodeName + "' (Concat) joins UINT8 '" +
                           offset.front() + "' with '" + plain.front() +

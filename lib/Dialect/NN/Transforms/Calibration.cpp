@@ -163,19 +163,20 @@ nn::QuantizationParams nn::activationParams(const ActivationRange &range) {
 
 /// f32 division and ties to even (nearbyint in the default rounding
 /// mode), as numpy's float32 arithmetic: a reference reproduces it.
-static float quantizeValue(float w, float scale) {
-  return std::clamp(std::nearbyint(w / scale), -127.0f, 127.0f);
+static float quantizeValue(float w, float scale, float lowest = -127.0f) {
+  return std::clamp(std::nearbyint(w / scale), lowest, 127.0f);
 }
 
-/// The scale largest / k for the largest k <= 127 at which every element
-/// of `row` is an integer multiple (within float rounding) of it: the
-/// scale a weight quantized to int8 elsewhere was made with. Null when
+/// The scale largest / k for the largest k <= 128 at which every element
+/// of `row` is an integer multiple (within float rounding) of it in
+/// [-128, 127]: the scale a weight quantized to int8 elsewhere was made
+/// with (PyTorch's symmetric per-channel scales reach -128). Null when
 /// there is none.
 static std::optional<float> int8Grid(llvm::ArrayRef<float> row, float largest) {
-  for (int k = 127; k >= 1; --k) {
+  for (int k = 128; k >= 1; --k) {
     float scale = largest / static_cast<float>(k);
     bool onGrid = llvm::all_of(row, [&](float w) {
-      return std::fabs(quantizeValue(w, scale) * scale - w) <=
+      return std::fabs(quantizeValue(w, scale, -128.0f) * scale - w) <=
              1e-5f * largest;
     });
     if (onGrid)
@@ -197,11 +198,16 @@ nn::QuantizedWeights nn::quantizeWeightRows(llvm::ArrayRef<float> weights,
     for (float w : row)
       largest = std::max(largest, std::fabs(w));
     float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
-    if (choice == WeightScale::RecoverInt8Grid && largest > 0.0f)
-      scale = int8Grid(row, largest).value_or(scale);
+    float lowest = -127.0f;
+    if (choice == WeightScale::RecoverInt8Grid && largest > 0.0f) {
+      if (std::optional<float> grid = int8Grid(row, largest)) {
+        scale = *grid;
+        lowest = -128.0f;
+      }
+    }
     int64_t sum = 0;
     for (size_t i = 0; i < rowLength; ++i) {
-      float q = quantizeValue(row[i], scale);
+      float q = quantizeValue(row[i], scale, lowest);
       result.values[c * rowLength + i] = static_cast<int8_t>(q);
       sum += static_cast<int64_t>(q);
       double error = static_cast<double>(q) * scale - row[i];

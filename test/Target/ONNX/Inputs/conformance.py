@@ -112,10 +112,13 @@ def memory_limiter(gigabytes):
     return limit
 
 
-def run_case(case, work, dlas_run, timeout, address_space_gb=4):
+def run_case(case, work, dlas_run, timeout, address_space_gb=4, index=0):
     import numpy as np
     import onnx
-    directory = os.path.join(work, case.name)
+    # Numbered: two of ONNX's cases share a name (test_resize_tf_crop_and_resize,
+    # test_reduce_sum_negative_axes_keepdims_random), and run in parallel
+    # they overwrote each other's files (a wrong answer, now and then).
+    directory = os.path.join(work, f"{index:04d}-{case.name}")
     os.makedirs(directory, exist_ok=True)
     model = onnx.ModelProto()
     model.CopyFrom(case.model)
@@ -264,8 +267,8 @@ def cmd_run(args):
     # Cases run in parallel, each dlas-run single-threaded.
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(run_case, c, args.work, args.dlas_run, args.timeout,
-                               args.address_space_gb)
-                   for c in cases]
+                               args.address_space_gb, k)
+                   for k, c in enumerate(cases)]
         results = []
         for k, future in enumerate(futures):
             results.append(future.result())

@@ -280,13 +280,18 @@ def qlinearmatmul_runtime_b():
 def qdq_conv():
     """The QDQ form: DequantizeLinear of a constant INT8 weight (per
     channel, folded at import), a FLOAT Conv, QuantizeLinear and
-    DequantizeLinear around the activations."""
+    DequantizeLinear around the activations. dlas-fold-qdq puts the Conv
+    on the int8 kernels (quantized.test checks that it does)."""
     x = RNG.uniform(-1.0, 1.0, (1, 3, 8, 8)).astype(np.float32)
     w = RNG.integers(-127, 128, (4, 3, 3, 3))
+    w[0, 0, 0, 0] = -128  # PyTorch's symmetric scales reach -128
     ws = RNG.uniform(0.001, 0.004, 4).astype(np.float32)
     b = RNG.uniform(-0.1, 0.1, 4).astype(np.float32)
     xs, xz, ys, yz = np.float32(2.0 / 255), 127, np.float32(0.01), 0
-    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq0"]),
+             # PyTorch's export writes a Cast to UINT8 after each
+             # QuantizeLinear.
+             helper.make_node("Cast", ["xq0"], ["xq"], to=U8),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
              helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
              helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[1, 1, 1, 1]),

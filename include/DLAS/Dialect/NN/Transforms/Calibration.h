@@ -80,7 +80,8 @@ struct QuantizedWeights {
 };
 /// How a channel's scale is chosen: max |w| / 127, or (for weights that
 /// were int8 times a scale, as QDQ models' are) the largest max |w| / k,
-/// k <= 127, on whose multiples every weight lies; max |w| / 127 when none.
+/// k <= 128, on whose multiples in [-128, 127] every weight lies; max |w| /
+/// 127 when none.
 enum class WeightScale { MaxOver127, RecoverInt8Grid };
 /// `weights` holds `channels` contiguous rows of equal length.
 QuantizedWeights

@@ -127,12 +127,13 @@ def FoldQDQ : Pass<"dlas-fold-qdq"> {
     integer layer into i32 and one `nn.dequantize` with the bias. The
     input's `nn.quantize(nn.dequantize(q))` then folds to `q`.
 
-    Weights are requantized per output channel with the symmetric scale
-    max |w| / 127. Only weights that this reproduces (relative L2 error
-    within `max-weight-error`, 1e-6 by default: the weights were int8
-    times such a scale) are rewritten, so the result is the model's own
-    quantized arithmetic, accumulated exactly in i32; other layers stay
-    float. `print` lists each decision.
+    Weights are requantized per output channel on the int8 grid they were
+    made on: the scale max |w| / k for the largest k <= 128 at which every
+    weight is an integer multiple of it in [-128, 127]. Only weights that
+    this reproduces (relative L2 error within `max-weight-error`, 1e-6 by
+    default) are rewritten, so the result is the model's own quantized
+    arithmetic, accumulated exactly in i32; other layers stay float.
+    `print` lists each decision.
 
     ```mlir
     %d = nn.dequantize %q {scales = array<f32: 0.02>, zero_points = array<i64: -3>} : tensor<1x8x8x8xi8> to tensor<1x8x8x8xf32>
