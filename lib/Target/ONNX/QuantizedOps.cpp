@@ -490,15 +490,28 @@ FailureOr<std::vector<int64_t>> constantBias(NodeContext &ctx, unsigned i,
   return std::vector<int64_t>(b->ints.begin(), b->ints.end());
 }
 
-LogicalResult importQLinearConvImpl(NodeContext &ctx) {
-  FailureOr<Quantization> xq =
+/// QLinearConv's and QLinearMatMul's three quantizations: of the input
+/// (inputs 1, 2), the weight (4, 5) and the output (6, 7).
+struct QLinearParams {
+  Quantization x, w, y;
+};
+FailureOr<QLinearParams> readQLinearParams(NodeContext &ctx) {
+  FailureOr<Quantization> x =
       readQuantization(ctx, 1, 2, onnx::TensorProto::UINT8);
-  FailureOr<Quantization> wq =
+  FailureOr<Quantization> w =
       readQuantization(ctx, 4, 5, onnx::TensorProto::UINT8);
-  FailureOr<Quantization> yq =
+  FailureOr<Quantization> y =
       readQuantization(ctx, 6, 7, onnx::TensorProto::UINT8);
-  if (failed(xq) || failed(wq) || failed(yq))
+  if (failed(x) || failed(w) || failed(y))
     return failure();
+  return QLinearParams{*x, *w, *y};
+}
+
+LogicalResult importQLinearConvImpl(NodeContext &ctx) {
+  FailureOr<QLinearParams> params = readQLinearParams(ctx);
+  if (failed(params))
+    return failure();
+  Quantization *xq = &params->x, *wq = &params->w, *yq = &params->y;
   if (!xq->perTensor() || !yq->perTensor())
     return ctx.fail("the input's and the output's scale and zero point must "
                     "be per tensor");
@@ -570,14 +583,10 @@ LogicalResult importQLinearConvImpl(NodeContext &ctx) {
 }
 
 LogicalResult importQLinearMatMulImpl(NodeContext &ctx) {
-  FailureOr<Quantization> aq =
-      readQuantization(ctx, 1, 2, onnx::TensorProto::UINT8);
-  FailureOr<Quantization> bq =
-      readQuantization(ctx, 4, 5, onnx::TensorProto::UINT8);
-  FailureOr<Quantization> yq =
-      readQuantization(ctx, 6, 7, onnx::TensorProto::UINT8);
-  if (failed(aq) || failed(bq) || failed(yq))
+  FailureOr<QLinearParams> params = readQLinearParams(ctx);
+  if (failed(params))
     return failure();
+  Quantization *aq = &params->x, *bq = &params->w, *yq = &params->y;
   if (!yq->perTensor())
     return ctx.fail("the output's scale and zero point must be per tensor");
   if (llvm::is_contained({aq->dtype, bq->dtype, yq->dtype},

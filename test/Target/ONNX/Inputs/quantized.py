@@ -68,16 +68,17 @@ def dequantize(q, scale, zp, axis=1):
     return ((q.astype(np.int64) - z).astype(np.float32) * s).astype(np.float32)
 
 
-def conv_int(x, w, pads, strides, dilations, group, pad_value):
-    """Exact integer NCHW convolution; the padding holds `pad_value`."""
+def convolve(x, w, pads, strides, dilations, group, pad_value=0, dtype=np.int64):
+    """NCHW convolution, the padding holding `pad_value`: exact in int64
+    for integers, float64 for the f32 convolution of the QDQ form."""
     n, c, h, wd = x.shape
     m, cg, kh, kw = w.shape
     xp = np.full((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]),
-                 pad_value, dtype=np.int64)
+                 pad_value, dtype=dtype)
     xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
     oh = (xp.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
     ow = (xp.shape[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
-    y = np.zeros((n, m, oh, ow), dtype=np.int64)
+    y = np.zeros((n, m, oh, ow), dtype=dtype)
     mg = m // group
     for g in range(group):
         for i in range(kh):
@@ -86,29 +87,8 @@ def conv_int(x, w, pads, strides, dilations, group, pad_value):
                            i * dilations[0]:i * dilations[0] + strides[0] * oh:strides[0],
                            j * dilations[1]:j * dilations[1] + strides[1] * ow:strides[1]]
                 y[:, g * mg:(g + 1) * mg] += np.einsum(
-                    "nchw,mc->nmhw", patch, w[g * mg:(g + 1) * mg, :, i, j].astype(np.int64))
+                    "nchw,mc->nmhw", patch, w[g * mg:(g + 1) * mg, :, i, j].astype(dtype))
     return y
-
-
-def conv_f32(x, w, b, pads, strides, dilations, group):
-    """The f32 convolution of the QDQ form, in float64."""
-    n, c, h, wd = x.shape
-    m, cg, kh, kw = w.shape
-    xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]))
-    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
-    oh = (xp.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
-    ow = (xp.shape[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
-    y = np.zeros((n, m, oh, ow))
-    mg = m // group
-    for g in range(group):
-        for i in range(kh):
-            for j in range(kw):
-                patch = xp[:, g * cg:(g + 1) * cg,
-                           i * dilations[0]:i * dilations[0] + strides[0] * oh:strides[0],
-                           j * dilations[1]:j * dilations[1] + strides[1] * ow:strides[1]]
-                y[:, g * mg:(g + 1) * mg] += np.einsum(
-                    "nchw,mc->nmhw", patch, w[g * mg:(g + 1) * mg, :, i, j])
-    return y + b.reshape(1, -1, 1, 1)
 
 
 def requantize(acc, multiplier, zp, dtype):
@@ -181,7 +161,7 @@ def qlinearconv_case(xdtype, wdtype, ydtype, cin, cout, hw, kernel, pads, stride
     # Reference.
     xq = quantize(x, xs, xz, xdtype).astype(np.int64)
     wc = w.astype(np.int64) - wz.reshape(-1, 1, 1, 1)
-    acc = conv_int(xq - xz, wc, pads, strides, dilations, group, 0)
+    acc = convolve(xq - xz, wc, pads, strides, dilations, group, 0)
     if bias:
         acc = acc + b.reshape(1, -1, 1, 1)
     mult = (xs.astype(np.float64) * ws.astype(np.float64) / ys).reshape(1, -1, 1, 1)
@@ -304,7 +284,8 @@ def qdq_conv():
              scalar("ys", ys, F32), scalar("yz", yz, I8)]
     xd = dequantize(quantize(x, xs, xz, U8), xs, xz)
     wd = dequantize(w.astype(np.int8), ws, np.zeros(4, np.int64), axis=0)
-    r = np.maximum(conv_f32(xd, wd, b, (1, 1, 1, 1), (1, 1), (1, 1), 1), 0)
+    r = np.maximum(convolve(xd, wd, (1, 1, 1, 1), (1, 1), (1, 1), 1, dtype=np.float64)
+                   + b.reshape(1, -1, 1, 1), 0)
     yq = quantize(r, ys, yz, I8)
     pq = yq.reshape(1, 4, 4, 2, 4, 2).max(axis=(3, 5))
     y = dequantize(pq, ys, yz)
@@ -343,7 +324,7 @@ def default_zero_points():
     inits = [scalar("s", s, F32), init("w", w, U8)]
     q = quantize(x, s, 0, U8).astype(np.int64)
     y0 = dequantize(q, s, 0)
-    y1 = conv_int(q, w, (0, 0, 0, 0), (1, 1), (1, 1), 1, 0).astype(np.int32)
+    y1 = convolve(q, w, (0, 0, 0, 0), (1, 1), (1, 1), 1, 0).astype(np.int32)
     m = build("default_zero_points", nodes, [("x", F32, x.shape)],
               [("y0", F32, y0.shape), ("y1", I32, y1.shape)], inits)
     return m, [x], [y0, y1], 0.0
@@ -357,7 +338,7 @@ def integer_conv_case(xdtype, xz, pads):
     nodes = qn + [helper.make_node("ConvInteger", ["xq", "w", "xq_z"], ["y"], pads=list(pads))]
     inits = qi + [init("w", w, I8)]
     xq = quantize(x, xs, xz, xdtype).astype(np.int64)
-    y = conv_int(xq - xz, w, pads, (1, 1), (1, 1), 1, 0).astype(np.int32)
+    y = convolve(xq - xz, w, pads, (1, 1), (1, 1), 1, 0).astype(np.int32)
     m = build("convinteger", nodes, [("x", F32, x.shape)], [("y", I32, y.shape)], inits)
     return m, [x], [y], 0.0
 
