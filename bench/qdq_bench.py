@@ -54,7 +54,6 @@ def main():
     parser.add_argument("--tag", default=datetime.date.today().isoformat())
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    torch.backends.quantized.engine = "fbgemm"
     rows = []
     for name in args.models.split(","):
         directory = os.path.join(args.workdir, name)
@@ -80,9 +79,11 @@ def main():
     with open(out, "w") as f:
         f.write(f"# PyTorch-quantized models as QDQ ONNX ({args.tag})\n\n")
         f.write(f"Host: {host_name()}; target: host; {args.threads} thread(s); batch 1; "
-                f"median of {args.repeat} runs. `bench/qdq_bench.py`.\n\n")
+                f"median of {args.repeat} runs; PyTorch {torch.__version__}, quantized "
+                f"engine {torch.backends.quantized.engine} (fbgemm qconfig). "
+                f"`bench/qdq_bench.py`.\n\n")
         f.write("| model | DLAS int8 (dlas-fold-qdq) ms | DLAS float QDQ ms | PyTorch int8 "
-                "(fbgemm) ms | PyTorch / DLAS int8 | rel. L2 vs PyTorch int8 (int8, float) |\n")
+                "ms | PyTorch / DLAS int8 | rel. L2 vs PyTorch int8 (int8, float) |\n")
         f.write("|---|---|---|---|---|---|\n")
         for name, i8, fl, pt, e8, ef in rows:
             f.write(f"| {name} | {i8:.1f} | {fl:.1f} | {pt:.1f} | {pt / i8:.2f}x | "
