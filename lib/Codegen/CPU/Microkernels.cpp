@@ -135,7 +135,10 @@ bool dlas::isEpilogueResultType(Type from, Type to) {
   if (source.getShape() != result.getShape())
     return false;
   Type in = source.getElementType(), out = result.getElementType();
-  return in == out || (in.isInteger(32) && out.isF32());
+  // i32 -> f32: the dequantize of an int8 layer's accumulator; f32 -> i8:
+  // its requantization for the next int8 layer (the store narrows).
+  return in == out || (in.isInteger(32) && out.isF32()) ||
+         (in.isF32() && out.isInteger(8));
 }
 
 /// True when `generic` applies an elementwise body to `current` (read

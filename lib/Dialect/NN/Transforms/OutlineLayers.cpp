@@ -41,6 +41,9 @@ bool isEpilogue(Operation *op, Value input) {
   // (the GEMM kernel converts in registers and stores f32).
   if (isa<nn::DequantizeOp>(op))
     return getElementTypeOrSelf(input.getType()).isInteger(32);
+  // Its requantization for the next int8 layer: the kernel stores i8.
+  if (isa<nn::QuantizeOp>(op))
+    return true;
   if (op->getNumResults() != 1 || op->getResult(0).getType() != input.getType())
     return false;
   return isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::LeakyReluOp,
