@@ -24,12 +24,11 @@ struct ConstantBytes {
 std::optional<ConstantBytes> readConstant(Value input) {
   auto constant = input.getDefiningOp<arith::ConstantOp>();
   auto type = cast<RankedTensorType>(input.getType());
-  if (!constant || !type.hasStaticShape() ||
-      !type.getElementType().isIntOrFloat() ||
-      type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+  std::optional<int64_t> byteCount = dlas::denseByteCount(type);
+  if (!constant || !byteCount)
     return std::nullopt;
   ConstantBytes bytes;
-  bytes.elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  bytes.elementBytes = type.getElementTypeBitWidth() / 8;
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
   auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
   if (dense && dense.isSplat()) {
@@ -41,7 +40,7 @@ std::optional<ConstantBytes> readConstant(Value input) {
   else if (resource && resource.getRawHandle().getBlob())
     bytes.raw = resource.getRawHandle().getBlob()->getData();
   bytes.isResource = resource != nullptr;
-  if (bytes.raw.size() != type.getNumElements() * bytes.elementBytes)
+  if (static_cast<int64_t>(bytes.raw.size()) != *byteCount)
     return std::nullopt;
   return bytes;
 }
@@ -111,22 +110,22 @@ Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
                       resourceName);
 }
 
-std::optional<std::vector<float>> dlas::readF32Constant(Value value) {
-  auto constant = value.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  Attribute attr = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+std::optional<std::vector<float>> dlas::f32Values(Attribute value) {
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
     if (!dense.getElementType().isF32())
       return std::nullopt;
     auto values = dense.getValues<float>();
     return std::vector<float>(values.begin(), values.end());
   }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-      resource && cast<ShapedType>(resource.getType()).getElementType().isF32())
+  if (auto resource = dyn_cast_or_null<DenseF32ResourceElementsAttr>(value))
     if (std::optional<ArrayRef<float>> data = resourceValues<float>(resource))
       return std::vector<float>(data->begin(), data->end());
   return std::nullopt;
+}
+
+std::optional<std::vector<float>> dlas::readF32Constant(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  return constant ? f32Values(constant.getValue()) : std::nullopt;
 }
 
 std::optional<int64_t> dlas::denseByteCount(ShapedType type) {

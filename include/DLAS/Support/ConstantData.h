@@ -55,6 +55,11 @@ std::optional<ArrayRef<T>> resourceValues(DenseResourceElementsAttr attr) {
                      type.getNumElements());
 }
 
+/// The elements of `value`, a dense or dense_resource f32 attribute, in
+/// row-major order; nullopt for anything else (or a blob of the wrong
+/// size).
+std::optional<std::vector<float>> f32Values(Attribute value);
+
 /// The elements of `value` in row-major order when it is an
 /// `arith.constant` holding an f32 dense or dense_resource tensor.
 std::optional<std::vector<float>> readF32Constant(Value value);

@@ -449,16 +449,8 @@ Attribute constantGlobalValue(Value v, SymbolTable &symbols) {
 }
 
 std::vector<float> constantData(Value v, SymbolTable &symbols) {
-  Attribute init = constantGlobalValue(v, symbols);
-  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(init)) {
-    auto values = dense.getValues<float>();
-    return std::vector<float>(values.begin(), values.end());
-  }
-  if (auto resource = dyn_cast_or_null<DenseF32ResourceElementsAttr>(init))
-    if (std::optional<ArrayRef<float>> values =
-            dlas::resourceValues<float>(resource))
-      return std::vector<float>(values->begin(), values->end());
-  return {};
+  return dlas::f32Values(constantGlobalValue(v, symbols))
+      .value_or(std::vector<float>());
 }
 
 /// The i8 values of `v` when it reads a constant global of i8 (through

@@ -67,6 +67,16 @@ bool isQuantizedType(int32_t dtype) {
          dtype == onnx::TensorProto::INT32;
 }
 
+/// The quantized elements of constant `t` (of `dtype`) as the i8 or i32
+/// values DLAS holds them as.
+std::vector<int64_t> heldValues(const HostTensor &t) {
+  std::vector<int64_t> values(t.ints.begin(), t.ints.end());
+  if (t.dtype == onnx::TensorProto::UINT8)
+    for (int64_t &v : values)
+      v -= kU8Offset;
+  return values;
+}
+
 /// The scale (input `scaleIndex`) and zero point (input `zeroIndex`,
 /// optional: then 0 of `defaultType`) of a quantized tensor; both must be
 /// import-time constants of rank 0 or 1 and the same size.
@@ -111,9 +121,7 @@ FailureOr<Quantization> readQuantization(NodeContext &ctx, unsigned scaleIndex,
                     Twine(z.numElements()) + " elements and its scale " +
                     Twine(q.scales.size()));
   q.dtype = z.dtype;
-  for (int64_t v : z.ints)
-    q.zeroPoints.push_back(z.dtype == onnx::TensorProto::UINT8 ? v - kU8Offset
-                                                               : v);
+  llvm::append_range(q.zeroPoints, heldValues(z));
   if (q.dtype == onnx::TensorProto::INT32 &&
       llvm::any_of(q.zeroPoints, [](int64_t v) { return v != 0; }))
     return ctx.fail("an INT32 zero point must be 0 ('" + node.input(zeroIndex) +
@@ -154,16 +162,6 @@ LogicalResult refuseBlocks(NodeContext &ctx) {
   return success();
 }
 
-/// The quantized elements of constant `t` (of `dtype`) as the i8 or i32
-/// values DLAS holds them as.
-std::vector<int64_t> heldValues(const HostTensor &t) {
-  std::vector<int64_t> values(t.ints.begin(), t.ints.end());
-  if (t.dtype == onnx::TensorProto::UINT8)
-    for (int64_t &v : values)
-      v -= kU8Offset;
-  return values;
-}
-
 /// An i8 or i32 constant tensor of `shape` holding `values`.
 Value integerConstant(NodeContext &ctx, ArrayRef<int64_t> shape,
                       ArrayRef<int64_t> values, unsigned width,
@@ -181,36 +179,46 @@ Value integerConstant(NodeContext &ctx, ArrayRef<int64_t> shape,
   return createConstant(ctx.b, ctx.loc, type, bytes, name);
 }
 
+/// The ONNX type input `i` stands for: a constant's own, INT32 for i32,
+/// UINT8 for an i8 value held offset, INT8 for other i8; nullopt when the
+/// input is missing.
+std::optional<int32_t> quantizedTypeOf(NodeContext &ctx, unsigned i) {
+  if (const HostTensor *t = ctx.constant(i))
+    return t->dtype;
+  FailureOr<RankedTensorType> type = ctx.inputType(i);
+  if (failed(type))
+    return std::nullopt;
+  Type element = type->getElementType();
+  if (element.isInteger(32))
+    return onnx::TensorProto::INT32;
+  if (element.isInteger(8))
+    return ctx.isOffsetU8(i) ? onnx::TensorProto::UINT8
+                             : onnx::TensorProto::INT8;
+  return onnxTypeOf(element);
+}
+
+/// Fails unless input `i` is of `dtype`, the type its zero point says.
+LogicalResult checkQuantizedType(NodeContext &ctx, unsigned i, int32_t dtype) {
+  std::optional<int32_t> actual = quantizedTypeOf(ctx, i);
+  if (!actual)
+    return failure();
+  if (*actual != dtype)
+    return ctx.fail("input '" + ctx.node.input(i) + "' is " +
+                    onnxTypeName(*actual) + " but its zero point is " +
+                    onnxTypeName(dtype));
+  return success();
+}
+
 /// Input `i`, a quantized tensor of `dtype`, as the i8 (or i32) value
 /// DLAS holds it as.
 FailureOr<Value> quantizedInput(NodeContext &ctx, unsigned i, int32_t dtype) {
-  const std::string &name = ctx.node.input(i);
-  if (const HostTensor *t = ctx.constant(i)) {
-    if (t->dtype != dtype)
-      return ctx.fail("input '" + name + "' is " + onnxTypeName(t->dtype) +
-                      " but its zero point is " + onnxTypeName(dtype));
+  if (failed(checkQuantizedType(ctx, i, dtype)))
+    return failure();
+  if (const HostTensor *t = ctx.constant(i))
     return integerConstant(ctx, t->shape, heldValues(*t),
                            dtype == onnx::TensorProto::INT32 ? 32 : 8,
-                           name + "_q");
-  }
-  FailureOr<Value> v = ctx.input(i);
-  if (failed(v))
-    return failure();
-  Type element = cast<RankedTensorType>(v->getType()).getElementType();
-  bool isU8 = ctx.isOffsetU8(i);
-  int32_t actual = element.isInteger(32) ? onnx::TensorProto::INT32
-                   : element.isInteger(8)
-                       ? (isU8 ? onnx::TensorProto::UINT8
-                               : onnx::TensorProto::INT8)
-                       : onnxTypeOf(element);
-  if (actual != dtype)
-    return ctx.fail("input '" + name + "' is " + onnxTypeName(actual) +
-                    " but its zero point is " + onnxTypeName(dtype));
-  return *v;
-}
-
-DenseF32ArrayAttr scalesAttr(NodeContext &ctx, ArrayRef<float> scales) {
-  return ctx.b.getDenseF32ArrayAttr(scales);
+                           ctx.node.input(i) + "_q");
+  return ctx.input(i);
 }
 
 Value dequantizeOp(NodeContext &ctx, Value q, ArrayRef<float> scales,
@@ -218,7 +226,7 @@ Value dequantizeOp(NodeContext &ctx, Value q, ArrayRef<float> scales,
   auto type = cast<RankedTensorType>(q.getType());
   return nn::DequantizeOp::create(
       ctx.b, ctx.loc, type.clone(ctx.b.getF32Type()), q,
-      scalesAttr(ctx, scales), ctx.b.getDenseI64ArrayAttr(zeroPoints),
+      ctx.b.getDenseF32ArrayAttr(scales), ctx.b.getDenseI64ArrayAttr(zeroPoints),
       ctx.b.getI64IntegerAttr(axis));
 }
 
@@ -227,7 +235,7 @@ Value quantizeOp(NodeContext &ctx, Value x, const Quantization &q,
   auto type = cast<RankedTensorType>(x.getType());
   return nn::QuantizeOp::create(
       ctx.b, ctx.loc, type.clone(ctx.b.getI8Type()), x,
-      scalesAttr(ctx, q.scales), ctx.b.getDenseI64ArrayAttr(q.zeroPoints),
+      ctx.b.getDenseF32ArrayAttr(q.scales), ctx.b.getDenseI64ArrayAttr(q.zeroPoints),
       ctx.b.getI64IntegerAttr(axis));
 }
 
@@ -256,23 +264,28 @@ HostTensor dequantizedHost(const HostTensor &t, const Quantization &q,
   return HostTensor::ofFloats(t.shape, std::move(values));
 }
 
+/// Constant input `i` dequantized as `q` describes along `axis`, at
+/// import time.
+FailureOr<HostTensor> dequantizedConstant(NodeContext &ctx, unsigned i,
+                                          const Quantization &q,
+                                          int64_t axis) {
+  const HostTensor &t = *ctx.constant(i);
+  if (failed(checkQuantizedType(ctx, i, q.dtype)) ||
+      failed(checkAxis(ctx, q, *ctx.inputType(i), axis)))
+    return failure();
+  return dequantizedHost(t, q, axis);
+}
+
 /// Input `i` dequantized as `q` describes along `axis`: folded at import
 /// time when it is a constant.
 FailureOr<Value> dequantizedInput(NodeContext &ctx, unsigned i,
                                   const Quantization &q, int64_t axis) {
-  if (const HostTensor *t = ctx.constant(i)) {
-    if (t->dtype != q.dtype)
-      return ctx.fail("input '" + ctx.node.input(i) + "' is " +
-                      onnxTypeName(t->dtype) + " but its zero point is " +
-                      onnxTypeName(q.dtype));
-    if (!q.perTensor() &&
-        (axis >= static_cast<int64_t>(t->shape.size()) ||
-         t->shape[axis] != static_cast<int64_t>(q.scales.size())))
-      return ctx.fail("per-axis scale of '" + ctx.node.input(i) +
-                      "' does not match its dimension " + Twine(axis));
-    HostTensor f = dequantizedHost(*t, q, axis);
-    std::vector<float> data(f.floats.begin(), f.floats.end());
-    return createF32Constant(ctx.b, ctx.loc, f.shape, data,
+  if (ctx.constant(i)) {
+    FailureOr<HostTensor> f = dequantizedConstant(ctx, i, q, axis);
+    if (failed(f))
+      return failure();
+    std::vector<float> data(f->floats.begin(), f->floats.end());
+    return createF32Constant(ctx.b, ctx.loc, f->shape, data,
                              ctx.node.input(i) + "_dequantized");
   }
   FailureOr<Value> v = quantizedInput(ctx, i, q.dtype);
@@ -282,11 +295,13 @@ FailureOr<Value> dequantizedInput(NodeContext &ctx, unsigned i,
   return dequantizeOp(ctx, *v, q.scales, q.zeroPoints, axis);
 }
 
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // QuantizeLinear, DequantizeLinear
 //===----------------------------------------------------------------------===//
 
-LogicalResult importQuantizeLinearImpl(NodeContext &ctx) {
+LogicalResult onnximport::importQuantizeLinear(NodeContext &ctx) {
   if (failed(refuseBlocks(ctx)))
     return failure();
   int32_t outputType = ctx.intAttr("output_dtype", 0);
@@ -314,19 +329,12 @@ LogicalResult importQuantizeLinearImpl(NodeContext &ctx) {
   return success();
 }
 
-LogicalResult importDequantizeLinearImpl(NodeContext &ctx) {
+LogicalResult onnximport::importDequantizeLinear(NodeContext &ctx) {
   if (failed(refuseBlocks(ctx)))
     return failure();
   // The zero point's type, or without one the input's.
-  int32_t inputType = onnx::TensorProto::UINT8;
-  if (const HostTensor *t = ctx.constant(0))
-    inputType = t->dtype;
-  else if (FailureOr<RankedTensorType> type = ctx.inputType(0);
-           succeeded(type))
-    inputType = type->getElementType().isInteger(32) ? onnx::TensorProto::INT32
-                : ctx.isOffsetU8(0)                  ? onnx::TensorProto::UINT8
-                                                     : onnx::TensorProto::INT8;
-  FailureOr<Quantization> q = readQuantization(ctx, 1, 2, inputType);
+  FailureOr<Quantization> q = readQuantization(
+      ctx, 1, 2, quantizedTypeOf(ctx, 0).value_or(onnx::TensorProto::UINT8));
   if (failed(q))
     return failure();
   FailureOr<RankedTensorType> type = ctx.inputType(0);
@@ -335,15 +343,12 @@ LogicalResult importDequantizeLinearImpl(NodeContext &ctx) {
   FailureOr<int64_t> axis = axisAttr(ctx, type->getRank());
   if (failed(axis))
     return failure();
-  if (const HostTensor *t = ctx.constant(0)) {
+  if (ctx.constant(0)) {
     // A weight: dequantized once, here.
-    if (t->dtype != q->dtype)
-      return ctx.fail("input '" + ctx.node.input(0) + "' is " +
-                      onnxTypeName(t->dtype) + " but its zero point is " +
-                      onnxTypeName(q->dtype));
-    if (failed(checkAxis(ctx, *q, *type, *axis)))
+    FailureOr<HostTensor> f = dequantizedConstant(ctx, 0, *q, *axis);
+    if (failed(f))
       return failure();
-    ctx.setOutputConstant(0, dequantizedHost(*t, *q, *axis));
+    ctx.setOutputConstant(0, std::move(*f));
     return success();
   }
   FailureOr<Value> y =
@@ -357,6 +362,8 @@ LogicalResult importDequantizeLinearImpl(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 // Integer convolution and matmul
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 /// A constant weight less its zero point (per tensor, or per element of
 /// dimension `axis`), when every element fits in i8: the form the integer
@@ -507,7 +514,9 @@ FailureOr<QLinearParams> readQLinearParams(NodeContext &ctx) {
   return QLinearParams{*x, *w, *y};
 }
 
-LogicalResult importQLinearConvImpl(NodeContext &ctx) {
+} // namespace
+
+LogicalResult onnximport::importQLinearConv(NodeContext &ctx) {
   FailureOr<QLinearParams> params = readQLinearParams(ctx);
   if (failed(params))
     return failure();
@@ -582,7 +591,7 @@ LogicalResult importQLinearConvImpl(NodeContext &ctx) {
   return success();
 }
 
-LogicalResult importQLinearMatMulImpl(NodeContext &ctx) {
+LogicalResult onnximport::importQLinearMatMul(NodeContext &ctx) {
   FailureOr<QLinearParams> params = readQLinearParams(ctx);
   if (failed(params))
     return failure();
@@ -643,6 +652,8 @@ LogicalResult importQLinearMatMulImpl(NodeContext &ctx) {
   return success();
 }
 
+namespace {
+
 /// The i32 result `acc - term[c]` along `axis` (a broadcast constant),
 /// or `acc` when every term is 0.
 FailureOr<Value> subtractPerChannel(NodeContext &ctx, Value acc,
@@ -684,14 +695,7 @@ FailureOr<Quantization> integerZeroPoint(NodeContext &ctx, unsigned zeroIndex,
                                          unsigned valueIndex,
                                          int64_t channels) {
   Quantization q;
-  q.dtype = onnx::TensorProto::UINT8;
-  if (const HostTensor *t = ctx.constant(valueIndex))
-    q.dtype = t->dtype;
-  else if (ctx.isOffsetU8(valueIndex))
-    q.dtype = onnx::TensorProto::UINT8;
-  else if (FailureOr<RankedTensorType> t = ctx.inputType(valueIndex);
-           succeeded(t) && t->getElementType().isInteger(8))
-    q.dtype = onnx::TensorProto::INT8;
+  q.dtype = quantizedTypeOf(ctx, valueIndex).value_or(onnx::TensorProto::UINT8);
   if (!ctx.hasInput(zeroIndex)) {
     q.scales.assign(1, 1.0f);
     q.zeroPoints.assign(1, heldZero(q.dtype));
@@ -712,13 +716,13 @@ FailureOr<Quantization> integerZeroPoint(NodeContext &ctx, unsigned zeroIndex,
                     onnxTypeName((*z)->dtype) + "; INT8 and UINT8 are");
   q.dtype = (*z)->dtype;
   q.scales.assign(n, 1.0f);
-  for (int64_t v : (*z)->ints)
-    q.zeroPoints.push_back(q.dtype == onnx::TensorProto::UINT8 ? v - kU8Offset
-                                                               : v);
+  llvm::append_range(q.zeroPoints, heldValues(**z));
   return q;
 }
 
-LogicalResult importConvIntegerImpl(NodeContext &ctx) {
+} // namespace
+
+LogicalResult onnximport::importConvInteger(NodeContext &ctx) {
   FailureOr<RankedTensorType> wType = ctx.inputType(1);
   if (failed(wType))
     return failure();
@@ -750,7 +754,7 @@ LogicalResult importConvIntegerImpl(NodeContext &ctx) {
   return success();
 }
 
-LogicalResult importMatMulIntegerImpl(NodeContext &ctx) {
+LogicalResult onnximport::importMatMulInteger(NodeContext &ctx) {
   FailureOr<RankedTensorType> aType = ctx.inputType(0);
   FailureOr<RankedTensorType> bType = ctx.inputType(1);
   if (failed(aType) || failed(bType))
@@ -781,25 +785,4 @@ LogicalResult importMatMulIntegerImpl(NodeContext &ctx) {
       })))
     return failure();
   return success();
-}
-
-} // namespace
-
-LogicalResult onnximport::importQuantizeLinear(NodeContext &ctx) {
-  return importQuantizeLinearImpl(ctx);
-}
-LogicalResult onnximport::importDequantizeLinear(NodeContext &ctx) {
-  return importDequantizeLinearImpl(ctx);
-}
-LogicalResult onnximport::importQLinearConv(NodeContext &ctx) {
-  return importQLinearConvImpl(ctx);
-}
-LogicalResult onnximport::importQLinearMatMul(NodeContext &ctx) {
-  return importQLinearMatMulImpl(ctx);
-}
-LogicalResult onnximport::importConvInteger(NodeContext &ctx) {
-  return importConvIntegerImpl(ctx);
-}
-LogicalResult onnximport::importMatMulInteger(NodeContext &ctx) {
-  return importMatMulIntegerImpl(ctx);
 }
