@@ -265,7 +265,7 @@ def to_blocked(a, block=BLOCK):
     return np.ascontiguousarray(a.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
 
 
-def run_dlas(dlas_run, case, workdir, threads, budget_s, target):
+def run_dlas(dlas_run, case, workdir, threads, budget_s, target, extra=()):
     base = os.path.join(workdir, case.name)
     with open(base + ".mlir", "w") as f:
         f.write(case.module(case.constant_weights))
@@ -281,7 +281,7 @@ def run_dlas(dlas_run, case, workdir, threads, budget_s, target):
                 to_blocked(np.load(base + ".expected.npy"), BLOCK))
     args = [dlas_run, base + ".mlir", "--expect", base + suffix + ".expected.npy",
             "--rtol", "1e-3", "--atol", "1e-3", "--num-threads", str(threads),
-            "--target", target]
+            "--target", target] + list(extra)
     if blocked:
         args.append("--blocked-entry")
     for i in range(1 if case.constant_weights is not None else case.inputs):
@@ -347,6 +347,9 @@ def main():
     parser.add_argument("--target", default="host",
                         help="CPU DLAS compiles for (host, x86-64-v3, x86-64-v4, an LLVM "
                              "CPU name); the host must run it")
+    parser.add_argument("--dlas-args", default="",
+                        help="extra dlas-run arguments, e.g. '--gspc=never' to time "
+                             "grouped convolutions without GSPC")
     parser.add_argument("--dlas-opt", default=None,
                         help="dlas-opt, to resolve --target (default: beside dlas-run)")
     args = parser.parse_args()
@@ -399,7 +402,8 @@ def main():
                 t = time_torch(c.torch_fn(*c.torch_inputs), threads)
                 torch_ms = t if torch_ms is None else min(torch_ms, t)
                 d, runs, round_ok, round_log = run_dlas(args.dlas_run, c, args.workdir,
-                                                        threads, args.dlas_budget, args.target)
+                                                        threads, args.dlas_budget, args.target,
+                                                        args.dlas_args.split())
                 ok = ok and round_ok
                 log += round_log
                 if d is not None:

@@ -112,6 +112,15 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     pm.addPass(createBlockedLayout(layoutOptions));
     pm.addPass(createCanonicalizerPass());
   }
+  // GSPC needs the blocked kernel; without microkernels grouped
+  // convolutions keep their loops.
+  if (options.microkernels && options.gspc != "never") {
+    GroupedConvPackingOptions gspcOptions;
+    gspcOptions.policy = options.gspc;
+    gspcOptions.tuningFile = options.tuningFile;
+    gspcOptions.print = options.printConvAlgorithms;
+    pm.addPass(createGroupedConvPacking(gspcOptions));
+  }
   SelectConvAlgorithmOptions convOptions;
   convOptions.algorithm = options.convAlgorithm;
   convOptions.print = options.printConvAlgorithms;

@@ -130,6 +130,11 @@ static cl::opt<std::string> convAlgorithm(
     cl::desc("Convolution algorithm for the CPU pipeline: auto, direct, gemm, "
              "im2col, flat or winograd"),
     cl::init("auto"), cl::cat(runCategory));
+static cl::opt<std::string> gspcPolicy(
+    "gspc",
+    cl::desc("Grouped convolutions as Grouped Spatial Pack Convolutions "
+             "(dlas-grouped-conv-packing): auto, always or never"),
+    cl::init("auto"), cl::cat(runCategory));
 static cl::opt<bool> printConvAlgorithms(
     "print-conv-algorithms",
     cl::desc("Report the algorithm chosen for each convolution"),
@@ -362,6 +367,10 @@ int checkOptions() {
     return fail("--conv-algorithm must be auto, direct, gemm, im2col, flat "
                 "or winograd, got '" +
                 convAlgorithm + "'");
+  if (!llvm::is_contained(ArrayRef<StringRef>{"auto", "always", "never"},
+                          StringRef(gspcPolicy)))
+    return fail("--gspc must be auto, always or never, got '" + gspcPolicy +
+                "'");
   // Counts are signed options so that a negative one gets this message,
   // not llvm::cl's.
   for (auto [name, value] :
@@ -603,6 +612,7 @@ int runMain() {
       // Weights stay in memory and are bound to the code below.
       pipelineOptions.externalWeights = true;
       pipelineOptions.convAlgorithm = convAlgorithm;
+      pipelineOptions.gspc = gspcPolicy;
       pipelineOptions.printConvAlgorithms = printConvAlgorithms;
       pipelineOptions.profileLayers = profileLayers;
       pipelineOptions.tuningFile = tuningFile;

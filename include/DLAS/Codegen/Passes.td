@@ -324,6 +324,81 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
   ];
 }
 
+def GroupedConvPacking : Pass<"dlas-grouped-conv-packing", "mlir::ModuleOp"> {
+  let summary = "Grouped Spatial Pack Convolution (GSPC): run grouped "
+                "convolutions on per-group packed data";
+  let description = [{
+    Rewrites grouped f32 convolutions (`linalg.conv_2d_ngchw_gfchw`, static
+    shapes) into the Grouped Spatial Pack Convolution of Gibson et al.
+    ("Optimizing Grouped Convolutions on Edge Devices", ASAP 2020), the
+    algorithm TVM adopted for grouped convolutions on CPUs. With G groups
+    of CPG input and KPG output channels, an input tile TI and an output
+    tile TO:
+
+    * the filter `[G, KPG, CPG, Kh, Kw]` is packed to
+      `[G, KPG'/TO, CPG/TI, Kh, Kw, TI, TO]` (at compile time when it is a
+      constant), KPG' being KPG rounded up to a multiple of TO with zero
+      filters;
+    * the (padded) input `[N, G, CPG, H, W]` is packed to
+      `[N, G, CPG/TI, H, W, TI]`;
+    * `Y[n, g, F, oh, ow, f] += X[n, g, C, oh*sh + kh*dh, ow*sw + kw*dw, c]
+      * W[g, F, C, kh, kw, c, f]` is a `linalg.generic` tagged `dlas.gspc`
+      whose innermost output dim is TO output channels of one group:
+      `dlas-blocked-conv-microkernel` builds it as a register tile of output
+      columns x TO-lane vectors, broadcasting one input value per column,
+      with the work items (image, group, channel tile, output row) split
+      across threads;
+    * the accumulator is rebuilt in packed form (a fill or a per-channel
+      bias broadcast, which the kernel folds) and the result unpacked to
+      `[N, G, KPG, OH, OW]`, dropping the padded channels.
+
+    TI divides CPG (no padding of the input channels: TI is a block of the
+    reduction, of any size), so any CPG works, odd ones included. TO is a
+    vector: the target's f32 width, or a narrower power of two (at least 4)
+    when KPG is smaller. The input keeps TI innermost, after W (the paper
+    and TVM put it between H and W): the kernel broadcasts TI consecutive
+    values of one input position, which this order reads from one cache
+    line.
+
+    Which layers: with `policy=always` every grouped convolution; with
+    `auto` those the cost model gives to GSPC: whose KPG fills the output
+    vector (KPG >= TO, at most `max-pad` of the output channels
+    padding) -- a group narrower than a vector wastes lanes, where the
+    flat implicit GEMM vectorizes along the image instead; `never` leaves
+    them to `dlas-select-conv-algorithm`. Depthwise convolutions (CPG =
+    KPG = 1) are `linalg.depthwise_conv_2d_nchw_chw` and never reach this
+    pass. TI and TO come from the options, else from the tuning file's
+    `gspc` section (keys `g<G>_c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<SH>x<SW>`
+    with `_d<DH>x<DW>` when dilated, C and F the layer's channels), else
+    from the target (TO its f32 vector width, TI the largest divisor of CPG
+    not above it). `print` reports each choice.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"auto\"",
+           "Which grouped convolutions to pack: auto (cost model), always, "
+           "never">,
+    Option<"ti", "ti", "int64_t", "0",
+           "Input channels per tile (must divide each group's; 0: tuning "
+           "file or target)">,
+    Option<"to", "to", "int64_t", "0",
+           "Output channels per tile, a power of two from 4 to the target's "
+           "f32 vector width (0: tuning file or target)">,
+    Option<"maxPad", "max-pad", "double", "0.25",
+           "auto: the largest share of computed output channels that may be "
+           "padding">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON tuning file whose `gspc` section sets ti and to per shape">,
+    Option<"print", "print", "bool", "false",
+           "Report each grouped convolution's choice and tiles as remarks">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPacked", "packed", "Grouped convolutions run as GSPC">
+  ];
+}
+
 def CPUSelectLowering : Pass<"dlas-cpu-select-lowering", "mlir::ModuleOp"> {
   let summary = "Decide, on tensors, how each contraction and stencil is "
                 "lowered for the module's CPU target";

@@ -115,6 +115,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "flat, gemm, im2col or winograd "
                      "(dlas-select-conv-algorithm)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> gspc{
+      *this, "gspc",
+      llvm::cl::desc("Grouped convolutions as Grouped Spatial Pack "
+                     "Convolutions: auto (cost model), always, never "
+                     "(dlas-grouped-conv-packing)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> winograd{
       *this, "winograd",
       llvm::cl::desc("Let the convolution cost model pick Winograd "

@@ -51,11 +51,16 @@ constexpr llvm::StringLiteral kTuningSection = "blocked_conv";
 /// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
 /// w[F, C, kh, kw, c, f]: loop dims by role, and the window's steps.
 /// A depthwise one, y[n, C, oh, ow, c] += x[n, C, ..., c] * w[C, kh, kw,
-/// c], has F = C and f = c (`depthwise`).
+/// c], has F = C and f = c (`depthwise`). A grouped one (GSPC, from
+/// dlas-grouped-conv-packing) has a group dim `g` after n in y and x and
+/// first in w: y[n, g, F, oh, ow, f] += x[n, g, C, .., .., c] * w[g, F, C,
+/// kh, kw, c, f]; its f block is a vector of at most the target's width
+/// and its c block any size.
 struct BlockedConv {
   mutable linalg::LinalgOp op;
   OpOperand *x, *w, *y;
   unsigned n, F, oh, ow, f, C, kh, kw, c;
+  std::optional<unsigned> g;
   bool depthwise = false;
   int64_t sh, sw, dh, dw;
   SmallVector<int64_t> ranges;
@@ -76,11 +81,12 @@ bool matchWindow(AffineExpr e, unsigned numLoops, unsigned out, unsigned tap,
   return step > 0 && dilation > 0;
 }
 
-/// The part both blocked forms share: `loops` loops, two inputs and an
+/// The part the blocked forms share: `loops` loops, two inputs and an
 /// output on static contiguous f32 memrefs, an out + lhs * rhs body, and
-/// a 5-d output y[n, F, oh, ow, f] whose dims it records.
+/// a 5-d output y[n, F, oh, ow, f] (6-d y[n, g, F, oh, ow, f] when
+/// `grouped`) whose dims it records.
 FailureOr<BlockedConv> matchBlockedOutput(linalg::LinalgOp op, unsigned loops,
-                                          std::string &why) {
+                                          bool grouped, std::string &why) {
   auto reject = [&](const Twine &reason) {
     why = reason.str();
     return failure();
@@ -101,18 +107,24 @@ FailureOr<BlockedConv> matchBlockedOutput(linalg::LinalgOp op, unsigned loops,
   cv.y = op.getDpsInitOperand(0);
   cv.ranges = op.getStaticLoopRanges();
   AffineMap yMap = op.getMatchingIndexingMap(cv.y);
-  if (!yMap.isProjectedPermutation() || yMap.getNumResults() != 5)
-    return reject("output map is not a 5-d projected permutation");
-  cv.n = yMap.getDimPosition(0);
-  cv.F = yMap.getDimPosition(1);
-  cv.oh = yMap.getDimPosition(2);
-  cv.ow = yMap.getDimPosition(3);
-  cv.f = yMap.getDimPosition(4);
+  unsigned rank = grouped ? 6 : 5;
+  if (!yMap.isProjectedPermutation() || yMap.getNumResults() != rank)
+    return reject("output map is not a " + Twine(rank) +
+                  "-d projected permutation");
+  unsigned at = 0;
+  cv.n = yMap.getDimPosition(at++);
+  if (grouped)
+    cv.g = yMap.getDimPosition(at++);
+  cv.F = yMap.getDimPosition(at++);
+  cv.oh = yMap.getDimPosition(at++);
+  cv.ow = yMap.getDimPosition(at++);
+  cv.f = yMap.getDimPosition(at++);
   return cv;
 }
 
 /// Checks that cv's input is x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c]
-/// (the other dims already known) and records the window's steps.
+/// (x[n, g, C, ...] when grouped; the other dims already known) and
+/// records the window's steps.
 LogicalResult matchInput(BlockedConv &cv, std::string &why) {
   linalg::LinalgOp op = cv.op;
   AffineMap xMap = op.getMatchingIndexingMap(cv.x);
@@ -120,32 +132,44 @@ LogicalResult matchInput(BlockedConv &cv, std::string &why) {
     return e == getAffineDimExpr(d, op.getContext());
   };
   unsigned loops = op.getNumLoops();
-  if (xMap.getNumResults() != 5 || !isDim(xMap.getResult(0), cv.n) ||
-      !isDim(xMap.getResult(1), cv.C) || !isDim(xMap.getResult(4), cv.c))
-    why = "input map is not [n, C, _, _, c]";
-  else if (!matchWindow(xMap.getResult(2), loops, cv.oh, cv.kh, cv.sh, cv.dh) ||
-           !matchWindow(xMap.getResult(3), loops, cv.ow, cv.kw, cv.sw, cv.dw))
+  unsigned g = cv.g ? 1 : 0; // the spatial dims' shift
+  if (xMap.getNumResults() != 5 + g || !isDim(xMap.getResult(0), cv.n) ||
+      (cv.g && !isDim(xMap.getResult(1), *cv.g)) ||
+      !isDim(xMap.getResult(1 + g), cv.C) ||
+      !isDim(xMap.getResult(4 + g), cv.c))
+    why = cv.g ? "input map is not [n, g, C, _, _, c]"
+               : "input map is not [n, C, _, _, c]";
+  else if (!matchWindow(xMap.getResult(2 + g), loops, cv.oh, cv.kh, cv.sh,
+                        cv.dh) ||
+           !matchWindow(xMap.getResult(3 + g), loops, cv.ow, cv.kw, cv.sw,
+                        cv.dw))
     why = "input rows/columns are not oh*sh + kh*dh, ow*sw + kw*dw";
   else
     return success();
   return failure();
 }
 
-/// Matches `op` as a BlockedConv whose channel block is `width` lanes; on
-/// failure `why` says what does not fit.
+/// The narrowest vector a GSPC output tile may be.
+constexpr int64_t kMinGroupedLanes = 4;
+
+/// Matches `op` as a BlockedConv whose channel block is `width` lanes (a
+/// grouped one: whose output block is a power of two from
+/// kMinGroupedLanes to `width`); on failure `why` says what does not fit.
 FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
-                                        std::string &why) {
+                                        bool grouped, std::string &why) {
   auto reject = [&](StringRef reason) {
     why = reason.str();
     return failure();
   };
-  FailureOr<BlockedConv> matched = matchBlockedOutput(op, 9, why);
+  FailureOr<BlockedConv> matched =
+      matchBlockedOutput(op, grouped ? 10 : 9, grouped, why);
   if (failed(matched))
     return failure();
   BlockedConv cv = *matched;
+  unsigned g = grouped ? 1 : 0; // the filter dims' shift
   auto endsWithF = [&](OpOperand *o) {
     AffineMap map = op.getMatchingIndexingMap(o);
-    return map.getNumResults() == 6 &&
+    return map.getNumResults() == 6 + g &&
            map.getResults().back() == getAffineDimExpr(cv.f, op.getContext());
   };
   OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
@@ -154,19 +178,26 @@ FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
     return reject("no 6-d filter input ending in the output's channel dim");
   cv.x = cv.w == in0 ? in1 : in0;
   AffineMap wMap = op.getMatchingIndexingMap(cv.w);
-  if (!wMap.isProjectedPermutation() || wMap.getDimPosition(0) != cv.F)
-    return reject("filter map is not [F, C, kh, kw, c, f]");
-  cv.C = wMap.getDimPosition(1);
-  cv.kh = wMap.getDimPosition(2);
-  cv.kw = wMap.getDimPosition(3);
-  cv.c = wMap.getDimPosition(4);
+  if (!wMap.isProjectedPermutation() || wMap.getDimPosition(g) != cv.F ||
+      (grouped && wMap.getDimPosition(0) != *cv.g))
+    return reject(grouped ? "filter map is not [g, F, C, kh, kw, c, f]"
+                          : "filter map is not [F, C, kh, kw, c, f]");
+  cv.C = wMap.getDimPosition(1 + g);
+  cv.kh = wMap.getDimPosition(2 + g);
+  cv.kw = wMap.getDimPosition(3 + g);
+  cv.c = wMap.getDimPosition(4 + g);
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned d : {cv.C, cv.kh, cv.kw, cv.c})
     if (iterators[d] != utils::IteratorType::reduction)
       return reject("filter's C, kh, kw, c are not the reductions");
   if (failed(matchInput(cv, why)))
     return failure();
-  if (cv.ranges[cv.f] != width || cv.ranges[cv.c] != width)
+  int64_t lanes = cv.ranges[cv.f];
+  if (grouped && (!llvm::isPowerOf2_64(lanes) || lanes < kMinGroupedLanes ||
+                  lanes > width))
+    return reject("the output channel block is not a vector of 4 to " +
+                  std::to_string(width) + " lanes");
+  if (!grouped && (lanes != width || cv.ranges[cv.c] != width))
     return reject("the channel blocks are not one vector wide");
   return cv;
 }
@@ -180,7 +211,7 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
     why = reason.str();
     return failure();
   };
-  FailureOr<BlockedConv> matched = matchBlockedOutput(op, 7, why);
+  FailureOr<BlockedConv> matched = matchBlockedOutput(op, 7, false, why);
   if (failed(matched))
     return failure();
   BlockedConv cv = *matched;
@@ -259,8 +290,12 @@ std::string shapeKey(const BlockedConv &cv) {
   const SmallVector<int64_t> &r = cv.ranges;
   std::string key;
   llvm::raw_string_ostream os(key);
+  int64_t groups = cv.g ? r[*cv.g] : 1;
   if (cv.depthwise)
     os << "dw_c" << r[cv.C] * r[cv.c] << "_o";
+  else if (cv.g)
+    os << "g" << groups << "_c" << groups * r[cv.C] * r[cv.c] << "_f"
+       << groups * r[cv.F] * r[cv.f] << "_o";
   else
     os << "c" << r[cv.C] * r[cv.c] << "_f" << r[cv.F] * r[cv.f] << "_o";
   os << r[cv.oh] << "x" << r[cv.ow] << "_k" << r[cv.kh] << "x" << r[cv.kw]
@@ -273,14 +308,26 @@ std::string shapeKey(const BlockedConv &cv) {
 /// Channels of a block per iteration of the kernel's innermost loop.
 constexpr int64_t kChannelUnroll = 4;
 
-/// `op` as a blocked convolution (9 loops) or blocked depthwise one (7).
+/// True for the loop structures of the blocked forms: a blocked
+/// convolution (9 loops, 4 reductions), a grouped one (10, 4) or a
+/// depthwise one (7, 2).
+bool hasBlockedLoops(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops(), reductions = op.getNumReductionLoops();
+  return (reductions == 4 && (loops == 9 || loops == 10)) ||
+         (loops == 7 && reductions == 2);
+}
+
+/// `op` as a blocked convolution (9 loops), grouped one (10) or blocked
+/// depthwise one (7).
 FailureOr<BlockedConv> matchBlocked(linalg::LinalgOp op, int64_t width,
                                     std::string &why) {
   if (op.getNumLoops() == 9 && op.getNumReductionLoops() == 4)
-    return matchBlockedConv(op, width, why);
+    return matchBlockedConv(op, width, /*grouped=*/false, why);
+  if (op.getNumLoops() == 10 && op.getNumReductionLoops() == 4)
+    return matchBlockedConv(op, width, /*grouped=*/true, why);
   if (op.getNumLoops() == 7 && op.getNumReductionLoops() == 2)
     return matchBlockedDepthwise(op, width, why);
-  why = "not a 9-loop (4 reductions) or 7-loop (2 reductions) op";
+  why = "not a 9-loop or 10-loop (4 reductions) or 7-loop (2 reductions) op";
   return failure();
 }
 } // namespace
@@ -327,8 +374,9 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
   decision = MicrokernelAttr::get(
       op->getContext(),
       cv.depthwise ? MicrokernelKind::blocked_depthwise
+      : cv.g       ? MicrokernelKind::grouped_conv
                    : MicrokernelKind::blocked_conv,
-      tiles.rows, tiles.vectors, target.vectorWidth, /*kc=*/0, /*mc=*/0,
+      tiles.rows, tiles.vectors, cv.ranges[cv.f], /*kc=*/0, /*mc=*/0,
       /*packB=*/false, input, acc, fusion.init, fusion.epilogues,
       /*padding=*/false, key, source, /*group=*/0);
   return success();
@@ -345,9 +393,10 @@ public:
         vw(width), parallel(parallel), vecType(types.accVector(width)),
         inVecType(types.inputVector(width)) {}
 
-  /// Work items (image, channel tile, output row), the row innermost so
-  /// that consecutive items reuse the tile's filter from cache; each
-  /// thread takes one contiguous chunk of them.
+  /// Work items (image, group, channel tile, output row), the row
+  /// innermost so that consecutive items reuse the tile's filter from
+  /// cache; each thread takes one contiguous chunk of them (for GSPC, whole
+  /// groups where there are more groups than threads).
   void emit() {
     const SmallVector<int64_t> &r = cv.ranges;
     auto xType = cast<MemRefType>(cv.x->get().getType());
@@ -356,11 +405,16 @@ public:
         SmallVector<ReassociationIndices>{
             llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank()))});
     int64_t channelTiles = r[cv.F] / tiles.vectors;
-    int64_t perImage = channelTiles * r[cv.oh];
+    int64_t perGroup = channelTiles * r[cv.oh];
+    int64_t perImage = (cv.g ? r[*cv.g] : 1) * perGroup;
     int64_t items = r[cv.n] * perImage;
     auto item = [&](Value i) {
       Value image = arith::DivUIOp::create(b, loc, i, index(perImage));
       Value rest = arith::RemUIOp::create(b, loc, i, index(perImage));
+      if (cv.g) {
+        group = arith::DivUIOp::create(b, loc, rest, index(perGroup));
+        rest = arith::RemUIOp::create(b, loc, rest, index(perGroup));
+      }
       Value tile = arith::DivUIOp::create(b, loc, rest, index(r[cv.oh]));
       Value row = arith::RemUIOp::create(b, loc, rest, index(r[cv.oh]));
       Value block = arith::MulIOp::create(b, loc, tile, index(tiles.vectors));
@@ -404,6 +458,8 @@ private:
       operands.push_back(v);
     };
     bind(cv.n, image);
+    if (cv.g)
+      bind(*cv.g, group);
     bind(cv.F, add(block, j));
     bind(cv.oh, row);
     bind(cv.ow, add(col, i));
@@ -440,13 +496,15 @@ private:
     return vector::LoadOp::create(b, loc, type, read.view, idx);
   }
 
-  /// The position of x[image, cb, row, col, c] in the flat input.
+  /// The position of x[image, (group,) cb, row, col, c] in the flat input.
   Value linearInputIndex(Value image, Value cb, Value row, Value col,
                          Value c) {
     ArrayRef<int64_t> shape = cast<MemRefType>(cv.x->get().getType()).getShape();
     Value at = image;
-    Value rest[] = {cb, row, col, c};
-    for (auto [size, v] : llvm::zip(shape.drop_front(), rest))
+    SmallVector<Value> rest = {cb, row, col, c};
+    if (cv.g)
+      rest.insert(rest.begin(), group);
+    for (auto [size, v] : llvm::zip_equal(shape.drop_front(), rest))
       at = arith::AddIOp::create(b, loc, mul(at, size), v);
     return at;
   }
@@ -480,18 +538,21 @@ private:
     // does, and LLVM, sharing those broadcasts across the unrolled taps,
     // kept rows + KW of them live beside the accumulators and spilled (a
     // 14x2 tile ran at a third of peak).
+    // Input channels per block: the vector width, or GSPC's TI.
+    int64_t ti = r[cv.c];
     auto step = [&](Value cb, Value kh, Value kw, Value c,
                     SmallVector<Value> &s) {
       Value inRow =
           arith::AddIOp::create(b, loc, mul(row, cv.sh), mul(kh, cv.dh));
       Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
       SmallVector<Value> ws;
-      for (int64_t j = 0; j < V; ++j)
+      for (int64_t j = 0; j < V; ++j) {
+        SmallVector<Value> at = {add(block, j), cb, kh, kw, c, index(0)};
+        if (cv.g)
+          at.insert(at.begin(), group);
         ws.push_back(types.promote(
-            b, loc,
-            vector::LoadOp::create(
-                b, loc, inVecType, w,
-                ValueRange{add(block, j), cb, kh, kw, c, index(0)})));
+            b, loc, vector::LoadOp::create(b, loc, inVecType, w, at)));
+      }
       // One index into the flat input per step, the rows at constant
       // offsets from it: LLVM folds those into the addresses, where with
       // 5-d indices it kept one hoisted base pointer per row and spilled.
@@ -499,7 +560,7 @@ private:
       for (int64_t i = 0; i < rows; ++i) {
         Value in = types.promote(
             b, loc,
-            memref::LoadOp::create(b, loc, flatX, add(at, i * cv.sw * vw)));
+            memref::LoadOp::create(b, loc, flatX, add(at, i * cv.sw * ti)));
         Value splat = vector::BroadcastOp::create(b, loc, vecType, in);
         for (int64_t j = 0; j < V; ++j)
           s[i * V + j] = types.multiplyAdd(b, loc, splat, ws[j], s[i * V + j]);
@@ -537,7 +598,13 @@ private:
         s[i] = types.multiplyAdd(b, loc, in, filter, s[i]);
       }
     };
-    int64_t unroll = vw % kChannelUnroll == 0 ? kChannelUnroll : 1;
+    // The channels of a block unroll by kChannelUnroll, or whole when
+    // fewer; else by the largest divisor of TI below it.
+    int64_t unroll = ti <= kChannelUnroll
+                         ? ti
+                         : ti % kChannelUnroll == 0 ? kChannelUnroll
+                         : ti % 2 == 0              ? 2
+                                                    : 1;
     SmallVector<Value> sums = cv.depthwise ? forLoop(
         r[cv.kh], 1, acc, [&](Value kh, ValueRange a0) {
           return forLoop(r[cv.kw], 1, a0, [&](Value kw, ValueRange a1) {
@@ -549,7 +616,7 @@ private:
         r[cv.C], 1, acc, [&](Value cb, ValueRange a0) {
           return forLoop(r[cv.kh], 1, a0, [&](Value kh, ValueRange a1) {
             return forLoop(r[cv.kw], 1, a1, [&](Value kw, ValueRange a2) {
-              return forLoop(vw, unroll, a2, [&](Value c, ValueRange a3) {
+              return forLoop(ti, unroll, a2, [&](Value c, ValueRange a3) {
                 SmallVector<Value> s(a3.begin(), a3.end());
                 for (int64_t u = 0; u < unroll; ++u)
                   step(cb, kh, kw, add(c, u), s);
@@ -580,6 +647,9 @@ private:
   KernelTypes types;
   int64_t vw;
   bool parallel;
+  /// GSPC: the current work item's group (set per item, read by the index
+  /// helpers); null otherwise.
+  Value group;
   /// Accumulator vectors; operand vectors (before `types.promote`).
   VectorType vecType, inVecType;
   Value flatX;
@@ -603,8 +673,7 @@ struct BlockedConvMicrokernelPass
     dlas::TargetShape target = *targetOr;
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if ((op.getNumLoops() == 9 && op.getNumReductionLoops() == 4) ||
-          (op.getNumLoops() == 7 && op.getNumReductionLoops() == 2))
+      if (hasBlockedLoops(op))
         candidates.push_back(op);
     });
     DominanceInfo dominance(getOperation());
@@ -630,7 +699,8 @@ struct BlockedConvMicrokernelPass
                                "kernel: "
                             << why;
         else if ((print || op->hasAttr("dlas.blocked_conv") ||
-                  op->hasAttr("dlas.blocked_depthwise")) &&
+                   op->hasAttr("dlas.blocked_depthwise") ||
+                  op->hasAttr("dlas.gspc")) &&
                  !dlas::lookupLowering(op) && !decidedOnly)
           op->emitRemark() << "no blocked convolution microkernel: " << why;
         continue;
@@ -651,12 +721,14 @@ struct BlockedConvMicrokernelPass
       OpBuilder b(op);
       prepareViews(b, g, nb);
       BlockedConvEmitter(b, cv, tiles, nb, KernelTypes::of(decision),
-                         target.vectorWidth, parallel)
+                         decision.getLanes(), parallel)
           .emit();
       if (print)
-        op->emitRemark() << (cv.depthwise ? "blocked depthwise" : "blocked convolution")
-                         << " microkernel " << tiles.rows
-                         << "x" << tiles.vectors * target.vectorWidth
+        op->emitRemark() << (cv.depthwise ? "blocked depthwise"
+                             : cv.g       ? "GSPC grouped convolution"
+                                          : "blocked convolution")
+                         << " microkernel " << tiles.rows << "x"
+                         << tiles.vectors * decision.getLanes()
                          << " (rows=" << tiles.rows
                          << ", vectors=" << tiles.vectors
                          << dlas::sourceNote(decision) << ") key '" << key

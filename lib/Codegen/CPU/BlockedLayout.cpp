@@ -127,27 +127,6 @@ Value blockedInit(OpBuilder &b, Location loc, Value init, int64_t block) {
   return pack(b, loc, init, {1}, block);
 }
 
-/// A linalg.generic accumulating input * filter into `init` through
-/// `maps`, its last `reductions` loops reductions, tagged `tag`.
-Value mulAddGeneric(OpBuilder &b, Location loc, Value input, Value filter,
-                    Value init, ArrayRef<AffineMap> maps, unsigned reductions,
-                    StringRef tag) {
-  using utils::IteratorType;
-  unsigned loops = maps.front().getNumDims();
-  SmallVector<IteratorType> iterators(loops - reductions,
-                                      IteratorType::parallel);
-  iterators.append(reductions, IteratorType::reduction);
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{input, filter}, ValueRange{init},
-      maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-        Value sum = arith::AddFOp::create(nb, l, args[2], product);
-        linalg::YieldOp::create(nb, l, sum);
-      });
-  generic->setAttr(tag, b.getUnitAttr());
-  return generic.getResult(0);
-}
-
 /// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
 /// w[F, C, kh, kw, c, f], with F, C the channel blocks and f, c within.
 Value blockedConvolution(OpBuilder &b, Location loc, Value input,
@@ -165,7 +144,7 @@ Value blockedConvolution(OpBuilder &b, Location loc, Value input,
                      ctx),
       AffineMap::get(9, 0, {F, C, kh, kw, c, f}, ctx),
       AffineMap::get(9, 0, {n, F, oh, ow, f}, ctx)};
-  return mulAddGeneric(b, loc, input, filter, init, maps, 4,
+  return dlas::mulAddGeneric(b, loc, input, filter, init, maps, 4,
                        "dlas.blocked_conv");
 }
 
@@ -204,7 +183,7 @@ Value blockedDepthwise(OpBuilder &b, Location loc, Value input, Value filter,
                      ctx),
       AffineMap::get(7, 0, {C, kh, kw, c}, ctx),
       AffineMap::get(7, 0, {n, C, oh, ow, c}, ctx)};
-  return mulAddGeneric(b, loc, input, filter, init, maps, 2,
+  return dlas::mulAddGeneric(b, loc, input, filter, init, maps, 2,
                        "dlas.blocked_depthwise");
 }
 

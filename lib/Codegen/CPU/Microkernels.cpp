@@ -420,3 +420,22 @@ void dlas::parallelChunks(OpBuilder &b, Location loc, Operation *anchor,
         body(first, end);
       });
 }
+
+Value dlas::mulAddGeneric(OpBuilder &b, Location loc, Value input,
+                          Value filter, Value init, ArrayRef<AffineMap> maps,
+                          unsigned reductions, StringRef tag) {
+  using utils::IteratorType;
+  unsigned loops = maps.front().getNumDims();
+  SmallVector<IteratorType> iterators(loops - reductions,
+                                      IteratorType::parallel);
+  iterators.append(reductions, IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{input, filter}, ValueRange{init},
+      maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+        Value sum = arith::AddFOp::create(nb, l, args[2], product);
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  generic->setAttr(tag, b.getUnitAttr());
+  return generic.getResult(0);
+}

@@ -43,7 +43,10 @@ LogicalResult dlas::decisionFor(
     decision = {};
     return success();
   }
-  if (decision.getLanes() != target.vectorWidth)
+  // GSPC's output tile may be narrower than the target's vectors.
+  bool narrowerAllowed = decision.getKind() == MicrokernelKind::grouped_conv &&
+                         decision.getLanes() <= target.vectorWidth;
+  if (decision.getLanes() != target.vectorWidth && !narrowerAllowed)
     return op->emitError() << "'" << DLASDialect::kLoweringAttrName
                            << "' was decided for " << decision.getLanes()
                            << "-lane vectors; the target's are "
@@ -194,7 +197,7 @@ struct CPUSelectLoweringPass
       // An op that dlas-blocked-layout put in the blocked layout for this
       // kernel and that the kernel cannot take is worth a remark always.
       if (print || op->hasAttr("dlas.blocked_conv") ||
-          op->hasAttr("dlas.blocked_depthwise"))
+          op->hasAttr("dlas.blocked_depthwise") || op->hasAttr("dlas.gspc"))
         op->emitRemark() << "no microkernel (loops): not a blocked "
                             "convolution ("
                          << blockedWhy << "); not a GEMM (" << gemmWhy

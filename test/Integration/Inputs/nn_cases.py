@@ -557,6 +557,73 @@ def gemm_epilogue_cases(gen):
     return cases
 
 
+# ---------------------------------------------------------------- gspc
+GSPC_MATRIX = [
+    # (N, C, H, W, F, K, stride, pad(t,l,b,r), dilation, groups, bias, const)
+    (1, 32, 8, 8, 32, 3, 1, (1, 1, 1, 1), 1, 2, True, True),    # WRN-40-2-like
+    (1, 64, 8, 8, 64, 3, 1, (1, 1, 1, 1), 1, 4, True, True),    # KPG 16
+    (1, 48, 7, 9, 48, 3, 1, (1, 1, 1, 1), 1, 3, False, True),   # groups 3
+    (1, 64, 6, 6, 64, 3, 1, (1, 1, 1, 1), 1, 8, True, True),    # KPG 8
+    (1, 64, 6, 7, 64, 3, 1, (1, 1, 1, 1), 1, 16, True, True),   # KPG 4
+    (1, 32, 9, 9, 32, 3, 2, (1, 1, 1, 1), 1, 4, True, True),    # stride 2
+    (1, 40, 11, 10, 40, 3, 1, (2, 2, 2, 2), 2, 2, True, True),  # dilated, KPG 20
+    (1, 36, 7, 7, 60, 3, 1, (0, 1, 2, 1), 1, 6, False, True),   # CPG 6, KPG 10
+    (2, 30, 6, 6, 42, 5, 1, (2, 2, 2, 2), 1, 3, True, True),    # odd CPG/KPG, N 2
+    (1, 32, 5, 23, 24, 1, 1, (0, 0, 0, 0), 1, 2, True, True),   # 1x1, wide rows
+    (1, 16, 9, 9, 16, 3, 1, (1, 1, 1, 1), 1, 2, True, False),   # runtime filter
+    (1, 22, 8, 8, 14, 3, 2, (1, 0, 1, 0), 1, 2, False, False),  # runtime, tails
+]
+
+
+def gspc_case(n, c, h, w, f, k, s, pad, d, g, bias, const, gen):
+    x = rand(n, c, h, w, gen=gen)
+    wt = rand(f, c // g, k, k, gen=gen)
+    b = rand(f, gen=gen) if bias else None
+    y = F.conv2d(F.pad(x, (pad[1], pad[3], pad[0], pad[2])), wt, b,
+                 stride=s, dilation=d, groups=g)
+    attrs = (f"strides = {arr([s, s])}, padding = {arr(pad)}, "
+             f"dilations = {arr([d, d])}, groups = {g} : i64")
+    name = (f"gspc_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
+            f"d{d}g{g}{'b' if bias else ''}{'c' if const else ''}")
+    yt, wtype = ttype(y.shape), ttype(wt.shape)
+    if not const:
+        inputs = [x, wt] + ([b] if bias else [])
+        return Case(name, [t.numpy() for t in inputs], y,
+                    lambda v, t, r: op_line("nn.conv2d", v, t, r, attrs))
+    # The filter as a hex literal (raw little-endian f32): packed at
+    # compile time.
+    whex = "0x" + wt.numpy().astype("<f4").tobytes().hex().upper()
+    inputs = [x] + ([b] if bias else [])
+    operands = "{v[0]}, %w" + (", {v[1]}" if bias else "")
+    types = "{t[0]}, " + wtype + (", {t[1]}" if bias else "")
+    return chain_case(name, inputs, y, [
+        f'  %w = arith.constant dense<"{whex}"> : {wtype}',
+        f"  %r = nn.conv2d {operands} {{{{{attrs}}}}} : ({types}) -> {yt}"])
+
+
+@case("gspc")
+def gspc_cases(gen):
+    """Grouped convolutions for dlas-grouped-conv-packing: groups 2-16,
+    channels per group that are and are not multiples of the vector, odd
+    ones, strides, padding, dilation, constant and run-time filters."""
+    cases = [gspc_case(*cfg, gen=gen) for cfg in GSPC_MATRIX]
+    # A grouped block: conv + bias + relu, then a second grouped conv.
+    x = rand(1, 32, 8, 8, gen=gen)
+    w1, b1 = rand(32, 8, 3, 3, gen=gen), rand(32, gen=gen)
+    w2 = rand(32, 16, 3, 3, gen=gen)
+    h = torch.relu(F.conv2d(x, w1, b1, padding=1, groups=4))
+    y = F.conv2d(h, w2, padding=1, groups=2)
+    yt = ttype(y.shape)
+    cases.append(chain_case("gspc_block", [x, w1, b1, w2], y, [
+        "  %h = nn.conv2d {v[0]}, {v[1]}, {v[2]} {{padding = "
+        + arr([1, 1, 1, 1]) + ", groups = 4 : i64}} : ({t[0]}, {t[1]}, {t[2]}) -> "
+        + yt,
+        f"  %a = nn.relu %h : {yt}",
+        "  %r = nn.conv2d %a, {v[3]} {{padding = " + arr([1, 1, 1, 1])
+        + ", groups = 2 : i64}} : (" + yt + ", {t[3]}) -> " + yt]))
+    return cases
+
+
 # ---------------------------------------------------------------- winograd
 # (N, C, H, W, F, pad(t,l,b,r), bias, epilogue): 3x3 stride-1 convolutions
 # with constant filters, the shapes Winograd F(2x2,3x3) must get right:

@@ -151,6 +151,14 @@ Value cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
 std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
 linearTerms(AffineExpr e, unsigned numDims);
 
+/// A linalg.generic accumulating input * filter (f32) into `init` through
+/// `maps`, its last `reductions` loops reductions, tagged `tag`: the
+/// blocked convolutions that dlas-blocked-layout and
+/// dlas-grouped-conv-packing build for dlas-blocked-conv-microkernel.
+Value mulAddGeneric(OpBuilder &b, Location loc, Value input, Value filter,
+                    Value init, ArrayRef<AffineMap> maps, unsigned reductions,
+                    StringRef tag);
+
 /// Splits [0, count) into `parts` contiguous chunks (0: one per OpenMP
 /// thread, asked at run time) and runs `body(first, end)` for each in an
 /// scf.parallel, which the CPU pipeline hands to OpenMP. One chunk per

@@ -112,7 +112,8 @@ def DLAS_MicrokernelKind : I32EnumAttr<"MicrokernelKind",
   I32EnumAttrCase<"max_pool", 2>,
   I32EnumAttrCase<"sum_pool", 3>,
   I32EnumAttrCase<"blocked_conv", 4>,
-  I32EnumAttrCase<"blocked_depthwise", 5>]> {
+  I32EnumAttrCase<"blocked_depthwise", 5>,
+  I32EnumAttrCase<"grouped_conv", 6>]> {
   let cppNamespace = "::mlir::dlas";
   let genSpecializedAttr = 0;
 }
@@ -164,10 +165,12 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
 
     * `kind`: `gemm` (dlas-gemm-microkernel), `depthwise`, `max_pool`,
       `sum_pool` (dlas-depthwise-microkernel), `blocked_conv`,
-      `blocked_depthwise` (dlas-blocked-conv-microkernel);
+      `blocked_depthwise`, `grouped_conv` (GSPC, from
+      dlas-grouped-conv-packing) (dlas-blocked-conv-microkernel);
     * `rows` x `vectors`: the register tile, in rows (GEMM rows of A,
       output rows or columns of a stencil) and vectors of `lanes` elements;
-      `lanes` is the target's vector width for the accumulator type, and
+      `lanes` is the target's vector width for the accumulator type (for
+      `grouped_conv`, GSPC's output tile TO: a power of two up to it), and
       the kernel pass refuses a decision made for another width;
     * `kc`, `mc` (GEMM only): the k block (B micro-panel in L1) and the row
       block (A block in L2); `pack_b`: B is copied into contiguous panels

@@ -142,7 +142,8 @@ bool MicrokernelAttr::isStencil() const {
 
 bool MicrokernelAttr::isBlocked() const {
   return getKind() == MicrokernelKind::blocked_conv ||
-         getKind() == MicrokernelKind::blocked_depthwise;
+         getKind() == MicrokernelKind::blocked_depthwise ||
+         getKind() == MicrokernelKind::grouped_conv;
 }
 
 std::string MicrokernelAttr::unsupportedTypes() const {
