@@ -141,8 +141,10 @@ class Conv:
         self.name, self.c, self.f, self.k, self.s, self.h = name, c, f, k, s, h
         self.g, self.weight, self.suite, self.p = groups, weight, suite, k // 2
         self.oh = (h + 2 * self.p - k) // s + 1
-        # Dense layers with whole channel blocks run blocked (dlas-blocked-layout).
-        self.blocked = groups == 1 and c % BLOCK == 0 and f % BLOCK == 0
+        # Layers whose groups are whole channel blocks run blocked
+        # (dlas-blocked-layout; grouped ones as GSPC on the blocks).
+        self.blocked = (groups < c and (c // groups) % BLOCK == 0
+                        and (f // groups) % BLOCK == 0)
 
     @property
     def flops(self):

@@ -361,11 +361,17 @@ def GroupedConvPacking : Pass<"dlas-grouped-conv-packing", "mlir::ModuleOp"> {
     line.
 
     Which layers: with `policy=always` every grouped convolution; with
-    `auto` those the cost model gives to GSPC: whose KPG fills the output
-    vector (KPG >= TO, at most `max-pad` of the output channels
-    padding) -- a group narrower than a vector wastes lanes, where the
-    flat implicit GEMM vectorizes along the image instead; `never` leaves
-    them to `dlas-select-conv-algorithm`. Depthwise convolutions (CPG =
+    `auto` those the cost model gives to GSPC: whose KPG fills whole
+    vectors of the target (at most `max-pad` of the output channels
+    padding; a group narrower than a vector wastes lanes, where the flat
+    implicit GEMM vectorizes along the image instead) and whose output
+    plane is at most 196 positions (measured: GSPC from NCHW beats the flat
+    GEMM at 7x7 to 14x14 and loses from 16x16 up, where the GEMM's rows
+    are long and the NCHW conversions cost most); `never` leaves them to
+    `dlas-select-conv-algorithm`. Grouped convolutions whose groups are
+    whole channel blocks are taken earlier by `dlas-blocked-layout`, which
+    runs them as GSPC with TI = TO = the block inside the blocked layout,
+    without conversions. Depthwise convolutions (CPG =
     KPG = 1) are `linalg.depthwise_conv_2d_nchw_chw` and never reach this
     pass. TI and TO come from the options, else from the tuning file's
     `gspc` section (keys `g<G>_c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<SH>x<SW>`

@@ -1,0 +1,50 @@
+//===- GroupedConv.h - GSPC's layouts, shared with dlas-blocked-layout -*- C++ -*-===//
+//
+// The packed forms of a grouped convolution that dlas-grouped-conv-packing
+// builds (GSPC) and that dlas-blocked-layout builds when each group's
+// channels are whole blocks (GSPC with TI = TO = the block, whose packed
+// activations are the blocked layout's).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_LIB_CODEGEN_CPU_GROUPEDCONV_H
+#define DLAS_LIB_CODEGEN_CPU_GROUPEDCONV_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::dlas::gspc {
+
+/// The sizes of one grouped convolution: input [N, G, CPG, H, W] (already
+/// padded), filter [G, KPG, CPG, KH, KW], output [N, G, KPG, OH, OW].
+struct GroupedShape {
+  int64_t n, g, cpg, kpg, h, w, kh, kw, oh, ow;
+  SmallVector<int64_t> strides, dilations;
+
+  static std::optional<GroupedShape> of(linalg::Conv2DNgchwGfchwOp conv);
+
+  /// The tuning-file key, in the layer's own channel counts.
+  std::string key() const;
+};
+
+/// Output channels computed per group with output tile `to`: KPG rounded
+/// up to a multiple of it.
+int64_t paddedKPG(const GroupedShape &s, int64_t to);
+
+/// The filter [G, KPG, CPG, KH, KW] as [G, KPG'/TO, CPG/TI, KH, KW, TI, TO],
+/// KPG' = paddedKPG with zero filters: a new constant when the filter is
+/// one (seen through reshapes), else pad, reshape and transpose ops.
+Value packFilter(OpBuilder &b, Location loc, Value filter,
+                 const GroupedShape &s, int64_t ti, int64_t to);
+
+/// Y[n, g, F, oh, ow, f] += X[n, g, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
+/// W[g, F, C, kh, kw, c, f] as a linalg.generic tagged dlas.gspc, for
+/// dlas-blocked-conv-microkernel.
+Value packedConvolution(OpBuilder &b, Location loc, Value x, Value w,
+                        Value init, const GroupedShape &s);
+
+} // namespace mlir::dlas::gspc
+
+#endif // DLAS_LIB_CODEGEN_CPU_GROUPEDCONV_H
