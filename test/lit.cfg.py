@@ -56,7 +56,7 @@ config.substitutions.append(
 config.substitutions.append(("%omp_libdir", "/usr/lib/llvm-22/lib"))
 
 tool_dirs = [config.dlas_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run", "dlas-compile", "dlas-import"], tool_dirs)
+llvm_config.add_tool_substitutions(["dlas-opt", "dlas-run", "dlas-compile", "dlas-import", "dlas-tune"], tool_dirs)
 
 # What the host can execute, for execution tests: `host-avx2`,
 # `host-avx512` (F, BW, DQ, VL: x86-64-v4), `host-avx512bf16`,

@@ -13,7 +13,7 @@
 // folds away. What is left converts at the edges.
 //
 //===----------------------------------------------------------------------===//
-#include "GroupedConv.h"
+#include "DLAS/Codegen/CPU/GroupedConv.h"
 #include "DLAS/Support/ConstantData.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"

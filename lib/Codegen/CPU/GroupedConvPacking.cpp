@@ -8,7 +8,7 @@
 // Passes.td for the layouts and the policy.
 //
 //===----------------------------------------------------------------------===//
-#include "GroupedConv.h"
+#include "DLAS/Codegen/CPU/GroupedConv.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
@@ -333,7 +333,10 @@ struct GroupedConvPackingPass
     if (policy == "always" || pinned || tuned || override) {
       if (t.to == 0)
         t.to = kMinTO;
-      why = pinned || tuned || override ? "tiles given" : "policy=always";
+      why = override ? "per-op override"
+            : tuned  ? "tuning file"
+            : pinned ? "pass options"
+                     : "policy=always";
       return t;
     }
     if (t.to == 0) {
@@ -373,6 +376,8 @@ struct GroupedConvPackingPass
     Value w = packFilter(rewriter, loc, conv.getInputs()[1], s, t.ti, t.to);
     Value init = packInit(rewriter, loc, conv.getOutputs()[0], s, t.to);
     Value y = packedConvolution(rewriter, loc, x, w, init, s);
+    // The tag names the layer's tuning key (dlas-tune reads it).
+    y.getDefiningOp()->setAttr("dlas.gspc", rewriter.getStringAttr(s.key()));
     rewriter.replaceOp(conv, unpackOutput(rewriter, loc, y, s, t.to));
   }
 };

@@ -14,7 +14,7 @@
 // CHECK-DAG: %[[X:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x4x1x8x10x10xf32>) outs(%{{.*}} : tensor<1x4x1x10x10x8xf32>) permutation = [0, 1, 2, 4, 5, 3]
 // CHECK-DAG: %[[BIAS:.*]] = tensor.pad %{{.*}} low[0, 0] high[0, 4]
 // CHECK: %[[INIT:.*]] = linalg.broadcast ins(%{{.*}} : tensor<4x2x8xf32>) outs(%{{.*}} : tensor<1x4x2x8x8x8xf32>) dimensions = [0, 3, 4]
-// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[XMAP:.*]], #[[WMAP:.*]], #[[YMAP:.*]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[X]], %[[W]] : tensor<1x4x1x10x10x8xf32>, tensor<4x2x1x3x3x8x8xf32>) outs(%[[INIT]] : tensor<1x4x2x8x8x8xf32>) attrs = {dlas.gspc}
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[XMAP:.*]], #[[WMAP:.*]], #[[YMAP:.*]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[X]], %[[W]] : tensor<1x4x1x10x10x8xf32>, tensor<4x2x1x3x3x8x8xf32>) outs(%[[INIT]] : tensor<1x4x2x8x8x8xf32>) attrs = {dlas.gspc = "g{{[^"]*}}"}
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<1x4x2x8x8x8xf32>) outs(%{{.*}} : tensor<1x4x2x8x8x8xf32>)
@@ -25,7 +25,7 @@
 // AUTO: remark: GSPC: TI = 8, TO = 8 (12 output channels per group fill 8-lane vectors (25% padding)), key 'g4_c32_f48_o8x8_k3x3_s1x1'
 // NEVER-LABEL: func.func @padded_kpg
 // NEVER: linalg.conv_2d_ngchw_gfchw
-// PINNED: remark: GSPC: TI = 2, TO = 4 (tiles given), key 'g4_c32_f48_o8x8_k3x3_s1x1'
+// PINNED: remark: GSPC: TI = 2, TO = 4 (pass options), key 'g4_c32_f48_o8x8_k3x3_s1x1'
 module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16, l1 = 32768, l2 = 524288, l3 = 33554432, fma_per_cycle = 2>} {
 func.func @padded_kpg(%x: tensor<1x32x8x8xf32>, %b: tensor<48xf32>) -> tensor<1x48x8x8xf32> {
   %w = arith.constant dense<0.5> : tensor<48x8x3x3xf32>
@@ -43,10 +43,10 @@ func.func @padded_kpg(%x: tensor<1x32x8x8xf32>, %b: tensor<48xf32>) -> tensor<1x
 // CHECK-LABEL: func.func @runtime_filter
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x1x16x1x16x3x3xf32>) outs(%{{.*}} : tensor<2x1x1x3x3x16x16xf32>) permutation = [0, 1, 3, 5, 6, 4, 2]
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x1x7x7x16xf32>)
-// CHECK: linalg.generic {{.*}} attrs = {dlas.gspc}
+// CHECK: linalg.generic {{.*}} attrs = {dlas.gspc = "g{{[^"]*}}"}
 // CHECK-NOT: tensor.extract_slice
 // AUTO: remark: GSPC: TI = 16, TO = 16 (16 output channels per group fill 16-lane vectors (0% padding)), key 'g2_c32_f32_o7x7_k3x3_s1x1'
-// PINNED: remark: GSPC: TI = 2, TO = 4 (tiles given), key 'g2_c32_f32_o7x7_k3x3_s1x1'
+// PINNED: remark: GSPC: TI = 2, TO = 4 (pass options), key 'g2_c32_f32_o7x7_k3x3_s1x1'
 module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v4", features = "+avx,+avx2,+fma,+avx512f", vector_bits = 512, vector_registers = 32, l1 = 49152, l2 = 1048576, l3 = 33554432, fma_per_cycle = 2>} {
 func.func @runtime_filter(%x: tensor<1x32x7x7xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x7x7xf32> {
   %y = nn.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x7x7xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x7x7xf32>
@@ -61,7 +61,7 @@ func.func @runtime_filter(%x: tensor<1x32x7x7xf32>, %w: tensor<32x16x3x3xf32>) -
 // (The maps print before the function.)
 // CHECK: #{{.*}} = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 * 2 + d7 * 2, d4 * 2 + d8 * 2, d9)>
 // CHECK-LABEL: func.func @large_plane
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x1x59x59x16xf32>, tensor<2x1x1x3x3x16x16xf32>) outs(%{{.*}} : tensor<1x2x1x28x28x16xf32>) attrs = {dlas.gspc}
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x1x59x59x16xf32>, tensor<2x1x1x3x3x16x16xf32>) outs(%{{.*}} : tensor<1x2x1x28x28x16xf32>) attrs = {dlas.gspc = "g{{[^"]*}}"}
 // AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: output plane 28x28 > 196
 module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v4", features = "+avx,+avx2,+fma,+avx512f", vector_bits = 512, vector_registers = 32, l1 = 49152, l2 = 1048576, l3 = 33554432, fma_per_cycle = 2>} {
 func.func @large_plane(%x: tensor<1x32x59x59xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x28x28xf32> {
@@ -76,7 +76,7 @@ func.func @large_plane(%x: tensor<1x32x59x59xf32>, %w: tensor<32x16x3x3xf32>) ->
 // padding, so auto leaves the layer to the flat GEMM (always packs it with
 // 8-lane vectors).
 // CHECK-LABEL: func.func @narrow_groups
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x1x8x8x8xf32>) attrs = {dlas.gspc}
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x1x8x8x8xf32>) attrs = {dlas.gspc = "g{{[^"]*}}"}
 // AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: 8 output channels per group fill no 16-lane vector: the flat GEMM vectorizes along the image
 module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v4", features = "+avx,+avx2,+fma,+avx512f", vector_bits = 512, vector_registers = 32, l1 = 49152, l2 = 1048576, l3 = 33554432, fma_per_cycle = 2>} {
 func.func @narrow_groups(%x: tensor<1x32x8x8xf32>, %w: tensor<32x8x3x3xf32>) -> tensor<1x32x8x8xf32> {

@@ -120,7 +120,7 @@ func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows =
 
 // -----
 
-// expected-error @+2 {{expected one of [gemm, depthwise, max_pool, sum_pool, blocked_conv, blocked_depthwise] for the kernel a decision selects, got: winograd}}
+// expected-error @+2 {{expected one of [gemm, depthwise, max_pool, sum_pool, blocked_conv, blocked_depthwise, grouped_conv] for the kernel a decision selects, got: winograd}}
 // expected-error @+1 {{failed to parse DLAS_MicrokernelAttr parameter 'kind'}}
 func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = winograd, rows = 1, vectors = 1, lanes = 8, input = f32, acc = f32, key = "k", source = cost_model>} {
   return

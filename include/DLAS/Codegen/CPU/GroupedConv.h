@@ -6,8 +6,8 @@
 // activations are the blocked layout's).
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLAS_LIB_CODEGEN_CPU_GROUPEDCONV_H
-#define DLAS_LIB_CODEGEN_CPU_GROUPEDCONV_H
+#ifndef DLAS_CODEGEN_CPU_GROUPEDCONV_H
+#define DLAS_CODEGEN_CPU_GROUPEDCONV_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -47,4 +47,4 @@ Value packedConvolution(OpBuilder &b, Location loc, Value x, Value w,
 
 } // namespace mlir::dlas::gspc
 
-#endif // DLAS_LIB_CODEGEN_CPU_GROUPEDCONV_H
+#endif // DLAS_CODEGEN_CPU_GROUPEDCONV_H

@@ -1,0 +1,75 @@
+//===- TuningDatabase.h - measured kernel parameters, kept ------*- C++ -*-===//
+//
+// What dlas-tune has measured: per kernel (target CPU, tuning-file section,
+// shape key) the time with the cost model's parameters and with each
+// candidate tried. Kept in a JSON file across runs, so that a kernel tuned
+// once costs nothing the next time, and read by transfer-tuning, which
+// tries the best parameters of a kernel class's other shapes. Format:
+//
+//   {"dlas_tuning_db": 1,
+//    "kernels": [
+//      {"target": "znver5", "section": "blocked_conv",
+//       "key": "c64_f64_o56x56_k3x3_s1x1", "default_ms": 0.91,
+//       "results": [{"params": {"rows": 7, "vectors": 2}, "ms": 0.86}]}]}
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLAS_TUNER_TUNINGDATABASE_H
+#define DLAS_TUNER_TUNINGDATABASE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::dlas {
+
+/// One candidate's parameters: tuning-file entries (positive integers).
+using TuningParams = std::map<std::string, int64_t>;
+
+/// "rows=7 vectors=2", for progress lines.
+std::string formatParams(const TuningParams &params);
+
+/// One kernel's measurements.
+struct KernelRecord {
+  std::string target, section, key;
+  /// With no tuning entry (the cost model's parameters); nullopt: not
+  /// measured yet.
+  std::optional<double> defaultMs;
+  struct Result {
+    TuningParams params;
+    double ms;
+  };
+  std::vector<Result> results;
+
+  /// The fastest result, or null when none.
+  const Result *best() const;
+  /// True when `params` has been measured.
+  bool tried(const TuningParams &params) const;
+};
+
+class TuningDatabase {
+public:
+  /// Reads `path`; errors name the file and what is wrong in it.
+  static llvm::Expected<TuningDatabase> load(llvm::StringRef path);
+  /// Writes the database to `path` (through a temporary file, so that an
+  /// interrupted run leaves the last complete one).
+  llvm::Error save(llvm::StringRef path) const;
+
+  /// The record of a kernel, created empty when `create` and missing.
+  KernelRecord *find(llvm::StringRef target, llvm::StringRef section,
+                     llvm::StringRef key);
+  KernelRecord &getOrCreate(llvm::StringRef target, llvm::StringRef section,
+                            llvm::StringRef key);
+
+  const std::vector<KernelRecord> &records() const { return kernels; }
+
+private:
+  std::vector<KernelRecord> kernels;
+};
+
+} // namespace mlir::dlas
+
+#endif // DLAS_TUNER_TUNINGDATABASE_H
