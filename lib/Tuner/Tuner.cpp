@@ -301,6 +301,49 @@ llvm::Error writeTuningFile(
   return llvm::Error::success();
 }
 
+/// Runs the model alternately without and with the winners (`tuned`),
+/// options.confirmPairs times, and returns the "<section>/<cpu>/<key>" of
+/// the winners whose median gain over the pairs reaches minGain.
+llvm::Expected<std::set<std::string>> confirmWinners(
+    const TunerOptions &options, ArrayRef<TunableKernel> kernels,
+    StringRef cpu,
+    const std::map<std::string, std::map<std::string, TuningParams>> &tuned,
+    StringRef file, llvm::raw_ostream &os) {
+  if (llvm::Error e = writeTuningFile(file, tuned))
+    return std::move(e);
+  std::map<std::string, std::vector<double>> ratios;
+  for (int64_t pair = 0; pair < options.confirmPairs; ++pair) {
+    llvm::Expected<Measurement> before = measure(options, "", true);
+    if (!before)
+      return before.takeError();
+    llvm::Expected<Measurement> after = measure(options, file, true);
+    if (!after)
+      return after.takeError();
+    for (const TunableKernel &k : kernels) {
+      std::string id = k.section + "/" + cpu.str() + "/" + k.key;
+      auto section = tuned.find(k.section);
+      if (section == tuned.end() ||
+          !section->second.count(cpu.str() + "/" + k.key))
+        continue;
+      std::optional<double> a = kernelMs(k, *before), b = kernelMs(k, *after);
+      if (a && b && *a > 0)
+        ratios[id].push_back(*b / *a);
+    }
+  }
+  std::set<std::string> kept;
+  for (auto &[id, r] : ratios) {
+    llvm::sort(r);
+    double median = r[r.size() / 2];
+    bool keep = median < 1.0 - options.minGain;
+    if (keep)
+      kept.insert(id);
+    os << llvm::formatv("confirm {0}: tuned/default {1:f3} over {2} pair(s): "
+                        "{3}\n",
+                        id, median, r.size(), keep ? "kept" : "dropped");
+  }
+  return kept;
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
@@ -481,6 +524,18 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
                         k.section + "/" + k.key, *record.defaultMs, best->ms,
                         best->ms > 0 ? *record.defaultMs / best->ms : 1.0,
                         formatParams(best->params), keep ? "" : " (not kept)");
+  }
+  if (options.confirmPairs > 0 && !tuned.empty()) {
+    llvm::Expected<std::set<std::string>> confirmed =
+        confirmWinners(options, kernels, cpu, tuned, roundFile, os);
+    if (!confirmed)
+      return confirmed.takeError();
+    for (auto &[section, entries] : tuned)
+      for (auto it = entries.begin(); it != entries.end();)
+        it = confirmed->count(section + "/" + it->first) ? std::next(it)
+                                                         : entries.erase(it);
+    for (auto it = tuned.begin(); it != tuned.end();)
+      it = it->second.empty() ? tuned.erase(it) : std::next(it);
   }
   if (!options.output.empty())
     if (llvm::Error e = writeTuningFile(options.output, tuned))

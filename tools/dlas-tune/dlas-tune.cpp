@@ -68,6 +68,12 @@ static cl::opt<int> maxCandidates(
     "max-candidates",
     cl::desc("At most this many candidates per kernel (0: all)"),
     cl::init(0), cl::cat(category));
+static cl::opt<int> confirmPairs(
+    "confirm",
+    cl::desc("Head-to-head runs (without, then with the winners) that must "
+             "confirm each kernel's gain before it goes into the tuning file "
+             "(0: keep what the search found)"),
+    cl::init(3), cl::cat(category));
 static cl::opt<bool> noVerify(
     "no-verify",
     cl::desc("Skip timing the whole model with and without the tuning file"),
@@ -116,9 +122,10 @@ int main(int argc, char **argv) {
   if (!seconds)
     return fail("--budget must be a positive duration (90, 90s, 10m, 1h), "
                 "got '" + budget + "'");
-  if (repeat < 1 || warmup < 0 || numThreads < 1 || maxCandidates < 0)
-    return fail("--repeat and --num-threads must be positive, --warmup and "
-                "--max-candidates not negative");
+  if (repeat < 1 || warmup < 0 || numThreads < 1 || maxCandidates < 0 ||
+      confirmPairs < 0)
+    return fail("--repeat and --num-threads must be positive, --warmup, "
+                "--max-candidates and --confirm not negative");
   if (!llvm::sys::fs::exists(inputFilename))
     return fail("no such model: '" + inputFilename + "'");
   if (!transferFrom.empty() && !llvm::sys::fs::exists(transferFrom))
@@ -135,6 +142,7 @@ int main(int argc, char **argv) {
   options.warmup = warmup;
   options.threads = numThreads;
   options.maxCandidates = maxCandidates;
+  options.confirmPairs = confirmPairs;
   options.verify = !noVerify && !outputFilename.empty();
   options.listOnly = listKernels;
   options.dlasRun = dlasRun;

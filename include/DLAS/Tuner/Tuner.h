@@ -64,6 +64,11 @@ struct TunerOptions {
   size_t maxCandidates = 0;
   /// A best result must beat the default by this fraction to be kept.
   double minGain = 0.03;
+  /// Head-to-head runs (default, then tuned) that confirm the winners: a
+  /// kernel's best is kept only when its median gain over these pairs
+  /// still reaches minGain (a search round's single measurement may be
+  /// noise). 0: keep what the search found.
+  int64_t confirmPairs = 3;
   /// Measure the model with and without the tuning file at the end.
   bool verify = true;
   /// Only list the tunable kernels and their candidate counts.
