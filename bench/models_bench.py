@@ -74,8 +74,8 @@ def time_torch(name, threads, repeat, capabilities, isa_env):
     return result
 
 
-def time_dlas(dlas_run, base, threads, repeat, target):
-    cmd = [dlas_run, base + ".onnx", "--target", target, "--input", base + ".input.npy",
+def time_dlas(dlas_run, base, threads, repeat, target, extra=()):
+    cmd = [dlas_run, base + ".onnx", "--target", target, *extra, "--input", base + ".input.npy",
            "--expect", base + ".expected.npy", "--max-rel-err", "1e-4",
            "--num-threads", str(threads), "--warmup", "3", "--repeat", str(repeat)]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
@@ -104,6 +104,8 @@ def main():
     parser.add_argument("--tag", default=datetime.date.today().isoformat())
     parser.add_argument("--target", default="host",
                         help="CPU DLAS compiles for (host, x86-64-v3, x86-64-v4, ...)")
+    parser.add_argument("--dlas-args", default="",
+                        help="extra dlas-run arguments, e.g. '--gspc=never'")
     parser.add_argument("--torch-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.torch_worker:
@@ -125,7 +127,7 @@ def main():
             dlas_ms, compile_ms, ok, torch_ms = None, None, True, {}
             for _ in range(args.rounds):
                 d, c, round_ok = time_dlas(args.dlas_run, base, threads, args.repeat,
-                                           args.target)
+                                           args.target, args.dlas_args.split())
                 ok = ok and round_ok
                 compile_ms = c if compile_ms is None else min(compile_ms, c or compile_ms)
                 if d is not None:

@@ -108,6 +108,8 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     layoutOptions.convsPerConversion = options.blockedConvsPerConversion;
     layoutOptions.blockedEntry = options.blockedEntry;
     layoutOptions.depthwise = options.blockedDepthwise;
+    // gspc=never: no GSPC at all, blocked or from NCHW.
+    layoutOptions.grouped = options.microkernels && options.gspc != "never";
     layoutOptions.print = options.printConvAlgorithms;
     pm.addPass(createBlockedLayout(layoutOptions));
     pm.addPass(createCanonicalizerPass());

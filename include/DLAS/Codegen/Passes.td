@@ -307,6 +307,9 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
            "boundary (for callers that keep activations blocked, and to time "
            "a layer as oneDNN's format_tag::any does, without the edge "
            "reorders)">,
+    Option<"grouped", "grouped", "bool", "true",
+           "Block grouped convolutions whose groups are whole blocks (GSPC "
+           "on the blocked activations)">,
     Option<"convsPerConversion", "convs-per-conversion", "int64_t", "4",
            "Blocked convolutions needed per activation layout conversion "
            "left at the edges for the layout to apply">,

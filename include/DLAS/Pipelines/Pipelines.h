@@ -119,7 +119,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "gspc",
       llvm::cl::desc("Grouped convolutions as Grouped Spatial Pack "
                      "Convolutions: auto (cost model), always, never "
-                     "(dlas-grouped-conv-packing)"),
+                     "(dlas-grouped-conv-packing; never also keeps them out "
+                     "of the blocked layout)"),
       llvm::cl::init("auto")};
   PassOptions::Option<bool> winograd{
       *this, "winograd",

@@ -395,10 +395,16 @@ struct BlockedLayoutPass
     }
     SmallVector<linalg::LinalgOp> convs;
     module->walk([&](linalg::LinalgOp conv) {
-      if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(*conv)) {
-        if (!grouped.hasPureTensorSemantics())
+      if (auto groupedConv = dyn_cast<linalg::Conv2DNgchwGfchwOp>(*conv)) {
+        if (!groupedConv.hasPureTensorSemantics())
           return;
-        std::string why = whyGroupedNotBlocked(grouped, blockSize, maxWidth);
+        if (!grouped) {
+          if (print)
+            conv->emitRemark() << "stays NCHW: grouped (grouped=false)";
+          return;
+        }
+        std::string why =
+            whyGroupedNotBlocked(groupedConv, blockSize, maxWidth);
         if (print && !why.empty())
           conv->emitRemark() << "stays NCHW: " << why;
         if (why.empty())

@@ -1,5 +1,7 @@
 // RUN: dlas-opt %s --split-input-file --convert-nn-to-linalg --canonicalize --dlas-blocked-layout="block=16 convs-per-conversion=0" --mlir-elide-resource-strings-if-larger=16 | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --convert-nn-to-linalg --canonicalize --dlas-blocked-layout="block=16 convs-per-conversion=0 print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --convert-nn-to-linalg --canonicalize --dlas-blocked-layout="block=16 convs-per-conversion=0 grouped=false print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// OFF: remark: stays NCHW: grouped (grouped=false)
 
 // A dense 3x3 convolution, ReLU, then a grouped one (2 groups of 32
 // channels: whole 16-channel blocks) and ReLU. Both run blocked: the
