@@ -143,8 +143,12 @@ class Conv:
         self.oh = (h + 2 * self.p - k) // s + 1
         # Layers whose groups are whole channel blocks run blocked
         # (dlas-blocked-layout; grouped ones as GSPC on the blocks).
+        # (dlas-blocked-layout leaves a group of one output block on a plane
+        # over 14x14 in NCHW, for the flat GEMM.)
         self.blocked = (groups < c and (c // groups) % BLOCK == 0
-                        and (f // groups) % BLOCK == 0)
+                        and (f // groups) % BLOCK == 0
+                        and not (groups > 1 and f // groups == BLOCK
+                                 and self.oh * self.oh > 196))
 
     @property
     def flops(self):
