@@ -2,6 +2,7 @@
 #include "DLAS/Tuner/Tuner.h"
 
 #include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/CPU/GroupedConv.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Dialect/DLAS/DLASDialect.h"
 #include "DLAS/Transforms/Passes.h"
@@ -148,7 +149,7 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
          --d)
       if (k.groupInputs % d == 0)
         tis.push_back(d);
-    for (int64_t to = k.lanes; to >= 4; to /= 2) {
+    for (int64_t to = k.lanes; to >= gspc::kMinOutputTile; to /= 2) {
       int64_t padded = llvm::alignTo(k.groupOutputs, to);
       if (2 * (padded - k.groupOutputs) > padded)
         continue;
@@ -205,6 +206,15 @@ struct Measurement {
   double totalMs = 0;
 };
 
+/// A new temporary file's path in `path` (the caller removes it).
+llvm::Error temporaryFile(StringRef suffix, SmallVectorImpl<char> &path) {
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("dlas-tune", suffix, path))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  return llvm::Error::success();
+}
+
 llvm::Expected<Measurement> measure(const TunerOptions &options,
                                     StringRef tuningFile, bool profile) {
   SmallVector<std::string> args = {
@@ -221,10 +231,8 @@ llvm::Expected<Measurement> measure(const TunerOptions &options,
     args.push_back(tuningFile.str());
   }
   SmallString<128> out;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("dlas-tune", "log", out))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
+  if (llvm::Error e = temporaryFile("log", out))
+    return std::move(e);
   llvm::FileRemover remover(out);
   SmallVector<StringRef> argRefs(args.begin(), args.end());
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(out),
@@ -425,10 +433,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   os.flush();
 
   SmallString<128> roundFile;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("dlas-tune", "json", roundFile))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
+  if (llvm::Error e = temporaryFile("json", roundFile))
+    return e;
   llvm::FileRemover removeRoundFile(roundFile);
   auto saveDb = [&]() -> llvm::Error {
     return options.dbPath.empty() ? llvm::Error::success()

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmContraction.h"
+#include "DLAS/Codegen/CPU/GroupedConv.h"
 #include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
@@ -149,12 +150,9 @@ LogicalResult matchInput(BlockedConv &cv, std::string &why) {
   return failure();
 }
 
-/// The narrowest vector a GSPC output tile may be.
-constexpr int64_t kMinGroupedLanes = 4;
-
 /// Matches `op` as a BlockedConv whose channel block is `width` lanes (a
 /// grouped one: whose output block is a power of two from
-/// kMinGroupedLanes to `width`); on failure `why` says what does not fit.
+/// gspc::kMinOutputTile to `width`); on failure `why` says what does not fit.
 FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
                                         bool grouped, std::string &why) {
   auto reject = [&](StringRef reason) {
@@ -193,9 +191,10 @@ FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
   if (failed(matchInput(cv, why)))
     return failure();
   int64_t lanes = cv.ranges[cv.f];
-  if (grouped && (!llvm::isPowerOf2_64(lanes) || lanes < kMinGroupedLanes ||
-                  lanes > width))
-    return reject("the output channel block is not a vector of 4 to " +
+  if (grouped && (!llvm::isPowerOf2_64(lanes) ||
+                  lanes < dlas::gspc::kMinOutputTile || lanes > width))
+    return reject("the output channel block is not a vector of " +
+                  std::to_string(dlas::gspc::kMinOutputTile) + " to " +
                   std::to_string(width) + " lanes");
   if (!grouped && (lanes != width || cv.ranges[cv.c] != width))
     return reject("the channel blocks are not one vector wide");
@@ -703,9 +702,7 @@ struct BlockedConvMicrokernelPass
                             << " on tensors, but the buffers do not fit the "
                                "kernel: "
                             << why;
-        else if ((print || op->hasAttr("dlas.blocked_conv") ||
-                   op->hasAttr("dlas.blocked_depthwise") ||
-                  op->hasAttr("dlas.gspc")) &&
+        else if ((print || dlas::isBlockedKernelForm(op)) &&
                  !dlas::lookupLowering(op) && !decidedOnly)
           op->emitRemark() << "no blocked convolution microkernel: " << why;
         continue;

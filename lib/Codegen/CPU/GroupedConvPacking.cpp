@@ -37,8 +37,6 @@ namespace {
 constexpr llvm::StringLiteral kTilesAttrName = "dlas.gspc_tiles";
 /// The tuning file's section for this pass.
 constexpr llvm::StringLiteral kTuningSection = "gspc";
-/// The smallest output tile: one 128-bit vector of f32.
-constexpr int64_t kMinTO = 4;
 /// auto: the largest output plane (OH*OW) packed from NCHW. Measured on
 /// ResNet-34's and WRN-40-2's 3x3 layers (x86-64-v4, 1 thread, NCHW in and
 /// out): GSPC beat the flat GEMM at 7x7, 8x8 and 14x14 (512 channels 7x7,
@@ -72,10 +70,10 @@ int64_t defaultTI(const GroupedShape &s, int64_t lanes) {
   return ti < 4 && s.cpg <= 4 * lanes ? s.cpg : ti;
 }
 
-/// The widest power-of-two output tile from `lanes` down to kMinTO whose
+/// The widest power-of-two output tile from `lanes` down to kMinOutputTile whose
 /// padding stays within `maxPad`; 0 when none does.
 int64_t defaultTO(const GroupedShape &s, int64_t lanes, double maxPad) {
-  for (int64_t to = lanes; to >= kMinTO; to /= 2)
+  for (int64_t to = lanes; to >= kMinOutputTile; to /= 2)
     if (padShare(s, to) <= maxPad)
       return to;
   return 0;
@@ -320,11 +318,11 @@ struct GroupedConvPackingPass
       t.to = defaultTO(s, lanes, maxPad);
     if (t.ti == 0)
       t.ti = defaultTI(s, lanes);
-    if (t.to != 0 && (!llvm::isPowerOf2_64(t.to) || t.to < kMinTO ||
+    if (t.to != 0 && (!llvm::isPowerOf2_64(t.to) || t.to < kMinOutputTile ||
                       t.to > lanes))
       return conv.emitError()
              << "GSPC output tile TO = " << t.to
-             << " is not a power of two from " << kMinTO << " to the "
+             << " is not a power of two from " << kMinOutputTile << " to the "
              << "target's " << lanes << " f32 lanes";
     if (s.cpg % t.ti != 0)
       return conv.emitError() << "GSPC input tile TI = " << t.ti
@@ -332,7 +330,7 @@ struct GroupedConvPackingPass
                               << " input channels of each group";
     if (policy == "always" || pinned || tuned || override) {
       if (t.to == 0)
-        t.to = kMinTO;
+        t.to = kMinOutputTile;
       why = override ? "per-op override"
             : tuned  ? "tuning file"
             : pinned ? "pass options"
@@ -342,7 +340,7 @@ struct GroupedConvPackingPass
     if (t.to == 0) {
       why = llvm::formatv("{0} output channels per group: every vector of "
                           "at least {1} lanes pads more than {2}%",
-                          s.kpg, kMinTO, int(maxPad * 100))
+                          s.kpg, kMinOutputTile, int(maxPad * 100))
                 .str();
       return t;
     }

@@ -196,8 +196,7 @@ struct CPUSelectLoweringPass
     if (!decision) {
       // An op that dlas-blocked-layout put in the blocked layout for this
       // kernel and that the kernel cannot take is worth a remark always.
-      if (print || op->hasAttr("dlas.blocked_conv") ||
-          op->hasAttr("dlas.blocked_depthwise") || op->hasAttr("dlas.gspc"))
+      if (print || isBlockedKernelForm(op))
         op->emitRemark() << "no microkernel (loops): not a blocked "
                             "convolution ("
                          << blockedWhy << "); not a GEMM (" << gemmWhy

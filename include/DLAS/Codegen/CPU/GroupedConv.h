@@ -17,6 +17,9 @@
 
 namespace mlir::dlas::gspc {
 
+/// The narrowest output tile TO: one 128-bit vector of f32.
+constexpr int64_t kMinOutputTile = 4;
+
 /// The sizes of one grouped convolution: input [N, G, CPG, H, W] (already
 /// padded), filter [G, KPG, CPG, KH, KW], output [N, G, KPG, OH, OW].
 struct GroupedShape {

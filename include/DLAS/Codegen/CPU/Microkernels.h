@@ -151,6 +151,15 @@ Value cloneBodyOnVectors(OpBuilder &b, Location loc, Block *body,
 std::optional<llvm::SmallDenseMap<unsigned, int64_t>>
 linearTerms(AffineExpr e, unsigned numDims);
 
+/// True for an op that dlas-blocked-layout or dlas-grouped-conv-packing
+/// built for dlas-blocked-conv-microkernel (tagged dlas.blocked_conv,
+/// dlas.blocked_depthwise or dlas.gspc): a kernel pass that cannot take it
+/// always says why.
+inline bool isBlockedKernelForm(Operation *op) {
+  return op->hasAttr("dlas.blocked_conv") ||
+         op->hasAttr("dlas.blocked_depthwise") || op->hasAttr("dlas.gspc");
+}
+
 /// A linalg.generic accumulating input * filter (f32) into `init` through
 /// `maps`, its last `reductions` loops reductions, tagged `tag`: the
 /// blocked convolutions that dlas-blocked-layout and
