@@ -108,6 +108,8 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     layoutOptions.convsPerConversion = options.blockedConvsPerConversion;
     layoutOptions.blockedEntry = options.blockedEntry;
     layoutOptions.depthwise = options.blockedDepthwise;
+    // A blocked pool is only worth it fused into the kernel before it.
+    layoutOptions.pools = options.fusePools && options.microkernels;
     // gspc=never: no GSPC at all, blocked or from NCHW.
     layoutOptions.grouped = options.microkernels && options.gspc != "never";
     layoutOptions.print = options.printConvAlgorithms;
@@ -181,6 +183,7 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     blockedOptions.parallel = options.threading;
     blockedOptions.print = options.printMicrokernels;
     blockedOptions.decidedOnly = true;
+    blockedOptions.fusePools = options.fusePools;
     pm.addPass(createBlockedConvMicrokernel(blockedOptions));
     GemmMicrokernelOptions kernelOptions;
     kernelOptions.parallel = options.threading;

@@ -310,6 +310,10 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     Option<"grouped", "grouped", "bool", "true",
            "Block grouped convolutions whose groups are whole blocks (GSPC "
            "on the blocked activations)">,
+    Option<"pools", "pools", "bool", "true",
+           "Block a max pool that reads a blocked convolution through its "
+           "activation and padding (tagged dlas.blocked_pool), so that "
+           "dlas-blocked-conv-microkernel pools each tile before it stores">,
     Option<"convsPerConversion", "convs-per-conversion", "int64_t", "4",
            "Blocked convolutions needed per activation layout conversion "
            "left at the edges for the layout to apply">,
@@ -523,6 +527,19 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     over channel blocks and filter rows carrying `rows * vectors`
     `vector<16xf32>` accumulators through `vector.fma`s, and
     `vector.store`s of the results.
+
+    With `fuse-pools`, a max pool that is the only reader of the kernel's
+    final values (a `dlas.blocked_pool` from `dlas-blocked-layout`,
+    directly or through the constant-filled padded copy a padded pool
+    reads) fuses into the kernel: work items become (image, channel tile,
+    band of pooled rows); each pooled row computes, into a ring of
+    `(Kh - 1) * dh + 1` output rows (one buffer per thread), the rows its
+    window needs that the previous pooled row did not (with the
+    activation applied), takes the window maxima from the ring and stores
+    only them. The pre-pool activation never goes to memory and output
+    rows no window reads are not computed. Bands (enough for 4 work items)
+    recompute the rows their windows share. `print` reports each fused
+    pool, and why a pool after a kernel did not fuse.
   }];
   let options = [
     Option<"parallel", "parallel", "bool", "true",
@@ -536,6 +553,9 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
            "(dlas-cpu-select-lowering's; the pipeline sets this)">,
     Option<"tuningFile", "tuning-file", "std::string", "\"\"",
            "JSON file of tiles per shape key (docs/Tuning.md)">,
+    Option<"fusePools", "fuse-pools", "bool", "true",
+           "Fuse a max pool that reads the kernel's final values into the "
+           "kernel (only the pooled values are stored)">,
     Option<"print", "print", "bool", "false",
            "Report each kernel (and each convolution that does not match)">
   ];
@@ -549,7 +569,9 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
   let statistics = [
     Statistic<"numKernels", "kernels", "Blocked convolutions lowered">,
     Statistic<"numFusedEpilogues", "fused-epilogues",
-              "Elementwise ops folded into the kernels">
+              "Elementwise ops folded into the kernels">,
+    Statistic<"numFusedPools", "fused-pools",
+              "Max pools fused into the kernels">
   ];
 }
 

@@ -155,6 +155,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "[N, C/16, H, W, 16] where they would convert "
                      "(dlas-blocked-layout blocked-entry)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fusePools{
+      *this, "fuse-pools",
+      llvm::cl::desc("Fuse a max pool into the blocked convolution kernel "
+                     "before it (dlas-blocked-layout pools, "
+                     "dlas-blocked-conv-microkernel fuse-pools)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockedConvsPerConversion{
       *this, "blocked-convs-per-conversion",
       llvm::cl::desc("Blocked convolutions needed per layout conversion left "

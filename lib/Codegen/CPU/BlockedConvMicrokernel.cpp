@@ -312,6 +312,12 @@ std::string shapeKey(const BlockedConv &cv) {
 /// Channels of a block per iteration of the kernel's innermost loop.
 constexpr int64_t kChannelUnroll = 4;
 
+/// Work items a fused pool's kernel splits into at least (bands of pooled
+/// rows, where images and channel tiles are fewer): two threads' worth of
+/// chunks twice over, while each band of a 56x56 layer's 28 pooled rows
+/// recomputes one convolution row of the 14 it computes.
+constexpr int64_t kMinPoolItems = 4;
+
 /// True for the loop structures of the blocked forms: a blocked
 /// convolution (9 loops, 4 reductions), a grouped one (10, 4) or a
 /// depthwise one (7, 2).
@@ -387,6 +393,218 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
 }
 
 namespace {
+/// A max pool (dlas-blocked-layout's `dlas.blocked_pool`) that reads the
+/// convolution's final values, directly or through a padded copy: the
+/// kernel pools each band of output rows from a small ring of rows and
+/// stores only the pooled values (TIRAMISU's conv + ReLU + max-pool
+/// fusion; the pre-pool activation never goes to memory).
+struct FusedPool {
+  linalg::GenericOp op;
+  /// The pooled output and the value its fill starts every window from.
+  Value out;
+  Value initValue;
+  /// The padded copy's fill value (the init value when unpadded), the
+  /// padding before the first row and column, and the padded extent the
+  /// pool reads.
+  Value padValue;
+  int64_t padTop = 0, padLeft = 0, height = 0, width = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t outH = 0, outW = 0;
+  /// The ops the fused kernel replaces besides the pool, in erasure order.
+  SmallVector<Operation *> dead;
+};
+
+/// The op among `users` that writes `buffer` with a constant (a fill or a
+/// constant linalg.map), and the constant; null if none.
+std::pair<Operation *, Value> constantWriter(Value buffer) {
+  for (Operation *user : buffer.getUsers())
+    if (Value v = dlas::fillValue(user, buffer);
+        v && v.getDefiningOp<arith::ConstantOp>())
+      return {user, v};
+  return {nullptr, Value()};
+}
+
+/// Whether `op` is `dealloc`-like: it only frees `buffer`.
+bool isDealloc(Operation *op) { return isa<memref::DeallocOp>(op); }
+
+/// Erases the allocation `buffer` when nothing but its deallocations
+/// uses it any more.
+void eraseIfOnlyFreed(Value buffer) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !llvm::all_of(buffer.getUsers(), isDealloc))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+    user->erase();
+  alloc->erase();
+}
+
+/// Whether a blocked pool reads the final values of `nb` (directly or
+/// through a padded copy): a pool that could have fused.
+bool isPoolReader(const Neighbours &nb) {
+  if (!nb.result)
+    return false;
+  for (Operation *user : nb.result.getUsers()) {
+    if (user->hasAttr("dlas.blocked_pool"))
+      return true;
+    if (auto copy = dyn_cast<linalg::CopyOp>(user))
+      if (auto view = copy.getOutputs()[0].getDefiningOp<memref::SubViewOp>())
+        for (Operation *reader : view.getSource().getUsers())
+          if (reader->hasAttr("dlas.blocked_pool"))
+            return true;
+  }
+  return false;
+}
+
+/// The max pool that cv's kernel can fuse: the only reader of the final
+/// values `nb.result` besides the kernel's own folded ops.
+FailureOr<FusedPool> matchFusedPool(const BlockedConv &cv,
+                                    const Neighbours &nb, std::string &why) {
+  auto reject = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (cv.g)
+    return reject("grouped convolution");
+  Value result = nb.result;
+  if (!result || result.getType() != cv.y->get().getType() ||
+      !result.getDefiningOp<memref::AllocOp>())
+    return reject("the final values are not a buffer of the output's shape");
+  llvm::SmallPtrSet<Operation *, 8> folded = {cv.op.getOperation(), nb.init};
+  for (linalg::GenericOp e : nb.epilogues)
+    folded.insert(e);
+  // The reader: a copy into the pool's padded input, or the pool. Other
+  // users may only be the pool and its output's fill, where the pool's
+  // output reuses the buffer (checked once the pool is known).
+  Operation *reader = nullptr;
+  SmallVector<Operation *> others;
+  for (Operation *user : result.getUsers()) {
+    if (folded.contains(user) || isDealloc(user))
+      continue;
+    auto copy = dyn_cast<linalg::CopyOp>(user);
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    bool reads =
+        (copy && copy.getInputs()[0] == result) ||
+        (generic && generic->hasAttr("dlas.blocked_pool") &&
+         generic.getDpsInputs()[0] == result);
+    if (!reads) {
+      others.push_back(user);
+      continue;
+    }
+    if (reader)
+      return reject("the final values have more than one reader");
+    reader = user;
+  }
+  if (!reader)
+    return reject("no pool reads the final values");
+  FusedPool p;
+  Value pooled = result;
+  if (auto copy = dyn_cast<linalg::CopyOp>(reader)) {
+    auto view = copy.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
+    if (copy.getInputs()[0] != result || !view || !view->hasOneUse())
+      return reject("a copy that is not a padding");
+    Value padded = view.getSource();
+    if (!padded.getDefiningOp<memref::AllocOp>() ||
+        !view.hasUnitStride() || view.getType().getShape() !=
+                                     cast<MemRefType>(result.getType()).getShape())
+      return reject("a copy into a view that is not a padding");
+    auto [fill, padValue] = constantWriter(padded);
+    if (!fill)
+      return reject("the padded buffer is not filled with a constant");
+    SmallVector<int64_t> offsets(view.getStaticOffsets());
+    if (offsets.size() != 5 || offsets[0] != 0 || offsets[1] != 0 ||
+        offsets[4] != 0 || ShapedType::isDynamic(offsets[2]) ||
+        ShapedType::isDynamic(offsets[3]))
+      return reject("the padding is not of rows and columns alone");
+    p.padTop = offsets[2];
+    p.padLeft = offsets[3];
+    p.padValue = padValue;
+    for (Operation *user : padded.getUsers()) {
+      if (user == fill || user == view || isDealloc(user))
+        continue;
+      auto pool = dyn_cast<linalg::GenericOp>(user);
+      if (!pool || p.op)
+        return reject("the padded buffer has readers besides one pool");
+      p.op = pool;
+    }
+    p.dead = {copy, view, fill};
+  } else {
+    p.op = dyn_cast<linalg::GenericOp>(reader);
+  }
+  if (!p.op || !p.op->hasAttr("dlas.blocked_pool") ||
+      p.op.getNumDpsInputs() != 2 || p.op->getBlock() != cv.op->getBlock())
+    return reject("the reader is not a blocked max pool");
+  linalg::GenericOp pool = p.op;
+  pooled = pool.getDpsInputs()[0];
+  auto inType = cast<MemRefType>(pooled.getType());
+  p.height = inType.getDimSize(2);
+  p.width = inType.getDimSize(3);
+  // max(out, in) over y[n, C, oh, ow, c] and x[n, C, oh*sh + kh*dh,
+  // ow*sw + kw*dw, c], as dlas-blocked-layout builds it.
+  auto yield = cast<linalg::YieldOp>(pool.getBody()->getTerminator());
+  auto max = yield.getOperand(0).getDefiningOp<arith::MaximumFOp>();
+  Value in = pool.getBody()->getArgument(0),
+        acc = pool.getBody()->getArgument(2);
+  if (!max || !((max.getLhs() == in && max.getRhs() == acc) ||
+                (max.getLhs() == acc && max.getRhs() == in)))
+    return reject("the pool's body is not max(out, in)");
+  AffineMap xMap = pool.getIndexingMapsArray()[0];
+  AffineMap yMap = pool.getIndexingMapsArray()[2];
+  if (!yMap.isProjectedPermutation() || yMap.getNumResults() != 5 ||
+      xMap.getNumResults() != 5)
+    return reject("the pool's maps are not blocked");
+  SmallVector<int64_t> ranges = pool.getStaticLoopRanges();
+  unsigned oh = yMap.getDimPosition(2), ow = yMap.getDimPosition(3);
+  SmallVector<unsigned> reductions;
+  pool.getReductionDims(reductions);
+  if (reductions.size() != 2)
+    return reject("the pool does not reduce over two dims");
+  unsigned loops = pool.getNumLoops();
+  if (xMap.getResult(0) != yMap.getResult(0) ||
+      xMap.getResult(1) != yMap.getResult(1) ||
+      xMap.getResult(4) != yMap.getResult(4) ||
+      !matchWindow(xMap.getResult(2), loops, oh, reductions[0], p.sh, p.dh) ||
+      !matchWindow(xMap.getResult(3), loops, ow, reductions[1], p.sw, p.dw))
+    return reject("the pool's input is not a window of its output");
+  p.kh = ranges[reductions[0]];
+  p.kw = ranges[reductions[1]];
+  p.out = pool.getDpsInits()[0];
+  auto outType = cast<MemRefType>(p.out.getType());
+  const SmallVector<int64_t> &r = cv.ranges;
+  if (!dlas::isContiguousF32(p.out) || outType.getDimSize(0) != r[cv.n] ||
+      outType.getDimSize(1) != r[cv.F] || outType.getDimSize(4) != r[cv.f])
+    return reject("the pool's output is not the convolution's channels in "
+                  "f32");
+  p.outH = outType.getDimSize(2);
+  p.outW = outType.getDimSize(3);
+  auto [outFill, initValue] = constantWriter(p.out);
+  if (!outFill || !outFill->isBeforeInBlock(pool) ||
+      outFill->getBlock() != pool->getBlock())
+    return reject("the pool's output does not start from a constant fill");
+  for (Operation *user : p.out.getUsers()) {
+    bool replaced = user == outFill || user == pool.getOperation() ||
+                    (p.out == result &&
+                     (folded.contains(user) || user == reader));
+    if (!replaced &&
+        (user->getBlock() != pool->getBlock() || user->isBeforeInBlock(pool)))
+      return reject("the pool's output is used before the pool");
+  }
+  for (Operation *other : others)
+    if (other != pool.getOperation() && other != outFill &&
+        !(p.out == result && other->getBlock() == pool->getBlock() &&
+          pool->isBeforeInBlock(other)))
+      return reject("the final values have readers besides the pool");
+  // The pool's output may reuse the final values' buffer: its fill must
+  // then come after the last read of them (the copy or the pool).
+  if (p.out == result && !reader->isBeforeInBlock(outFill) &&
+      reader != pool.getOperation())
+    return reject("the pool's output is filled before it is read");
+  p.initValue = initValue;
+  if (!p.padValue)
+    p.padValue = initValue;
+  p.dead.push_back(outFill);
+  return p;
+}
+
 /// Emits the kernel of one matched convolution before it.
 class BlockedConvEmitter {
 public:
@@ -403,11 +621,7 @@ public:
   /// groups where there are more groups than threads).
   void emit() {
     const SmallVector<int64_t> &r = cv.ranges;
-    auto xType = cast<MemRefType>(cv.x->get().getType());
-    flatX = memref::CollapseShapeOp::create(
-        b, loc, cv.x->get(),
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank()))});
+    flattenInput();
     int64_t channelTiles = r[cv.F] / tiles.vectors;
     int64_t perGroup = channelTiles * r[cv.oh];
     int64_t perImage = (cv.g ? r[*cv.g] : 1) * perGroup;
@@ -422,13 +636,7 @@ public:
       Value tile = arith::DivUIOp::create(b, loc, rest, index(r[cv.oh]));
       Value row = arith::RemUIOp::create(b, loc, rest, index(r[cv.oh]));
       Value block = arith::MulIOp::create(b, loc, tile, index(tiles.vectors));
-      int64_t fullTiles = r[cv.ow] / tiles.rows;
-      int64_t tail = r[cv.ow] % tiles.rows;
-      loop(index(0), index(fullTiles * tiles.rows), tiles.rows, [&](Value col) {
-        emitTile(image, block, row, col, tiles.rows);
-      });
-      if (tail)
-        emitTile(image, block, row, index(fullTiles * tiles.rows), tail);
+      emitRow(image, block, row);
     };
     if (!parallel || items < 2)
       return loop(index(0), index(items), 1, item);
@@ -439,6 +647,15 @@ public:
   }
 
 private:
+  /// The input as one flat dim (`flatX`), which the tiles index.
+  void flattenInput() {
+    auto xType = cast<MemRefType>(cv.x->get().getType());
+    flatX = memref::CollapseShapeOp::create(
+        b, loc, cv.x->get(),
+        SmallVector<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank()))});
+  }
+
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value v, int64_t c) {
     return c == 0 ? v : arith::AddIOp::create(b, loc, v, index(c)).getResult();
@@ -636,10 +853,167 @@ private:
             [&](const TileRead &read) {
               return readTile(read, image, block, row, col, i, j);
             });
+        if (ring) {
+          // Fused pool: into the ring's slot for this row, after the
+          // padding columns.
+          vector::StoreOp::create(
+              b, loc, v, ring,
+              ValueRange{index(j), ringSlot,
+                         add(add(col, i), pool->padLeft), index(0)});
+          continue;
+        }
         vector::StoreOp::create(
             b, loc, v, nb.resultView,
             outputIndices(yMap, image, block, row, col, i, j));
       }
+  }
+
+  /// Every column tile of output row `row`.
+  void emitRow(Value image, Value block, Value row) {
+    int64_t width = cv.ranges[cv.ow];
+    int64_t fullTiles = width / tiles.rows;
+    int64_t tail = width % tiles.rows;
+    loop(index(0), index(fullTiles * tiles.rows), tiles.rows, [&](Value col) {
+      emitTile(image, block, row, col, tiles.rows);
+    });
+    if (tail)
+      emitTile(image, block, row, index(fullTiles * tiles.rows), tail);
+  }
+
+public:
+  /// The kernel with `p` fused: work items (image, channel tile, band of
+  /// pooled rows); per item, each pooled row computes the convolution rows
+  /// its window needs that the row before did not, into a ring of
+  /// (Kh - 1) * dh + 1 rows (plus one row of padding) in the thread's
+  /// own buffer, then takes the window maxima from the ring and stores
+  /// them.
+  /// Bands recompute the (Kh - 1) * dh + 1 - sh rows their windows
+  /// share; there are just enough bands for kMinPoolItems items.
+  void emitPooled(const FusedPool &p) {
+    pool = &p;
+    flattenInput();
+    const SmallVector<int64_t> &r = cv.ranges;
+    int64_t V = tiles.vectors;
+    int64_t span = (p.kh - 1) * p.dh + 1;
+    int64_t channelTiles = r[cv.F] / V;
+    int64_t perImage0 = r[cv.n] * channelTiles;
+    int64_t bands = std::clamp<int64_t>(
+        llvm::divideCeil(kMinPoolItems, perImage0), 1, p.outH);
+    int64_t bandRows = llvm::divideCeil(p.outH, bands);
+    bands = llvm::divideCeil(p.outH, bandRows);
+    int64_t perImage = channelTiles * bands;
+    int64_t items = r[cv.n] * perImage;
+    auto ringType = MemRefType::get({V, span + 1, p.width, vw},
+                                    vecType.getElementType());
+    Type f = vecType.getElementType();
+    auto constant = [&](Value c) {
+      return arith::ConstantOp::create(
+          b, loc, f, cast<TypedAttr>(c.getDefiningOp<arith::ConstantOp>().getValue()));
+    };
+    auto item = [&](Value i) {
+      Value image = arith::DivUIOp::create(b, loc, i, index(perImage));
+      Value rest = arith::RemUIOp::create(b, loc, i, index(perImage));
+      Value tile = arith::DivUIOp::create(b, loc, rest, index(bands));
+      Value band = arith::RemUIOp::create(b, loc, rest, index(bands));
+      Value block = mul(tile, V);
+      Value first = mul(band, bandRows);
+      Value last = arith::MinUIOp::create(b, loc, add(first, bandRows),
+                                          index(p.outH));
+      Value height = index(r[cv.oh]);
+      auto windowTop = [&](Value pr) {
+        return arith::SubIOp::create(b, loc, mul(pr, p.sh), index(p.padTop))
+            .getResult();
+      };
+      auto clampRow = [&](Value v) {
+        return arith::MinSIOp::create(
+            b, loc, arith::MaxSIOp::create(b, loc, v, index(0)), height);
+      };
+      Value done0 = clampRow(windowTop(first));
+      scf::ForOp::create(
+          b, loc, first, last, index(1), ValueRange{done0},
+          [&](OpBuilder &nested, Location, Value pr, ValueRange args) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(nested.getBlock());
+            Value top = windowTop(pr);
+            Value lo = clampRow(top);
+            Value hi = clampRow(add(top, span));
+            Value start = arith::MaxSIOp::create(b, loc, lo, args[0]);
+            loop(start, hi, 1, [&](Value row) {
+              ringSlot = arith::RemUIOp::create(b, loc, row, index(span));
+              emitRow(image, block, row);
+            });
+            emitPooledRow(image, block, pr, top, span, constant(p.initValue));
+            scf::YieldOp::create(
+                b, loc, ValueRange{arith::MaxSIOp::create(b, loc, hi, args[0])
+                                       .getResult()});
+          });
+    };
+    // The ring's padding columns and padding row are never written:
+    // filled once per thread with the padding's value.
+    auto chunk = [&](Value first, Value end) {
+      // On the heap: an alloca in the OpenMP region needs an alloca
+      // scope, which cannot hold the loops once they become branches.
+      ring = memref::AllocOp::create(b, loc, ringType, ValueRange{},
+                                     b.getI64IntegerAttr(64));
+      Value fill = vector::BroadcastOp::create(b, loc, vecType,
+                                               constant(p.padValue));
+      loop(index(0), index(V * (span + 1) * p.width), 1, [&](Value k) {
+        Value j = arith::DivUIOp::create(b, loc, k, index((span + 1) * p.width));
+        Value rest = arith::RemUIOp::create(b, loc, k, index((span + 1) * p.width));
+        Value slot = arith::DivUIOp::create(b, loc, rest, index(p.width));
+        Value column = arith::RemUIOp::create(b, loc, rest, index(p.width));
+        vector::StoreOp::create(b, loc, fill, ring,
+                                ValueRange{j, slot, column, index(0)});
+      });
+      loop(first, end, 1, item);
+      memref::DeallocOp::create(b, loc, ring);
+    };
+    if (!parallel || items < 2)
+      return chunk(index(0), index(items));
+    dlas::parallelChunks(b, loc, cv.op, items, /*parts=*/0, chunk);
+  }
+
+private:
+  /// Pooled row `pr` (window rows from `top`) of channel blocks [block,
+  /// block + vectors) from the ring: rows outside the output read the
+  /// padding row.
+  void emitPooledRow(Value image, Value block, Value pr, Value top,
+                     int64_t span, Value init) {
+    const FusedPool &p = *pool;
+    int64_t V = tiles.vectors;
+    Value height = index(cv.ranges[cv.oh]);
+    SmallVector<Value> slots;
+    for (int64_t kh = 0; kh < p.kh; ++kh) {
+      Value row = add(top, kh * p.dh);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row,
+                                index(0)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
+                                height));
+      Value slot = arith::RemUIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, row, index(0)), index(span));
+      slots.push_back(
+          arith::SelectOp::create(b, loc, inside, slot, index(span)));
+    }
+    Value start = vector::BroadcastOp::create(b, loc, vecType, init);
+    loop(index(0), index(p.outW), 1, [&](Value pc) {
+      Value left = mul(pc, p.sw);
+      for (int64_t j = 0; j < V; ++j) {
+        Value acc = start;
+        for (int64_t kh = 0; kh < p.kh; ++kh)
+          for (int64_t kw = 0; kw < p.kw; ++kw) {
+            Value v = vector::LoadOp::create(
+                b, loc, vecType, ring,
+                ValueRange{index(j), slots[kh], add(left, kw * p.dw),
+                           index(0)});
+            acc = arith::MaximumFOp::create(b, loc, acc, v);
+          }
+        vector::StoreOp::create(b, loc, acc, p.out,
+                                ValueRange{image, add(block, j), pr, pc,
+                                           index(0)});
+      }
+    });
   }
 
   OpBuilder &b;
@@ -654,6 +1028,9 @@ private:
   /// GSPC: the current work item's group (set per item, read by the index
   /// helpers); null otherwise.
   Value group;
+  /// A fused pool: the thread's ring of rows, the current row's slot.
+  const FusedPool *pool = nullptr;
+  Value ring, ringSlot;
   /// Accumulator vectors; operand vectors (before `types.promote`).
   VectorType vecType, inVecType;
   Value flatX;
@@ -677,7 +1054,7 @@ struct BlockedConvMicrokernelPass
     dlas::TargetShape target = *targetOr;
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (hasBlockedLoops(op))
+      if (hasBlockedLoops(op) && !op->hasAttr("dlas.blocked_pool"))
         candidates.push_back(op);
     });
     DominanceInfo dominance(getOperation());
@@ -720,11 +1097,32 @@ struct BlockedConvMicrokernelPass
       g.ranges = cv.ranges;
       Neighbours nb = findNeighbours(
           g, dominance, dlas::lookupLowering(op) ? decision : MicrokernelAttr());
+      std::string whyNotFused;
+      FailureOr<FusedPool> pool =
+          fusePools ? matchFusedPool(cv, nb, whyNotFused)
+                    : FailureOr<FusedPool>(failure());
       OpBuilder b(op);
       prepareViews(b, g, nb);
-      BlockedConvEmitter(b, cv, tiles, nb, KernelTypes::of(decision),
-                         decision.getLanes(), parallel)
-          .emit();
+      BlockedConvEmitter emitter(b, cv, tiles, nb, KernelTypes::of(decision),
+                                 decision.getLanes(), parallel);
+      if (succeeded(pool)) {
+        // The kernel writes the pooled output: its buffer comes first.
+        if (Operation *alloc = pool->out.getDefiningOp();
+            alloc && alloc->getBlock() == op->getBlock() &&
+            op->isBeforeInBlock(alloc))
+          alloc->moveBefore(op);
+        emitter.emitPooled(*pool);
+        if (print)
+          op->emitRemark() << "fused max pool " << pool->kh << "x" << pool->kw
+                           << " stride " << pool->sh << "x" << pool->sw
+                           << " (padding " << pool->padTop << ", "
+                           << pool->padLeft
+                           << "): only the pooled values are stored";
+      } else {
+        emitter.emit();
+        if (print && fusePools && isPoolReader(nb))
+          op->emitRemark() << "max pool not fused: " << whyNotFused;
+      }
       if (print)
         op->emitRemark() << (cv.depthwise ? "blocked depthwise"
                              : cv.g       ? "GSPC grouped convolution"
@@ -739,6 +1137,14 @@ struct BlockedConvMicrokernelPass
                                      : StringRef("loaded"))
                          << ", " << nb.epilogues.size()
                          << " epilogue op(s) fused";
+      if (succeeded(pool)) {
+        Value padded = pool->op.getDpsInputs()[0];
+        pool->op->erase();
+        for (Operation *dead : pool->dead)
+          dead->erase();
+        eraseIfOnlyFreed(padded);
+        ++numFusedPools;
+      }
       for (linalg::GenericOp epilogue : llvm::reverse(nb.epilogues))
         epilogue->erase();
       numFusedEpilogues += nb.epilogues.size();
@@ -747,6 +1153,8 @@ struct BlockedConvMicrokernelPass
         dead->erase();
       if (nb.init)
         nb.init->erase();
+      if (succeeded(pool))
+        eraseIfOnlyFreed(nb.result);
       ++numKernels;
     }
   }

@@ -257,6 +257,84 @@ Value blockedDepthwise(OpBuilder &b, Location loc, Value input, Value filter,
                        "dlas.blocked_depthwise");
 }
 
+/// The producer of `v` through what a fused convolution kernel folds
+/// between it and a pool: elementwise generics of one input (the
+/// activation) and one padding, each the only user of the one before.
+Operation *producerThroughActivation(Value v) {
+  bool padded = false;
+  while (Operation *def = v.getDefiningOp()) {
+    if (!v.hasOneUse())
+      return nullptr;
+    if (auto pad = dyn_cast<tensor::PadOp>(def); pad && !padded) {
+      padded = true;
+      v = pad.getSource();
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(def);
+    if (!generic || generic.getNumDpsInputs() != 1 ||
+        generic.getNumReductionLoops() != 0 ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return def;
+    v = generic.getDpsInputs()[0];
+  }
+  return nullptr;
+}
+
+/// Why max pool `pool` does not go blocked with the convolution before
+/// it, or empty. Only a pool that dlas-blocked-conv-microkernel can fuse
+/// goes: one that reads a blocked convolution (of `convs`) through its
+/// activation and padding alone.
+std::string whyPoolNotBlocked(linalg::PoolingNchwMaxOp pool, int64_t block,
+                              ArrayRef<linalg::LinalgOp> convs) {
+  auto type = cast<RankedTensorType>(pool.getDpsInits()[0].getType());
+  if (!type.hasStaticShape() || !type.getElementType().isF32())
+    return "not a static f32 pool";
+  if (type.getDimSize(1) % block != 0)
+    return llvm::formatv("{0} channels are not a multiple of {1}",
+                         type.getDimSize(1), block);
+  if (!pool.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+    return "its accumulator is not a fill";
+  Operation *producer = producerThroughActivation(pool.getDpsInputs()[0]);
+  auto conv = dyn_cast_or_null<linalg::Conv2DNchwFchwOp>(producer);
+  if (!conv || !llvm::is_contained(convs, cast<linalg::LinalgOp>(*conv)))
+    return "its input is not a blocked dense convolution (through an "
+           "activation and a padding)";
+  return "";
+}
+
+/// y[n, C, oh, ow, c] = max over kh, kw of x[n, C, oh*sh + kh*dh, ow*sw +
+/// kw*dw, c], tagged `dlas.blocked_pool`; the window operand is the
+/// pool's own (its extent).
+Value blockedMaxPool(OpBuilder &b, Location loc, Value input, Value init,
+                     linalg::PoolingNchwMaxOp pool) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> strides(pool.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(pool.getDilations().getValues<int64_t>());
+  AffineExpr n, C, oh, ow, c, kh, kw;
+  bindDims(ctx, n, C, oh, ow, c, kh, kw);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(7, 0,
+                     {n, C, oh * strides[0] + kh * dilations[0],
+                      ow * strides[1] + kw * dilations[1], c},
+                     ctx),
+      AffineMap::get(7, 0, {kh, kw}, ctx),
+      AffineMap::get(7, 0, {n, C, oh, ow, c}, ctx)};
+  SmallVector<utils::IteratorType> iterators(5,
+                                             utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{input, pool.getDpsInputs()[1]},
+      ValueRange{init}, maps, iterators,
+      [](OpBuilder &nested, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nested, l,
+            arith::MaximumFOp::create(nested, l, args[2], args[0]).getResult());
+      });
+  generic->setAttr("dlas.blocked_pool", b.getUnitAttr());
+  return generic.getResult(0);
+}
+
 /// An activation unpack [N, C/b, H, W, b] -> [N, C, H, W] as a copy that
 /// walks its source in order, the channel within a block innermost, into
 /// the result viewed as [N, C/b, b, H, W]. (Upstream's lowering walks the
@@ -428,7 +506,31 @@ struct BlockedLayoutPass
     });
     if (convs.empty())
       return std::make_pair<int64_t, int64_t>(0, 0);
+    // Max pools after a blocked convolution go blocked with it, so that
+    // its kernel can pool each tile before it stores.
+    SmallVector<linalg::PoolingNchwMaxOp> pools;
+    if (this->pools)
+      module->walk([&](linalg::PoolingNchwMaxOp pool) {
+        if (!pool.hasPureTensorSemantics())
+          return;
+        std::string why = whyPoolNotBlocked(pool, blockSize, convs);
+        if (print && !why.empty())
+          pool->emitRemark() << "pool stays NCHW: " << why;
+        if (why.empty())
+          pools.push_back(pool);
+      });
     IRRewriter rewriter(&getContext());
+    for (linalg::PoolingNchwMaxOp pool : pools) {
+      rewriter.setInsertionPoint(pool);
+      Location loc = pool.getLoc();
+      Value input = pack(rewriter, loc, pool.getDpsInputs()[0], {1}, blockSize);
+      Value init = blockedInit(rewriter, loc, pool.getDpsInits()[0], blockSize);
+      rewriter.replaceOp(
+          pool, unpackChannels(
+                    rewriter, loc, blockedMaxPool(rewriter, loc, input, init, pool),
+                    cast<RankedTensorType>(pool->getResult(0).getType()),
+                    blockSize));
+    }
     for (linalg::LinalgOp conv : convs) {
       rewriter.setInsertionPoint(conv);
       if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(*conv)) {

@@ -750,6 +750,78 @@ def blocked_cases(gen):
     return cases
 
 
+# ---------------------------------------------------------------- conv_pool
+# A convolution, its activation and a max pool: in the blocked layout,
+# dlas-blocked-conv-microkernel pools each band of rows in the kernel.
+CONV_POOL_MATRIX = [
+    # (name, N, C, H, W, F, conv K, conv s, conv pad, activation,
+    #  pool K, pool s, pool pad(t,l,b,r), pool dilation)
+    ("stem", 1, 16, 16, 16, 32, 3, 1, 1, "relu", 3, 2, (1, 1, 1, 1), 1),   # ResNet stem-like
+    ("vgg", 1, 16, 12, 12, 32, 3, 1, 1, "relu", 2, 2, (0, 0, 0, 0), 1),   # VGG 2x2/2
+    ("s1_batch2", 2, 32, 9, 11, 16, 3, 1, 1, "relu6", 3, 1, (1, 1, 1, 1), 1),   # s1: every row shared; 1 block
+    ("conv_s2", 1, 16, 15, 13, 48, 3, 2, 1, "none", 3, 2, (1, 0, 2, 1), 1),   # conv s2, asymmetric pool pad
+    ("skip_rows", 1, 16, 17, 19, 32, 1, 1, 0, "leaky", 2, 3, (0, 0, 0, 0), 1),  # s > K: rows no window reads
+    ("dilated", 1, 16, 14, 14, 32, 3, 1, 1, "relu", 3, 2, (1, 1, 1, 1), 2),   # dilated pool
+    ("tails", 1, 32, 11, 57, 32, 3, 1, 1, "relu", 3, 2, (0, 0, 0, 0), 1),   # OW 57: tiles with a tail
+    ("global", 1, 16, 6, 6, 16, 3, 1, 1, "relu", 6, 6, (0, 0, 0, 0), 1),     # one window over all
+]
+
+
+def conv_pool_case(tag, n, c, h, w, f, k, s, pad, act, pk, ps, ppad, pd, gen):
+    x = rand(n, c, h, w, gen=gen)
+    wt = rand(f, c, k, k, gen=gen) * 0.2
+    b = rand(f, gen=gen)
+    y = F.conv2d(x, wt, b, stride=s, padding=pad)
+    ho, wo = y.shape[2], y.shape[3]
+    y = {"relu": F.relu, "relu6": lambda t: torch.clamp(t, 0, 6),
+         "leaky": lambda t: F.leaky_relu(t, 0.1), "none": lambda t: t}[act](y)
+    y = F.pad(y, (ppad[1], ppad[3], ppad[0], ppad[2]), value=float("-inf"))
+    y = F.max_pool2d(y, pk, ps, dilation=pd)
+    ct = ttype((n, f, ho, wo))
+    act_line = {"relu": "  %a = nn.relu %c : {ct}",
+                "relu6": "  %a = nn.relu6 %c : {ct}",
+                "leaky": "  %a = nn.leaky_relu %c {{alpha = 0.1 : f64}} : {ct}",
+                "none": None}[act]
+
+    def body(v, ts, r):
+        lines = [f"  %c = nn.conv2d {v[0]}, {v[1]}, {v[2]} {{strides = {arr([s, s])}, "
+                 f"padding = {arr([pad] * 4)}}} : ({ts[0]}, {ts[1]}, {ts[2]}) -> {ct}"]
+        if act_line:
+            lines.append(act_line.format(ct=ct))
+        src = "%a" if act_line else "%c"
+        lines.append(f"  %r = nn.max_pool2d {src} {{kernel = {arr([pk, pk])}, strides = {arr([ps, ps])}, "
+                     f"padding = {arr(ppad)}, dilations = {arr([pd, pd])}}} : ({ct}) -> {r}")
+        return "\n".join(lines)
+    return Case(f"conv_pool_{tag}", [x.numpy(), wt.numpy(), b.numpy()], y, body)
+
+
+def conv_pool_shared_case(gen):
+    """The activation also feeds a second branch: the pool must not fuse
+    (the pre-pool values are needed), and the result must still be right."""
+    x = rand(1, 16, 10, 10, gen=gen)
+    wt = rand(16, 16, 3, 3, gen=gen) * 0.2
+    a = F.relu(F.conv2d(x, wt, padding=1))
+    y = F.max_pool2d(a, 2) + F.avg_pool2d(a, 2)
+    t, p = "tensor<1x16x10x10xf32>", "tensor<1x16x5x5xf32>"
+
+    def body(v, ts, r):
+        return "\n".join([
+            f"  %c = nn.conv2d {v[0]}, {v[1]} {{padding = {arr([1, 1, 1, 1])}}} : ({ts[0]}, {ts[1]}) -> {t}",
+            f"  %a = nn.relu %c : {t}",
+            f"  %m = nn.max_pool2d %a {{kernel = {arr([2, 2])}, strides = {arr([2, 2])}}} : ({t}) -> {p}",
+            f"  %v = nn.avg_pool2d %a {{kernel = {arr([2, 2])}, strides = {arr([2, 2])}}} : ({t}) -> {p}",
+            f"  %r = nn.add %m, %v : ({p}, {p}) -> {p}",
+        ])
+    return Case("conv_pool_shared", [x.numpy(), wt.numpy()], y, body)
+
+
+@case("conv_pool")
+def conv_pool_cases(gen):
+    cases = [conv_pool_case(*cfg, gen=gen) for cfg in CONV_POOL_MATRIX]
+    cases.append(conv_pool_shared_case(gen))
+    return cases
+
+
 # ---------------------------------------------------------------- networks
 @case("network")
 def network_cases(gen):

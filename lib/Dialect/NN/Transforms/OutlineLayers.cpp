@@ -53,7 +53,8 @@ bool isEpilogue(Operation *op, Value input) {
 
 /// `op` and the epilogue ops that consume its result one after the other,
 /// each the only user of the one before and in no other layer yet (a
-/// residual add joins the first of its two producers): they share one
+/// residual add joins the first of its two producers), then for a
+/// convolution the max pool that reads the last of them: they share one
 /// layer function so that they can fuse.
 SmallVector<Operation *>
 epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
@@ -65,6 +66,15 @@ epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
         taken.contains(user))
       break;
     chain.push_back(user);
+  }
+  // A max pool of a convolution's (activated) result joins its layer too:
+  // dlas-blocked-conv-microkernel pools each band of rows before it stores.
+  if (isa<nn::Conv2DOp>(op) && chain.back()->getNumResults() == 1 &&
+      chain.back()->getResult(0).hasOneUse()) {
+    Operation *user = *chain.back()->getResult(0).getUsers().begin();
+    if (isa<nn::MaxPool2DOp>(user) && user->getBlock() == op->getBlock() &&
+        !taken.contains(user))
+      chain.push_back(user);
   }
   return chain;
 }

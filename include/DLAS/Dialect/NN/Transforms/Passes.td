@@ -14,7 +14,10 @@ def OutlineLayers : Pass<"dlas-outline-layers", "mlir::ModuleOp"> {
     into the layer function with the op. Elementwise ops of the same type
     that consume a layer's result one after the other (each the only user
     of the one before: an activation, a residual add) join its function,
-    so that the CPU microkernels can apply them before they store.
+    so that the CPU microkernels can apply them before they store. A
+    `max_pool2d` that reads a convolution's result (after those ops, as
+    their only user) joins the convolution's function too, so that
+    `dlas-blocked-conv-microkernel` can fuse it.
 
     Why: LLVM's loop passes (IndVarSimplify above all) grow superlinearly
     with the size of one function; a 120-convolution DenseNet compiled as
