@@ -96,7 +96,7 @@ fuzz: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 	  cp $(FUZZ_BUILD)/seeds/onnx-all/*.onnx $(FUZZ_BUILD)/seeds/onnx/ || echo "no ONNX seeds (python3-onnx, python3-torch missing)"
 	@for f in $$(grep -rl --include='*.mlir' 'nn\.' test examples); do \
 	  [ $$(stat -c %s $$f) -lt 65536 ] && cp $$f $(FUZZ_BUILD)/seeds/pipeline/$$(echo $$f | tr / _); done; true
-	@status=0; for f in $(FUZZERS); do \
+	@status=0; failed=; for f in $(FUZZERS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$f; \
 	  echo "== dlas-fuzz-$$f for $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_BUILD)/bin/dlas-fuzz-$$f $(FUZZ_BUILD)/corpus/$$f $(FUZZ_BUILD)/seeds/$$f \
@@ -105,7 +105,12 @@ fuzz: sanitizer-deps $(FUZZ_BUILD)/build.ninja
 	  tail -40 $(FUZZ_BUILD)/fuzz-$$f.log; \
 	  [ $$rc = 0 ] || { echo "dlas-fuzz-$$f: crash, input kept in $(FUZZ_BUILD)/artifacts:"; \
 	    for a in $(FUZZ_BUILD)/artifacts/$$f-*; do echo "-- $$a"; head -c 4000 "$$a" | cat -v; echo; done; \
-	    status=1; }; \
+	    failed="$$failed $$f"; status=1; }; \
+	done; \
+	for f in $$failed; do \
+	  echo "== dlas-fuzz-$$f FAILED (exit status and report, from $(FUZZ_BUILD)/fuzz-$$f.log):"; \
+	  grep -m1 -A24 -E '^==[0-9]+==ERROR|^ERROR: libFuzzer|^==[0-9]+== ERROR|SUMMARY|deadly signal' $(FUZZ_BUILD)/fuzz-$$f.log || true; \
+	  for a in $(FUZZ_BUILD)/artifacts/$$f-*; do echo "-- $$a (base64):"; head -c 3000 "$$a" | base64; done; \
 	done; exit $$status
 
 build: configure

@@ -2,6 +2,7 @@
 // matmuls (C++ API, format_tag::any, reorders outside the timed loop) and
 // OpenBLAS sgemm. Reads one case per line on stdin:
 //   conv N C H W F KH KW SH SW PT PL PB PR DH DW G
+//   convpool N C H W F K S P PK PS PP   (conv + bias + ReLU, max pool)
 //   gemm M N K
 //   peak                 (the measured fp32 FMA peak, GFLOP/s)
 // and prints, per case, "<library> <median_ms> <min_ms> <max_ms>" lines.
@@ -96,6 +97,73 @@ Stats onednnConv(dnnl::engine &eng, dnnl::stream &s, const std::vector<long> &a,
         s.wait();
       },
       warmup, repeat);
+}
+
+/// conv (bias, ReLU post-op) then a max-pooling primitive on its output
+/// (oneDNN's best block: format_tag::any everywhere, the pool reading the
+/// convolution's blocked output), timed together; also the convolution
+/// alone. a = N C H W F K S P PK PS PP.
+std::pair<Stats, Stats> onednnConvReluPool(dnnl::engine &eng, dnnl::stream &s,
+                                           const std::vector<long> &a,
+                                           int warmup, int repeat) {
+  long n = a[0], c = a[1], h = a[2], w = a[3], f = a[4], k = a[5], st = a[6],
+       p = a[7], pk = a[8], ps = a[9], pp = a[10];
+  long oh = (h + 2 * p - k) / st + 1, ow = (w + 2 * p - k) / st + 1;
+  long ph = (oh + 2 * pp - pk) / ps + 1, pw = (ow + 2 * pp - pk) / ps + 1;
+  dnnl::memory::dims src{n, c, h, w}, wei{f, c, k, k}, bias{f},
+      dst{n, f, oh, ow}, pooled{n, f, ph, pw};
+  auto desc = dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      dnnl::memory::desc(src, dt::f32, tag::any),
+      dnnl::memory::desc(wei, dt::f32, tag::any),
+      dnnl::memory::desc(bias, dt::f32, tag::x),
+      dnnl::memory::desc(dst, dt::f32, tag::any), {st, st}, {p, p}, {p, p});
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+  auto poolDesc = dnnl::pooling_forward::desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
+      pd.dst_desc(), dnnl::memory::desc(pooled, dt::f32, tag::any), {ps, ps},
+      {pk, pk}, {pp, pp}, {pp, pp});
+  auto poolPd = dnnl::pooling_forward::primitive_desc(poolDesc, eng);
+  std::vector<float> srcData(n * c * h * w), weiData(f * c * k * k), biasData(f);
+  fill(srcData);
+  fill(weiData);
+  fill(biasData);
+  auto srcUser = dnnl::memory({src, dt::f32, tag::nchw}, eng, srcData.data());
+  auto weiUser = dnnl::memory({wei, dt::f32, tag::oihw}, eng, weiData.data());
+  auto biasMem = dnnl::memory({bias, dt::f32, tag::x}, eng, biasData.data());
+  auto srcMem = dnnl::memory(pd.src_desc(), eng);
+  auto weiMem = dnnl::memory(pd.weights_desc(), eng);
+  auto dstMem = dnnl::memory(pd.dst_desc(), eng);
+  auto poolMem = dnnl::memory(poolPd.dst_desc(), eng);
+  dnnl::reorder(srcUser, srcMem).execute(s, srcUser, srcMem);
+  dnnl::reorder(weiUser, weiMem).execute(s, weiUser, weiMem);
+  s.wait();
+  auto conv = dnnl::convolution_forward(pd);
+  auto pool = dnnl::pooling_forward(poolPd);
+  auto runConv = [&] {
+    conv.execute(s, {{DNNL_ARG_SRC, srcMem},
+                     {DNNL_ARG_WEIGHTS, weiMem},
+                     {DNNL_ARG_BIAS, biasMem},
+                     {DNNL_ARG_DST, dstMem}});
+  };
+  Stats block = timeIt(
+      [&] {
+        runConv();
+        pool.execute(s, {{DNNL_ARG_SRC, dstMem}, {DNNL_ARG_DST, poolMem}});
+        s.wait();
+      },
+      warmup, repeat);
+  Stats convOnly = timeIt(
+      [&] {
+        runConv();
+        s.wait();
+      },
+      warmup, repeat);
+  return {block, convOnly};
 }
 
 Stats onednnMatmul(dnnl::engine &eng, dnnl::stream &s, long m, long nn, long k,
@@ -241,6 +309,10 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     } else if (kind == "conv" && args.size() == 16) {
       print("onednn", onednnConv(eng, s, args, warmup, repeat));
+    } else if (kind == "convpool" && args.size() == 11) {
+      auto [block, convOnly] = onednnConvReluPool(eng, s, args, warmup, repeat);
+      print("onednn", block);
+      print("onednn_conv", convOnly);
     } else if (kind == "gemm" && args.size() == 3) {
       print("onednn", onednnMatmul(eng, s, args[0], args[1], args[2], warmup, repeat));
       print("openblas", openblasSgemm(args[0], args[1], args[2], warmup, repeat));

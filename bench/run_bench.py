@@ -9,6 +9,8 @@ back to back for DLAS and its peers on this machine:
              weighted by how often each occurs
   dwconv     MobileNetV2's depthwise 3x3 layers
   grouped    WRN-40-2 (CIFAR) and ResNet-34 3x3 layers for g = 1..16, C
+  convpool   conv 3x3 + bias + ReLU + max pool blocks (oneDNN: ReLU post-op
+             and its pooling primitive; DLAS fuses the pool into the kernel)
 Every DLAS result is checked against PyTorch in the same run (dlas-run
 --expect, |d - t| <= 1e-3 + 1e-3 |t|). Times are medians after warm-up
 (30 runs, fewer for DLAS cases whose single run exceeds the time budget;
@@ -87,6 +89,16 @@ GROUPED_LAYERS = [("wrn40_2", 32, 32), ("wrn40_2", 64, 16), ("wrn40_2", 128, 8),
                   ("resnet34", 64, 56), ("resnet34", 128, 28), ("resnet34", 256, 14),
                   ("resnet34", 512, 7)]
 GROUPS = [1, 2, 4, 8, 16, "C"]
+
+# conv 3x3 (padding 1, bias) + ReLU + max pool: (name, C_in, C_out, H_in,
+# pool K, pool stride, pool padding). The first is the issue's block; VGG's
+# pooled layers end in 2x2/2 pools.
+CONVPOOL = [("c64_56_pool3s2", 64, 64, 56, 3, 2, 1),
+            ("c64_112_pool3s2", 64, 64, 112, 3, 2, 1),
+            ("vgg_c128_112_pool2s2", 128, 128, 112, 2, 2, 0),
+            ("vgg_c256_56_pool2s2", 256, 256, 56, 2, 2, 0),
+            ("vgg_c512_28_pool2s2", 512, 512, 28, 2, 2, 0),
+            ("c256_14_pool3s2", 256, 256, 14, 3, 2, 1)]
 
 
 # Channels per block of DLAS's blocked layout: the target's f32 lanes (set
@@ -189,6 +201,56 @@ class Conv:
         return lambda: F.conv2d(x, w, stride=self.s, padding=self.p, groups=self.g)
 
 
+class ConvPool(Conv):
+    """conv KxK (bias) + ReLU + max pool PKxPK/PS (padding PP): the block
+    dlas-blocked-conv-microkernel fuses. oneDNN runs its convolution with a
+    ReLU post-op and its pooling primitive on the convolution's blocked
+    output (peers.cpp convpool); PyTorch runs the three ops."""
+
+    def __init__(self, name, c, f, h, pk, ps, pp, k=3, s=1):
+        super().__init__(name, c, f, k, s, h, suite="convpool")
+        self.pk, self.ps, self.pp = pk, ps, pp
+        self.ph = (self.oh + 2 * pp - pk) // ps + 1
+        self.bias = None
+
+    def peer_line(self):
+        return (f"convpool 1 {self.c} {self.h} {self.h} {self.f} {self.k} {self.s} {self.p} "
+                f"{self.pk} {self.ps} {self.pp}")
+
+    def module(self, weights=None):
+        assert weights is not None, "convpool cases take constant weights"
+        x, w = f"1x{self.c}x{self.h}x{self.h}", f"{self.f}x{self.c}x{self.k}x{self.k}"
+        y, r = f"1x{self.f}x{self.oh}x{self.oh}", f"1x{self.f}x{self.ph}x{self.ph}"
+        p, pp = self.p, self.pp
+
+        def blob(a):
+            return "0x04000000" + np.ascontiguousarray(a, dtype="<f4").tobytes().hex()
+        return (f"func.func @main(%x: tensor<{x}xf32>) -> tensor<{r}xf32> {{\n"
+                f"  %w = arith.constant dense_resource<filter> : tensor<{w}xf32>\n"
+                f"  %b = arith.constant dense_resource<bias> : tensor<{self.f}xf32>\n"
+                f"  %c = nn.conv2d %x, %w, %b {{strides = array<i64: {self.s}, {self.s}>, "
+                f"padding = array<i64: {p}, {p}, {p}, {p}>}} : (tensor<{x}xf32>, "
+                f"tensor<{w}xf32>, tensor<{self.f}xf32>) -> tensor<{y}xf32>\n"
+                f"  %a = nn.relu %c : tensor<{y}xf32>\n"
+                f"  %r = nn.max_pool2d %a {{kernel = array<i64: {self.pk}, {self.pk}>, "
+                f"strides = array<i64: {self.ps}, {self.ps}>, "
+                f"padding = array<i64: {pp}, {pp}, {pp}, {pp}>}} : (tensor<{y}xf32>) -> tensor<{r}xf32>\n"
+                f"  return %r : tensor<{r}xf32>\n}}\n"
+                "{-#\n  dialect_resources: {\n    builtin: {\n"
+                f"      filter: \"{blob(weights)}\",\n      bias: \"{blob(self.bias)}\"\n"
+                "    }\n  }\n#-}\n")
+
+    def tensors(self, rng):
+        x, w = super().tensors(rng)
+        self.bias = rng.standard_normal(self.f, dtype=np.float32)
+        return [x, w]
+
+    def torch_fn(self, x, w):
+        b = torch.from_numpy(self.bias)
+        return lambda: F.max_pool2d(F.relu(F.conv2d(x, w, b, stride=self.s, padding=self.p)),
+                                    self.pk, self.ps, self.pp)
+
+
 class Gemm:
     def __init__(self, n):
         self.name, self.n, self.weight, self.suite = f"sgemm_{n}", n, 1, "sgemm"
@@ -228,6 +290,8 @@ def cases(suites):
                 groups = c if g == "C" else g
                 out.append(Conv(f"{net}_{c}_{h}_g{g}", c, c, 3, 1, h, groups=groups,
                                 suite="grouped"))
+    if "convpool" in suites:
+        out += [ConvPool(name, c, f, h, pk, ps, pp) for name, c, f, h, pk, ps, pp in CONVPOOL]
     return out
 
 
@@ -376,6 +440,11 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
     selected = cases(args.suites.split(","))
+    # Without the fusion the pool has no blocked form: the block stays NCHW.
+    if "--fuse-pools=false" in args.dlas_args.split():
+        for c in selected:
+            if isinstance(c, ConvPool):
+                c.blocked = False
     rng = np.random.default_rng(0)
     for c in selected:
         tensors = c.tensors(rng)
@@ -418,7 +487,8 @@ def main():
                    "weight": c.weight, "gflop": c.flops / 1e9,
                    "dlas_ms": dlas_ms, "dlas_runs": runs, "dlas_check": "ok" if ok else "FAIL",
                    "onednn_ms": peers["onednn"], "torch_ms": torch_ms,
-                   "openblas_ms": peers.get("openblas"), "peak_gflops": peak}
+                   "openblas_ms": peers.get("openblas"), "peak_gflops": peak,
+                   "onednn_conv_ms": peers.get("onednn_conv")}
             row["dlas_gflops"] = c.flops / dlas_ms / 1e6 if dlas_ms else None
             row["dlas_%peak"] = 100 * row["dlas_gflops"] / peak if dlas_ms else None
             row["dlas/onednn"] = dlas_ms / peers["onednn"] if dlas_ms else None

@@ -106,6 +106,8 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     BlockedLayoutOptions layoutOptions;
     layoutOptions.maxWidth = options.blockedMaxWidth;
     layoutOptions.convsPerConversion = options.blockedConvsPerConversion;
+    layoutOptions.macsPerConvertedElement =
+        options.blockedMacsPerConvertedElement;
     layoutOptions.blockedEntry = options.blockedEntry;
     layoutOptions.depthwise = options.blockedDepthwise;
     // A blocked pool is only worth it fused into the kernel before it.

@@ -135,6 +135,11 @@ static cl::opt<std::string> gspcPolicy(
     cl::desc("Grouped convolutions as Grouped Spatial Pack Convolutions "
              "(dlas-grouped-conv-packing): auto, always or never"),
     cl::init("auto"), cl::cat(runCategory));
+static cl::opt<bool> fusePools(
+    "fuse-pools",
+    cl::desc("Fuse a max pool into the blocked convolution kernel before it "
+             "(=false: the pool runs on its own)"),
+    cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> printConvAlgorithms(
     "print-conv-algorithms",
     cl::desc("Report the algorithm chosen for each convolution"),
@@ -613,6 +618,7 @@ int runMain() {
       pipelineOptions.externalWeights = true;
       pipelineOptions.convAlgorithm = convAlgorithm;
       pipelineOptions.gspc = gspcPolicy;
+      pipelineOptions.fusePools = fusePools;
       pipelineOptions.printConvAlgorithms = printConvAlgorithms;
       pipelineOptions.profileLayers = profileLayers;
       pipelineOptions.tuningFile = tuningFile;

@@ -266,7 +266,10 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
 
     The layout is a whole-module choice, made on a trial copy: it applies
     when at most one activation conversion is left per
-    `convs-per-conversion` blocked convolutions. A graph that keeps
+    `convs-per-conversion` blocked convolutions, or when the blocked
+    convolutions do at least `macs-per-converted-element` MACs per element
+    the conversions move (VGG-11: 7 blocked convolutions, 2 conversions,
+    9000 MACs per element; 143 -> 107 ms blocked). A graph that keeps
     crossing back to NCHW (MobileNetV2, whose depthwise convolutions and
     24-channel layers have no blocked form) stays NCHW: its conversions
     cost more than the kernels gain (4.8 -> 8.8 ms measured), where
@@ -317,6 +320,11 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     Option<"convsPerConversion", "convs-per-conversion", "int64_t", "4",
            "Blocked convolutions needed per activation layout conversion "
            "left at the edges for the layout to apply">,
+    Option<"macsPerConvertedElement", "macs-per-converted-element",
+           "int64_t", "2000",
+           "Block also where more conversions remain, when the blocked "
+           "convolutions do at least this many MACs per element the "
+           "conversions move (0: off)">,
     Option<"print", "print", "bool", "false",
            "Report the layout decision and each convolution left in NCHW">
   ];

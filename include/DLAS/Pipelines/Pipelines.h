@@ -167,6 +167,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "at the graph's edges (0: block regardless; "
                      "dlas-blocked-layout convs-per-conversion)"),
       llvm::cl::init(4)};
+  PassOptions::Option<int64_t> blockedMacsPerConvertedElement{
+      *this, "blocked-macs-per-converted-element",
+      llvm::cl::desc("Block also where more conversions remain when the "
+                     "blocked convolutions do this many MACs per converted "
+                     "element (0: off; dlas-blocked-layout "
+                     "macs-per-converted-element)"),
+      llvm::cl::init(2000)};
   PassOptions::Option<bool> printConvAlgorithms{
       *this, "print-conv-algorithms",
       llvm::cl::desc("Report the algorithm chosen for each convolution"),

@@ -433,18 +433,32 @@ struct BlockedLayoutPass
     // depthwise convolutions), the conversions cost more than the blocked
     // kernels gain (MobileNetV2 4.8 -> 8.8 ms), and the module stays NCHW.
     OwningOpRef<ModuleOp> trial = module.clone();
-    FailureOr<std::pair<int64_t, int64_t>> counts = blockAndPropagate(*trial);
+    FailureOr<TrialCounts> counts = blockAndPropagate(*trial);
     if (failed(counts))
       return signalPassFailure();
-    auto [blocked, conversions] = *counts;
+    auto [blocked, conversions, macs, convertedElements] = *counts;
     if (blocked == 0)
       return;
-    if (conversions * static_cast<int64_t>(convsPerConversion) > blocked) {
-      if (print)
-        module.emitRemark() << "stays NCHW: " << conversions
-                            << " layout conversion(s) would remain for "
-                            << blocked << " blocked convolution(s) (at most 1 "
-                            << "per " << static_cast<int64_t>(convsPerConversion) << ")";
+    // Few conversions per convolution, or convolutions so heavy that the
+    // conversions are noise: VGG-11 has 7 blocked convolutions for 2
+    // conversions (a 64x112x112 pack, a 512x7x7 unpack), 9000 MACs per
+    // converted element, and ran 143 -> 107 ms blocked; MobileNetV2's
+    // blocked 1x1 layers do about 10 per element and lose.
+    bool few = conversions * static_cast<int64_t>(convsPerConversion) <= blocked;
+    bool heavy = macsPerConvertedElement > 0 &&
+                 macs >= macsPerConvertedElement * convertedElements;
+    if (!few && !heavy) {
+      if (print) {
+        InFlightDiagnostic remark = module.emitRemark();
+        remark << "stays NCHW: " << conversions
+               << " layout conversion(s) would remain for " << blocked
+               << " blocked convolution(s) (at most 1 per "
+               << static_cast<int64_t>(convsPerConversion) << ")";
+        if (macsPerConvertedElement > 0)
+          remark << ", " << macs / std::max<int64_t>(convertedElements, 1)
+                 << " MACs per converted element (fewer than "
+                 << static_cast<int64_t>(macsPerConvertedElement) << ")";
+      }
       return;
     }
     if (print)
@@ -460,7 +474,14 @@ struct BlockedLayoutPass
   /// Blocks every eligible convolution of `module` and propagates the
   /// layout; returns how many were blocked and how many activation layout
   /// conversions are left.
-  FailureOr<std::pair<int64_t, int64_t>> blockAndPropagate(ModuleOp module) {
+  /// What a trial of the layout leaves: convolutions blocked, activation
+  /// conversions left, the blocked convolutions' MACs and the elements the
+  /// conversions move.
+  struct TrialCounts {
+    int64_t blocked = 0, conversions = 0, macs = 0, convertedElements = 0;
+  };
+
+  FailureOr<TrialCounts> blockAndPropagate(ModuleOp module) {
     int64_t blockSize = block;
     if (blockSize <= 0) {
       dlas::CPUTargetAttr target = dlas::lookupCPUTarget(module);
@@ -505,7 +526,15 @@ struct BlockedLayoutPass
         convs.push_back(conv);
     });
     if (convs.empty())
-      return std::make_pair<int64_t, int64_t>(0, 0);
+      return TrialCounts();
+    TrialCounts counts;
+    counts.blocked = convs.size();
+    for (linalg::LinalgOp conv : convs) {
+      int64_t macs = 1;
+      for (int64_t range : conv.getStaticLoopRanges())
+        macs *= range;
+      counts.macs += macs;
+    }
     // Max pools after a blocked convolution go blocked with it, so that
     // its kernel can pool each tile before it stores.
     SmallVector<linalg::PoolingNchwMaxOp> pools;
@@ -582,14 +611,20 @@ struct BlockedLayoutPass
     IRRewriter cseRewriter(&getContext());
     DominanceInfo dominance(module);
     eliminateCommonSubExpressions(cseRewriter, dominance, module);
-    int64_t conversions = 0;
     module.walk([&](Operation *op) {
-      if (auto packOp = dyn_cast<linalg::PackOp>(op))
-        conversions += packOp.getInnerDimsPos() == ArrayRef<int64_t>{1};
-      else if (isa<linalg::UnPackOp>(op))
-        ++conversions;
+      RankedTensorType moved;
+      if (auto packOp = dyn_cast<linalg::PackOp>(op);
+          packOp && packOp.getInnerDimsPos() == ArrayRef<int64_t>{1})
+        moved = packOp.getSourceType();
+      else if (auto unpackOp = dyn_cast<linalg::UnPackOp>(op))
+        moved = unpackOp.getDestType();
+      if (!moved)
+        return;
+      ++counts.conversions;
+      if (moved.hasStaticShape())
+        counts.convertedElements += moved.getNumElements();
     });
-    return std::make_pair(static_cast<int64_t>(convs.size()), conversions);
+    return counts;
   }
 
   /// The one func.call of private `f` in the module, or null.

@@ -112,3 +112,31 @@ func.func @int8(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %r = nn.relu %d : tensor<1x4x8x8xf32>
   return %r : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A max pool of a convolution that may run blocked (dense, f32, channels
+// multiples of 8) joins the convolution's layer after its activation, so
+// that the blocked kernel can fuse it; the stem-like convolution with 3
+// input channels cannot be blocked and keeps its pool apart.
+// CHECK-LABEL: func.func @pools
+// CHECK: %[[S:.*]] = call @pools_layer0_conv2d(%{{.*}}) : (tensor<1x3x8x8xf32>) -> tensor<1x16x8x8xf32>
+// CHECK: %[[P0:.*]] = call @pools_layer1_max_pool2d(%[[S]])
+// CHECK: %[[P1:.*]] = call @pools_layer2_conv2d(%[[P0]]) : (tensor<1x16x4x4xf32>) -> tensor<1x16x2x2xf32>
+// CHECK: return %[[P1]]
+// CHECK: func.func private @pools_layer2_conv2d
+// CHECK: nn.conv2d
+// CHECK-NEXT: nn.relu
+// CHECK-NEXT: %[[P:.*]] = nn.max_pool2d
+// CHECK-NEXT: return %[[P]]
+func.func @pools(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x2x2xf32> {
+  %w0 = arith.constant dense<1.0> : tensor<16x3x3x3xf32>
+  %w1 = arith.constant dense<1.0> : tensor<16x16x3x3xf32>
+  %c0 = nn.conv2d %x, %w0 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %r0 = nn.relu %c0 : tensor<1x16x8x8xf32>
+  %p0 = nn.max_pool2d %r0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x16x8x8xf32>) -> tensor<1x16x4x4xf32>
+  %c1 = nn.conv2d %p0, %w1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %r1 = nn.relu %c1 : tensor<1x16x4x4xf32>
+  %p1 = nn.max_pool2d %r1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x16x4x4xf32>) -> tensor<1x16x2x2xf32>
+  return %p1 : tensor<1x16x2x2xf32>
+}

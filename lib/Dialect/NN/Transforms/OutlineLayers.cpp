@@ -51,6 +51,22 @@ bool isEpilogue(Operation *op, Value input) {
              nn::MulOp, nn::MaxOp, nn::MinOp>(op);
 }
 
+/// Whether `op` is a convolution that the CPU pipeline may block and fuse
+/// a pool into: dense, NCHW, f32, channels whole blocks of the narrowest
+/// vector (8 lanes).
+bool mayFusePool(Operation *op) {
+  auto conv = dyn_cast<nn::Conv2DOp>(op);
+  if (!conv || conv.getGroups() != 1 || conv.getLayout() != nn::Layout::NCHW)
+    return false;
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto output = cast<RankedTensorType>(conv.getOutput().getType());
+  auto wholeBlocks = [](int64_t channels) {
+    return !ShapedType::isDynamic(channels) && channels % 8 == 0;
+  };
+  return input.getElementType().isF32() && output.getElementType().isF32() &&
+         wholeBlocks(input.getDimSize(1)) && wholeBlocks(output.getDimSize(1));
+}
+
 /// `op` and the epilogue ops that consume its result one after the other,
 /// each the only user of the one before and in no other layer yet (a
 /// residual add joins the first of its two producers), then for a
@@ -67,9 +83,10 @@ epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
       break;
     chain.push_back(user);
   }
-  // A max pool of a convolution's (activated) result joins its layer too:
-  // dlas-blocked-conv-microkernel pools each band of rows before it stores.
-  if (isa<nn::Conv2DOp>(op) && chain.back()->getNumResults() == 1 &&
+  // A max pool of a convolution's (activated) result joins its layer too,
+  // where the convolution can run blocked: dlas-blocked-conv-microkernel
+  // pools each band of rows before it stores.
+  if (mayFusePool(op) && chain.back()->getNumResults() == 1 &&
       chain.back()->getResult(0).hasOneUse()) {
     Operation *user = *chain.back()->getResult(0).getUsers().begin();
     if (isa<nn::MaxPool2DOp>(user) && user->getBlock() == op->getBlock() &&

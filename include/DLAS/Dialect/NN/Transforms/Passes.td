@@ -16,8 +16,9 @@ def OutlineLayers : Pass<"dlas-outline-layers", "mlir::ModuleOp"> {
     of the one before: an activation, a residual add) join its function,
     so that the CPU microkernels can apply them before they store. A
     `max_pool2d` that reads a convolution's result (after those ops, as
-    their only user) joins the convolution's function too, so that
-    `dlas-blocked-conv-microkernel` can fuse it.
+    their only user) joins the convolution's function too, where the
+    convolution may run in the blocked layout (dense, NCHW, f32, channels
+    multiples of 8), so that `dlas-blocked-conv-microkernel` can fuse it.
 
     Why: LLVM's loop passes (IndVarSimplify above all) grow superlinearly
     with the size of one function; a 120-convolution DenseNet compiled as
