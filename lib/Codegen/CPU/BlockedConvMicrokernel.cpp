@@ -414,14 +414,21 @@ struct FusedPool {
   SmallVector<Operation *> dead;
 };
 
-/// The op among `users` that writes `buffer` with a constant (a fill or a
-/// constant linalg.map), and the constant; null if none.
-std::pair<Operation *, Value> constantWriter(Value buffer) {
-  for (Operation *user : buffer.getUsers())
-    if (Value v = dlas::fillValue(user, buffer);
-        v && v.getDefiningOp<arith::ConstantOp>())
-      return {user, v};
-  return {nullptr, Value()};
+/// The last op before `before` (in its block) that writes `buffer` with a
+/// constant (a fill or a constant linalg.map), and the constant; null if
+/// none. (A reused buffer has several: the convolution's zero init, then
+/// the pool's -inf one.)
+std::pair<Operation *, Value> constantWriter(Value buffer, Operation *before) {
+  std::pair<Operation *, Value> last = {nullptr, Value()};
+  for (Operation *user : buffer.getUsers()) {
+    Value v = dlas::fillValue(user, buffer);
+    if (!v || !v.getDefiningOp<arith::ConstantOp>() ||
+        user->getBlock() != before->getBlock() || !user->isBeforeInBlock(before))
+      continue;
+    if (!last.first || last.first->isBeforeInBlock(user))
+      last = {user, v};
+  }
+  return last;
 }
 
 /// Whether `op` is `dealloc`-like: it only frees `buffer`.
@@ -507,7 +514,7 @@ FailureOr<FusedPool> matchFusedPool(const BlockedConv &cv,
         !view.hasUnitStride() || view.getType().getShape() !=
                                      cast<MemRefType>(result.getType()).getShape())
       return reject("a copy into a view that is not a padding");
-    auto [fill, padValue] = constantWriter(padded);
+    auto [fill, padValue] = constantWriter(padded, copy);
     if (!fill)
       return reject("the padded buffer is not filled with a constant");
     SmallVector<int64_t> offsets(view.getStaticOffsets());
@@ -576,9 +583,8 @@ FailureOr<FusedPool> matchFusedPool(const BlockedConv &cv,
                   "f32");
   p.outH = outType.getDimSize(2);
   p.outW = outType.getDimSize(3);
-  auto [outFill, initValue] = constantWriter(p.out);
-  if (!outFill || !outFill->isBeforeInBlock(pool) ||
-      outFill->getBlock() != pool->getBlock())
+  auto [outFill, initValue] = constantWriter(p.out, pool);
+  if (!outFill || folded.contains(outFill))
     return reject("the pool's output does not start from a constant fill");
   for (Operation *user : p.out.getUsers()) {
     bool replaced = user == outFill || user == pool.getOperation() ||

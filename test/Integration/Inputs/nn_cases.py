@@ -764,13 +764,17 @@ CONV_POOL_MATRIX = [
     ("dilated", 1, 16, 14, 14, 32, 3, 1, 1, "relu", 3, 2, (1, 1, 1, 1), 2),   # dilated pool
     ("tails", 1, 32, 11, 57, 32, 3, 1, 1, "relu", 3, 2, (0, 0, 0, 0), 1),   # OW 57: tiles with a tail
     ("global", 1, 16, 6, 6, 16, 3, 1, 1, "relu", 6, 6, (0, 0, 0, 0), 1),     # one window over all
+    # No bias and no activation, the pool's output the size of the
+    # convolution's (bufferization reuses the buffer: two fills of it).
+    ("nobias_s1", 1, 16, 8, 9, 16, 3, 1, 1, "none", 3, 1, (1, 1, 1, 1), 1),
 ]
 
 
 def conv_pool_case(tag, n, c, h, w, f, k, s, pad, act, pk, ps, ppad, pd, gen):
     x = rand(n, c, h, w, gen=gen)
     wt = rand(f, c, k, k, gen=gen) * 0.2
-    b = rand(f, gen=gen)
+    bias = not tag.startswith("nobias")
+    b = rand(f, gen=gen) if bias else None
     y = F.conv2d(x, wt, b, stride=s, padding=pad)
     ho, wo = y.shape[2], y.shape[3]
     y = {"relu": F.relu, "relu6": lambda t: torch.clamp(t, 0, 6),
@@ -784,15 +788,17 @@ def conv_pool_case(tag, n, c, h, w, f, k, s, pad, act, pk, ps, ppad, pd, gen):
                 "none": None}[act]
 
     def body(v, ts, r):
-        lines = [f"  %c = nn.conv2d {v[0]}, {v[1]}, {v[2]} {{strides = {arr([s, s])}, "
-                 f"padding = {arr([pad] * 4)}}} : ({ts[0]}, {ts[1]}, {ts[2]}) -> {ct}"]
+        operands, types = ", ".join(v), ", ".join(ts)
+        lines = [f"  %c = nn.conv2d {operands} {{strides = {arr([s, s])}, "
+                 f"padding = {arr([pad] * 4)}}} : ({types}) -> {ct}"]
         if act_line:
             lines.append(act_line.format(ct=ct))
         src = "%a" if act_line else "%c"
         lines.append(f"  %r = nn.max_pool2d {src} {{kernel = {arr([pk, pk])}, strides = {arr([ps, ps])}, "
                      f"padding = {arr(ppad)}, dilations = {arr([pd, pd])}}} : ({ct}) -> {r}")
         return "\n".join(lines)
-    return Case(f"conv_pool_{tag}", [x.numpy(), wt.numpy(), b.numpy()], y, body)
+    inputs = [x.numpy(), wt.numpy()] + ([b.numpy()] if bias else [])
+    return Case(f"conv_pool_{tag}", inputs, y, body)
 
 
 def conv_pool_shared_case(gen):
