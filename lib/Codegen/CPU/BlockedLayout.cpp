@@ -237,22 +237,36 @@ Value packDepthwiseFilter(OpBuilder &b, Location loc, Value filter,
   return pack(b, loc, filter, {0}, block);
 }
 
+/// The maps of a per-channel window op in the blocked layout, over loops
+/// (n, C, oh, ow, c, kh, kw): x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c],
+/// then w[C, kh, kw, c] (a depthwise filter) or the window's extent [kh,
+/// kw] (a pool), then y[n, C, oh, ow, c].
+SmallVector<AffineMap> blockedWindowMaps(MLIRContext *ctx,
+                                         DenseIntElementsAttr stridesAttr,
+                                         DenseIntElementsAttr dilationsAttr,
+                                         bool perChannelFilter) {
+  SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
+  SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
+  AffineExpr n, C, oh, ow, c, kh, kw;
+  bindDims(ctx, n, C, oh, ow, c, kh, kw);
+  SmallVector<AffineExpr> second = {kh, kw};
+  if (perChannelFilter)
+    second = {C, kh, kw, c};
+  return {AffineMap::get(7, 0,
+                         {n, C, oh * strides[0] + kh * dilations[0],
+                          ow * strides[1] + kw * dilations[1], c},
+                         ctx),
+          AffineMap::get(7, 0, second, ctx),
+          AffineMap::get(7, 0, {n, C, oh, ow, c}, ctx)};
+}
+
 /// y[n, C, oh, ow, c] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, c] *
 /// w[C, kh, kw, c]: a vector of channels per output position.
 Value blockedDepthwise(OpBuilder &b, Location loc, Value input, Value filter,
                        Value init, linalg::DepthwiseConv2DNchwChwOp conv) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-  AffineExpr n, C, oh, ow, c, kh, kw;
-  bindDims(ctx, n, C, oh, ow, c, kh, kw);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(7, 0,
-                     {n, C, oh * strides[0] + kh * dilations[0],
-                      ow * strides[1] + kw * dilations[1], c},
-                     ctx),
-      AffineMap::get(7, 0, {C, kh, kw, c}, ctx),
-      AffineMap::get(7, 0, {n, C, oh, ow, c}, ctx)};
+  SmallVector<AffineMap> maps = blockedWindowMaps(
+      b.getContext(), conv.getStrides(), conv.getDilations(),
+      /*perChannelFilter=*/true);
   return dlas::mulAddGeneric(b, loc, input, filter, init, maps, 2,
                        "dlas.blocked_depthwise");
 }
@@ -308,18 +322,9 @@ std::string whyPoolNotBlocked(linalg::PoolingNchwMaxOp pool, int64_t block,
 /// pool's own (its extent).
 Value blockedMaxPool(OpBuilder &b, Location loc, Value input, Value init,
                      linalg::PoolingNchwMaxOp pool) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<int64_t> strides(pool.getStrides().getValues<int64_t>());
-  SmallVector<int64_t> dilations(pool.getDilations().getValues<int64_t>());
-  AffineExpr n, C, oh, ow, c, kh, kw;
-  bindDims(ctx, n, C, oh, ow, c, kh, kw);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(7, 0,
-                     {n, C, oh * strides[0] + kh * dilations[0],
-                      ow * strides[1] + kw * dilations[1], c},
-                     ctx),
-      AffineMap::get(7, 0, {kh, kw}, ctx),
-      AffineMap::get(7, 0, {n, C, oh, ow, c}, ctx)};
+  SmallVector<AffineMap> maps = blockedWindowMaps(
+      b.getContext(), pool.getStrides(), pool.getDilations(),
+      /*perChannelFilter=*/false);
   SmallVector<utils::IteratorType> iterators(5,
                                              utils::IteratorType::parallel);
   iterators.append(2, utils::IteratorType::reduction);

@@ -8,7 +8,8 @@ input. Criterion (fp32): max |dlas - torch| <= 1e-4 * max |torch|
 (dlas-run --max-rel-err 1e-4). Prints compile time and latency next to
 PyTorch's eager latency at the same thread count.
 
-Models: the torchvision CNNs named by --models, and wrn40_2_g{2,4,8,16,C}:
+Models: the torchvision CNNs named by --models, wrn40_2_g{2,4,8,16,C} and
+resnet34_g{1,2,4,8,16,C} (grouped 3x3 + pointwise blocks):
 a CIFAR WideResNet-40-2 whose 3x3 convolutions are each replaced by a
 grouped 3x3 convolution with g groups followed by a pointwise 1x1 one.
 """
@@ -111,9 +112,26 @@ class WideResNet(nn.Module):
         return self.fc(y)
 
 
+def grouped_resnet34(groups):
+    """ResNet-34 (ImageNet) with each basic block's 3x3 convolution a
+    grouped 3x3 (g groups) + pointwise 1x1, as the thesis's G(g) models."""
+    model = torchvision.models.resnet34(weights=None)
+    for layer in (model.layer1, model.layer2, model.layer3, model.layer4):
+        for block in layer:
+            for attr in ("conv1", "conv2"):
+                conv = getattr(block, attr)
+                setattr(block, attr, GroupedPointwise(conv.in_channels, conv.out_channels,
+                                                      conv.stride[0], groups))
+    return model
+
+
 def build(name):
     torch.manual_seed(0)
-    if name.startswith("wrn40_2_g"):
+    if name.startswith("resnet34_g"):
+        g = name[len("resnet34_g"):]
+        model = grouped_resnet34(g if g == "C" else int(g))
+        shape = (1, 3, 224, 224)
+    elif name.startswith("wrn40_2_g"):
         g = name[len("wrn40_2_g"):]
         model = WideResNet(groups=g if g == "C" else int(g))
         shape = (1, 3, 32, 32)
