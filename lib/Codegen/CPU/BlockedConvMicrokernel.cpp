@@ -431,7 +431,7 @@ std::pair<Operation *, Value> constantWriter(Value buffer, Operation *before) {
   return last;
 }
 
-/// Whether `op` is `dealloc`-like: it only frees `buffer`.
+/// Whether `op` only frees a buffer.
 bool isDealloc(Operation *op) { return isa<memref::DeallocOp>(op); }
 
 /// Erases the allocation `buffer` when nothing but its deallocations
@@ -504,7 +504,8 @@ FailureOr<FusedPool> matchFusedPool(const BlockedConv &cv,
   if (!reader)
     return reject("no pool reads the final values");
   FusedPool p;
-  Value pooled = result;
+  // What the pool must read: the final values, or their padded copy.
+  Value poolInput = result;
   if (auto copy = dyn_cast<linalg::CopyOp>(reader)) {
     auto view = copy.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
     if (copy.getInputs()[0] != result || !view || !view->hasOneUse())
@@ -534,6 +535,7 @@ FailureOr<FusedPool> matchFusedPool(const BlockedConv &cv,
       p.op = pool;
     }
     p.dead = {copy, view, fill};
+    poolInput = padded;
   } else {
     p.op = dyn_cast<linalg::GenericOp>(reader);
   }
@@ -541,7 +543,9 @@ FailureOr<FusedPool> matchFusedPool(const BlockedConv &cv,
       p.op.getNumDpsInputs() != 2 || p.op->getBlock() != cv.op->getBlock())
     return reject("the reader is not a blocked max pool");
   linalg::GenericOp pool = p.op;
-  pooled = pool.getDpsInputs()[0];
+  Value pooled = pool.getDpsInputs()[0];
+  if (pooled != poolInput)
+    return reject("the pool does not read the final values as its input");
   auto inType = cast<MemRefType>(pooled.getType());
   p.height = inType.getDimSize(2);
   p.width = inType.getDimSize(3);
