@@ -161,7 +161,8 @@ static cl::opt<int> optLevel("O", cl::desc("LLVM optimization level"),
 static cl::opt<int> numThreads(
     "num-threads",
     cl::desc("OpenMP threads for parallel loops (0: OpenMP's default, all "
-             "cores)"),
+             "cores); more than 1 are pinned one per hardware thread unless "
+             "OMP_PROC_BIND, OMP_PLACES or KMP_AFFINITY is set"),
     cl::init(1), cl::cat(runCategory));
 static cl::opt<int> compileThreads(
     "compile-threads",
