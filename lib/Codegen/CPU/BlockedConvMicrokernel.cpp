@@ -915,10 +915,10 @@ public:
     int64_t items = r[cv.n] * perImage;
     auto ringType = MemRefType::get({V, span + 1, p.width, vw},
                                     vecType.getElementType());
-    Type f = vecType.getElementType();
+    // The fill constants, cloned here: they may be defined after the
+    // convolution the kernel replaces.
     auto constant = [&](Value c) {
-      return arith::ConstantOp::create(
-          b, loc, f, cast<TypedAttr>(c.getDefiningOp<arith::ConstantOp>().getValue()));
+      return b.clone(*c.getDefiningOp())->getResult(0);
     };
     auto item = [&](Value i) {
       Value image = arith::DivUIOp::create(b, loc, i, index(perImage));
@@ -965,16 +965,7 @@ public:
       // scope, which cannot hold the loops once they become branches.
       ring = memref::AllocOp::create(b, loc, ringType, ValueRange{},
                                      b.getI64IntegerAttr(64));
-      Value fill = vector::BroadcastOp::create(b, loc, vecType,
-                                               constant(p.padValue));
-      loop(index(0), index(V * (span + 1) * p.width), 1, [&](Value k) {
-        Value j = arith::DivUIOp::create(b, loc, k, index((span + 1) * p.width));
-        Value rest = arith::RemUIOp::create(b, loc, k, index((span + 1) * p.width));
-        Value slot = arith::DivUIOp::create(b, loc, rest, index(p.width));
-        Value column = arith::RemUIOp::create(b, loc, rest, index(p.width));
-        vector::StoreOp::create(b, loc, fill, ring,
-                                ValueRange{j, slot, column, index(0)});
-      });
+      linalg::FillOp::create(b, loc, constant(p.padValue), ring);
       loop(first, end, 1, item);
       memref::DeallocOp::create(b, loc, ring);
     };
@@ -1147,14 +1138,6 @@ struct BlockedConvMicrokernelPass
                                      : StringRef("loaded"))
                          << ", " << nb.epilogues.size()
                          << " epilogue op(s) fused";
-      if (succeeded(pool)) {
-        Value padded = pool->op.getDpsInputs()[0];
-        pool->op->erase();
-        for (Operation *dead : pool->dead)
-          dead->erase();
-        eraseIfOnlyFreed(padded);
-        ++numFusedPools;
-      }
       for (linalg::GenericOp epilogue : llvm::reverse(nb.epilogues))
         epilogue->erase();
       numFusedEpilogues += nb.epilogues.size();
@@ -1163,8 +1146,18 @@ struct BlockedConvMicrokernelPass
         dead->erase();
       if (nb.init)
         nb.init->erase();
-      if (succeeded(pool))
+      if (succeeded(pool)) {
+        Value padded = pool->op.getDpsInputs()[0];
+        pool->op->erase();
+        for (Operation *dead : pool->dead)
+          dead->erase();
+        // The padded copy, then the unpadded values (the same buffer when
+        // the pool reads them directly).
+        if (padded != nb.result)
+          eraseIfOnlyFreed(padded);
         eraseIfOnlyFreed(nb.result);
+        ++numFusedPools;
+      }
       ++numKernels;
     }
   }

@@ -16,7 +16,8 @@
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x4x4x16xf32>
 // CHECK: scf.parallel
 // CHECK: %[[RING:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x4x9x16xf32>
-// CHECK: vector.store %{{.*}}, %[[RING]]
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NINF]] : f32) outs(%[[RING]] : memref<2x4x9x16xf32>)
 // CHECK: scf.for %[[PR:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK: vector.fma
 // CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
