@@ -67,8 +67,17 @@ struct BlockedConv {
   SmallVector<int64_t> ranges;
 };
 
+/// The register tile: `rows` output columns of `vectors` channel blocks;
+/// the column tails of `lines` consecutive output rows share one tile (0:
+/// not chosen yet).
 struct Tiles {
-  int64_t rows, vectors;
+  int64_t rows, vectors, lines = 0;
+};
+
+/// A position in a register tile, relative to the tile's first output
+/// row and column.
+struct TilePosition {
+  int64_t row, column;
 };
 
 /// The window of input dim `e`: out * step + tap * dilation.
@@ -245,6 +254,16 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
 constexpr int64_t kMaxRows = 8;
 constexpr int64_t kMaxDepthwiseRows = 14;
 
+/// Most output columns per register tile of `vectors` channel blocks. A
+/// GSPC tile of one vector (16 output channels per group) broadcasts an
+/// input value per FMA; more columns amortize its filter load: ResNet-34's
+/// 64-channel 56x56 layer with g = 4 ran in 0.50 ms with 8 rows, 0.355 ms
+/// with 14 (oneDNN 0.38), the 28x28 g = 8 one 0.20 -> 0.17.
+int64_t rowCap(const BlockedConv &cv, int64_t vectors) {
+  return cv.depthwise || (cv.g && vectors == 1) ? kMaxDepthwiseRows
+                                                : kMaxRows;
+}
+
 /// Register tile for `cv`: two output-channel blocks when their count is
 /// even (else one), and rows for at most half the vector registers of
 /// accumulators (10 of 16), at most 8: the fewest tiles per output row, then no tail,
@@ -264,14 +283,8 @@ Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
   // code on a Zen 5 host ran 5x2 tiles 5-17% faster than 4x2 on ResNet-50's
   // 14x14 and 56x56 layers (l3_3x3_256 2.78 -> 2.31 ms), 6x2 in between.
   int64_t accumulators = registers <= 16 ? registers - 6 : registers / 2;
-  // A GSPC tile of one vector (16 output channels per group) broadcasts
-  // an input value per FMA; more columns amortize its filter load:
-  // ResNet-34's 64-channel 56x56 layer with g = 4 ran in 0.50 ms with 8
-  // rows, 0.355 ms with 14 (oneDNN 0.38), the 28x28 g = 8 one 0.20 -> 0.17.
-  int64_t rowCap = cv.depthwise || (cv.g && vectors == 1) ? kMaxDepthwiseRows
-                                                          : kMaxRows;
   int64_t maxRows = std::max<int64_t>(
-      1, std::min<int64_t>(rowCap, accumulators / vectors));
+      1, std::min<int64_t>(rowCap(cv, vectors), accumulators / vectors));
   if (width <= maxRows)
     return {width, vectors};
   int64_t best = maxRows;
@@ -286,6 +299,29 @@ Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
     if (better(r))
       best = r;
   return {best, vectors};
+}
+
+/// Output rows whose column tails share one register tile. On 16
+/// registers the shared tile may take all but the filter vectors and the
+/// broadcast, on 32 as many positions as a full tile. Measured on x86-64-v3
+/// (Zen 5 host, 1 thread): a 7-wide row splits 5 + 2, and the 2-column tail
+/// tile, 4 accumulators for an FMA latency of 4 cycles on 2 ports, ran at
+/// half speed once per row; ResNet-50's l4_3x3_512 took 3.0-3.5 ms
+/// unshared, 2.53-2.59 with 2 rows' tails in a tile and 2.45-2.52 with 3
+/// (12 accumulators), its l4_1x1_512_2048 1.29-1.33, 1.09 and 1.05-1.09;
+/// 7 rows' tails (28 accumulators) spilled (1.25).
+int64_t chooseLines(const BlockedConv &cv, const Tiles &tiles,
+                    int64_t registers) {
+  int64_t tail = cv.ranges[cv.ow] % tiles.rows;
+  if (tail == 0)
+    return 1;
+  int64_t positions =
+      registers <= 16
+          ? std::min((registers - tiles.vectors - 1) / tiles.vectors,
+                     rowCap(cv, tiles.vectors))
+          : tiles.rows;
+  return std::clamp<int64_t>(std::max(positions, tiles.rows) / tail, 1,
+                             cv.ranges[cv.oh]);
 }
 
 /// The tuning-file key: "c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>" with
@@ -358,7 +394,9 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
       tuning ? tuning->lookup(kTuningSection, key, targetCpu(op)) : nullptr;
   Attribute override = op->getAttr(kTilesAttrName);
   auto slots = [&]() -> SmallVector<std::pair<StringRef, int64_t *>> {
-    return {{"rows", &tiles.rows}, {"vectors", &tiles.vectors}};
+    return {{"rows", &tiles.rows},
+            {"vectors", &tiles.vectors},
+            {"lines", &tiles.lines}};
   };
   if (failed(applyIntegerOverrides(op, kTilesAttrName, tuned, slots())) ||
       failed(applyIntegerOverrides(op, kTilesAttrName, override, slots())))
@@ -378,6 +416,18 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
     op->emitWarning() << "the " << tiles.rows << "x" << tiles.vectors
                       << " register tile needs more than the "
                       << target.vectorRegisters << " vector registers";
+  // Without a tail there is nothing to share; lines left unset (0) are
+  // the cost model's (overrides are positive).
+  int64_t tail = cv.ranges[cv.ow] % tiles.rows;
+  tiles.lines = tail == 0         ? 1
+                : tiles.lines == 0 ? chooseLines(cv, tiles, target.vectorRegisters)
+                                   : std::min(tiles.lines, cv.ranges[cv.oh]);
+  if (tail * tiles.lines * tiles.vectors + tiles.vectors + 1 >
+      target.vectorRegisters)
+    op->emitWarning() << "the shared tail tile of " << tiles.lines
+                      << " rows x " << tail << " columns x " << tiles.vectors
+                      << " vectors needs more than the "
+                      << target.vectorRegisters << " vector registers";
   TensorFusion fusion = tensorFusionPartners(op);
   Type input = getElementTypeOrSelf(cv.x->get().getType());
   Type acc = getElementTypeOrSelf(cv.y->get().getType());
@@ -386,7 +436,8 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
       cv.depthwise ? MicrokernelKind::blocked_depthwise
       : cv.g       ? MicrokernelKind::grouped_conv
                    : MicrokernelKind::blocked_conv,
-      tiles.rows, tiles.vectors, cv.ranges[cv.f], /*kc=*/0, /*mc=*/0,
+      tiles.rows, tiles.vectors, tiles.lines, cv.ranges[cv.f], /*kc=*/0,
+      /*mc=*/0,
       /*packB=*/false, input, acc, fusion.init, fusion.epilogues,
       /*padding=*/false, key, source, /*group=*/0);
   return success();
@@ -625,15 +676,18 @@ public:
         vw(width), parallel(parallel), vecType(types.accVector(width)),
         inVecType(types.inputVector(width)) {}
 
-  /// Work items (image, group, channel tile, output row), the row
-  /// innermost so that consecutive items reuse the tile's filter from
-  /// cache; each thread takes one contiguous chunk of them (for GSPC, whole
-  /// groups where there are more groups than threads).
+  /// Work items (image, group, channel tile, band of `lines` output
+  /// rows), the band innermost so that consecutive items reuse the tile's
+  /// filter from cache; each thread takes one contiguous chunk of them
+  /// (for GSPC, whole groups where there are more groups than threads).
   void emit() {
     const SmallVector<int64_t> &r = cv.ranges;
     flattenInput();
+    int64_t lines = tiles.lines;
+    int64_t bands = llvm::divideCeil(r[cv.oh], lines);
+    int64_t lastLines = r[cv.oh] - (bands - 1) * lines;
     int64_t channelTiles = r[cv.F] / tiles.vectors;
-    int64_t perGroup = channelTiles * r[cv.oh];
+    int64_t perGroup = channelTiles * bands;
     int64_t perImage = (cv.g ? r[*cv.g] : 1) * perGroup;
     int64_t items = r[cv.n] * perImage;
     auto item = [&](Value i) {
@@ -643,10 +697,25 @@ public:
         group = arith::DivUIOp::create(b, loc, rest, index(perGroup));
         rest = arith::RemUIOp::create(b, loc, rest, index(perGroup));
       }
-      Value tile = arith::DivUIOp::create(b, loc, rest, index(r[cv.oh]));
-      Value row = arith::RemUIOp::create(b, loc, rest, index(r[cv.oh]));
+      Value tile = arith::DivUIOp::create(b, loc, rest, index(bands));
+      Value band = arith::RemUIOp::create(b, loc, rest, index(bands));
       Value block = arith::MulIOp::create(b, loc, tile, index(tiles.vectors));
-      emitRow(image, block, row);
+      Value first = mul(band, lines);
+      if (lastLines == lines)
+        return emitBand(image, block, first, lines);
+      // The last band is shorter.
+      Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           band, index(bands - 1));
+      scf::IfOp::create(
+          b, loc, isLast,
+          [&](OpBuilder &nested, Location) {
+            emitBand(image, block, first, lastLines);
+            scf::YieldOp::create(nested, loc);
+          },
+          [&](OpBuilder &nested, Location) {
+            emitBand(image, block, first, lines);
+            scf::YieldOp::create(nested, loc);
+          });
     };
     if (!parallel || items < 2)
       return loop(index(0), index(items), 1, item);
@@ -678,9 +747,10 @@ private:
   }
 
   /// Indices of `map` (over the op's loop dims) at the output position
-  /// (image, block + j, row, col + i, 0).
+  /// (image, block + j, row + at.row, col + at.column, 0).
   SmallVector<Value> outputIndices(AffineMap map, Value image, Value block,
-                                   Value row, Value col, int64_t i, int64_t j) {
+                                   Value row, Value col, TilePosition at,
+                                   int64_t j) {
     SmallVector<AffineExpr> dims(cv.ranges.size(),
                                  getAffineConstantExpr(0, b.getContext()));
     SmallVector<Value> operands;
@@ -692,8 +762,8 @@ private:
     if (cv.g)
       bind(*cv.g, group);
     bind(cv.F, add(block, j));
-    bind(cv.oh, row);
-    bind(cv.ow, add(col, i));
+    bind(cv.oh, add(row, at.row));
+    bind(cv.ow, add(col, at.column));
     SmallVector<Value> result;
     for (AffineExpr e : map.getResults()) {
       AffineExpr at = e.replaceDimsAndSymbols(dims, {});
@@ -713,12 +783,12 @@ private:
     return result;
   }
 
-  /// The vector of `read` at row i, vector j: a load along the channel
-  /// block, else a broadcast scalar.
+  /// The vector of `read` at position `at`, vector j: a load along the
+  /// channel block, else a broadcast scalar.
   Value readTile(const TileRead &read, Value image, Value block, Value row,
-                 Value col, int64_t i, int64_t j) {
+                 Value col, TilePosition at, int64_t j) {
     SmallVector<Value> idx =
-        outputIndices(read.map, image, block, row, col, i, j);
+        outputIndices(read.map, image, block, row, col, at, j);
     auto type = VectorType::get(
         {vw}, cast<MemRefType>(read.view.getType()).getElementType());
     if (!read.map.isFunctionOfDim(cv.f))
@@ -740,25 +810,39 @@ private:
     return at;
   }
 
-  /// One register tile: `rows` columns from `col` of output row `row`,
+  /// Input elements between two output rows' first taps.
+  int64_t inputRowStride() const {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(cv.x->get().getType()).getShape();
+    return cv.sh * shape[shape.size() - 2] * shape.back();
+  }
+
+  /// One register tile: the output positions `at` from (`row`, `col`),
   /// channel blocks [block, block + vectors), over the whole reduction.
-  void emitTile(Value image, Value block, Value row, Value col, int64_t rows) {
+  void emitTile(Value image, Value block, Value row, Value col,
+                ArrayRef<TilePosition> at) {
     int64_t V = tiles.vectors;
+    int64_t rows = at.size();
     AffineMap yMap = cv.op.getMatchingIndexingMap(cv.y);
     SmallVector<Value> acc;
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < V; ++j) {
         if (nb.initRead)
           acc.push_back(
-              readTile(*nb.initRead, image, block, row, col, i, j));
+              readTile(*nb.initRead, image, block, row, col, at[i], j));
         else if (nb.init)
           acc.push_back(
               vector::BroadcastOp::create(b, loc, vecType, nb.initValue));
         else
           acc.push_back(vector::LoadOp::create(
               b, loc, vecType, cv.y->get(),
-              outputIndices(yMap, image, block, row, col, i, j)));
+              outputIndices(yMap, image, block, row, col, at[i], j)));
       }
+    // Each position's input at a constant offset from the tile's first.
+    auto inputOffset = [&, rowStride = inputRowStride()](int64_t i,
+                                                         int64_t channels) {
+      return at[i].row * rowStride + at[i].column * cv.sw * channels;
+    };
     Value w = cv.w->get();
     Value inCol = mul(col, cv.sw);
     const SmallVector<int64_t> &r = cv.ranges;
@@ -787,11 +871,12 @@ private:
       // One index into the flat input per step, the rows at constant
       // offsets from it: LLVM folds those into the addresses, where with
       // 5-d indices it kept one hoisted base pointer per row and spilled.
-      Value at = linearInputIndex(image, cb, inRow, inColumn, c);
+      Value first = linearInputIndex(image, cb, inRow, inColumn, c);
       for (int64_t i = 0; i < rows; ++i) {
         Value in = types.promote(
             b, loc,
-            memref::LoadOp::create(b, loc, flatX, add(at, i * cv.sw * ti)));
+            memref::LoadOp::create(b, loc, flatX,
+                                   add(first, inputOffset(i, ti))));
         Value splat = vector::BroadcastOp::create(b, loc, vecType, in);
         for (int64_t j = 0; j < V; ++j)
           s[i * V + j] = types.multiplyAdd(b, loc, splat, ws[j], s[i * V + j]);
@@ -820,12 +905,13 @@ private:
           b, loc,
           vector::LoadOp::create(b, loc, inVecType, w,
                                  ValueRange{block, kh, kw, index(0)}));
-      Value at = linearInputIndex(image, block, inRow, inColumn, index(0));
+      Value first =
+          linearInputIndex(image, block, inRow, inColumn, index(0));
       for (int64_t i = 0; i < rows; ++i) {
         Value in = types.promote(
             b, loc,
             vector::LoadOp::create(b, loc, inVecType, flatX,
-                                   add(at, i * cv.sw * vw)));
+                                   add(first, inputOffset(i, vw))));
         s[i] = types.multiplyAdd(b, loc, in, filter, s[i]);
       }
     };
@@ -861,7 +947,7 @@ private:
         Value v = dlas::gemm::applyEpilogues(
             b, loc, nb, sums[i * V + j], vw,
             [&](const TileRead &read) {
-              return readTile(read, image, block, row, col, i, j);
+              return readTile(read, image, block, row, col, at[i], j);
             });
         if (ring) {
           // Fused pool: into the ring's slot for this row, after the
@@ -869,25 +955,48 @@ private:
           vector::StoreOp::create(
               b, loc, v, ring,
               ValueRange{index(j), ringSlot,
-                         add(add(col, i), pool->padLeft), index(0)});
+                         add(add(col, at[i].column), pool->padLeft),
+                         index(0)});
           continue;
         }
         vector::StoreOp::create(
             b, loc, v, nb.resultView,
-            outputIndices(yMap, image, block, row, col, i, j));
+            outputIndices(yMap, image, block, row, col, at[i], j));
       }
   }
 
-  /// Every column tile of output row `row`.
-  void emitRow(Value image, Value block, Value row) {
-    int64_t width = cv.ranges[cv.ow];
-    int64_t fullTiles = width / tiles.rows;
-    int64_t tail = width % tiles.rows;
+  /// Positions (row, 0..columns) for l in [0, lines).
+  static SmallVector<TilePosition> positions(int64_t lines, int64_t columns) {
+    SmallVector<TilePosition> at;
+    for (int64_t l = 0; l < lines; ++l)
+      for (int64_t i = 0; i < columns; ++i)
+        at.push_back({l, i});
+    return at;
+  }
+
+  /// The full column tiles of output row `row`.
+  void emitFullTiles(Value image, Value block, Value row) {
+    int64_t fullTiles = cv.ranges[cv.ow] / tiles.rows;
     loop(index(0), index(fullTiles * tiles.rows), tiles.rows, [&](Value col) {
-      emitTile(image, block, row, col, tiles.rows);
+      emitTile(image, block, row, col, positions(1, tiles.rows));
     });
+  }
+
+  /// Output rows [first, first + lines): each row's full column tiles,
+  /// then one tile for their column tails.
+  void emitBand(Value image, Value block, Value first, int64_t lines) {
+    int64_t width = cv.ranges[cv.ow];
+    int64_t tail = width % tiles.rows;
+    if (lines == 1)
+      emitFullTiles(image, block, first);
+    else
+      loop(index(0), index(lines), 1, [&](Value l) {
+        emitFullTiles(image, block,
+                      arith::AddIOp::create(b, loc, first, l).getResult());
+      });
     if (tail)
-      emitTile(image, block, row, index(fullTiles * tiles.rows), tail);
+      emitTile(image, block, first, index(width - tail),
+               positions(lines, tail));
   }
 
 public:
@@ -950,7 +1059,7 @@ public:
             Value start = arith::MaxSIOp::create(b, loc, lo, args[0]);
             loop(start, hi, 1, [&](Value row) {
               ringSlot = arith::RemUIOp::create(b, loc, row, index(span));
-              emitRow(image, block, row);
+              emitBand(image, block, row, /*lines=*/1);
             });
             emitPooledRow(image, block, pr, top, span, constant(p.initValue));
             scf::YieldOp::create(
@@ -1086,7 +1195,8 @@ struct BlockedConvMicrokernelPass
         continue;
       }
       BlockedConv &cv = *match;
-      Tiles tiles{decision.getRows(), decision.getVectors()};
+      Tiles tiles{decision.getRows(), decision.getVectors(),
+                  decision.getLines()};
       std::string key = decision.getKey().str();
 
       // The init and elementwise consumers fold as for a GEMM: the same
@@ -1132,6 +1242,9 @@ struct BlockedConvMicrokernelPass
                          << tiles.vectors * decision.getLanes()
                          << " (rows=" << tiles.rows
                          << ", vectors=" << tiles.vectors
+                         << (tiles.lines > 1
+                                 ? ", lines=" + std::to_string(tiles.lines)
+                                 : std::string())
                          << dlas::sourceNote(decision) << ") key '" << key
                          << "'; init "
                          << (nb.init ? nb.init->getName().getStringRef()

@@ -411,7 +411,7 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   Type acc = getElementTypeOrSelf(gemm->c->get().getType());
   decision = MicrokernelAttr::get(
       op->getContext(), MicrokernelKind::gemm, params.m0, params.vectors,
-      target.vectorWidth, params.kc, params.mc, params.packB, input, acc,
+      /*lines=*/1, target.vectorWidth, params.kc, params.mc, params.packB, input, acc,
       fusion.init, fusion.epilogues, /*padding=*/false, key, source,
       /*group=*/0);
   return success();

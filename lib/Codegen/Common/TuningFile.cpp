@@ -144,11 +144,12 @@ ArrayRef<TuningSchema> mlir::dlas::tuningSchemas() {
   static const StringRef gemmIntegers[] = {"m0", "vectors", "kc", "mc"};
   static const StringRef gemmBools[] = {"pack_b"};
   static const StringRef rowsAndVectors[] = {"rows", "vectors"};
+  static const StringRef blockedTiles[] = {"rows", "vectors", "lines"};
   static const StringRef gspcIntegers[] = {"ti", "to"};
   static const TuningSchema schemas[] = {
       {"gemm", gemmIntegers, gemmBools},
       {"depthwise", rowsAndVectors, {}},
-      {"blocked_conv", rowsAndVectors, {}},
+      {"blocked_conv", blockedTiles, {}},
       {"gspc", gspcIntegers, {}},
   };
   return schemas;

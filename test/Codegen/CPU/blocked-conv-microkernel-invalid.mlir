@@ -20,7 +20,7 @@ func.func @not_a_dictionary(%x: memref<1x1x2x6x16xf32>, %w: memref<2x1x1x1x16x16
 #w = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (F, C, kh, kw, c, f)>
 #out = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (n, F, oh, ow, f)>
 func.func @unknown_key(%x: memref<1x1x2x6x16xf32>, %w: memref<2x1x1x1x16x16xf32>, %y: memref<1x2x2x6x16xf32>) {
-  // expected-error @+1 {{'dlas.blocked_conv_tiles' has unknown key 'm0' (expected rows, vectors)}}
+  // expected-error @+1 {{'dlas.blocked_conv_tiles' has unknown key 'm0' (expected rows, vectors, lines)}}
   linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"], dlas.blocked_conv_tiles = {m0 = 4}} ins(%x, %w : memref<1x1x2x6x16xf32>, memref<2x1x1x1x16x16xf32>) outs(%y : memref<1x2x2x6x16xf32>) {
   ^bb0(%i: f32, %f: f32, %o: f32):
     %m = arith.mulf %i, %f : f32
@@ -38,6 +38,22 @@ func.func @unknown_key(%x: memref<1x1x2x6x16xf32>, %w: memref<2x1x1x1x16x16xf32>
 func.func @not_positive(%x: memref<1x1x2x6x16xf32>, %w: memref<2x1x1x1x16x16xf32>, %y: memref<1x2x2x6x16xf32>) {
   // expected-error @+1 {{'dlas.blocked_conv_tiles' entry 'rows' must be a positive integer}}
   linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"], dlas.blocked_conv_tiles = {rows = 0}} ins(%x, %w : memref<1x1x2x6x16xf32>, memref<2x1x1x1x16x16xf32>) outs(%y : memref<1x2x2x6x16xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (n, C, oh + kh, ow + kw, c)>
+#w = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (F, C, kh, kw, c, f)>
+#out = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (n, F, oh, ow, f)>
+func.func @lines_not_positive(%x: memref<1x1x2x6x16xf32>, %w: memref<2x1x1x1x16x16xf32>, %y: memref<1x2x2x6x16xf32>) {
+  // expected-error @+1 {{'dlas.blocked_conv_tiles' entry 'lines' must be a positive integer}}
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"], dlas.blocked_conv_tiles = {lines = 0}} ins(%x, %w : memref<1x1x2x6x16xf32>, memref<2x1x1x1x16x16xf32>) outs(%y : memref<1x2x2x6x16xf32>) {
   ^bb0(%i: f32, %f: f32, %o: f32):
     %m = arith.mulf %i, %f : f32
     %a = arith.addf %o, %m : f32

@@ -32,7 +32,7 @@
 // SERIAL-NOT: scf.parallel
 // SERIAL-NOT: omp_get_max_threads
 // SERIAL: vector.fma
-// PRINT: remark: blocked convolution microkernel 8x32 (rows=8, vectors=2) key 'c32_f32_o5x11_k3x3_s1x1'; init linalg.fill, 1 epilogue op(s) fused
+// PRINT: remark: blocked convolution microkernel 8x32 (rows=8, vectors=2, lines=2) key 'c32_f32_o5x11_k3x3_s1x1'; init linalg.fill, 1 epilogue op(s) fused
 // TUNED: remark: blocked convolution microkernel 4x16 (rows=4, vectors=1, tuned) key 'c32_f32_o5x11_k3x3_s1x1'
 #in = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (n, C, oh + kh, ow + kw, c)>
 #w = affine_map<(n, F, oh, ow, f, C, kh, kw, c) -> (F, C, kh, kw, c, f)>

@@ -155,7 +155,7 @@ func.func @depthwise(%x: tensor<1x4x7x7xf32>, %w: tensor<4x3x3xf32>, %p: tensor<
 
 // A blocked 3x3 convolution (channel blocks of the target's lanes).
 // V4-LABEL: func @blocked
-// V4: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 8, vectors = 2, lanes = 16, input = f32, acc = f32, init = fill, epilogues = 1, key = "c32_f32_o5x11_k3x3_s1x1", source = cost_model, group = 1>
+// V4: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 8, vectors = 2, lines = 2, lanes = 16, input = f32, acc = f32, init = fill, epilogues = 1, key = "c32_f32_o5x11_k3x3_s1x1", source = cost_model, group = 1>
 // TUNED: dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 4, vectors = 1, {{.*}}source = tuning_file
 // On x86-64-v3 the 16-channel blocks are two vectors wide: not this
 // kernel's, nor a GEMM's; print says why for each kernel.

@@ -71,6 +71,20 @@ func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows =
 
 // -----
 
+// expected-error @+1 {{lines = 0 is not a positive count of output rows of a blocked decision}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 5, vectors = 2, lines = 0, lanes = 8, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{lines = 2 is not a positive count of output rows of a blocked decision}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lines = 2, lanes = 8, kc = 1, mc = 1, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{lanes must be a power of two, got 12}}
 func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 2, lanes = 12, kc = 1, mc = 1, input = f32, acc = f32, key = "k", source = cost_model>} {
   return

@@ -172,6 +172,10 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
       `lanes` is the target's vector width for the accumulator type (for
       `grouped_conv`, GSPC's output tile TO: a power of two up to it), and
       the kernel pass refuses a decision made for another width;
+    * `lines` (blocked kinds only; 1 when left out): the column tails of
+      `lines` consecutive output rows share one register tile, so that a
+      row whose width `rows` does not divide leaves one tile of `lines` x
+      tail positions per band of rows instead of a narrow tile per row;
     * `kc`, `mc` (GEMM only): the k block (B micro-panel in L1) and the row
       block (A block in L2); `pack_b`: B is copied into contiguous panels
       per k block;
@@ -205,6 +209,7 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
     "::mlir::dlas::MicrokernelKind":$kind,
     "int64_t":$rows,
     "int64_t":$vectors,
+    DefaultValuedParameter<"int64_t", "1">:$lines,
     "int64_t":$lanes,
     DefaultValuedParameter<"int64_t", "0">:$kc,
     DefaultValuedParameter<"int64_t", "0">:$mc,

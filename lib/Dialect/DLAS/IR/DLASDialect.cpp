@@ -179,7 +179,7 @@ static bool isKnownTypePair(Type input, Type acc) {
 LogicalResult
 MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         MicrokernelKind kind, int64_t rows, int64_t vectors,
-                        int64_t lanes, int64_t kc, int64_t mc, bool packB,
+                        int64_t lines, int64_t lanes, int64_t kc, int64_t mc, bool packB,
                         Type input, Type acc, FusedInit init,
                         int64_t epilogues, bool padding, StringRef key,
                         DecisionSource source, int64_t group) {
@@ -188,6 +188,13 @@ MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << rows << ", vectors = " << vectors;
   if (lanes < 1 || !llvm::isPowerOf2_64(lanes))
     return emitError() << "lanes must be a power of two, got " << lanes;
+  bool blocked = kind == MicrokernelKind::blocked_conv ||
+                 kind == MicrokernelKind::blocked_depthwise ||
+                 kind == MicrokernelKind::grouped_conv;
+  if (lines < 1 || (lines != 1 && !blocked))
+    return emitError() << "lines = " << lines
+                       << " is not a positive count of output rows of a "
+                          "blocked decision";
   bool gemm = kind == MicrokernelKind::gemm;
   if (gemm && (kc < 1 || mc < 1))
     return emitError() << "a gemm decision needs positive kc and mc, got kc = "
