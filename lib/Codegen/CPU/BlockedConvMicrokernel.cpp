@@ -260,8 +260,7 @@ constexpr int64_t kMaxDepthwiseRows = 14;
 /// 64-channel 56x56 layer with g = 4 ran in 0.50 ms with 8 rows, 0.355 ms
 /// with 14 (oneDNN 0.38), the 28x28 g = 8 one 0.20 -> 0.17.
 int64_t rowCap(const BlockedConv &cv, int64_t vectors) {
-  return cv.depthwise || (cv.g && vectors == 1) ? kMaxDepthwiseRows
-                                                : kMaxRows;
+  return cv.depthwise || (cv.g && vectors == 1) ? kMaxDepthwiseRows : kMaxRows;
 }
 
 /// Register tile for `cv`: two output-channel blocks when their count is
@@ -278,11 +277,14 @@ int64_t rowCap(const BlockedConv &cv, int64_t vectors) {
 Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
   int64_t width = cv.ranges[cv.ow];
   int64_t vectors = !cv.depthwise && cv.ranges[cv.F] % 2 == 0 ? 2 : 1;
-  // Accumulators: half of 32 registers (measured above); of 16, all but
-  // the filter vectors, the broadcast and a few for addresses: x86-64-v3
-  // code on a Zen 5 host ran 5x2 tiles 5-17% faster than 4x2 on ResNet-50's
-  // 14x14 and 56x56 layers (l3_3x3_256 2.78 -> 2.31 ms), 6x2 in between.
-  int64_t accumulators = registers <= 16 ? registers - 6 : registers / 2;
+  // Accumulators: half of 32 registers (measured above); of 16, 12 (6x2
+  // tiles, the filter vectors and the broadcast beside them). x86-64-v3
+  // code on a Zen 5 host: 5x2 tiles ran 5-17% faster than 4x2 on
+  // ResNet-50's 14x14 and 56x56 layers while each row ended in a narrow
+  // tail tile; with the tails shared across rows (chooseLines) 6x2 tiles
+  // took the ResNet-50 conv set from 1.07x to 1.02x oneDNN-AVX2's time
+  // (dlas-tune kept rows = 6 for 10 of its 23 layers, 3-13% each).
+  int64_t accumulators = registers <= 16 ? registers - 4 : registers / 2;
   int64_t maxRows = std::max<int64_t>(
       1, std::min<int64_t>(rowCap(cv, vectors), accumulators / vectors));
   if (width <= maxRows)
@@ -304,7 +306,8 @@ Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
 /// Output rows whose column tails share one register tile. On 16
 /// registers the shared tile may take all but the filter vectors and the
 /// broadcast, on 32 as many positions as a full tile. Measured on x86-64-v3
-/// (Zen 5 host, 1 thread): a 7-wide row splits 5 + 2, and the 2-column tail
+/// (Zen 5 host, 1 thread) with 5x2 tiles, before they became 6x2 (see
+/// chooseTiles): a 7-wide row splits 5 + 2, and the 2-column tail
 /// tile, 4 accumulators for an FMA latency of 4 cycles on 2 ports, ran at
 /// half speed once per row; ResNet-50's l4_3x3_512 took 3.0-3.5 ms
 /// unshared, 2.53-2.59 with 2 rows' tails in a tile and 2.45-2.52 with 3
@@ -419,13 +422,14 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
   // Without a tail there is nothing to share; lines left unset (0) are
   // the cost model's (overrides are positive).
   int64_t tail = cv.ranges[cv.ow] % tiles.rows;
-  tiles.lines = tail == 0         ? 1
-                : tiles.lines == 0 ? chooseLines(cv, tiles, target.vectorRegisters)
-                                   : std::min(tiles.lines, cv.ranges[cv.oh]);
+  tiles.lines = tail == 0 ? 1
+                : tiles.lines == 0
+                    ? chooseLines(cv, tiles, target.vectorRegisters)
+                    : std::min(tiles.lines, cv.ranges[cv.oh]);
   if (tail * tiles.lines * tiles.vectors + tiles.vectors + 1 >
       target.vectorRegisters)
-    op->emitWarning() << "the shared tail tile of " << tiles.lines
-                      << " rows x " << tail << " columns x " << tiles.vectors
+    op->emitWarning() << "the shared tail tile of " << tiles.lines << " rows x "
+                      << tail << " columns x " << tiles.vectors
                       << " vectors needs more than the "
                       << target.vectorRegisters << " vector registers";
   TensorFusion fusion = tensorFusionPartners(op);
@@ -873,10 +877,10 @@ private:
       // 5-d indices it kept one hoisted base pointer per row and spilled.
       Value first = linearInputIndex(image, cb, inRow, inColumn, c);
       for (int64_t i = 0; i < rows; ++i) {
-        Value in = types.promote(
-            b, loc,
-            memref::LoadOp::create(b, loc, flatX,
-                                   add(first, inputOffset(i, ti))));
+        Value in =
+            types.promote(b, loc,
+                          memref::LoadOp::create(
+                              b, loc, flatX, add(first, inputOffset(i, ti))));
         Value splat = vector::BroadcastOp::create(b, loc, vecType, in);
         for (int64_t j = 0; j < V; ++j)
           s[i * V + j] = types.multiplyAdd(b, loc, splat, ws[j], s[i * V + j]);
@@ -905,8 +909,7 @@ private:
           b, loc,
           vector::LoadOp::create(b, loc, inVecType, w,
                                  ValueRange{block, kh, kw, index(0)}));
-      Value first =
-          linearInputIndex(image, block, inRow, inColumn, index(0));
+      Value first = linearInputIndex(image, block, inRow, inColumn, index(0));
       for (int64_t i = 0; i < rows; ++i) {
         Value in = types.promote(
             b, loc,
@@ -945,8 +948,7 @@ private:
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < V; ++j) {
         Value v = dlas::gemm::applyEpilogues(
-            b, loc, nb, sums[i * V + j], vw,
-            [&](const TileRead &read) {
+            b, loc, nb, sums[i * V + j], vw, [&](const TileRead &read) {
               return readTile(read, image, block, row, col, at[i], j);
             });
         if (ring) {
@@ -955,8 +957,7 @@ private:
           vector::StoreOp::create(
               b, loc, v, ring,
               ValueRange{index(j), ringSlot,
-                         add(add(col, at[i].column), pool->padLeft),
-                         index(0)});
+                         add(add(col, at[i].column), pool->padLeft), index(0)});
           continue;
         }
         vector::StoreOp::create(

@@ -454,8 +454,9 @@ LogicalResult dlas::decideStencil(linalg::LinalgOp op, const TargetShape &target
   Type acc = getElementTypeOrSelf(d.output.getType());
   decision = MicrokernelAttr::get(
       op->getContext(), kindOf(d.reduction), tiles.rows, tiles.vectors,
-      /*lines=*/1, target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false, input, acc,
-      fusion.init, fusion.epilogues, padding, key, source, /*group=*/0);
+      /*lines=*/1, target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false,
+      input, acc, fusion.init, fusion.epilogues, padding, key, source,
+      /*group=*/0);
   return success();
 }
 

@@ -411,8 +411,8 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   Type acc = getElementTypeOrSelf(gemm->c->get().getType());
   decision = MicrokernelAttr::get(
       op->getContext(), MicrokernelKind::gemm, params.m0, params.vectors,
-      /*lines=*/1, target.vectorWidth, params.kc, params.mc, params.packB, input, acc,
-      fusion.init, fusion.epilogues, /*padding=*/false, key, source,
+      /*lines=*/1, target.vectorWidth, params.kc, params.mc, params.packB,
+      input, acc, fusion.init, fusion.epilogues, /*padding=*/false, key, source,
       /*group=*/0);
   return success();
 }

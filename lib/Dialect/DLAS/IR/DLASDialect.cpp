@@ -179,8 +179,8 @@ static bool isKnownTypePair(Type input, Type acc) {
 LogicalResult
 MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         MicrokernelKind kind, int64_t rows, int64_t vectors,
-                        int64_t lines, int64_t lanes, int64_t kc, int64_t mc, bool packB,
-                        Type input, Type acc, FusedInit init,
+                        int64_t lines, int64_t lanes, int64_t kc, int64_t mc,
+                        bool packB, Type input, Type acc, FusedInit init,
                         int64_t epilogues, bool padding, StringRef key,
                         DecisionSource source, int64_t group) {
   if (rows < 1 || vectors < 1)
