@@ -264,9 +264,9 @@ int64_t rowCap(const BlockedConv &cv, int64_t vectors) {
 }
 
 /// Register tile for `cv`: two output-channel blocks when their count is
-/// even (else one), and rows for at most half the vector registers of
-/// accumulators (10 of 16), at most 8: the fewest tiles per output row, then no tail,
-/// then the most rows. Measured on ResNet-50's layers (1 thread): 7x2 and
+/// even (else one), and rows for at most half of 32 vector registers of
+/// accumulators (12 of 16), at most 8: the fewest tiles per output row,
+/// then no tail, then the most rows. Measured on ResNet-50's layers (1 thread): 7x2 and
 /// 8x2 tiles within noise of each other and 5-40% faster than 14x2, 7x4,
 /// 6x4, 4x4 and 14x1 ones; tiles of 24-28 accumulators lose to register
 /// pressure, single-vector ones to a broadcast per FMA.

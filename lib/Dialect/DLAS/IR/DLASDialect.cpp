@@ -134,17 +134,22 @@ MicrokernelAttr dlas::lookupLowering(Operation *op) {
   return op->getAttrOfType<MicrokernelAttr>(DLASDialect::kLoweringAttrName);
 }
 
-bool MicrokernelAttr::isStencil() const {
-  MicrokernelKind kind = getKind();
+/// The kinds dlas-depthwise-microkernel lowers.
+static bool isStencilKind(MicrokernelKind kind) {
   return kind == MicrokernelKind::depthwise ||
          kind == MicrokernelKind::max_pool || kind == MicrokernelKind::sum_pool;
 }
 
-bool MicrokernelAttr::isBlocked() const {
-  return getKind() == MicrokernelKind::blocked_conv ||
-         getKind() == MicrokernelKind::blocked_depthwise ||
-         getKind() == MicrokernelKind::grouped_conv;
+/// The kinds dlas-blocked-conv-microkernel lowers.
+static bool isBlockedKind(MicrokernelKind kind) {
+  return kind == MicrokernelKind::blocked_conv ||
+         kind == MicrokernelKind::blocked_depthwise ||
+         kind == MicrokernelKind::grouped_conv;
 }
+
+bool MicrokernelAttr::isStencil() const { return isStencilKind(getKind()); }
+
+bool MicrokernelAttr::isBlocked() const { return isBlockedKind(getKind()); }
 
 std::string MicrokernelAttr::unsupportedTypes() const {
   Type input = getInput();
@@ -188,10 +193,7 @@ MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << rows << ", vectors = " << vectors;
   if (lanes < 1 || !llvm::isPowerOf2_64(lanes))
     return emitError() << "lanes must be a power of two, got " << lanes;
-  bool blocked = kind == MicrokernelKind::blocked_conv ||
-                 kind == MicrokernelKind::blocked_depthwise ||
-                 kind == MicrokernelKind::grouped_conv;
-  if (lines < 1 || (lines != 1 && !blocked))
+  if (lines < 1 || (lines != 1 && !isBlockedKind(kind)))
     return emitError() << "lines = " << lines
                        << " is not a positive count of output rows of a "
                           "blocked decision";
@@ -202,10 +204,7 @@ MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!gemm && (kc != 0 || mc != 0 || packB))
     return emitError() << "kc, mc and pack_b are a gemm decision's, not a "
                        << stringifyMicrokernelKind(kind) << "'s";
-  bool stencil = kind == MicrokernelKind::depthwise ||
-                 kind == MicrokernelKind::max_pool ||
-                 kind == MicrokernelKind::sum_pool;
-  if (padding && !stencil)
+  if (padding && !isStencilKind(kind))
     return emitError() << "only a depthwise or pooling decision folds "
                           "padding, not a "
                        << stringifyMicrokernelKind(kind);
