@@ -67,6 +67,7 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   sparse::SparsifyOptions sparsify;
   sparsify.policy = options.sparsify;
   sparsify.print = options.printSparsify;
+  sparsify.fusePools = options.fusePools;
   pm.addPass(sparse::createSparsify(sparsify));
   // Precision after the sparse decision (sparse kernels stay f32) and
   // before outlining, so that casts between two low-precision layers fold

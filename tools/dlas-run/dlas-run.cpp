@@ -137,8 +137,8 @@ static cl::opt<std::string> gspcPolicy(
     cl::init("auto"), cl::cat(runCategory));
 static cl::opt<bool> fusePools(
     "fuse-pools",
-    cl::desc("Fuse a max pool into the blocked convolution kernel before it "
-             "(=false: the pool runs on its own)"),
+    cl::desc("Fuse a max pool into the blocked or sparse convolution kernel "
+             "before it (=false: the pool runs on its own)"),
     cl::init(true), cl::cat(runCategory));
 static cl::opt<bool> printConvAlgorithms(
     "print-conv-algorithms",

@@ -157,9 +157,10 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> fusePools{
       *this, "fuse-pools",
-      llvm::cl::desc("Fuse a max pool into the blocked convolution kernel "
-                     "before it (dlas-blocked-layout pools, "
-                     "dlas-blocked-conv-microkernel fuse-pools)"),
+      llvm::cl::desc("Fuse a max pool into the blocked or sparse convolution "
+                     "kernel before it (dlas-blocked-layout pools, "
+                     "dlas-blocked-conv-microkernel fuse-pools, dlas-sparsify "
+                     "fuse-pools)"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockedConvsPerConversion{
       *this, "blocked-convs-per-conversion",

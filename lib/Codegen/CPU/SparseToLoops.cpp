@@ -20,6 +20,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_CONVERTSPARSETOLOOPS
@@ -39,6 +40,26 @@ int64_t ceilDiv(int64_t a, int64_t b) { return llvm::divideCeilSigned(a, b); }
 /// a few per thread of the CPUs DLAS targets, for OpenMP's static schedule.
 constexpr int64_t kParallelIterations = 64;
 
+/// A max pool fused after a convolution (sparse.conv2d's pool_*): the
+/// kernel's parallel iterations are bands of pooled rows; each band's
+/// convolution rows go to a scratch buffer of its own (in cache), are
+/// pooled from there, and only the pool is stored.
+struct PoolShape {
+  int64_t kernel[2], strides[2];
+  int64_t padding[4]; // top, left, bottom, right
+  int64_t convRows, convCols;     // OH, OW
+  int64_t rowWidth;               // Wq: the convolution's flat row width
+  int64_t pooledRows, pooledCols; // the result's spatial size
+  int64_t bandRows = 1;           // pooled rows per band
+  int64_t bands() const { return ceilDiv(pooledRows, bandRows); }
+  int64_t convRowsPerBand() const {
+    return (bandRows - 1) * strides[0] + kernel[0];
+  }
+  // Scratch elements before a band's first position: a window's columns
+  // left of column 0 (the padding) read them.
+  int64_t margin() const { return padding[1]; }
+};
+
 /// What the kernel computes, known at compile time.
 struct KernelShape {
   int64_t images;        // NI: independent input/output planes
@@ -57,7 +78,20 @@ struct KernelShape {
   // Offsets and values as immediates in straight-line code per block row
   // and slab, instead of the loop over the arrays.
   bool bake = false;
+  std::optional<PoolShape> pool;
   int64_t tile() const { return lanes * vectorsPerTile; }
+  /// Tiles of a band (a fused pool's): its rows' positions, rounded up.
+  int64_t tilesPerBand() const {
+    return ceilDiv(std::min(pool->convRowsPerBand(), pool->convRows) *
+                       pool->rowWidth,
+                   tile());
+  }
+  /// A band's scratch row: the margin, the band's tiles, and room for the
+  /// pool's last (partly unused) vector of windows.
+  int64_t scratchColumns() const {
+    return pool->margin() + tilesPerBand() * tile() + lanes * pool->strides[1] +
+           pool->kernel[1];
+  }
   int64_t paddedLength() const { return ceilDiv(outputLength, tile()) * tile(); }
 };
 
@@ -78,6 +112,21 @@ std::pair<int64_t, int64_t> chooseTile(const TargetShape &target,
   int64_t vectors =
       std::clamp<int64_t>(ceilDiv(outputLength, lanes), 1, std::max<int64_t>(maxVectors, 1));
   return {lanes, vectors};
+}
+
+/// Pooled rows per band: the fewest that keep the convolution rows
+/// computed twice (a window taller than its stride overlaps the next
+/// band's) under a sixteenth, and the unused positions of a band's last
+/// tile under an eighth, of the band's work; all rows when no count does.
+int64_t chooseBandRows(const PoolShape &pool, int64_t tile) {
+  int64_t overlap = std::max<int64_t>(pool.kernel[0] - pool.strides[0], 0);
+  for (int64_t rows = 1; rows < pool.pooledRows; ++rows) {
+    int64_t convRows = (rows - 1) * pool.strides[0] + pool.kernel[0];
+    if (16 * overlap <= rows * pool.strides[0] &&
+        8 * tile <= convRows * pool.rowWidth)
+      return rows;
+  }
+  return pool.pooledRows;
 }
 
 /// Input-channel slabs ("units": a channel, `columnsPerUnit` weight
@@ -193,6 +242,202 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
   return starts;
 }
 
+using AccumulatorIndexFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value row, Value position)>;
+/// Emits one tile of a band into `scratch` (at `scratchIndex`).
+using BandTileEmitter =
+    function_ref<void(OpBuilder &, Location, Value image, Value chunk,
+                      Value tileStart, Value scratch, AccumulatorIndexFn)>;
+
+/// A fused max pool: in parallel over images, block-row chunks and bands
+/// of pooled rows. Each iteration computes its band's convolution rows
+/// (every tile of them, `emitTile`) into a scratch buffer of its own, one
+/// scratch row per output channel of the chunk, and pools them into
+/// `output` (memref<NI x rows x POH x POW>) while they are in cache.
+///
+/// Padding never wins: the scratch's margin (before a band's first
+/// position) and every row's columns past the convolution's width are set
+/// to -inf, and a window's columns left of column 0 are the previous
+/// row's last ones (the row width leaves room for that, see lowerConv);
+/// window rows outside the convolution are skipped.
+void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
+                     BlockShape block, ArrayRef<int32_t> chunkStarts,
+                     Value chunkArray, Value output, BandTileEmitter emitTile) {
+  const PoolShape &pool = *shape.pool;
+  int64_t lanes = shape.lanes, tile = shape.tile();
+  int64_t width = pool.rowWidth, margin = pool.margin();
+  Type f32 = b.getF32Type();
+  auto vectorType = VectorType::get({lanes}, f32);
+  auto maskType = VectorType::get({lanes}, b.getI1Type());
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto add = [&](OpBuilder &b, Value x, int64_t y) -> Value {
+    return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, y));
+  };
+  auto mul = [&](OpBuilder &b, Value x, int64_t y) -> Value {
+    return y == 1 ? x : arith::MulIOp::create(b, loc, x, index(b, y));
+  };
+  auto sub = [&](OpBuilder &b, Value x, Value y) -> Value {
+    return arith::SubIOp::create(b, loc, x, y);
+  };
+  auto clampBelow = [&](OpBuilder &b, Value x, int64_t low) -> Value {
+    return arith::MaxSIOp::create(b, loc, x, index(b, low));
+  };
+  auto clampAbove = [&](OpBuilder &b, Value x, int64_t high) -> Value {
+    return arith::MinSIOp::create(b, loc, x, index(b, high));
+  };
+  auto forLoop = [&](OpBuilder &b, Value lower, Value upper, int64_t step,
+                     ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Value,
+                                                     ValueRange)>
+                         body) {
+    return scf::ForOp::create(
+        b, loc, lower, upper, index(b, step), init,
+        [&](OpBuilder &b, Location, Value iv, ValueRange args) {
+          scf::YieldOp::create(b, loc, body(b, iv, args));
+        });
+  };
+  int64_t chunkRows = 1;
+  for (size_t i = 0; i + 1 < chunkStarts.size(); ++i)
+    chunkRows = std::max<int64_t>(
+        chunkRows, (chunkStarts[i + 1] - chunkStarts[i]) * block.rows);
+  auto scratchType = MemRefType::get({chunkRows, shape.scratchColumns()}, f32);
+  float negInf = -std::numeric_limits<float>::infinity();
+  Value lowest = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(negInf));
+  Value lowestVector = arith::ConstantOp::create(
+      b, loc, vectorType, DenseElementsAttr::get(vectorType, negInf));
+  Value zero = index(b, 0), one = index(b, 1);
+  int64_t chunks = chunkStarts.size() - 1;
+
+  scf::ParallelOp::create(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{index(b, shape.images), index(b, chunks),
+                 index(b, pool.bands())},
+      ValueRange{one, one, one},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value image = ivs[0], chunk = ivs[1], band = ivs[2];
+        // Freed by the buffer deallocation pass at the iteration's end.
+        Value scratch = memref::AllocOp::create(b, loc, scratchType,
+                                                b.getI64IntegerAttr(64));
+        Value firstPooled = mul(b, band, pool.bandRows);
+        Value endPooled =
+            clampAbove(b, add(b, firstPooled, pool.bandRows), pool.pooledRows);
+        Value convStart = clampBelow(
+            b, add(b, mul(b, firstPooled, pool.strides[0]), -pool.padding[0]), 0);
+        Value convEnd = clampAbove(
+            b,
+            add(b, mul(b, endPooled, pool.strides[0]),
+                pool.kernel[0] - pool.strides[0] - pool.padding[0]),
+            pool.convRows);
+        Value bandStart = mul(b, convStart, width);
+        Value bandRowCount = sub(b, convEnd, convStart);
+        Value tiles = arith::CeilDivSIOp::create(
+            b, loc, mul(b, bandRowCount, width), index(b, tile));
+        Value firstRow = mul(b, loadIndex(b, loc, chunkArray, chunk), block.rows);
+        Value endRow = mul(
+            b, loadIndex(b, loc, chunkArray, add(b, chunk, 1)), block.rows);
+        auto scratchIndex = [&](OpBuilder &b, Location, Value row,
+                                Value position) -> SmallVector<Value> {
+          return {sub(b, row, firstRow), add(b, sub(b, position, bandStart), margin)};
+        };
+        forLoop(b, zero, tiles, 1, {},
+                [&](OpBuilder &b, Value t, ValueRange) -> SmallVector<Value> {
+                  Value tileStart =
+                      arith::AddIOp::create(b, loc, bandStart, mul(b, t, tile));
+                  emitTile(b, loc, image, chunk, tileStart, scratch, scratchIndex);
+                  return {};
+                });
+        // A window's `lanes` consecutive columns from `column` of scratch
+        // row `row`, `strides[1]` apart.
+        auto windowColumns = [&](OpBuilder &b, Value row, Value column) -> Value {
+          int64_t stride = pool.strides[1];
+          auto at = [&](int64_t offset) -> SmallVector<Value> {
+            return {row, add(b, column, offset)};
+          };
+          if (stride == 1)
+            return vector::LoadOp::create(b, loc, vectorType, scratch, at(0));
+          if (stride == 2) {
+            Value low = vector::LoadOp::create(b, loc, vectorType, scratch, at(0));
+            Value high =
+                vector::LoadOp::create(b, loc, vectorType, scratch, at(lanes));
+            SmallVector<int64_t> even;
+            for (int64_t i = 0; i < lanes; ++i)
+              even.push_back(2 * i);
+            return vector::ShuffleOp::create(b, loc, low, high, even);
+          }
+          SmallVector<Value> elements;
+          for (int64_t i = 0; i < lanes; ++i)
+            elements.push_back(
+                memref::LoadOp::create(b, loc, scratch, at(i * stride)));
+          return vector::FromElementsOp::create(b, loc, vectorType, elements);
+        };
+        forLoop(b, firstRow, endRow, 1, {},
+                [&](OpBuilder &b, Value row, ValueRange) -> SmallVector<Value> {
+          Value local = sub(b, row, firstRow);
+          for (int64_t m = 0; m < margin; ++m)
+            memref::StoreOp::create(b, loc, lowest, scratch,
+                                    ValueRange{local, index(b, m)});
+          if (width > pool.convCols)
+            forLoop(b, zero, bandRowCount, 1, {},
+                    [&](OpBuilder &b, Value r, ValueRange) -> SmallVector<Value> {
+                      Value rowStart = add(b, mul(b, r, width), margin);
+                      forLoop(b, index(b, pool.convCols), index(b, width), 1, {},
+                              [&](OpBuilder &b, Value column,
+                                  ValueRange) -> SmallVector<Value> {
+                                memref::StoreOp::create(
+                                    b, loc, lowest, scratch,
+                                    ValueRange{local, arith::AddIOp::create(
+                                                          b, loc, rowStart, column)});
+                                return {};
+                              });
+                      return {};
+                    });
+          forLoop(b, firstPooled, endPooled, 1, {},
+                  [&](OpBuilder &b, Value py, ValueRange) -> SmallVector<Value> {
+            Value top = add(b, mul(b, py, pool.strides[0]), -pool.padding[0]);
+            Value rowLow = clampBelow(b, top, 0);
+            Value rowHigh = clampAbove(b, add(b, top, pool.kernel[0]), pool.convRows);
+            // Pooled columns [px, px + lanes) of row py.
+            auto pooledVector = [&](OpBuilder &b, Value px, bool masked) {
+              auto windows = forLoop(
+                  b, rowLow, rowHigh, 1, ValueRange{lowestVector},
+                  [&](OpBuilder &b, Value y, ValueRange acc) -> SmallVector<Value> {
+                    // Column px * stride - left of conv row y; the margin
+                    // equals the left padding.
+                    Value start = arith::AddIOp::create(
+                        b, loc, mul(b, sub(b, y, convStart), width),
+                        mul(b, px, pool.strides[1]));
+                    Value best = acc[0];
+                    for (int64_t kx = 0; kx < pool.kernel[1]; ++kx)
+                      best = arith::MaximumFOp::create(
+                          b, loc, best, windowColumns(b, local, add(b, start, kx)));
+                    return {best};
+                  });
+              SmallVector<Value> at{image, row, py, px};
+              Value result = windows.getResult(0);
+              if (!masked)
+                return (void)vector::StoreOp::create(b, loc, result, output, at);
+              Value mask = vector::CreateMaskOp::create(
+                  b, loc, maskType,
+                  ValueRange{index(b, pool.pooledCols % lanes)});
+              vector::MaskedStoreOp::create(b, loc, output, at, mask, result);
+            };
+            int64_t fullColumns = pool.pooledCols / lanes * lanes;
+            forLoop(b, zero, index(b, fullColumns), lanes, {},
+                    [&](OpBuilder &b, Value px, ValueRange) -> SmallVector<Value> {
+                      pooledVector(b, px, false);
+                      return {};
+                    });
+            if (fullColumns < pool.pooledCols)
+              pooledVector(b, index(b, fullColumns), true);
+            return {};
+          });
+          return {};
+        });
+      });
+}
+
 /// The loops: in parallel over images, block-row chunks and tiles of flat
 /// output positions; within, every block row of the chunk: the stored
 /// blocks of the row as FMAs into r x U accumulators, then the ReLU and
@@ -200,11 +445,14 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
 /// while all the chunk's output channels read it. `input` is memref<NI x
 /// L>, `output` memref<NI x rows x P>, `bias` memref<rows> or null,
 /// `residual` memref<NI x rows x P> (added before the ReLU) or null.
+/// With a fused pool, `output` is memref<NI x rows x POH x POW> and the
+/// parallel iterations are bands of pooled rows instead of tiles.
 void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                  const CompressedWeight &weight, const KernelArrays &arrays,
                  ArrayRef<int32_t> offsetData, ArrayRef<int32_t> slabData,
-                 int64_t chunks, Value input, Value output, Value bias,
-                 Value residual) {
+                 ArrayRef<int32_t> chunkStarts, Value input, Value output,
+                 Value bias, Value residual) {
+  int64_t chunks = chunkStarts.size() - 1;
   BlockShape block = weight.block;
   int64_t lanes = shape.lanes, vectors = shape.vectorsPerTile;
   auto vectorType = VectorType::get({lanes}, b.getF32Type());
@@ -241,8 +489,12 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
     vector::MaskedStoreOp::create(b, loc, memref, indices, mask, value);
   };
 
+  // Where the accumulators of output row `row` at flat position
+  // `position` go (and come back from between slabs): the output, or a
+  // fused pool's scratch.
   auto emitTile = [&](OpBuilder &b, Location loc, Value image, Value chunk,
-                      Value tileStart, bool masked) {
+                      Value tileStart, bool masked, Value accumulators,
+                      AccumulatorIndexFn accumulatorIndex) {
     Value firstBlockRow = loadIndex(b, loc, arrays.chunks, chunk);
     Value lastBlockRow = loadIndex(
         b, loc, arrays.chunks, arith::AddIOp::create(b, loc, chunk, one));
@@ -290,9 +542,10 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
             SmallVector<Value> init;
             for (int64_t i = 0; i < block.rows; ++i)
               for (int64_t u = 0; u < vectors; ++u)
-                init.push_back(load(b, loc, output,
-                                    {image, rows[i], positions[u]},
-                                    shape.outputLength, masked));
+                init.push_back(load(
+                    b, loc, accumulators,
+                    accumulatorIndex(b, loc, rows[i], positions[u]),
+                    shape.outputLength, masked));
             return init;
           };
           SmallVector<Value> init;
@@ -422,8 +675,8 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                              : arith::SelectOp::create(b, loc, lastSlab, relu,
                                                        result);
               }
-              store(b, loc, result, output, {image, rows[i], positions[u]},
-                    masked);
+              store(b, loc, result, accumulators,
+                    accumulatorIndex(b, loc, rows[i], positions[u]), masked);
             }
           scf::YieldOp::create(b, loc);
         });
@@ -431,26 +684,44 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
         });
   };
 
+  if (shape.pool) {
+    emitPooledBands(b, loc, shape, block, chunkStarts, arrays.chunks, output,
+                    [&](OpBuilder &b, Location loc, Value image, Value chunk,
+                        Value tileStart, Value scratch,
+                        AccumulatorIndexFn scratchIndex) {
+                      emitTile(b, loc, image, chunk, tileStart, false, scratch,
+                               scratchIndex);
+                    });
+    return;
+  }
   bool maskedTail = shape.outputLength % shape.tile() != 0;
   scf::ParallelOp::create(
       b, loc, ValueRange{zero, zero, zero},
       ValueRange{index(b, shape.images), index(b, chunks), index(b, tiles)},
       ValueRange{one, one, one},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value image = ivs[0];
+        auto outputIndex = [&](OpBuilder &, Location, Value row,
+                               Value position) -> SmallVector<Value> {
+          return {image, row, position};
+        };
         Value tileStart =
             arith::MulIOp::create(b, loc, ivs[2], index(b, shape.tile()));
         if (!maskedTail)
-          return emitTile(b, loc, ivs[0], ivs[1], tileStart, false);
+          return emitTile(b, loc, image, ivs[1], tileStart, false, output,
+                          outputIndex);
         Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            ivs[2], index(b, tiles - 1));
         scf::IfOp::create(
             b, loc, last,
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, ivs[0], ivs[1], tileStart, true);
+              emitTile(b, loc, image, ivs[1], tileStart, true, output,
+                       outputIndex);
               scf::YieldOp::create(b, loc);
             },
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, ivs[0], ivs[1], tileStart, false);
+              emitTile(b, loc, image, ivs[1], tileStart, false, output,
+                       outputIndex);
               scf::YieldOp::create(b, loc);
             });
         // scf.parallel's body builder adds the terminator.
@@ -479,29 +750,35 @@ Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
       /*read_only=*/true);
 }
 
-/// The kernel's result buffer `images x rows x P`, as a tensor.
+/// The kernel's result buffer `images x rows x P` (with a fused pool
+/// `images x rows x POH x POW`), as a tensor.
 Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
                 SymbolTable &symbols, const KernelShape &shape,
                 const CompressedWeight &weight, ArrayRef<int32_t> offsets,
                 Value flatInput, Value bias, Value flatResidual = {}) {
   // Enough parallel iterations for the threads a CPU runs: block-row
   // chunks make up for few images and tiles.
-  int64_t tiles = shape.paddedLength() / shape.tile();
+  int64_t spatialItems =
+      shape.pool ? shape.pool->bands() : shape.paddedLength() / shape.tile();
   std::vector<int32_t> chunks = balancedChunks(
-      weight, ceilDiv(kParallelIterations, std::max<int64_t>(shape.images * tiles, 1)));
+      weight, ceilDiv(kParallelIterations,
+                      std::max<int64_t>(shape.images * spatialItems, 1)));
   std::vector<int32_t> slabs =
       slabStarts(weight, shape.slabColumns, shape.slabs);
   KernelArrays arrays =
       createArrays(b, loc, module, symbols, weight, offsets, chunks, slabs);
   Value input = toBuffer(b, loc, flatInput);
-  auto outputType = MemRefType::get(
-      {shape.images, weight.rows, shape.outputLength}, b.getF32Type());
+  SmallVector<int64_t> outputShape{shape.images, weight.rows, shape.outputLength};
+  if (shape.pool)
+    outputShape = {shape.images, weight.rows, shape.pool->pooledRows,
+                   shape.pool->pooledCols};
+  auto outputType = MemRefType::get(outputShape, b.getF32Type());
   Value output = memref::AllocOp::create(b, loc, outputType, b.getI64IntegerAttr(64));
   Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
   Value residualBuffer =
       flatResidual ? toBuffer(b, loc, flatResidual) : Value();
-  buildKernel(b, loc, shape, weight, arrays, offsets, slabs, chunks.size() - 1,
-              input, output, biasBuffer, residualBuffer);
+  buildKernel(b, loc, shape, weight, arrays, offsets, slabs, chunks, input,
+              output, biasBuffer, residualBuffer);
   return bufferization::ToTensorOp::create(
       b, loc,
       RankedTensorType::get(outputType.getShape(), outputType.getElementType()),
@@ -617,22 +894,47 @@ struct SparseToLoops
     RankedTensorType outputType = op.getOutput().getType();
     int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
     int64_t h = inputType.getDimSize(2), w = inputType.getDimSize(3);
-    int64_t oh = outputType.getDimSize(2), ow = outputType.getDimSize(3);
     int64_t kh = op.getKernelSize()[0], kw = op.getKernelSize()[1];
     int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
     int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
     ArrayRef<int64_t> pad = op.getPadding();
+    // The convolution's output size (the result's is the pool's, if any).
+    int64_t oh = (h + pad[0] + pad[2] - dh * (kh - 1) - 1) / sh + 1;
+    int64_t ow = (w + pad[1] + pad[3] - dw * (kw - 1) - 1) / sw + 1;
     int64_t groups = op.getGroups();
     // Phase planes: tap (kh, kw) of output (y, x) reads plane
     // (kh*dh % sh, kw*dw % sw) at row y + kh*dh / sh, column x + kw*dw / sw.
     int64_t rowShift = (kh - 1) * dh / sh, colShift = (kw - 1) * dw / sw;
     int64_t planeWidth = ow + colShift;
+    sparse::Conv2DOp::Pool pool = op.getPool();
+    if (pool) {
+      // A pool window's columns left of column 0 are the previous row's
+      // last ones, and those right of OW-1 are past it: both must be
+      // computed columns the kernel then sets to -inf.
+      int64_t pooledCols = outputType.getDimSize(3);
+      planeWidth = std::max({planeWidth, ow + pool.padding[1],
+                             (pooledCols - 1) * pool.strides[1] -
+                                 pool.padding[1] + pool.kernel[1]});
+    }
     KernelShape shape;
     shape.images = n;
     shape.outputLength = oh * planeWidth;
     std::tie(shape.lanes, shape.vectorsPerTile) =
         chooseTile(target, weight.block, shape.outputLength, tileVectors);
     shape.relu = op.getRelu();
+    if (pool) {
+      PoolShape p;
+      llvm::copy(pool.kernel, p.kernel);
+      llvm::copy(pool.strides, p.strides);
+      llvm::copy(pool.padding, p.padding);
+      p.convRows = oh;
+      p.convCols = ow;
+      p.rowWidth = planeWidth;
+      p.pooledRows = outputType.getDimSize(2);
+      p.pooledCols = outputType.getDimSize(3);
+      p.bandRows = chooseBandRows(p, shape.tile());
+      shape.pool = p;
+    }
     shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;
     chooseSlabs(shape, target, weight, c / groups, kh * kw,
                 sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
@@ -646,13 +948,18 @@ struct SparseToLoops
     // (1x1 512 -> 2048 at 7x7, 10%: 0.63 ms in place, 0.28 ms copied);
     // with two tiles (14x14) in place still wins (1x1 1024 -> 256: 0.26
     // against 0.34 ms).
+    // A fused pool's bands start at any row: the last tile of the last
+    // band may reach a tile past the output, which the planes make room
+    // for.
     int64_t tiles = ceilDiv(shape.outputLength, shape.tile());
-    bool inPlace = llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
+    bool inPlace = !pool && llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
                    sh == 1 && sw == 1 && colShift == 0 &&
                    (tiles >= 2 || shape.outputLength % shape.tile() == 0);
+    int64_t computedLength =
+        pool ? shape.outputLength + shape.tile() : shape.paddedLength();
     int64_t planeHeight =
         inPlace ? h
-                : ceilDiv(shape.paddedLength() + rowShift * planeWidth + colShift,
+                : ceilDiv(computedLength + rowShift * planeWidth + colShift,
                           planeWidth);
     shape.maskLoads = inPlace;
     int64_t planeSize = planeHeight * planeWidth;
@@ -700,6 +1007,11 @@ struct SparseToLoops
           SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
                              flat, op.getBias(), flatResidual);
+    if (pool) {
+      op.replaceAllUsesWith(result);
+      op.erase();
+      return success();
+    }
     // [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
     result = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({n, f, oh, planeWidth}, b.getF32Type()),

@@ -258,3 +258,75 @@ func.func @linear_result(%x: tensor<3x4xf32>, %w: tensor<2x4xf32, #CSR>) {
   %y = sparse.linear %x, %w : (tensor<3x4xf32>, tensor<2x4xf32, #CSR>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_without_kernel(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{pool_strides and pool_padding need pool_kernel}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_with_residual(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>, %r: tensor<1x4x8x8xf32>) {
+  // expected-error @+1 {{a fused max pool (pool_kernel) does not combine with residual}}
+  %y = sparse.conv2d %x, %w residual %r {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>, tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_kernel_zero(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{pool_kernel must be positive, got 0}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 0, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_stride_zero(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{pool_strides must be positive, got 0}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 0>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_padding_window(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{pool_padding 2 must be at least 0 and below the pool window's side (2): a window must hold a convolution output}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>, pool_padding = array<i64: 0, 0, 0, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x4x5xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_padding_negative(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{pool_padding -1 must be at least 0 and below the pool window's side (3)}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 3, 3>, pool_padding = array<i64: -1, 0, 0, 0>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_too_large(%x: tensor<1x2x3x3xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{the 5x5 pool window does not fit the padded 3x3 convolution output}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 5, 5>} : (tensor<1x2x3x3xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
+func.func @pool_result(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2xf32, #CSR>) {
+  // expected-error @+1 {{result shape should be 1x4x4x4, got 'tensor<1x4x8x8xf32>'}}
+  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>, tensor<4x2xf32, #CSR>) -> tensor<1x4x8x8xf32>
+  return
+}

@@ -31,6 +31,24 @@ func.func @residual_conv(%x: tensor<1x18x5x5xf32>, %b: tensor<4xf32>, %r: tensor
   return %y, %z : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
 }
 
+// A fused max pool: ResNet's stem (7x7 s2 p3, 3x3 s2 p1 pool), and a
+// pool with its defaults (strides 1, no padding) and a dynamic batch.
+// CHECK-LABEL: func.func @pooled_conv
+// CHECK: sparse.conv2d %{{.*}}, %{{.*}}, %{{.*}} {kernel_size = array<i64: 7, 7>, padding = array<i64: 3, 3, 3, 3>, pool_kernel = array<i64: 3, 3>, pool_padding = array<i64: 1, 1, 1, 1>, pool_strides = array<i64: 2, 2>, relu, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xf32>, tensor<64x147xf32, #sparse>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+// CHECK: sparse.conv2d %{{.*}}, %{{.*}} {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 3>} : (tensor<?x147x5x5xf32>, tensor<64x147xf32, #sparse>) -> tensor<?x64x4x3xf32>
+func.func @pooled_conv(%x: tensor<1x3x224x224xf32>, %d: tensor<64x147xf32>, %b: tensor<64xf32>,
+                       %x2: tensor<?x147x5x5xf32>) -> (tensor<1x64x56x56xf32>, tensor<?x64x4x3xf32>) {
+  %w = sparse.pack %d : tensor<64x147xf32> -> tensor<64x147xf32, #CSR>
+  %y = sparse.conv2d %x, %w, %b {kernel_size = array<i64: 7, 7>, strides = array<i64: 2, 2>,
+                                 padding = array<i64: 3, 3, 3, 3>, relu,
+                                 pool_kernel = array<i64: 3, 3>, pool_strides = array<i64: 2, 2>,
+                                 pool_padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x3x224x224xf32>, tensor<64x147xf32, #CSR>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  %z = sparse.conv2d %x2, %w {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 3>}
+      : (tensor<?x147x5x5xf32>, tensor<64x147xf32, #CSR>) -> tensor<?x64x4x3xf32>
+  return %y, %z : tensor<1x64x56x56xf32>, tensor<?x64x4x3xf32>
+}
+
 // A grouped, strided, dilated convolution with 4 x 1 blocks (8 output
 // channels in 2 groups of 4: blocks do not straddle groups) and no bias.
 // CHECK-LABEL: func.func @block_conv

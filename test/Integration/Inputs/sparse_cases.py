@@ -95,9 +95,17 @@ def sparse_layer_lines(op, wt, block_rows, b, x_type, y_type, attrs):
     return lines
 
 
-def conv_case(index, cfg, density, block_rows, relu, gen, residual=False):
+def max_pool(y, kernel, stride, padding):
+    """Max pool with `padding` [top, left, bottom, right] that never wins
+    (PyTorch pads symmetrically only: pad with -inf here)."""
+    yp = F.pad(y, (padding[1], padding[3], padding[0], padding[2]), value=-float("inf"))
+    return F.max_pool2d(yp, kernel, stride)
+
+
+def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=None):
     """sparse.conv2d of %x; with `residual`, the shortcut %r (a second
-    argument of the result's shape) added before the ReLU."""
+    argument of the result's shape) added before the ReLU; with `pool`
+    ((kh, kw), (sh, sw), [top, left, bottom, right]), a fused max pool."""
     n, c, h, w, f, k, s, pad, d, g, bias = cfg
     cols = c // g * k * k
     # Every other case has its first output channel empty.
@@ -113,11 +121,16 @@ def conv_case(index, cfg, density, block_rows, relu, gen, residual=False):
         y = y + inputs[1]
     if relu:
         y = F.relu(y)
+    pool_attrs = ""
+    if pool:
+        y = max_pool(y, *pool)
+        pool_attrs = (f", pool_kernel = {arr(pool[0])}, pool_strides = {arr(pool[1])}, "
+                      f"pool_padding = {arr(pool[2])}")
     xtype, ytype = ttype(x.shape), ttype(y.shape)
     attrs = ((" residual %r" if residual else "") +
              f" {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
              f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
-             + (", relu" if relu else "") + "}")
+             + (", relu" if relu else "") + pool_attrs + "}")
     lines = sparse_layer_lines("sparse.conv2d", wt, block_rows, b, xtype, ytype, attrs)
     args = f"%x: {xtype}"
     if residual:
@@ -127,9 +140,12 @@ def conv_case(index, cfg, density, block_rows, relu, gen, residual=False):
     module = (f"func.func @main({args}) -> {ytype} {{\n" + "\n".join(lines) +
               f"\n  return %y : {ytype}\n}}\n")
     fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
+    pool_name = ""
+    if pool:
+        pool_name = "_pool" + "-".join(str(v) for part in pool for v in part)
     name = (f"sparse_{'residual_' if residual else ''}conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}"
             f"p{'-'.join(map(str, pad))}d{d}g{g}_{fmt}_density{density}"
-            f"{'_relu' if relu else ''}")
+            f"{'_relu' if relu else ''}{pool_name}")
     return Case(name, module, inputs, y, threads=1 + index % 2)
 
 
@@ -150,6 +166,36 @@ RESIDUAL_CONVS = [
     (1, 64, 7, 7, 32, 1, 1, (0, 0, 0, 0), 1, 1, True),      # one masked tile
     (1, 16, 10, 10, 16, 3, 1, (1, 1, 1, 1), 1, 2, True),    # groups
 ]
+
+
+# (convolution as RESIDUAL_CONVS, pool: (kh, kw), (sh, sw), padding)
+POOLED_CONVS = [
+    # ResNet's stem: 7x7 s2 p3, then 3x3 s2 p1.
+    ((1, 3, 40, 40, 16, 7, 2, (3, 3, 3, 3), 1, 1, True), ((3, 3), (2, 2), (1, 1, 1, 1))),
+    # VGG: 3x3 p1, then 2x2 s2.
+    ((2, 8, 16, 16, 16, 3, 1, (1, 1, 1, 1), 1, 1, True), ((2, 2), (2, 2), (0, 0, 0, 0))),
+    # Odd map, a ceil-mode pool (bottom and right padding grown).
+    ((1, 8, 15, 13, 8, 3, 1, (1, 1, 1, 1), 1, 1, False), ((2, 2), (2, 2), (0, 0, 1, 1))),
+    # 1x1 convolution (no padding columns of its own), 3x3 s1 p1 pool.
+    ((1, 16, 9, 9, 24, 1, 1, (0, 0, 0, 0), 1, 1, True), ((3, 3), (1, 1), (1, 1, 1, 1))),
+    # Column stride 3 (no shuffle: element loads), rectangular window.
+    ((1, 8, 14, 20, 8, 3, 1, (1, 1, 1, 1), 1, 1, True), ((2, 3), (2, 3), (0, 1, 0, 1))),
+    # Several input-channel slabs, dilation, groups.
+    ((1, 256, 12, 12, 32, 3, 1, (2, 2, 2, 2), 2, 1, True), ((3, 3), (2, 2), (1, 1, 1, 1))),
+    ((1, 16, 11, 11, 16, 3, 2, (1, 1, 1, 1), 1, 2, False), ((2, 2), (1, 1), (0, 0, 0, 0))),
+    # A wide map: several bands and tiles per band.
+    ((1, 4, 60, 90, 8, 3, 1, (1, 1, 1, 1), 1, 1, True), ((3, 3), (2, 2), (1, 1, 1, 1))),
+]
+
+
+def pool_cases(gen):
+    cases = []
+    for i, (cfg, pool) in enumerate(POOLED_CONVS):
+        density = [0.1, 0.5, 0.01, 1.0, 0.0][i % 5]
+        rows = block_rows_for(cfg[4], cfg[9], 4) if i % 2 else 1
+        cases.append(conv_case(i, cfg, density, rows, relu=i % 3 != 2, gen=gen,
+                               pool=pool))
+    return cases
 
 
 def residual_cases(gen):
@@ -328,14 +374,46 @@ def residual_block_case(name, gen, threads):
     return Case(name, "\n".join(lines), [x], y, threads, ["--pipeline", pipeline])
 
 
+def pooled_network_case(name, gen, threads):
+    """A stem (7x7 s2 conv, ReLU, 3x3 s2 max pool), then 3x3 conv and a
+    ceil-mode 2x2 max pool without a ReLU between, on pre-pruned weights:
+    dlas-sparsify folds each pool into its convolution."""
+    x = torch.randn(1, 3, 37, 37, generator=gen)
+    w1 = torch.randn(16, 3, 7, 7, generator=gen) * (torch.rand(16, 3, 7, 7, generator=gen) < 0.2)
+    b1 = torch.randn(16, generator=gen)
+    w2 = torch.randn(8, 16, 3, 3, generator=gen) * (torch.rand(8, 16, 3, 3, generator=gen) < 0.2)
+    h = F.relu(F.conv2d(x, w1, b1, stride=2, padding=3))            # 19x19
+    h = F.max_pool2d(h, 3, 2, 1)                                     # 10x10
+    h = F.conv2d(h, w2, None, padding=1)                             # 10x10
+    y = F.max_pool2d(h, 3, 3, 0, ceil_mode=True)                     # 4x4
+    t1, t2, t3, t4 = [1, 16, 19, 19], [1, 16, 10, 10], [1, 8, 10, 10], list(y.shape)
+    module = "\n".join([
+        "func.func @main(%x: tensor<1x3x37x37xf32>) -> " + ttype(t4) + " {",
+        const("w1", w1), const("b1", b1), const("w2", w2),
+        f"  %c1 = nn.conv2d %x, %w1, %b1 {{strides = {arr([2, 2])}, padding = {arr([3, 3, 3, 3])}}} : "
+        f"(tensor<1x3x37x37xf32>, tensor<16x3x7x7xf32>, tensor<16xf32>) -> {ttype(t1)}",
+        f"  %r1 = nn.relu %c1 : {ttype(t1)}",
+        f"  %p1 = nn.max_pool2d %r1 {{kernel = {arr([3, 3])}, strides = {arr([2, 2])}, "
+        f"padding = {arr([1, 1, 1, 1])}}} : ({ttype(t1)}) -> {ttype(t2)}",
+        f"  %c2 = nn.conv2d %p1, %w2 {{padding = {arr([1, 1, 1, 1])}}} : "
+        f"({ttype(t2)}, tensor<8x16x3x3xf32>) -> {ttype(t3)}",
+        f"  %y = nn.max_pool2d %c2 {{kernel = {arr([3, 3])}, strides = {arr([3, 3])}, "
+        f"ceil_mode = true}} : ({ttype(t3)}) -> {ttype(t4)}",
+        f"  return %y : {ttype(t4)}",
+        "}", ""])
+    pipeline = "builtin.module(dlas-cpu-pipeline{sparsify=always print-sparsify})"
+    return Case(name, module, [x], y, threads, ["--pipeline", pipeline])
+
+
 def network_cases(gen):
     return [network_case("sparsify_prepruned_network", False, gen, 1),
             network_case("sparsify_prune_option_network", True, gen, 2),
-            residual_block_case("sparsify_residual_blocks", gen, 2)]
+            residual_block_case("sparsify_residual_blocks", gen, 2),
+            pooled_network_case("sparsify_pooled_network", gen, 2)]
 
 
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases,
-            "residual": residual_cases}
+            "residual": residual_cases, "pool": pool_cases}
 # Not in the default set (lit): the cross product, minutes per target.
 EXTRA_FAMILIES = {"full-conv": full_conv_cases}
 

@@ -118,12 +118,21 @@ def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure, AttrSizedOperandSegments]> {
     `nn.conv2d` (NCHW, f32) whose filter is a sparse weight of
     `C_out x (C_in/groups * K_h * K_w)` (`kernel_size = [K_h, K_w]`), with
     an optional `bias` (`C_out`), an optional `residual` added to the
-    result (of the result's shape: a residual block's shortcut) and an
-    optional fused ReLU (`relu`), applied last:
-    `relu(conv(input) + bias + residual)`.
+    result (of the result's shape: a residual block's shortcut), an
+    optional fused ReLU (`relu`) and an optional fused max pool:
+    `max_pool(relu(conv(input) + bias + residual))`.
     `strides`, `padding` (`[top, left, bottom, right]`), `dilations` and
     `groups` mean what they mean for `nn.conv2d`. A block-CSR filter's
     block rows must not straddle groups.
+
+    With `pool_kernel`, the result is the max pool of the convolution's
+    output over `pool_kernel` windows moving by `pool_strides` (default 1);
+    `pool_padding` (`[top, left, bottom, right]`, default 0, each side
+    below the window's) never wins. An `nn.max_pool2d` with `ceil_mode` is
+    the same pool with its bottom and right padding grown to the windows it
+    reaches. The kernel pools each band of convolution rows while it is in
+    cache, so the convolution's output never goes to memory. A pool does
+    not combine with `residual`.
 
     ```mlir
     %y = sparse.conv2d %x, %w, %b {kernel_size = array<i64: 3, 3>,
@@ -133,6 +142,14 @@ def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure, AttrSizedOperandSegments]> {
     %z = sparse.conv2d %y, %w2, %b2 residual %x {kernel_size = array<i64: 1, 1>, relu}
         : (tensor<1x64x56x56xf32>, tensor<64x64xf32, #CSR>, tensor<64xf32>,
            tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+    %p = sparse.conv2d %img, %w7, %b7 {kernel_size = array<i64: 7, 7>,
+                                      strides = array<i64: 2, 2>,
+                                      padding = array<i64: 3, 3, 3, 3>, relu,
+                                      pool_kernel = array<i64: 3, 3>,
+                                      pool_strides = array<i64: 2, 2>,
+                                      pool_padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x3x224x224xf32>, tensor<64x147xf32, #CSR>, tensor<64xf32>)
+        -> tensor<1x64x56x56xf32>
     ```
   }];
   let arguments = (ins 4DTensorOf<[F32]>:$input, Sparse_Weight:$filter,
@@ -143,13 +160,30 @@ def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure, AttrSizedOperandSegments]> {
                        Sparse_I64ArrayOfSize<4, "{0, 0, 0, 0}">:$padding,
                        Sparse_I64ArrayOfSize<2, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
-                       UnitAttr:$relu);
+                       UnitAttr:$relu,
+                       OptionalAttr<ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>>:$pool_kernel,
+                       OptionalAttr<ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>>:$pool_strides,
+                       OptionalAttr<ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<4>]>>:$pool_padding);
   let results = (outs 4DTensorOf<[F32]>:$output);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? (`residual` $residual^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The fused max pool's window, strides and padding ([top, left,
+    /// bottom, right]); no window when the op has none.
+    struct Pool {
+      SmallVector<int64_t, 2> kernel, strides{1, 1};
+      SmallVector<int64_t, 4> padding{0, 0, 0, 0};
+      explicit operator bool() const { return !kernel.empty(); }
+    };
+    Pool getPool();
+    /// Checks the pool attributes against the convolution's output size
+    /// and returns the result's spatial size.
+    FailureOr<std::pair<int64_t, int64_t>> verifyPool(int64_t outH,
+                                                      int64_t outW);
+  }];
 }
 
 def Sparse_LinearOp : Sparse_Op<"linear", [Pure]> {

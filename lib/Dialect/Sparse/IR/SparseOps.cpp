@@ -152,6 +152,56 @@ static LogicalResult verifyBias(Operation *op, Value bias, int64_t channels) {
   return success();
 }
 
+Conv2DOp::Pool Conv2DOp::getPool() {
+  Pool pool;
+  if (std::optional<ArrayRef<int64_t>> kernel = getPoolKernel())
+    pool.kernel.assign(kernel->begin(), kernel->end());
+  if (std::optional<ArrayRef<int64_t>> strides = getPoolStrides())
+    pool.strides.assign(strides->begin(), strides->end());
+  if (std::optional<ArrayRef<int64_t>> padding = getPoolPadding())
+    pool.padding.assign(padding->begin(), padding->end());
+  return pool;
+}
+
+/// The result's spatial size after the fused pool (the convolution's
+/// `outH x outW` without one), or an error naming the pool attribute that
+/// is wrong.
+FailureOr<std::pair<int64_t, int64_t>> Conv2DOp::verifyPool(int64_t outH,
+                                                             int64_t outW) {
+  Pool pool = getPool();
+  if (!pool) {
+    if (getPoolStrides() || getPoolPadding())
+      return emitOpError("pool_strides and pool_padding need pool_kernel");
+    return std::make_pair(outH, outW);
+  }
+  if (getResidual())
+    return emitOpError("a fused max pool (pool_kernel) does not combine with "
+                       "residual");
+  for (auto [values, name] :
+       {std::make_pair(ArrayRef<int64_t>(pool.kernel), "pool_kernel"),
+        std::make_pair(ArrayRef<int64_t>(pool.strides), "pool_strides")})
+    for (int64_t v : values)
+      if (v <= 0)
+        return emitOpError() << name << " must be positive, got " << v;
+  for (auto [side, p] : llvm::enumerate(pool.padding)) {
+    int64_t window = pool.kernel[side % 2];
+    if (p < 0 || p >= window)
+      return emitOpError("pool_padding ")
+             << p << " must be at least 0 and below the pool window's side ("
+             << window << "): a window must hold a convolution output";
+  }
+  int64_t pooledH = windowOutputSize(outH, pool.padding[0], pool.padding[2],
+                                     pool.kernel[0], pool.strides[0], 1);
+  int64_t pooledW = windowOutputSize(outW, pool.padding[1], pool.padding[3],
+                                     pool.kernel[1], pool.strides[1], 1);
+  if (pooledH <= 0 || pooledW <= 0)
+    return emitOpError("the ")
+           << pool.kernel[0] << "x" << pool.kernel[1]
+           << " pool window does not fit the padded " << outH << "x" << outW
+           << " convolution output";
+  return std::make_pair(pooledH, pooledW);
+}
+
 LogicalResult Conv2DOp::verify() {
   FailureOr<BlockShape> block = verifiedBlockShape(*this, getFilter(), "filter");
   if (failed(block))
@@ -204,14 +254,18 @@ LogicalResult Conv2DOp::verify() {
     return emitOpError("the ")
            << kh << "x" << kw << " window (dilated) does not fit the padded "
            << input.getDimSize(2) << "x" << input.getDimSize(3) << " input";
+  FailureOr<std::pair<int64_t, int64_t>> pooled = verifyPool(outH, outW);
+  if (failed(pooled))
+    return failure();
   RankedTensorType output = getOutput().getType();
-  SmallVector<int64_t> expected{input.getDimSize(0), outChannels, outH, outW};
+  SmallVector<int64_t> expected{input.getDimSize(0), outChannels,
+                                pooled->first, pooled->second};
   if (output.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("result shape should be ")
            << (input.isDynamicDim(0) ? std::string("?")
                                      : std::to_string(expected[0]))
-           << "x" << outChannels << "x" << outH << "x" << outW << ", got "
-           << output;
+           << "x" << outChannels << "x" << expected[2] << "x" << expected[3]
+           << ", got " << output;
   if (Value residual = getResidual(); residual && residual.getType() != output)
     return emitOpError("residual must have the result's type ")
            << output << ", got " << residual.getType();

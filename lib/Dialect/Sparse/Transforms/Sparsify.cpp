@@ -200,8 +200,7 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
       if (best.relativeTime() >= 1.0)
         return say(numbers + " -> dense");
     }
-    say(numbers + " -> sparse");
-    rewrite(op, best.packed);
+    say(numbers + " -> sparse" + rewrite(op, best.packed));
     ++numSparsified;
   }
 
@@ -224,7 +223,41 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     return other;
   }
 
-  void rewrite(Operation *op, const CompressedWeight &packed) {
+  /// The fused pool's attributes for `pool` after a convolution: its
+  /// window, strides and padding, the bottom and right padding grown to
+  /// the windows a `ceil_mode` pool reaches (padding never wins a max).
+  /// None where the kernel cannot pool it: another layout, a dilation, a
+  /// dynamic shape, a padding as wide as the window.
+  static std::optional<std::array<DenseI64ArrayAttr, 3>>
+  fusablePool(nn::MaxPool2DOp pool) {
+    if (!pool || pool.getLayout() != nn::Layout::NCHW ||
+        llvm::any_of(pool.getDilations(), [](int64_t d) { return d != 1; }))
+      return std::nullopt;
+    auto in = cast<RankedTensorType>(pool.getInput().getType());
+    auto out = cast<RankedTensorType>(pool.getType());
+    if (!in.hasStaticShape() || !out.hasStaticShape())
+      return std::nullopt;
+    ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides();
+    SmallVector<int64_t> padding(pool.getPadding());
+    for (int64_t d = 0; d < 2; ++d) {
+      // The padding after the input that the last window reaches.
+      int64_t reach = (out.getDimSize(2 + d) - 1) * strides[d] + kernel[d] -
+                      in.getDimSize(2 + d) - padding[d];
+      padding[2 + d] = std::max<int64_t>(reach, 0);
+    }
+    for (auto [side, p] : llvm::enumerate(padding))
+      if (p >= kernel[side % 2])
+        return std::nullopt;
+    MLIRContext *context = pool.getContext();
+    return std::array<DenseI64ArrayAttr, 3>{
+        DenseI64ArrayAttr::get(context, kernel),
+        DenseI64ArrayAttr::get(context, strides),
+        DenseI64ArrayAttr::get(context, padding)};
+  }
+
+  /// Replaces `op` by its sparse form; returns what was fused into it
+  /// (" + residual add + relu + max pool", for the decision's line).
+  std::string rewrite(Operation *op, const CompressedWeight &packed) {
     // A convolution's only user that adds a shortcut of its shape (a
     // residual block's) is folded in as `residual`; a ReLU that is then
     // the only user is applied before the kernel stores.
@@ -238,23 +271,42 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     if (!residual)
       add = {};
     nn::ReluOp relu = soleUserOf<nn::ReluOp>(current);
+    if (relu)
+      current = relu.getResult();
+    // A max pool after a convolution without a shortcut is computed on
+    // each band of rows the kernel has just written.
+    nn::MaxPool2DOp pool;
+    std::optional<std::array<DenseI64ArrayAttr, 3>> poolAttrs;
+    if (fusePools && isa<nn::Conv2DOp>(op) && !residual)
+      if ((pool = soleUserOf<nn::MaxPool2DOp>(current)))
+        if (!(poolAttrs = fusablePool(pool)))
+          pool = {};
     // The new op replaces the last one it folds: the residual may be
     // computed after the convolution, which dominates it anyway.
-    Operation *last = relu ? relu.getOperation()
-                      : add ? add.getOperation()
-                            : op;
+    Operation *last = pool   ? pool.getOperation()
+                      : relu ? relu.getOperation()
+                      : add  ? add.getOperation()
+                             : op;
     OpBuilder b(last);
     Location loc = op->getLoc();
     Value weight = sparse::createConstant(b, op->getOperand(1).getLoc(), packed);
     Value result;
     if (auto conv = dyn_cast<nn::Conv2DOp>(op)) {
       auto filter = conv.getFilter().getType();
-      result = sparse::Conv2DOp::create(
-          b, loc, conv.getType(), conv.getInput(), weight, conv.getBias(),
-          residual,
+      auto sparseConv = sparse::Conv2DOp::create(
+          b, loc, pool ? pool.getType() : conv.getType(), conv.getInput(),
+          weight, conv.getBias(), residual,
           b.getDenseI64ArrayAttr({filter.getDimSize(2), filter.getDimSize(3)}),
           conv.getStridesAttr(), conv.getPaddingAttr(), conv.getDilationsAttr(),
-          conv.getGroupsAttr(), relu ? b.getUnitAttr() : UnitAttr());
+          conv.getGroupsAttr(), relu ? b.getUnitAttr() : UnitAttr(),
+          DenseI64ArrayAttr(), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      if (pool) {
+        sparseConv.setPoolKernelAttr((*poolAttrs)[0]);
+        sparseConv.setPoolStridesAttr((*poolAttrs)[1]);
+        sparseConv.setPoolPaddingAttr((*poolAttrs)[2]);
+        ++numPoolsFused;
+      }
+      result = sparseConv;
     } else {
       auto linear = cast<nn::LinearOp>(op);
       result = sparse::LinearOp::create(
@@ -263,8 +315,12 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     }
     if (residual)
       ++numResidualsFused;
+    std::string fused = std::string(residual ? " + residual add" : "") +
+                        (relu ? " + relu" : "") + (pool ? " + max pool" : "");
     Value oldWeight = op->getOperand(1);
     last->getResult(0).replaceAllUsesWith(result);
+    if (pool)
+      pool->erase();
     if (relu)
       relu->erase();
     if (add)
@@ -272,6 +328,7 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     op->erase();
     if (Operation *def = oldWeight.getDefiningOp(); def && def->use_empty())
       def->erase();
+    return fused;
   }
 };
 

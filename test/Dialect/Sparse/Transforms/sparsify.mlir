@@ -4,6 +4,7 @@
 // RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=never" | FileCheck %s --check-prefix=NEVER
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-sparsify="calibration=%S/Inputs/calibration.json print" 2>&1 | FileCheck %s --check-prefix=V4
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-sparsify="calibration=%S/Inputs/calibration.json print" 2>&1 | FileCheck %s --check-prefix=V3
+// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always fuse-pools=false" | FileCheck %s --check-prefix=UNFUSED
 
 // 3 of 8 filter rows (as 8 x 4 rows of C*KH*KW) hold one non-zero each:
 // density 3/32. The ReLU, the conv's only user, is fused.
@@ -126,4 +127,41 @@ func.func @linear(%x: tensor<2x4xf32>, %d: tensor<?x4xf32>, %v: tensor<3x4xf32>,
   %f = arith.constant dense<[[[[1.0]]], [[[0.0]]]]> : tensor<2x1x1x1xf32>
   %c = nn.conv2d %n, %f {layout = #nn<layout nhwc>} : (tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("nhwc")
   return %y, %z, %dyn, %arg, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A max pool after the ReLU is folded in (ResNet's stem); a ceil-mode
+// pool's bottom and right padding grow to the windows it reaches (5x5 ->
+// ceil((5 - 2) / 2) + 1 = 3 rows and columns: padding 1 after); pools
+// that the kernel cannot take stay (a dilated one, one after a ReLU with
+// another user). The statistics count the fused pools.
+// ALWAYS-LABEL: func.func @pools
+// ALWAYS: %[[A:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 3, 3>, pool_padding = array<i64: 1, 1, 1, 1>, pool_strides = array<i64: 2, 2>, relu} : (tensor<1x2x5x5xf32>, tensor<4x2xf32, #sparse>) -> tensor<1x4x3x3xf32>
+// ALWAYS: %[[B:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 2, 2>, pool_padding = array<i64: 0, 0, 1, 1>, pool_strides = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>, tensor<4x2xf32, #sparse>) -> tensor<1x4x3x3xf32>
+// ALWAYS: %[[C:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>} : (tensor<1x2x5x5xf32>, tensor<4x2xf32, #sparse>) -> tensor<1x4x5x5xf32>
+// ALWAYS: nn.max_pool2d %[[C]] {dilations = array<i64: 2, 2>
+// ALWAYS: %[[D:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>, relu} : (tensor<1x2x5x5xf32>, tensor<4x2xf32, #sparse>) -> tensor<1x4x5x5xf32>
+// ALWAYS: nn.max_pool2d %[[D]]
+// ALWAYS-NOT: nn.max_pool2d
+// ALWAYS: return %[[A]], %[[B]]
+// UNFUSED-LABEL: func.func @pools
+// UNFUSED-COUNT-4: nn.max_pool2d
+// V3: dlas-sparsify: conv2d "stem" 4x2 (conv1x1): {{.*}} -> sparse + relu + max pool
+// V3: dlas-sparsify: conv2d "ceil" 4x2 (conv1x1): {{.*}} -> sparse + max pool
+// V3: dlas-sparsify: conv2d "dilated" 4x2 (conv1x1): {{.*}} -> sparse{{$}}
+// V3: dlas-sparsify: conv2d "shared" 4x2 (conv1x1): {{.*}} -> sparse + relu{{$}}
+func.func @pools(%x: tensor<1x2x5x5xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x4x4xf32>, tensor<1x4x5x5xf32>) {
+  %w = arith.constant dense<[[[[1.0]], [[0.0]]], [[[0.0]], [[0.0]]], [[[0.0]], [[0.0]]], [[[0.0]], [[0.0]]]]> : tensor<4x2x1x1xf32>
+  %a = nn.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x5x5xf32> loc("stem")
+  %ar = nn.relu %a : tensor<1x4x5x5xf32>
+  %ap = nn.max_pool2d %ar {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32>
+  %b = nn.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x5x5xf32> loc("ceil")
+  %bp = nn.max_pool2d %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : (tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32>
+  %c = nn.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x5x5xf32> loc("dilated")
+  %cp = nn.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, dilations = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32>
+  %d = nn.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x5x5xf32> loc("shared")
+  %dr = nn.relu %d : tensor<1x4x5x5xf32>
+  %dp = nn.max_pool2d %dr {kernel = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x4x4xf32>
+  return %ap, %bp, %cp, %dp, %dr : tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x4x4xf32>, tensor<1x4x5x5xf32>
 }

@@ -68,7 +68,13 @@ def Sparsify : Pass<"dlas-sparsify", "mlir::ModuleOp"> {
     A convolution whose only user is an `nn.add` of a tensor of its own
     shape (a residual block's shortcut) gets the addition folded in as the
     sparse op's `residual`; a layer (or that addition) followed by
-    `nn.relu` as its only user gets the ReLU fused. `print` explains every decision:
+    `nn.relu` as its only user gets the ReLU fused, and a convolution
+    without a residual whose result (or ReLU's) only feeds an NCHW
+    `nn.max_pool2d` (no dilation) gets the pool fused (`fuse-pools`, on by
+    default) as `pool_kernel`,
+    `pool_strides` and `pool_padding` (a `ceil_mode` pool's bottom and
+    right padding grown to the windows it reaches). `print` explains every
+    decision:
 
     ```
     dlas-sparsify: conv2d "conv1" 64x576 (conv): stored 0.10 in 1x1 blocks, break-even 0.40 (avx512, calibrated) -> sparse
@@ -81,13 +87,17 @@ def Sparsify : Pass<"dlas-sparsify", "mlir::ModuleOp"> {
            "Calibration file (JSON) instead of the built-in table">,
     Option<"print", "print", "bool", "false",
            "Print every layer's decision and its reason">,
+    Option<"fusePools", "fuse-pools", "bool", "true",
+           "Fold a max pool after a sparse convolution into it">,
   ];
   let dependentDialects = ["::mlir::dlas::sparse::SparseDialect",
                            "mlir::arith::ArithDialect"];
   let statistics = [
     Statistic<"numSparsified", "sparse-layers", "Layers made sparse">,
     Statistic<"numResidualsFused", "residual-adds",
-              "Residual additions folded into sparse convolutions">
+              "Residual additions folded into sparse convolutions">,
+    Statistic<"numPoolsFused", "max-pools",
+              "Max pools folded into sparse convolutions">
   ];
 }
 
