@@ -58,6 +58,12 @@ struct PoolShape {
   // Scratch elements before a band's first position: a window's columns
   // left of column 0 (the padding) read them.
   int64_t margin() const { return padding[1]; }
+  /// Vectors of an interior band's last, narrower tile (0: it ends in a
+  /// full tile).
+  int64_t restVectors(int64_t lanes, int64_t vectors) const {
+    return ceilDiv(std::min(convRowsPerBand(), convRows) * rowWidth, lanes) %
+           vectors;
+  }
 };
 
 /// What the kernel computes, known at compile time.
@@ -114,18 +120,29 @@ std::pair<int64_t, int64_t> chooseTile(const TargetShape &target,
   return {lanes, vectors};
 }
 
-/// Pooled rows per band: the fewest that keep the convolution rows
-/// computed twice (a window taller than its stride overlaps the next
-/// band's) under a sixteenth, and the unused positions of a band's last
-/// tile under an eighth, of the band's work; all rows when no count does.
-int64_t chooseBandRows(const PoolShape &pool, int64_t tile) {
-  int64_t overlap = std::max<int64_t>(pool.kernel[0] - pool.strides[0], 0);
-  for (int64_t rows = 1; rows < pool.pooledRows; ++rows) {
-    int64_t convRows = (rows - 1) * pool.strides[0] + pool.kernel[0];
-    if (16 * overlap <= rows * pool.strides[0] &&
-        8 * tile <= convRows * pool.rowWidth)
+/// Pooled rows per band. A band computes its convolution rows in tiles of
+/// `vectors` vectors and a last narrower one; rows shared with the next
+/// band (a window taller than its stride) are computed twice, and every
+/// tile also loads an offset and broadcasts a value per stored weight. The
+/// cost per pooled row, in those vector operations, falls with the band's
+/// height; the band is the lowest one within 3% of the cheapest, so that
+/// bands (and not chunks of output channels, which each read the whole
+/// input again) make the parallel iterations.
+int64_t chooseBandRows(PoolShape pool, int64_t lanes, int64_t vectors) {
+  auto costPerRow = [&](int64_t rows) {
+    pool.bandRows = rows;
+    int64_t needed = ceilDiv(
+        std::min(pool.convRowsPerBand(), pool.convRows) * pool.rowWidth, lanes);
+    int64_t rest = needed % vectors;
+    double work = needed / vectors * (vectors + 2) + (rest ? rest + 2 : 0);
+    return work / rows;
+  };
+  double best = INFINITY;
+  for (int64_t rows = 1; rows <= pool.pooledRows; ++rows)
+    best = std::min(best, costPerRow(rows));
+  for (int64_t rows = 1; rows < pool.pooledRows; ++rows)
+    if (costPerRow(rows) <= 1.03 * best)
       return rows;
-  }
   return pool.pooledRows;
 }
 
@@ -244,10 +261,11 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
 
 using AccumulatorIndexFn = function_ref<SmallVector<Value>(
     OpBuilder &, Location, Value row, Value position)>;
-/// Emits one tile of a band into `scratch` (at `scratchIndex`).
-using BandTileEmitter =
-    function_ref<void(OpBuilder &, Location, Value image, Value chunk,
-                      Value tileStart, Value scratch, AccumulatorIndexFn)>;
+/// Emits one tile of `vectors` vectors of a band into `scratch` (at
+/// `scratchIndex`).
+using BandTileEmitter = function_ref<void(
+    OpBuilder &, Location, Value image, Value chunk, Value tileStart,
+    int64_t vectors, Value scratch, AccumulatorIndexFn)>;
 
 /// A fused max pool: in parallel over images, block-row chunks and bands
 /// of pooled rows. Each iteration computes its band's convolution rows
@@ -332,8 +350,13 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
             pool.convRows);
         Value bandStart = mul(b, convStart, width);
         Value bandRowCount = sub(b, convEnd, convStart);
-        Value tiles = arith::CeilDivSIOp::create(
-            b, loc, mul(b, bandRowCount, width), index(b, tile));
+        // Full tiles, then the band's last positions: a tile of the
+        // vectors an interior band needs there, or a full one for a band
+        // that needs more (a first or last band of another height).
+        Value positions = mul(b, bandRowCount, width);
+        Value tiles = arith::DivSIOp::create(b, loc, positions, index(b, tile));
+        Value lastTileStart = mul(b, tiles, tile);
+        Value rest = sub(b, positions, lastTileStart);
         Value firstRow = mul(b, loadIndex(b, loc, chunkArray, chunk), block.rows);
         Value endRow = mul(
             b, loadIndex(b, loc, chunkArray, add(b, chunk, 1)), block.rows);
@@ -345,9 +368,38 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
                 [&](OpBuilder &b, Value t, ValueRange) -> SmallVector<Value> {
                   Value tileStart =
                       arith::AddIOp::create(b, loc, bandStart, mul(b, t, tile));
-                  emitTile(b, loc, image, chunk, tileStart, scratch, scratchIndex);
+                  emitTile(b, loc, image, chunk, tileStart, shape.vectorsPerTile,
+                           scratch, scratchIndex);
                   return {};
                 });
+        Value restStart = arith::AddIOp::create(b, loc, bandStart, lastTileStart);
+        auto restTile = [&](OpBuilder &b, int64_t vectors) {
+          scf::IfOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rest, zero),
+              [&](OpBuilder &b, Location loc) {
+                emitTile(b, loc, image, chunk, restStart, vectors, scratch,
+                         scratchIndex);
+                scf::YieldOp::create(b, loc);
+              });
+        };
+        int64_t restVectors = pool.restVectors(lanes, shape.vectorsPerTile);
+        if (restVectors == 0) {
+          restTile(b, shape.vectorsPerTile);
+        } else {
+          Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                             rest, index(b, restVectors * lanes));
+          scf::IfOp::create(
+              b, loc, fits,
+              [&](OpBuilder &b, Location loc) {
+                restTile(b, restVectors);
+                scf::YieldOp::create(b, loc);
+              },
+              [&](OpBuilder &b, Location loc) {
+                restTile(b, shape.vectorsPerTile);
+                scf::YieldOp::create(b, loc);
+              });
+        }
         // A window's `lanes` consecutive columns from `column` of scratch
         // row `row`, `strides[1]` apart.
         auto windowColumns = [&](OpBuilder &b, Value row, Value column) -> Value {
@@ -454,7 +506,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                  Value bias, Value residual) {
   int64_t chunks = chunkStarts.size() - 1;
   BlockShape block = weight.block;
-  int64_t lanes = shape.lanes, vectors = shape.vectorsPerTile;
+  int64_t lanes = shape.lanes, fullVectors = shape.vectorsPerTile;
   auto vectorType = VectorType::get({lanes}, b.getF32Type());
   auto maskType = VectorType::get({lanes}, b.getI1Type());
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
@@ -492,9 +544,11 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   // Where the accumulators of output row `row` at flat position
   // `position` go (and come back from between slabs): the output, or a
   // fused pool's scratch.
+  // A tile of `vectors` vectors (the kernel's full tiles have
+  // `fullVectors`; a fused pool's band may end in a narrower one).
   auto emitTile = [&](OpBuilder &b, Location loc, Value image, Value chunk,
-                      Value tileStart, bool masked, Value accumulators,
-                      AccumulatorIndexFn accumulatorIndex) {
+                      Value tileStart, int64_t vectors, bool masked,
+                      Value accumulators, AccumulatorIndexFn accumulatorIndex) {
     Value firstBlockRow = loadIndex(b, loc, arrays.chunks, chunk);
     Value lastBlockRow = loadIndex(
         b, loc, arrays.chunks, arith::AddIOp::create(b, loc, chunk, one));
@@ -687,10 +741,10 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   if (shape.pool) {
     emitPooledBands(b, loc, shape, block, chunkStarts, arrays.chunks, output,
                     [&](OpBuilder &b, Location loc, Value image, Value chunk,
-                        Value tileStart, Value scratch,
+                        Value tileStart, int64_t vectors, Value scratch,
                         AccumulatorIndexFn scratchIndex) {
-                      emitTile(b, loc, image, chunk, tileStart, false, scratch,
-                               scratchIndex);
+                      emitTile(b, loc, image, chunk, tileStart, vectors, false,
+                               scratch, scratchIndex);
                     });
     return;
   }
@@ -708,20 +762,20 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
         Value tileStart =
             arith::MulIOp::create(b, loc, ivs[2], index(b, shape.tile()));
         if (!maskedTail)
-          return emitTile(b, loc, image, ivs[1], tileStart, false, output,
-                          outputIndex);
+          return emitTile(b, loc, image, ivs[1], tileStart, fullVectors, false,
+                          output, outputIndex);
         Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            ivs[2], index(b, tiles - 1));
         scf::IfOp::create(
             b, loc, last,
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, image, ivs[1], tileStart, true, output,
-                       outputIndex);
+              emitTile(b, loc, image, ivs[1], tileStart, fullVectors, true,
+                       output, outputIndex);
               scf::YieldOp::create(b, loc);
             },
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, image, ivs[1], tileStart, false, output,
-                       outputIndex);
+              emitTile(b, loc, image, ivs[1], tileStart, fullVectors, false,
+                       output, outputIndex);
               scf::YieldOp::create(b, loc);
             });
         // scf.parallel's body builder adds the terminator.
@@ -932,7 +986,7 @@ struct SparseToLoops
       p.rowWidth = planeWidth;
       p.pooledRows = outputType.getDimSize(2);
       p.pooledCols = outputType.getDimSize(3);
-      p.bandRows = chooseBandRows(p, shape.tile());
+      p.bandRows = chooseBandRows(p, shape.lanes, shape.vectorsPerTile);
       shape.pool = p;
     }
     shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;

@@ -7,21 +7,28 @@
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
 // ResNet's stem on a 24x24 image: 7x7 s2 p3 -> 12x12, 3x3 s2 p1 pool ->
-// 6x6. Rows are 15 wide (12 + the 3 columns of the 7x7 phase planes);
-// all 6 pooled rows are one band (13 convolution rows would be needed by
-// two bands of 3: the rule wants 8 tiles of 128 per band and gets all
-// 12 rows, 180 positions, 2 tiles). The scratch has one row per output
-// channel of a chunk: a margin of 1 (the pool's left padding), 2 tiles,
-// and room for the last vector of windows (16 x 2 + 3): 1 + 256 + 35.
+// 6x6. Rows are 15 wide (12 + the 3 columns of the 7x7 phase planes).
+// Smaller bands cost more per pooled row (a row shared with the next
+// band computed twice, a narrow last tile): all 6 pooled rows are one band
+// (12 rows, 180 positions = 11.25 vectors of 16: one full tile of 8
+// vectors and a last one of 4). The scratch has one row per output
+// channel of a chunk: a margin of 1 (the pool's left padding), the band's
+// positions rounded up to 2 tiles of 128, and room for the last vector of
+// windows (16 x 2 + 3): 1 + 256 + 35.
 // CHECK-LABEL: func.func @stem
 // CHECK: tensor.pad %arg0 low[0, 0, 3, 3] high[0, 0, 21, 3]
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x6x6xf32>
 // CHECK: scf.parallel (%[[CHUNK:.*]]) =
 // CHECK:   %[[S:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x292xf32>
-// The tiles of the band: FMAs, the ReLU, stores into the scratch.
+// The band's tiles: 8 vectors, then 4; FMAs, the ReLU, stores into the
+// scratch.
 // CHECK:   scf.for
+// CHECK:     scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-COUNT-8: vector.fma
 // CHECK:       arith.maximumf
+// CHECK:       vector.store {{.*}}, %[[S]]
+// CHECK:     scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-4: vector.fma
 // CHECK:       vector.store {{.*}}, %[[S]]
 // Padding never wins: -inf in the margin and in columns 12-14 of each row.
 // CHECK:   scf.for
@@ -60,13 +67,15 @@ func.func @stem(%x: tensor<1x3x24x24xf32>) -> tensor<1x2x6x6xf32> {
 
 // A 1x1 convolution on a wide map (8x96, no padding columns of its own)
 // with a 2x2 stride-2 pool: rows 96 wide, no margin, no -inf columns.
-// A band's last tile may hold unused positions for at most 1/8 of its
-// work: 8 tiles of 128 want 11 rows, so the one band is the whole map (8
-// rows, 768 positions, 6 tiles; scratch 768 + 16 * 2 + 2); the images and
-// the 2 chunks of output channels are the parallel iterations.
+// Bands of 2 pooled rows (4 rows, 384 positions: 3 full tiles of 128, no
+// narrower one, so its tile only runs for a band that needs it) cost as
+// little per row as any: 2 bands, in parallel with the images and 2
+// chunks. Scratch: 3 tiles and 16 x 2 + 2.
 // CHECK-LABEL: func.func @wide
-// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c2, %c2)
-// CHECK:   memref.alloc() {alignment = 64 : i64} : memref<1x802xf32>
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%c2, %c2, %c2)
+// CHECK:   memref.alloc() {alignment = 64 : i64} : memref<1x418xf32>
+// CHECK:   scf.for
+// CHECK:   scf.if
 // CHECK-NOT: memref.store
 // CHECK:   vector.shuffle
 // CHECK:   vector.store {{.*}} : memref<2x2x4x48xf32>, vector<16xf32>

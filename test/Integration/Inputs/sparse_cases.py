@@ -375,26 +375,28 @@ def residual_block_case(name, gen, threads):
 
 
 def pooled_network_case(name, gen, threads):
-    """A stem (7x7 s2 conv, ReLU, 3x3 s2 max pool), then 3x3 conv and a
-    ceil-mode 2x2 max pool without a ReLU between, on pre-pruned weights:
-    dlas-sparsify folds each pool into its convolution."""
-    x = torch.randn(1, 3, 37, 37, generator=gen)
+    """ResNet's stem (7x7 s2 conv, ReLU, 3x3 s2 ceil-mode max pool) on a
+    224x224 image, then a 3x3 conv and 3x3 s3 ceil-mode max pool without a
+    ReLU between, on pre-pruned weights: dlas-sparsify folds the first pool
+    into its convolution (a 112x112 map) and keeps the second apart (57x57,
+    below min-pool-positions)."""
+    x = torch.randn(1, 3, 224, 224, generator=gen)
     w1 = torch.randn(16, 3, 7, 7, generator=gen) * (torch.rand(16, 3, 7, 7, generator=gen) < 0.2)
     b1 = torch.randn(16, generator=gen)
     w2 = torch.randn(8, 16, 3, 3, generator=gen) * (torch.rand(8, 16, 3, 3, generator=gen) < 0.2)
-    h = F.relu(F.conv2d(x, w1, b1, stride=2, padding=3))            # 19x19
-    h = F.max_pool2d(h, 3, 2, 1)                                     # 10x10
-    h = F.conv2d(h, w2, None, padding=1)                             # 10x10
-    y = F.max_pool2d(h, 3, 3, 0, ceil_mode=True)                     # 4x4
-    t1, t2, t3, t4 = [1, 16, 19, 19], [1, 16, 10, 10], [1, 8, 10, 10], list(y.shape)
+    h = F.relu(F.conv2d(x, w1, b1, stride=2, padding=3))            # 112x112
+    h = F.max_pool2d(h, 3, 2, 1, ceil_mode=True)                     # 57x57
+    h = F.conv2d(h, w2, None, padding=1)                             # 57x57
+    y = F.max_pool2d(h, 3, 3, 0, ceil_mode=True)                     # 19x19
+    t1, t2, t3, t4 = [1, 16, 112, 112], [1, 16, 57, 57], [1, 8, 57, 57], list(y.shape)
     module = "\n".join([
-        "func.func @main(%x: tensor<1x3x37x37xf32>) -> " + ttype(t4) + " {",
+        "func.func @main(%x: tensor<1x3x224x224xf32>) -> " + ttype(t4) + " {",
         const("w1", w1), const("b1", b1), const("w2", w2),
         f"  %c1 = nn.conv2d %x, %w1, %b1 {{strides = {arr([2, 2])}, padding = {arr([3, 3, 3, 3])}}} : "
-        f"(tensor<1x3x37x37xf32>, tensor<16x3x7x7xf32>, tensor<16xf32>) -> {ttype(t1)}",
+        f"(tensor<1x3x224x224xf32>, tensor<16x3x7x7xf32>, tensor<16xf32>) -> {ttype(t1)}",
         f"  %r1 = nn.relu %c1 : {ttype(t1)}",
         f"  %p1 = nn.max_pool2d %r1 {{kernel = {arr([3, 3])}, strides = {arr([2, 2])}, "
-        f"padding = {arr([1, 1, 1, 1])}}} : ({ttype(t1)}) -> {ttype(t2)}",
+        f"padding = {arr([1, 1, 1, 1])}, ceil_mode = true}} : ({ttype(t1)}) -> {ttype(t2)}",
         f"  %c2 = nn.conv2d %p1, %w2 {{padding = {arr([1, 1, 1, 1])}}} : "
         f"({ttype(t2)}, tensor<8x16x3x3xf32>) -> {ttype(t3)}",
         f"  %y = nn.max_pool2d %c2 {{kernel = {arr([3, 3])}, strides = {arr([3, 3])}, "

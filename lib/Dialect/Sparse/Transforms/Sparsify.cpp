@@ -226,16 +226,18 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
   /// The fused pool's attributes for `pool` after a convolution: its
   /// window, strides and padding, the bottom and right padding grown to
   /// the windows a `ceil_mode` pool reaches (padding never wins a max).
-  /// None where the kernel cannot pool it: another layout, a dilation, a
-  /// dynamic shape, a padding as wide as the window.
+  /// None where the kernel cannot pool it (another layout, a dilation, a
+  /// dynamic shape, a padding as wide as the window) or where fusing does
+  /// not pay (a map under `minPositions`).
   static std::optional<std::array<DenseI64ArrayAttr, 3>>
-  fusablePool(nn::MaxPool2DOp pool) {
+  fusablePool(nn::MaxPool2DOp pool, int64_t minPositions) {
     if (!pool || pool.getLayout() != nn::Layout::NCHW ||
         llvm::any_of(pool.getDilations(), [](int64_t d) { return d != 1; }))
       return std::nullopt;
     auto in = cast<RankedTensorType>(pool.getInput().getType());
     auto out = cast<RankedTensorType>(pool.getType());
-    if (!in.hasStaticShape() || !out.hasStaticShape())
+    if (!in.hasStaticShape() || !out.hasStaticShape() ||
+        in.getDimSize(2) * in.getDimSize(3) < minPositions)
       return std::nullopt;
     ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides();
     SmallVector<int64_t> padding(pool.getPadding());
@@ -279,7 +281,7 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     std::optional<std::array<DenseI64ArrayAttr, 3>> poolAttrs;
     if (fusePools && isa<nn::Conv2DOp>(op) && !residual)
       if ((pool = soleUserOf<nn::MaxPool2DOp>(current)))
-        if (!(poolAttrs = fusablePool(pool)))
+        if (!(poolAttrs = fusablePool(pool, minPoolPositions)))
           pool = {};
     // The new op replaces the last one it folds: the residual may be
     // computed after the convolution, which dominates it anyway.

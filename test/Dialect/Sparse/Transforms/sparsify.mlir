@@ -1,10 +1,12 @@
 // dlas-sparsify: dense layers with sparse enough constant weights become
 // sparse layers where the calibrated cost model says they win.
-// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always" | FileCheck %s --check-prefix=ALWAYS
+// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always min-pool-positions=0" | FileCheck %s --check-prefix=ALWAYS
 // RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=never" | FileCheck %s --check-prefix=NEVER
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-sparsify="calibration=%S/Inputs/calibration.json print" 2>&1 | FileCheck %s --check-prefix=V4
-// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-sparsify="calibration=%S/Inputs/calibration.json print" 2>&1 | FileCheck %s --check-prefix=V3
-// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always fuse-pools=false" | FileCheck %s --check-prefix=UNFUSED
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-sparsify="calibration=%S/Inputs/calibration.json print min-pool-positions=25" 2>&1 | FileCheck %s --check-prefix=V3
+// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always fuse-pools=false min-pool-positions=0" | FileCheck %s --check-prefix=UNFUSED
+// Small maps (25 positions here) keep their pools apart by default.
+// RUN: dlas-opt %s --split-input-file --dlas-sparsify="policy=always" | FileCheck %s --check-prefix=UNFUSED
 
 // 3 of 8 filter rows (as 8 x 4 rows of C*KH*KW) hold one non-zero each:
 // density 3/32. The ReLU, the conv's only user, is fused.

@@ -71,7 +71,13 @@ def Sparsify : Pass<"dlas-sparsify", "mlir::ModuleOp"> {
     `nn.relu` as its only user gets the ReLU fused, and a convolution
     without a residual whose result (or ReLU's) only feeds an NCHW
     `nn.max_pool2d` (no dilation) gets the pool fused (`fuse-pools`, on by
-    default) as `pool_kernel`,
+    default, for maps of at least `min-pool-positions`). The kernel
+    computes bands of rows into a buffer in cache and pools them, saving
+    the output's trip through memory; on small maps its bands are few, so
+    more chunks of output channels each read the whole input again.
+    Measured on a Zen 3 host (x86-64-v3, 1 thread, 10% density,
+    `bench/sparse_pool_bench.py`): fused faster on 112x112 and 224x224
+    maps, slower on 56x56 and below, hence the default of 8192. as `pool_kernel`,
     `pool_strides` and `pool_padding` (a `ceil_mode` pool's bottom and
     right padding grown to the windows it reaches). `print` explains every
     decision:
@@ -89,6 +95,10 @@ def Sparsify : Pass<"dlas-sparsify", "mlir::ModuleOp"> {
            "Print every layer's decision and its reason">,
     Option<"fusePools", "fuse-pools", "bool", "true",
            "Fold a max pool after a sparse convolution into it">,
+    Option<"minPoolPositions", "min-pool-positions", "int64_t", "8192",
+           "Fold a max pool only after a convolution output of at least "
+           "this many positions per channel (smaller maps measure faster "
+           "with the pool apart, docs/Sparse.md)">,
   ];
   let dependentDialects = ["::mlir::dlas::sparse::SparseDialect",
                            "mlir::arith::ArithDialect"];
