@@ -545,9 +545,11 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   // `position` go (and come back from between slabs): the output, or a
   // fused pool's scratch.
   // A tile of `vectors` vectors (the kernel's full tiles have
-  // `fullVectors`; a fused pool's band may end in a narrower one).
+  // `fullVectors`; the output's last tile and a fused pool's bands may end
+  // in a narrower one). Vectors from `maskedFrom` on may pass the output's
+  // end: their lanes past it are masked off.
   auto emitTile = [&](OpBuilder &b, Location loc, Value image, Value chunk,
-                      Value tileStart, int64_t vectors, bool masked,
+                      Value tileStart, int64_t vectors, int64_t maskedFrom,
                       Value accumulators, AccumulatorIndexFn accumulatorIndex) {
     Value firstBlockRow = loadIndex(b, loc, arrays.chunks, chunk);
     Value lastBlockRow = loadIndex(
@@ -599,7 +601,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                 init.push_back(load(
                     b, loc, accumulators,
                     accumulatorIndex(b, loc, rows[i], positions[u]),
-                    shape.outputLength, masked));
+                    shape.outputLength, u >= maskedFrom));
             return init;
           };
           SmallVector<Value> init;
@@ -631,7 +633,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                     b, loc, input,
                     {image, arith::AddIOp::create(b, loc, offset,
                                                   index(b, u * lanes))},
-                    shape.inputLength, masked && shape.maskLoads));
+                    shape.inputLength, u >= maskedFrom && shape.maskLoads));
               for (int64_t i = 0; i < block.rows; ++i) {
                 Value w = valueOf(i, j);
                 for (int64_t u = 0; u < vectors; ++u) {
@@ -715,7 +717,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
               if (residual) {
                 Value shortcut = load(b, loc, residual,
                                       {image, rows[i], positions[u]},
-                                      shape.outputLength, masked);
+                                      shape.outputLength, u >= maskedFrom);
                 Value sum = arith::AddFOp::create(b, loc, result, shortcut);
                 result = shape.slabs == 1
                              ? sum
@@ -730,7 +732,8 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                                                        result);
               }
               store(b, loc, result, accumulators,
-                    accumulatorIndex(b, loc, rows[i], positions[u]), masked);
+                    accumulatorIndex(b, loc, rows[i], positions[u]),
+                    u >= maskedFrom);
             }
           scf::YieldOp::create(b, loc);
         });
@@ -743,12 +746,17 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                     [&](OpBuilder &b, Location loc, Value image, Value chunk,
                         Value tileStart, int64_t vectors, Value scratch,
                         AccumulatorIndexFn scratchIndex) {
-                      emitTile(b, loc, image, chunk, tileStart, vectors, false,
-                               scratch, scratchIndex);
+                      emitTile(b, loc, image, chunk, tileStart, vectors,
+                               /*maskedFrom=*/vectors, scratch, scratchIndex);
                     });
     return;
   }
-  bool maskedTail = shape.outputLength % shape.tile() != 0;
+  // The last tile: the vectors its positions need, the last one masked
+  // where it passes the output's end.
+  int64_t lastPositions = shape.outputLength - (tiles - 1) * shape.tile();
+  int64_t lastVectors = ceilDiv(lastPositions, lanes);
+  int64_t lastUnmasked = lastPositions / lanes;
+  bool maskedTail = lastPositions != shape.tile();
   scf::ParallelOp::create(
       b, loc, ValueRange{zero, zero, zero},
       ValueRange{index(b, shape.images), index(b, chunks), index(b, tiles)},
@@ -762,20 +770,20 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
         Value tileStart =
             arith::MulIOp::create(b, loc, ivs[2], index(b, shape.tile()));
         if (!maskedTail)
-          return emitTile(b, loc, image, ivs[1], tileStart, fullVectors, false,
-                          output, outputIndex);
+          return emitTile(b, loc, image, ivs[1], tileStart, fullVectors,
+                          fullVectors, output, outputIndex);
         Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            ivs[2], index(b, tiles - 1));
         scf::IfOp::create(
             b, loc, last,
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, image, ivs[1], tileStart, fullVectors, true,
-                       output, outputIndex);
+              emitTile(b, loc, image, ivs[1], tileStart, lastVectors,
+                       lastUnmasked, output, outputIndex);
               scf::YieldOp::create(b, loc);
             },
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, image, ivs[1], tileStart, fullVectors, false,
-                       output, outputIndex);
+              emitTile(b, loc, image, ivs[1], tileStart, fullVectors,
+                       fullVectors, output, outputIndex);
               scf::YieldOp::create(b, loc);
             });
         // scf.parallel's body builder adds the terminator.
