@@ -59,6 +59,7 @@ using mlir::dlas::GemmPins;
 using mlir::dlas::TensorFusion;
 using mlir::dlas::TuningTable;
 using mlir::dlas::KernelTypes;
+using mlir::dlas::Int8Multiply;
 using namespace mlir::dlas::gemm;
 
 namespace {
@@ -257,16 +258,20 @@ int64_t elementBytes(const Gemm &g) {
 /// the tiles within 3% of the cheapest, the one with the fewest loads per
 /// FMA wins (at N = 49 the estimates of 5x4, 6x4 and 12x2 differ by 0.2%
 /// and 5x4, the cheapest, measured 10-15% slower than the other two).
-KernelParams chooseParams(const Gemm &g, const TargetShape &t) {
+/// `extraRegisters`: vector registers the kernel's multiply needs beyond
+/// the tile, its B vectors and a broadcast (vpmaddubsw pairs: the i16
+/// products); `maxVectors`: the widest tile in vectors.
+KernelParams chooseParams(const Gemm &g, const TargetShape &t,
+                          int64_t extraRegisters, int64_t maxVectors) {
   struct Candidate {
     int64_t m0, vectors;
     double cost, loadRatio;
   };
   SmallVector<Candidate> candidates;
   double cheapest = std::numeric_limits<double>::max();
-  for (int64_t vectors = 1; vectors <= 4; ++vectors) {
+  for (int64_t vectors = 1; vectors <= maxVectors; ++vectors) {
     for (int64_t m0 = 1; m0 <= 16; ++m0) {
-      if (m0 * vectors + vectors + 1 > t.vectorRegisters)
+      if (m0 * vectors + vectors + 1 + extraRegisters > t.vectorRegisters)
         break;
       double tiles = llvm::divideCeil(g.sizeN, vectors * t.vectorWidth) *
                      llvm::divideCeil(g.sizeM, m0);
@@ -348,12 +353,30 @@ bool packableB(const Gemm &g) {
          g.op.getMatchingIndexingMap(g.b).isProjectedPermutation();
 }
 
-/// Int8 GEMMs with a packable B run on vpdpbusd: four k values per 32-bit
-/// lane, B packed in k quads.
-bool usesVnni(const Gemm &g, const KernelParams &p, Type input,
-              int64_t vectorWidth) {
-  return input.isInteger(8) && p.packB && packableB(g) && !g.rowWidth &&
-         dlas::hasInt8DotProduct(g.op, vectorWidth);
+/// Whether an int8 GEMM can read A and B in k quads: B packed (one k dim,
+/// read through a permutation) and no row width.
+bool quadsPossible(const Gemm &g, Type input) {
+  return input.isInteger(8) && packableB(g) && !g.rowWidth;
+}
+
+/// The multiply of an int8 GEMM: vpdpbusd where the target has it (four k
+/// values per 32-bit lane); vpmaddubsw pairs where it has those and A's
+/// bytes, known at compile time (`aBytes`; empty when A is not a
+/// constant), are all within +-kPairProductLimit, the range it multiplies
+/// exactly (weights quantized for such a target are: see Int8Policy);
+/// both read A and B in k quads. Otherwise the widening kernel.
+Int8Multiply int8MultiplyFor(const Gemm &g, const KernelParams &p, Type input,
+                             int64_t vectorWidth, ArrayRef<int8_t> aBytes) {
+  if (!p.packB || !quadsPossible(g, input))
+    return Int8Multiply::widen;
+  Int8Multiply multiply =
+      dlas::int8MultiplyOf(dlas::lookupCPUTarget(g.op), vectorWidth);
+  if (multiply != Int8Multiply::pairs)
+    return multiply;
+  bool exact = !aBytes.empty() && llvm::all_of(aBytes, [](int8_t v) {
+    return std::abs(static_cast<int64_t>(v)) <= dlas::kPairProductLimit;
+  });
+  return exact ? Int8Multiply::pairs : Int8Multiply::widen;
 }
 
 /// The kernel parameters a decision records.
@@ -370,7 +393,16 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   FailureOr<Gemm> gemm = matchGemm(op, why);
   if (failed(gemm))
     return success();
-  KernelParams params = chooseParams(*gemm, target);
+  // The pair kernel's products need a register of their own (its vector
+  // of ones is a memory operand), and tiles of 3 or more vectors ran at
+  // half speed: on x86-64-v3 (Zen 3, resnet18 int8, one tile for every
+  // GEMM) 6x2 31.9 ms, 5x2 32.6, 4x2 33.4, 2x4 36.2, 3x3 44.7, 4x3 45.0.
+  Type inputType = getElementTypeOrSelf(gemm->a->get().getType());
+  bool pairs = inputType.isInteger(8) &&
+               dlas::int8MultiplyOf(dlas::lookupCPUTarget(op),
+                                    target.vectorWidth) == Int8Multiply::pairs;
+  KernelParams params =
+      chooseParams(*gemm, target, pairs ? 1 : 0, pairs ? 2 : 4);
   DecisionSource source = DecisionSource::cost_model;
   int64_t *slots[] = {&params.m0, &params.vectors, &params.kc, &params.mc};
   for (auto [slot, value] : llvm::zip(slots, pins.tiles)) {
@@ -380,10 +412,11 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
     }
   }
   bool plainB = packableB(*gemm);
-  // vpdpbusd reads B in k quads, which only a packed B provides.
-  Type inputType = getElementTypeOrSelf(gemm->a->get().getType());
-  if (inputType.isInteger(8) && plainB && !gemm->rowWidth &&
-      dlas::hasInt8DotProduct(op, target.vectorWidth))
+  // vpdpbusd and vpmaddubsw read B in k quads, which only a packed B
+  // provides.
+  if (quadsPossible(*gemm, inputType) &&
+      dlas::int8MultiplyOf(dlas::lookupCPUTarget(op), target.vectorWidth) !=
+          Int8Multiply::widen)
     params.packB = true;
   if (pins.packB == "always")
     params.packB = plainB;
@@ -428,7 +461,8 @@ memref::GetGlobalOp globalBehindReshapes(Value v) {
       v = expand.getSrc();
     else
       break;
-    if (!isContiguousF32(v))
+    // Any element type: the i8 weights of an int8 GEMM too.
+    if (!dlas::isContiguous(v))
       return nullptr;
   }
   return v.getDefiningOp<memref::GetGlobalOp>();
@@ -531,22 +565,23 @@ public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
                 const Neighbours &nb, KernelTypes types, int64_t vectorWidth,
                 bool parallel, int64_t prefetchBytes, int64_t chunks,
-                bool vnni)
+                Int8Multiply multiply)
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
-        chunks(chunks), vnni(vnni), vecType(types.accVector(vw)),
+        chunks(chunks), multiply(multiply),
+        quadLayout(multiply != Int8Multiply::widen), vecType(types.accVector(vw)),
         inVecType(types.inputVector(vw)) {}
 
-  /// k values per k block: the decision's, a multiple of 4 with VNNI (a
+  /// k values per k block: the decision's, a multiple of 4 with quads (a
   /// quad never straddles two blocks).
   int64_t blockK() const {
     int64_t k = kBlockOuter(g, p);
-    return vnni ? llvm::alignTo(k, 4) : k;
+    return quadLayout ? llvm::alignTo(k, 4) : k;
   }
-  /// k quads per k block (VNNI).
+  /// k quads per k block (quads).
   int64_t blockQuads() const { return blockK() / 4; }
 
-  /// VNNI: A packed in k quads, Ap[g..][K/kc][M/m0][kc/4][m0 * 4] (the four
+  /// Quads: A packed in k quads, Ap[g..][K/kc][M/m0][kc/4][m0 * 4] (the four
   /// k values of a row next to each other: one 32-bit broadcast), zero
   /// past K and M; and the sum of each row of A (rowSums[g..][M]), which
   /// undoes the bias of B's u8 form: the kernel reads B + 128 (vpdpbusd
@@ -626,15 +661,15 @@ public:
     return packed;
   }
 
-  /// The row sums of A that packQuadsAtRunTime computed (VNNI), to free.
+  /// The row sums of A that packQuadsAtRunTime computed (quads), to free.
   Value rowSumsBuffer() const { return rowSums; }
-  /// VNNI with A packed at compile time: its row sums, a constant too.
+  /// Quads with A packed at compile time: its row sums, a constant too.
   void useRowSums(Value sums) { rowSums = sums; }
 
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
   Value packAtRunTime() {
-    if (vnni)
+    if (quadLayout)
       return packQuadsAtRunTime();
     auto type = packedType();
     Value packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
@@ -702,7 +737,7 @@ public:
     for (unsigned d : g.aBatch)
       shape.push_back(g.ranges[d]);
     int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-    if (vnni) {
+    if (quadLayout) {
       llvm::append_values(
           shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()), panels,
           blockQuads(), p.m0 * 4);
@@ -733,7 +768,7 @@ public:
     if (p.packB)
       bp = memref::AllocOp::create(
           b, loc,
-          vnni ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
+          quadLayout ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
                : MemRefType::get({tiles, kcOuter, n0}, types.input),
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
@@ -897,7 +932,7 @@ private:
   /// Copies rows [kc, kcEnd) of B into column-tile panels Bp[tile][k][n0],
   /// zero past N, so that the kernels stream it contiguously.
   void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
-    if (vnni)
+    if (quadLayout)
       return packQuadsOfB(kc, kcEnd, tiles);
     AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
@@ -928,7 +963,7 @@ private:
     });
   }
 
-  /// VNNI: rows [kc, kcEnd) of B as quads, Bp[tile][kc/4][n0 * 4]: lane
+  /// Quads: rows [kc, kcEnd) of B as quads, Bp[tile][kc/4][n0 * 4]: lane
   /// n's 32 bits hold B[k..k+3][n], each byte + 128 (u8 for vpdpbusd);
   /// rows past K and columns past N hold 128 (0 + 128), against zeros of A.
   void packQuadsOfB(Value kc, Value kcEnd, int64_t tiles) {
@@ -1149,7 +1184,7 @@ private:
           });
       return SmallVector<Value>(forOp.getResults());
     };
-    if (vnni)
+    if (quadLayout)
       acc = quadLoop(panel, tile, kcLo, kcHi, subtractRowSums(panel, kcLo, acc,
                                                               rows),
                      rows);
@@ -1262,7 +1297,7 @@ private:
   }
   static constexpr int64_t kMaxUnrolledTaps = 16;
 
-  /// VNNI: the first k block starts from acc - 128 * rowSums (B is read
+  /// Quads: the first k block starts from acc - 128 * rowSums (B is read
   /// as B + 128).
   SmallVector<Value> subtractRowSums(Value panel, Value kcLo,
                                      SmallVector<Value> acc, int64_t rows) {
@@ -1284,8 +1319,10 @@ private:
     return acc;
   }
 
-  /// VNNI: the k loop over quads [kcLo / 4, ceil(kcHi / 4)), one vpdpbusd
-  /// per accumulator per quad: 4 * lanes multiply-adds per instruction.
+  /// Quads: the k loop over quads [kcLo / 4, ceil(kcHi / 4)), per
+  /// accumulator per quad one vpdpbusd (4 * lanes multiply-adds per
+  /// instruction) or, on pairs, vpmaddubsw, vpmaddwd by ones and an add (4
+  /// * lanes in three).
   SmallVector<Value> quadLoop(Value panel, Value tile, Value kcLo, Value kcHi,
                               SmallVector<Value> acc, int64_t rows) {
     Value quadLo = arith::DivUIOp::create(b, loc, kcLo, index(4));
@@ -1294,8 +1331,36 @@ private:
     std::string intrinsic =
         "llvm.x86.avx512.vpdpbusd." + std::to_string(vw * 32);
     auto i32Vector = VectorType::get({vw}, b.getI32Type());
-    // The intrinsic takes its byte operands as <4*vw x i8>.
+    // The intrinsics take their byte operands as <4*vw x i8>.
     auto byteVector = VectorType::get({4 * vw}, b.getI8Type());
+    auto i16Vector = VectorType::get({2 * vw}, b.getI16Type());
+    bool wide = vw == 16;
+    std::string pairProducts =
+        wide ? "llvm.x86.avx512.pmaddubs.w.512" : "llvm.x86.avx2.pmadd.ub.sw";
+    std::string pairSums =
+        wide ? "llvm.x86.avx512.pmaddw.d.512" : "llvm.x86.avx2.pmadd.wd";
+    Value ones = arith::ConstantOp::create(
+        b, loc, i16Vector,
+        DenseElementsAttr::get(i16Vector, static_cast<int16_t>(1)));
+    // a += sum over 4 bytes of u8(B) * s8(A).
+    auto quadProduct = [&](Value a, Value bytes, Value splat) -> Value {
+      if (multiply == Int8Multiply::dotProduct)
+        return LLVM::CallIntrinsicOp::create(b, loc, i32Vector,
+                                             b.getStringAttr(intrinsic),
+                                             ValueRange{a, bytes, splat})
+            .getResult(0);
+      // vpmaddubsw: u8(B) x s8(A) in pairs into i16, exact for |A| <= 64;
+      // vpmaddwd by ones: each two of those into an i32.
+      Value pairs = LLVM::CallIntrinsicOp::create(
+                        b, loc, i16Vector, b.getStringAttr(pairProducts),
+                        ValueRange{bytes, splat})
+                        .getResult(0);
+      Value sums = LLVM::CallIntrinsicOp::create(b, loc, i32Vector,
+                                                 b.getStringAttr(pairSums),
+                                                 ValueRange{pairs, ones})
+                       .getResult(0);
+      return arith::AddIOp::create(b, loc, a, sums);
+    };
     auto forOp = scf::ForOp::create(
         b, loc, quadLo, quadHi, index(1), acc,
         [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
@@ -1324,11 +1389,7 @@ private:
                 vector::BroadcastOp::create(b, loc, i32Vector, word));
             for (int64_t j = 0; j < p.vectors; ++j) {
               Value &a = result[i * p.vectors + j];
-              // vpdpbusd: a += sum over 4 bytes of u8(B) * s8(A).
-              a = LLVM::CallIntrinsicOp::create(
-                      b, loc, i32Vector, b.getStringAttr(intrinsic),
-                      ValueRange{a, bs[j], splat})
-                      .getResult(0);
+              a = quadProduct(a, bs[j], splat);
             }
           }
           scf::YieldOp::create(b, loc, result);
@@ -1414,8 +1475,10 @@ private:
   bool parallel;
   int64_t prefetchBytes;
   int64_t chunks;
-  /// Int8 on vpdpbusd: A and B packed in k quads.
-  bool vnni;
+  /// Int8 on vpdpbusd or vpmaddubsw pairs (`multiply`): A and B packed in
+  /// k quads (`quadLayout`).
+  Int8Multiply multiply;
+  bool quadLayout;
   Value rowSums;
   /// Accumulator vectors; operand vectors (before `types.promote`).
   VectorType vecType, inVecType;
@@ -1506,11 +1569,18 @@ struct GemmMicrokernelPass
       }
       OpBuilder b(op);
       prepareViews(b, *gemm, neighbours);
-      bool vnni =
-          usesVnni(*gemm, params, decision.getInput(), target.vectorWidth);
+      // A's bytes when it is an i8 constant: packed in quads at compile
+      // time, and the pair kernel's range check.
+      std::vector<int8_t> aBytes;
+      if (quadsPossible(*gemm, decision.getInput()))
+        aBytes = constantBytes(gemm->a->get(), moduleSymbols);
+      Int8Multiply multiply =
+          int8MultiplyFor(*gemm, params, decision.getInput(),
+                          target.vectorWidth, aBytes);
+      bool quads = multiply != Int8Multiply::widen;
       KernelEmitter emitter(b, *gemm, params, neighbours,
                             dlas::KernelTypes::of(decision), target.vectorWidth,
-                            parallel, prefetchBytes, parallelChunks, vnni);
+                            parallel, prefetchBytes, parallelChunks, multiply);
       Value packed;
       bool packedNow = false;
       // Compile-time packing copies f32 data.
@@ -1523,10 +1593,10 @@ struct GemmMicrokernelPass
           ++numPackedConstants;
         }
       }
-      // ... and i8 weights in k quads, with their row sums (VNNI): at run
-      // time every call re-packed them (resnet50 int8: 28 -> 25 ms).
-      if (packConstants && vnni) {
-        std::vector<int8_t> data = constantBytes(gemm->a->get(), moduleSymbols);
+      // ... and i8 weights in k quads, with their row sums: at run time
+      // every call re-packed them (resnet50 int8: 28 -> 25 ms).
+      if (packConstants && quads) {
+        const std::vector<int8_t> &data = aBytes;
         if (!data.empty()) {
           auto [quads, sums] =
               packedQuadsConstant(b, moduleSymbols, packedGlobals, *gemm, params,
@@ -1550,7 +1620,10 @@ struct GemmMicrokernelPass
                          << params.m0 << ", vectors=" << params.vectors
                          << ", kc=" << params.kc << ", mc=" << params.mc
                          << (params.packB ? ", B packed" : "")
-                         << (vnni ? ", VNNI" : "")
+                         << (multiply == Int8Multiply::dotProduct ? ", VNNI"
+                             : multiply == Int8Multiply::pairs
+                                 ? ", int8 pairs"
+                                 : "")
                          << dlas::sourceNote(decision) << ") key '" << key
                          << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "
@@ -1616,7 +1689,7 @@ struct GemmMicrokernelPass
     return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
   }
 
-  /// VNNI: private constant globals holding A's panels in k quads
+  /// Quads: private constant globals holding A's panels in k quads
   /// (`packQuadsAtRunTime`'s layout) and A's row sums; returns reads of both.
   std::pair<Value, Value>
   packedQuadsConstant(OpBuilder &b, SymbolTable &moduleSymbols,

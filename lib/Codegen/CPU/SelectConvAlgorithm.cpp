@@ -785,12 +785,19 @@ struct SelectConvAlgorithmPass
       return why = unitStride ? "1x1 kernel: a GEMM without copies"
                               : "strided 1x1 kernel: subsampled input, GEMM",
              ConvAlgorithm::Gemm;
-    // vpdpbusd needs B packed in k quads, which the flat convolution's
-    // shifted rows do not allow; the im2col matrix packs like a matrix.
-    if (dense && microkernels && isInt8(conv) &&
-        dlas::hasInt8DotProduct(conv, targetLanes(conv)))
-      return why = "int8 with VNNI: im2col, for the GEMM on vpdpbusd",
-             ConvAlgorithm::Im2Col;
+    // vpdpbusd and vpmaddubsw need B packed in k quads, which the flat
+    // convolution's shifted rows do not allow; the im2col matrix packs
+    // like a matrix.
+    if (dense && microkernels && isInt8(conv)) {
+      dlas::Int8Multiply multiply = dlas::int8MultiplyOf(
+          dlas::lookupCPUTarget(conv), targetLanes(conv));
+      if (multiply == dlas::Int8Multiply::dotProduct)
+        return why = "int8 with VNNI: im2col, for the GEMM on vpdpbusd",
+               ConvAlgorithm::Im2Col;
+      if (multiply == dlas::Int8Multiply::pairs)
+        return why = "int8: im2col, for the GEMM on vpmaddubsw pairs",
+               ConvAlgorithm::Im2Col;
+    }
     if (kind == ConvKind::Depthwise && microkernels)
       return why = "depthwise: direct, for the depthwise microkernel",
              ConvAlgorithm::Direct;

@@ -91,7 +91,13 @@ class Layer:
     def depthwise(self):
         return self.kind == "conv2d" and self.groups > 1 and self.weight.shape[1] == 1
 
-    def forward_int8(self, x, lo, hi):
+    def seven_bit_weights(self):
+        """Whether dlas-mixed-precision gives this layer 7-bit weights on a
+        target whose int8 GEMM multiplies on vpmaddubsw: dense NCHW
+        convolutions, whose GEMM broadcasts the weights."""
+        return self.kind == "conv2d" and self.groups == 1 and self.layout == "nchw"
+
+    def forward_int8(self, x, lo, hi, pair_target=False):
         if self.depthwise():
             # The policy keeps depthwise convolutions in f32 (no int8
             # kernel): DLAS must match the f32 layer.
@@ -101,8 +107,9 @@ class Layer:
         qx = np.clip(np.rint(x / s_x) + np.float32(zp_x), -128, 127)
         rows = self.rows()
         largest = np.abs(rows).max(axis=1)
-        s_w = np.where(largest > 0, largest / np.float32(127), np.float32(1)).astype(np.float32)
-        qw_rows = np.clip(np.rint(rows / s_w[:, None]), -127, 127)
+        levels = np.float32(63 if pair_target and self.seven_bit_weights() else 127)
+        s_w = np.where(largest > 0, largest / levels, np.float32(1)).astype(np.float32)
+        qw_rows = np.clip(np.rint(rows / s_w[:, None]), -levels, levels)
         sums = qw_rows.sum(axis=1).astype(np.int64)
         s_acc = (np.float32(s_x) * s_w).astype(np.float32)
         bias = (self.bias.numpy().astype(np.float64) if self.bias is not None
@@ -181,14 +188,16 @@ class Case:
         x = torch.randn(*shape, generator=gen) * 1.5
         return torch.relu(x) if nonnegative else x
 
-    def forward(self, x, ranges=None):
-        """f32 (ranges None) or int8 forward; returns (output, layer inputs)."""
+    def forward(self, x, ranges=None, pair_target=False):
+        """f32 (ranges None) or int8 forward (with 7-bit weights where a
+        vpmaddubsw target gives them); returns (output, layer inputs)."""
         inputs = []
         for i, layer in enumerate(self.layers):
             if i == self.flatten_before:
                 x = x.reshape(x.shape[0], -1)
             inputs.append(x)
-            x = layer.forward(x) if ranges is None else layer.forward_int8(x, *ranges[i])
+            x = (layer.forward(x) if ranges is None
+                 else layer.forward_int8(x, *ranges[i], pair_target))
         return x, inputs
 
     def module(self):
@@ -319,28 +328,45 @@ def main():
             failing.append(c.name)
             continue
         ranges = {e["key"]: (e["min"], e["max"]) for e in table["layers"]}
-        expected, _ = c.forward(c.x, [ranges[f"main#{i}"] for i in range(len(c.layers))])
+        layer_ranges = [ranges[f"main#{i}"] for i in range(len(c.layers))]
+        expected, _ = c.forward(c.x, layer_ranges)
         np.save(base + ".int8.npy", expected.numpy())
+        expected, _ = c.forward(c.x, layer_ranges, pair_target=True)
+        np.save(base + ".int8-pairs.npy", expected.numpy())
         np.save(base + ".f32.npy", c.forward(c.x)[0].detach().numpy())
-        for target in targets:
+        # Each target as the tests before it ran it (the policy before the
+        # target is known: 8-bit weights) and, on targets whose int8 GEMM
+        # multiplies on vpmaddubsw (no VNNI), with the target attached
+        # first, as dlas-run --precision and the pipeline do: 7-bit
+        # weights for dense convolutions, on the pair kernel.
+        variants = [(t, False) for t in targets]
+        variants += [(t, True) for t in targets if t and "vnni" not in t]
+        for target, attached in variants:
             runs += 1
-            label = c.name + (f" [{target}]" if target else "")
+            label = c.name + (f" [{target}{', target first' if attached else ''}]"
+                              if target else "")
             cpu = "dlas-cpu-pipeline{sparsify=never"
+            attach = ""
             if target:
                 name, _, features = target.partition(":")
                 cpu += f" target={name}" + (f" target-features={features}" if features else "")
+                if attached:
+                    attach = (f"dlas-attach-target{{target={name}"
+                              + (f" features={features}" if features else "") + "},")
             cpu += "}"
-            pipeline = (f"builtin.module(dlas-mixed-precision{{policy=int8 "
+            pipeline = (f"builtin.module({attach}dlas-mixed-precision{{policy=int8 "
                         f"calibration={calibration} keep-f32=none}},{cpu})")
             common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
                       "--pipeline", pipeline]
             f32_only = all(layer.depthwise() for layer in c.layers)
-            exact = run(common + ["--expect", base + ".int8.npy", "--max-rel-err",
+            reference = base + (".int8-pairs.npy" if attached else ".int8.npy")
+            exact = run(common + ["--expect", reference, "--max-rel-err",
                                   "1e-4" if f32_only else EXACT])
             checks = [exact]
             # The comparison with f32 judges the scheme, which the exact
-            # check pins on every target: the first target suffices.
-            if target == targets[0]:
+            # check pins on every target: the first target suffices (and
+            # each 7-bit run).
+            if target == targets[0] or attached:
                 close = run(common + ["--expect", base + ".f32.npy", "--max-rel-err",
                                       str(VS_F32)])
                 checks.append(close)

@@ -63,19 +63,49 @@ ArrayRef<StringRef> documentedCPUTargetNames();
 /// it can run such code).
 std::string featuresMissingOnHost(StringRef features);
 
+/// How a target multiplies int8 vectors of a given number of 32-bit lanes.
+enum class Int8Multiply {
+  /// Widened to i32 on load and multiplied there.
+  widen,
+  /// vpmaddubsw, then vpmaddwd by ones: two u8 x s8 products summed into a
+  /// saturating i16, pairs of those into i32 (AVX2 for 8 lanes, AVX512BW
+  /// for 16). Exact while every s8 operand is within
+  /// +-kPairProductLimit.
+  pairs,
+  /// vpdpbusd: four u8 x s8 products into each i32 (AVX512-VNNI for 16
+  /// lanes; AVX-VNNI or AVX512-VNNI with VL for 8).
+  dotProduct,
+};
+
+/// The largest |s8| that vpmaddubsw multiplies exactly: 2 * 255 * 64 is
+/// the largest pair sum below 2^15.
+inline constexpr int64_t kPairProductLimit = 64;
+
+/// The best int8 multiply `target` has at `lanes` 32-bit lanes.
+inline Int8Multiply int8MultiplyOf(CPUTargetAttr target, int64_t lanes) {
+  if (!target)
+    return Int8Multiply::widen;
+  if (lanes == 16) {
+    if (target.hasFeature("avx512vnni"))
+      return Int8Multiply::dotProduct;
+    if (target.hasFeature("avx512bw"))
+      return Int8Multiply::pairs;
+  }
+  if (lanes == 8) {
+    if (target.hasFeature("avxvnni") ||
+        (target.hasFeature("avx512vnni") && target.hasFeature("avx512vl")))
+      return Int8Multiply::dotProduct;
+    if (target.hasFeature("avx2"))
+      return Int8Multiply::pairs;
+  }
+  return Int8Multiply::widen;
+}
+
 /// True when `op`'s target has vpdpbusd (u8 x s8 dot products into i32) at
 /// `lanes` 32-bit lanes: AVX512-VNNI for 16, AVX512-VNNI with VL or
 /// AVX-VNNI for 8.
 inline bool hasInt8DotProduct(Operation *op, int64_t lanes) {
-  CPUTargetAttr target = lookupCPUTarget(op);
-  if (!target)
-    return false;
-  if (lanes == 16)
-    return target.hasFeature("avx512vnni");
-  if (lanes == 8)
-    return target.hasFeature("avxvnni") ||
-           (target.hasFeature("avx512vnni") && target.hasFeature("avx512vl"));
-  return false;
+  return int8MultiplyOf(lookupCPUTarget(op), lanes) == Int8Multiply::dotProduct;
 }
 
 /// The CPU name of `op`'s target ("" without one): the prefix of its

@@ -197,8 +197,9 @@ nn::QuantizedWeights nn::quantizeWeightRows(llvm::ArrayRef<float> weights,
     float largest = 0.0f;
     for (float w : row)
       largest = std::max(largest, std::fabs(w));
-    float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
-    float lowest = -127.0f;
+    float levels = choice == WeightScale::MaxOver63 ? 63.0f : 127.0f;
+    float scale = largest > 0.0f ? largest / levels : 1.0f;
+    float lowest = -levels;
     if (choice == WeightScale::RecoverInt8Grid && largest > 0.0f) {
       if (std::optional<float> grid = int8Grid(row, largest)) {
         scale = *grid;

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Int8Policy.h"
+#include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "DLAS/Support/ConstantData.h"
 
@@ -271,16 +272,29 @@ FailureOr<std::string> lowerLayer(Operation *op, QuantizationParams input,
 FailureOr<std::string> Int8Rewriter::quantize(const QuantizableLayer &layer,
                                               const ActivationRange &range) {
   QuantizationParams input = activationParams(range);
+  // A target whose int8 GEMM multiplies on vpmaddubsw gets exact products
+  // only for broadcast operands within +-64: the weights of the layers
+  // whose GEMM broadcasts them (dense NCHW convolutions: im2col and 1x1,
+  // weights x activations) get 7 bits there. Others (grouped, NHWC,
+  // linear: activations broadcast) keep 8 on the widening kernel.
+  CPUTargetAttr target = lookupCPUTarget(layer.op);
+  auto conv = dyn_cast<Conv2DOp>(layer.op);
+  bool sevenBits = target &&
+                   int8MultiplyOf(target, target.lanes(32)) ==
+                       Int8Multiply::pairs &&
+                   conv && conv.getGroups() == 1 &&
+                   conv.getLayout() == Layout::NCHW;
   std::string detail;
-  FailureOr<std::string> kept =
-      lowerLayer(layer.op, input, maxWeightError, WeightScale::MaxOver127,
-                 detail);
+  FailureOr<std::string> kept = lowerLayer(
+      layer.op, input, maxWeightError,
+      sevenBits ? WeightScale::MaxOver63 : WeightScale::MaxOver127, detail);
   if (failed(kept) || !kept->empty())
     return kept;
   ++stats.lowered;
   report(layer, "int8",
-         llvm::formatv("{0}, input scale {1:e3} zero point {2}", detail,
-                       input.scale, input.zeroPoint)
+         llvm::formatv("{0}{1}, input scale {2:e3} zero point {3}",
+                       sevenBits ? "7-bit weights, " : "", detail, input.scale,
+                       input.zeroPoint)
              .str());
   return std::string();
 }

@@ -78,11 +78,12 @@ struct QuantizedWeights {
   /// Relative L2 error of the dequantized weights against the f32 ones.
   double relativeError = 0.0;
 };
-/// How a channel's scale is chosen: max |w| / 127, or (for weights that
-/// were int8 times a scale, as QDQ models' are) the largest max |w| / k,
-/// k <= 128, on whose multiples in [-128, 127] every weight lies; max |w| /
-/// 127 when none.
-enum class WeightScale { MaxOver127, RecoverInt8Grid };
+/// How a channel's scale is chosen: max |w| / 127; max |w| / 63 (7 bits:
+/// the range vpmaddubsw multiplies exactly, for targets whose int8 kernel
+/// uses it); or (for weights that were int8 times a scale, as QDQ models'
+/// are) the largest max |w| / k, k <= 128, on whose multiples in
+/// [-128, 127] every weight lies, max |w| / 127 when none.
+enum class WeightScale { MaxOver127, MaxOver63, RecoverInt8Grid };
 /// `weights` holds `channels` contiguous rows of equal length.
 QuantizedWeights
 quantizeWeightRows(llvm::ArrayRef<float> weights, int64_t channels,

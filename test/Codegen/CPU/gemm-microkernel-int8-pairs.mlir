@@ -1,0 +1,57 @@
+// int8 GEMMs on vpmaddubsw where the target has no int8 dot product but
+// multiplies bytes in pairs (AVX2; AVX512BW at 16 lanes): the same k-quad
+// packing as vpdpbusd (B biased to u8, A's row sums taking the bias back
+// out), and per quad vpmaddubsw (u8 x s8 in pairs into i16), vpmaddwd by
+// ones (pairs of those into i32) and an add. vpmaddubsw saturates beyond
+// 2 * 255 * 64, so only a constant A whose bytes all lie within +-64 (the
+// 7-bit weights dlas-mixed-precision gives such targets) takes it; any
+// other A widens i8 into i32 multiplies.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v3" --dlas-gemm-microkernel | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4" --dlas-gemm-microkernel | FileCheck %s --check-prefix=V4
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v3" --dlas-gemm-microkernel="print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+
+// A constant within +-64 (63 and -64 at the ends): packed in quads with
+// its row sums at compile time.
+// CHECK-LABEL: func @pairs
+// CHECK-DAG: memref.get_global @dlas_packed{{.*}} : memref<1x{{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}xi8>
+// CHECK-DAG: memref.get_global @dlas_row_sums{{.*}} : memref<{{[0-9]+}}xi32>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<32xi8>
+// CHECK: %[[P:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"(%{{.*}}, %{{.*}}) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
+// CHECK: %[[S:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%[[P]], %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// CHECK: arith.addi %{{.*}}, %[[S]] : vector<8xi32>
+// CHECK-NOT: vpdpbusd
+// V4-LABEL: func @pairs
+// V4: llvm.call_intrinsic "llvm.x86.avx512.pmaddubs.w.512"(%{{.*}}, %{{.*}}) : (vector<64xi8>, vector<64xi8>) -> vector<32xi16>
+// V4: llvm.call_intrinsic "llvm.x86.avx512.pmaddw.d.512"(%{{.*}}, %{{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
+// PRINT: remark: microkernel {{.*}}B packed, int8 pairs) key 'm16_n64_k32' for M=16 N=64 K=32, A packed at compile time
+memref.global "private" constant @weights : memref<16x32xi8> = dense<[[63, -64, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1]]>
+func.func @pairs(%b: memref<32x64xi8>, %c: memref<16x64xi32>) {
+  %a = memref.get_global @weights : memref<16x32xi8>
+  linalg.matmul ins(%a, %b : memref<16x32xi8>, memref<32x64xi8>) outs(%c : memref<16x64xi32>)
+  return
+}
+
+// -----
+
+// One byte of A at 65: vpmaddubsw could saturate, so the GEMM widens.
+// CHECK-LABEL: func @beyond_pairs
+// CHECK-NOT: pmadd
+// CHECK: arith.muli %{{.*}} : vector<8xi32>
+// PRINT: remark: microkernel {{.*}}B packed) key 'm2_n64_k4'
+memref.global "private" constant @wide_weights : memref<2x4xi8> = dense<[[65, 1, 2, 3], [4, 5, 6, 7]]>
+func.func @beyond_pairs(%b: memref<4x64xi8>, %c: memref<2x64xi32>) {
+  %a = memref.get_global @wide_weights : memref<2x4xi8>
+  linalg.matmul ins(%a, %b : memref<2x4xi8>, memref<4x64xi8>) outs(%c : memref<2x64xi32>)
+  return
+}
+
+// -----
+
+// A not a constant: its range is unknown, the GEMM widens.
+// CHECK-LABEL: func @argument
+// CHECK-NOT: pmadd
+// CHECK: arith.muli %{{.*}} : vector<8xi32>
+func.func @argument(%a: memref<16x32xi8>, %b: memref<32x64xi8>, %c: memref<16x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xi8>, memref<32x64xi8>) outs(%c : memref<16x64xi32>)
+  return
+}
