@@ -2,6 +2,8 @@
 // matmuls (C++ API, format_tag::any, reorders outside the timed loop) and
 // OpenBLAS sgemm. Reads one case per line on stdin:
 //   conv N C H W F KH KW SH SW PT PL PB PR DH DW G
+//   conv8 N C H W F KH KW SH SW PT PL PB PR DH DW G   (int8: u8 source, s8
+//         weights, f32 destination with per-channel output scales)
 //   convpool N C H W F K S P PK PS PP   (conv + bias + ReLU, max pool)
 //   gemm M N K
 //   peak                 (the measured fp32 FMA peak, GFLOP/s)
@@ -90,6 +92,54 @@ Stats onednnConv(dnnl::engine &eng, dnnl::stream &s, const std::vector<long> &a,
   fill(weiData);
   auto srcUser = dnnl::memory({src, dt::f32, tag::nchw}, eng, srcData.data());
   auto weiUser = dnnl::memory({wei, dt::f32, g == 1 ? tag::oihw : tag::goihw},
+                              eng, weiData.data());
+  auto srcMem = reorderedTo(eng, s, srcUser, pd.src_desc());
+  auto weiMem = reorderedTo(eng, s, weiUser, pd.weights_desc());
+  auto dstMem = dnnl::memory(pd.dst_desc(), eng);
+  s.wait();
+  auto conv = dnnl::convolution_forward(pd);
+  return timeIt(
+      [&] {
+        conv.execute(s, {{DNNL_ARG_SRC, srcMem},
+                         {DNNL_ARG_WEIGHTS, weiMem},
+                         {DNNL_ARG_DST, dstMem}});
+        s.wait();
+      },
+      warmup, repeat);
+}
+
+/// An int8 convolution as a quantized network runs it: u8 activations, s8
+/// weights, i32 accumulation, per-output-channel scales into an f32
+/// destination (oneDNN 2.x output scales).
+Stats onednnConvInt8(dnnl::engine &eng, dnnl::stream &s,
+                     const std::vector<long> &a, int warmup, int repeat) {
+  long n = a[0], c = a[1], h = a[2], w = a[3], f = a[4], kh = a[5], kw = a[6],
+       sh = a[7], sw = a[8], pt = a[9], pl = a[10], pb = a[11], pr = a[12],
+       dh = a[13], dw = a[14], g = a[15];
+  long oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+  long ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+  dnnl::memory::dims src{n, c, h, w}, dst{n, f, oh, ow};
+  dnnl::memory::dims wei = g == 1 ? dnnl::memory::dims{f, c, kh, kw}
+                                  : dnnl::memory::dims{g, f / g, c / g, kh, kw};
+  auto desc = dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      dnnl::memory::desc(src, dt::u8, tag::any),
+      dnnl::memory::desc(wei, dt::s8, tag::any),
+      dnnl::memory::desc(dst, dt::f32, tag::any), {sh, sw}, {dh - 1, dw - 1},
+      {pt, pl}, {pb, pr});
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(/*mask: per output channel*/ 1 << 1,
+                         std::vector<float>(f, 1.0f / 4096));
+  auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+  std::vector<uint8_t> srcData(n * c * h * w);
+  std::vector<int8_t> weiData(f * (c / g) * kh * kw);
+  unsigned seed = 1;
+  for (uint8_t &x : srcData)
+    x = static_cast<uint8_t>((seed = seed * 1103515245u + 12345u) >> 24);
+  for (int8_t &x : weiData)
+    x = static_cast<int8_t>((seed = seed * 1103515245u + 12345u) >> 24);
+  auto srcUser = dnnl::memory({src, dt::u8, tag::nchw}, eng, srcData.data());
+  auto weiUser = dnnl::memory({wei, dt::s8, g == 1 ? tag::oihw : tag::goihw},
                               eng, weiData.data());
   auto srcMem = reorderedTo(eng, s, srcUser, pd.src_desc());
   auto weiMem = reorderedTo(eng, s, weiUser, pd.weights_desc());
@@ -314,6 +364,8 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     } else if (kind == "conv" && args.size() == 16) {
       print("onednn", onednnConv(eng, s, args, warmup, repeat));
+    } else if (kind == "conv8" && args.size() == 16) {
+      print("onednn_int8", onednnConvInt8(eng, s, args, warmup, repeat));
     } else if (kind == "convpool" && args.size() == 11) {
       auto [block, convOnly] = onednnConvReluPool(eng, s, args, warmup, repeat);
       print("onednn", block);

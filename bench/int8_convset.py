@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""The ResNet-50 conv set in int8: DLAS int8 against DLAS f32 and oneDNN.
+
+For each of ResNet-50's 23 distinct convolutions (batch 1, 224x224, with a
+bias; weighted by how often the model runs it), back to back at each
+thread count:
+
+* DLAS f32: `dlas-run --target T` on the layer (`nn.conv2d`, constant
+  weights);
+* DLAS int8: `dlas-run --precision int8 --keep-f32 none` from a
+  calibration of the layer on two seeded non-negative samples (post-ReLU
+  activations): the layer quantizes its f32 input, runs the int8 kernel and
+  dequantizes into f32, as every int8 layer of a model does; its output is
+  checked against PyTorch's f32 (relative L2 at most 5e-2);
+* oneDNN f32 and int8 (bench/peers: `conv` and `conv8`, u8 source, s8
+  weights, per-channel output scales into f32).
+
+Writes bench/results/<tag>.md.
+
+    bench/int8_convset.py --target x86-64-v3 --threads 1 --tag 2026-11-26-int8-convset-x86-64-v3
+"""
+import argparse
+import datetime
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+from run_bench import RESNET50, host_description, run_peers  # noqa: E402
+
+
+def ttype(shape):
+    return "tensor<" + "x".join(map(str, shape)) + "xf32>"
+
+
+def blob(a):
+    return "0x04000000" + np.ascontiguousarray(a, dtype="<f4").tobytes().hex()
+
+
+def module(c, f, k, s, h, w, b):
+    p = k // 2
+    o = (h + 2 * p - k) // s + 1
+    x, y = [1, c, h, h], [1, f, o, o]
+    return "\n".join([
+        f"func.func @main(%x: {ttype(x)}) -> {ttype(y)} {{",
+        f"  %w = arith.constant dense_resource<weight> : {ttype(w.shape)}",
+        f"  %b = arith.constant dense_resource<bias> : {ttype(b.shape)}",
+        f"  %y = nn.conv2d %x, %w, %b {{strides = array<i64: {s}, {s}>, "
+        f"padding = array<i64: {p}, {p}, {p}, {p}>}} : ({ttype(x)}, {ttype(w.shape)}, "
+        f"{ttype(b.shape)}) -> {ttype(y)}",
+        f"  return %y : {ttype(y)}", "}",
+        "{-#", "  dialect_resources: {", "    builtin: {",
+        f'      weight: "{blob(w)}",', f'      bias: "{blob(b)}"',
+        "    }", "  }", "#-}", ""])
+
+
+def dlas(args, cmd, threads):
+    cmd = [args.dlas_run] + cmd + ["--target", args.target, "--num-threads", str(threads),
+                                   "--warmup", "2", "--repeat", str(args.repeat)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    t = re.search(r"median ([0-9.]+) ms", proc.stdout)
+    if proc.returncode != 0 or not t:
+        print(proc.stdout + proc.stderr, file=sys.stderr)
+        return None, proc.stdout
+    return float(t.group(1)), proc.stdout
+
+
+def peer_line(kind, c, f, k, s, h):
+    p = k // 2
+    return f"{kind} 1 {c} {h} {h} {f} {k} {k} {s} {s} {p} {p} {p} {p} 1 1 1"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--target", default="host")
+    parser.add_argument("--threads", default="1")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="DLAS runs per layer and precision, interleaved; the best median is kept")
+    parser.add_argument("--layers", default="", help="comma-separated names (default all)")
+    parser.add_argument("--dlas-run", default="build/bin/dlas-run")
+    parser.add_argument("--peers", default="build/bench/peers")
+    parser.add_argument("--workdir", default="build/bench/int8-convset")
+    parser.add_argument("--tag", default=datetime.date.today().isoformat() + "-int8-convset")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    wanted = set(filter(None, args.layers.split(",")))
+    layers = [l for l in RESNET50 if not wanted or l[0] in wanted]
+    rng = np.random.default_rng(5)
+    rows, failed = [], 0
+    for name, c, f, k, s, h, count in layers:
+        base = os.path.join(args.workdir, name)
+        w = (rng.standard_normal((f, c, k, k)) * np.sqrt(2.0 / (c * k * k))).astype(np.float32)
+        b = (rng.standard_normal(f) * 0.1).astype(np.float32)
+        with open(base + ".mlir", "w") as out:
+            out.write(module(c, f, k, s, h, w, b))
+        os.makedirs(base + ".samples", exist_ok=True)
+        for i in range(2):
+            np.save(f"{base}.samples/{i}.npy",
+                    np.abs(rng.standard_normal((1, c, h, h))).astype(np.float32))
+        x = np.abs(rng.standard_normal((1, c, h, h))).astype(np.float32)
+        np.save(base + ".x.npy", x)
+        y = F.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                     stride=s, padding=k // 2).numpy()
+        np.save(base + ".y.npy", y)
+        calib = subprocess.run([args.dlas_run, base + ".mlir", "--calibrate", base + ".samples",
+                                "--calibration", base + ".calib.json", "--sparsify", "never"],
+                               capture_output=True, text=True, timeout=1800)
+        if calib.returncode != 0:
+            print(calib.stdout + calib.stderr, file=sys.stderr)
+            failed += 1
+            continue
+        common = [base + ".mlir", "--input", base + ".x.npy", "--sparsify", "never"]
+        int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
+                         "--keep-f32", "none", "--expect", base + ".y.npy", "--max-rel-err", "5e-2"]
+        for t in (int(v) for v in args.threads.split(",")):
+            best = {}
+            for _ in range(args.rounds):
+                for label, cmd in (("f32", common), ("int8", int8)):
+                    ms, out = dlas(args, cmd, t)
+                    if ms is None or (label == "int8" and "PASS" not in out):
+                        failed += 1
+                        continue
+                    best[label] = min(ms, best.get(label, ms))
+            peers = {}
+            for line in run_peers(args.peers, [peer_line("conv", c, f, k, s, h),
+                                               peer_line("conv8", c, f, k, s, h)], t):
+                parts = line.split()
+                if len(parts) >= 2:
+                    peers[parts[0]] = float(parts[1])
+            row = (name, count, t, best.get("f32"), best.get("int8"), peers.get("onednn"),
+                   peers.get("onednn_int8"))
+            print(" ".join(str(v) for v in row), flush=True)
+            rows.append(row)
+    write(args, rows)
+    print(f"int8-convset: {len(rows)} rows, {failed} failed runs")
+    return 1 if failed else 0
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:.3f}"
+
+
+def ratio(a, b):
+    return "-" if a is None or b is None else f"{a / b:.2f}x"
+
+
+def write(args, rows):
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, args.tag + ".md")
+    with open(path, "w") as out:
+        out.write(f"# ResNet-50 conv set in int8 ({args.tag})\n\n")
+        out.write(f"Host: {host_description()}. DLAS target: {args.target}.\n")
+        out.write(f"Command: `bench/int8_convset.py --target {args.target} --threads "
+                  f"{args.threads}`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
+                  "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. DLAS int8 includes "
+                  "quantizing the f32 input and dequantizing into f32 (as each int8 layer of a "
+                  "model does); every DLAS int8 output was checked against PyTorch's f32 "
+                  "(relative L2 <= 5e-2).\n\n")
+        for t in sorted({r[2] for r in rows}):
+            sub = [r for r in rows if r[2] == t]
+            out.write(f"## {t} thread(s)\n\n")
+            out.write("| layer | count | DLAS f32 | DLAS int8 | int8 speedup | oneDNN f32 | "
+                      "oneDNN int8 | DLAS int8 / oneDNN int8 |\n")
+            out.write("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+            for name, count, _, f32, i8, of32, oi8 in sub:
+                out.write(f"| {name} | {count} | {fmt(f32)} | {fmt(i8)} | {ratio(f32, i8)} | "
+                          f"{fmt(of32)} | {fmt(oi8)} | {ratio(i8, oi8)} |\n")
+            sums = [sum(r[1] * r[i] for r in sub) if all(r[i] is not None for r in sub) else None
+                    for i in (3, 4, 5, 6)]
+            out.write(f"| **weighted sum** | | {fmt(sums[0])} | {fmt(sums[1])} | "
+                      f"{ratio(sums[0], sums[1])} | {fmt(sums[2])} | {fmt(sums[3])} | "
+                      f"{ratio(sums[1], sums[3])} |\n\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
