@@ -49,17 +49,17 @@ namespace mlir::dlas {
 } // namespace mlir::dlas
 
 using namespace mlir;
+using mlir::dlas::DecisionSource;
+using mlir::dlas::GemmPins;
+using mlir::dlas::Int8Multiply;
 using mlir::dlas::isContiguousF32;
 using mlir::dlas::isMultiplyAccumulate;
-using mlir::dlas::TargetShape;
+using mlir::dlas::KernelTypes;
 using mlir::dlas::MicrokernelAttr;
-using mlir::dlas::DecisionSource;
 using mlir::dlas::MicrokernelKind;
-using mlir::dlas::GemmPins;
+using mlir::dlas::TargetShape;
 using mlir::dlas::TensorFusion;
 using mlir::dlas::TuningTable;
-using mlir::dlas::KernelTypes;
-using mlir::dlas::Int8Multiply;
 using namespace mlir::dlas::gemm;
 
 namespace {
@@ -569,8 +569,8 @@ public:
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
         chunks(chunks), multiply(multiply),
-        quadLayout(multiply != Int8Multiply::widen), vecType(types.accVector(vw)),
-        inVecType(types.inputVector(vw)) {}
+        quadLayout(multiply != Int8Multiply::widen),
+        vecType(types.accVector(vw)), inVecType(types.inputVector(vw)) {}
 
   /// k values per k block: the decision's, a multiple of 4 with quads (a
   /// quad never straddles two blocks).
@@ -768,8 +768,9 @@ public:
     if (p.packB)
       bp = memref::AllocOp::create(
           b, loc,
-          quadLayout ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
-               : MemRefType::get({tiles, kcOuter, n0}, types.input),
+          quadLayout
+              ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
+              : MemRefType::get({tiles, kcOuter, n0}, types.input),
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
     int64_t tailRows = g.sizeM % p.m0;
@@ -1351,9 +1352,9 @@ private:
             .getResult(0);
       // vpmaddubsw: u8(B) x s8(A) in pairs into i16, exact for |A| <= 64;
       // vpmaddwd by ones: each two of those into an i32.
-      Value pairs = LLVM::CallIntrinsicOp::create(
-                        b, loc, i16Vector, b.getStringAttr(pairProducts),
-                        ValueRange{bytes, splat})
+      Value pairs = LLVM::CallIntrinsicOp::create(b, loc, i16Vector,
+                                                  b.getStringAttr(pairProducts),
+                                                  ValueRange{bytes, splat})
                         .getResult(0);
       Value sums = LLVM::CallIntrinsicOp::create(b, loc, i32Vector,
                                                  b.getStringAttr(pairSums),
@@ -1574,9 +1575,8 @@ struct GemmMicrokernelPass
       std::vector<int8_t> aBytes;
       if (quadsPossible(*gemm, decision.getInput()))
         aBytes = constantBytes(gemm->a->get(), moduleSymbols);
-      Int8Multiply multiply =
-          int8MultiplyFor(*gemm, params, decision.getInput(),
-                          target.vectorWidth, aBytes);
+      Int8Multiply multiply = int8MultiplyFor(
+          *gemm, params, decision.getInput(), target.vectorWidth, aBytes);
       bool quads = multiply != Int8Multiply::widen;
       KernelEmitter emitter(b, *gemm, params, neighbours,
                             dlas::KernelTypes::of(decision), target.vectorWidth,
@@ -1616,14 +1616,14 @@ struct GemmMicrokernelPass
         memref::DeallocOp::create(b, op.getLoc(), sums);
       if (print)
         op->emitRemark() << "microkernel " << params.m0 << "x"
-                         << params.vectors * target.vectorWidth << " (m0="
-                         << params.m0 << ", vectors=" << params.vectors
+                         << params.vectors * target.vectorWidth
+                         << " (m0=" << params.m0
+                         << ", vectors=" << params.vectors
                          << ", kc=" << params.kc << ", mc=" << params.mc
                          << (params.packB ? ", B packed" : "")
                          << (multiply == Int8Multiply::dotProduct ? ", VNNI"
-                             : multiply == Int8Multiply::pairs
-                                 ? ", int8 pairs"
-                                 : "")
+                             : multiply == Int8Multiply::pairs ? ", int8 pairs"
+                                                               : "")
                          << dlas::sourceNote(decision) << ") key '" << key
                          << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
                          << " K=" << gemm->sizeK << ", A packed "

@@ -789,8 +789,8 @@ struct SelectConvAlgorithmPass
     // convolution's shifted rows do not allow; the im2col matrix packs
     // like a matrix.
     if (dense && microkernels && isInt8(conv)) {
-      dlas::Int8Multiply multiply = dlas::int8MultiplyOf(
-          dlas::lookupCPUTarget(conv), targetLanes(conv));
+      dlas::Int8Multiply multiply =
+          dlas::int8MultiplyOf(dlas::lookupCPUTarget(conv), targetLanes(conv));
       if (multiply == dlas::Int8Multiply::dotProduct)
         return why = "int8 with VNNI: im2col, for the GEMM on vpdpbusd",
                ConvAlgorithm::Im2Col;

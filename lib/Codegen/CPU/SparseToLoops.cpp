@@ -46,7 +46,7 @@ constexpr int64_t kParallelIterations = 64;
 /// pooled from there, and only the pool is stored.
 struct PoolShape {
   int64_t kernel[2], strides[2];
-  int64_t padding[4]; // top, left, bottom, right
+  int64_t padding[4];             // top, left, bottom, right
   int64_t convRows, convCols;     // OH, OW
   int64_t rowWidth;               // Wq: the convolution's flat row width
   int64_t pooledRows, pooledCols; // the result's spatial size
@@ -305,17 +305,16 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
   auto clampAbove = [&](OpBuilder &b, Value x, int64_t high) -> Value {
     return arith::MinSIOp::create(b, loc, x, index(b, high));
   };
-  auto forLoop = [&](OpBuilder &b, Value lower, Value upper, int64_t step,
-                     ValueRange init,
-                     function_ref<SmallVector<Value>(OpBuilder &, Value,
-                                                     ValueRange)>
-                         body) {
-    return scf::ForOp::create(
-        b, loc, lower, upper, index(b, step), init,
-        [&](OpBuilder &b, Location, Value iv, ValueRange args) {
-          scf::YieldOp::create(b, loc, body(b, iv, args));
-        });
-  };
+  auto forLoop =
+      [&](OpBuilder &b, Value lower, Value upper, int64_t step, ValueRange init,
+          function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)>
+              body) {
+        return scf::ForOp::create(
+            b, loc, lower, upper, index(b, step), init,
+            [&](OpBuilder &b, Location, Value iv, ValueRange args) {
+              scf::YieldOp::create(b, loc, body(b, iv, args));
+            });
+      };
   int64_t chunkRows = 1;
   for (size_t i = 0; i + 1 < chunkStarts.size(); ++i)
     chunkRows = std::max<int64_t>(
@@ -342,12 +341,13 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
         Value endPooled =
             clampAbove(b, add(b, firstPooled, pool.bandRows), pool.pooledRows);
         Value convStart = clampBelow(
-            b, add(b, mul(b, firstPooled, pool.strides[0]), -pool.padding[0]), 0);
-        Value convEnd = clampAbove(
-            b,
-            add(b, mul(b, endPooled, pool.strides[0]),
-                pool.kernel[0] - pool.strides[0] - pool.padding[0]),
-            pool.convRows);
+            b, add(b, mul(b, firstPooled, pool.strides[0]), -pool.padding[0]),
+            0);
+        Value convEnd =
+            clampAbove(b,
+                       add(b, mul(b, endPooled, pool.strides[0]),
+                           pool.kernel[0] - pool.strides[0] - pool.padding[0]),
+                       pool.convRows);
         Value bandStart = mul(b, convStart, width);
         Value bandRowCount = sub(b, convEnd, convStart);
         // Full tiles, then the band's last positions: a tile of the
@@ -357,38 +357,42 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
         Value tiles = arith::DivSIOp::create(b, loc, positions, index(b, tile));
         Value lastTileStart = mul(b, tiles, tile);
         Value rest = sub(b, positions, lastTileStart);
-        Value firstRow = mul(b, loadIndex(b, loc, chunkArray, chunk), block.rows);
-        Value endRow = mul(
-            b, loadIndex(b, loc, chunkArray, add(b, chunk, 1)), block.rows);
+        Value firstRow =
+            mul(b, loadIndex(b, loc, chunkArray, chunk), block.rows);
+        Value endRow =
+            mul(b, loadIndex(b, loc, chunkArray, add(b, chunk, 1)), block.rows);
         auto scratchIndex = [&](OpBuilder &b, Location, Value row,
                                 Value position) -> SmallVector<Value> {
-          return {sub(b, row, firstRow), add(b, sub(b, position, bandStart), margin)};
+          return {sub(b, row, firstRow),
+                  add(b, sub(b, position, bandStart), margin)};
         };
         forLoop(b, zero, tiles, 1, {},
                 [&](OpBuilder &b, Value t, ValueRange) -> SmallVector<Value> {
                   Value tileStart =
                       arith::AddIOp::create(b, loc, bandStart, mul(b, t, tile));
-                  emitTile(b, loc, image, chunk, tileStart, shape.vectorsPerTile,
-                           scratch, scratchIndex);
+                  emitTile(b, loc, image, chunk, tileStart,
+                           shape.vectorsPerTile, scratch, scratchIndex);
                   return {};
                 });
-        Value restStart = arith::AddIOp::create(b, loc, bandStart, lastTileStart);
+        Value restStart =
+            arith::AddIOp::create(b, loc, bandStart, lastTileStart);
         auto restTile = [&](OpBuilder &b, int64_t vectors) {
-          scf::IfOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rest, zero),
-              [&](OpBuilder &b, Location loc) {
-                emitTile(b, loc, image, chunk, restStart, vectors, scratch,
-                         scratchIndex);
-                scf::YieldOp::create(b, loc);
-              });
+          scf::IfOp::create(b, loc,
+                            arith::CmpIOp::create(
+                                b, loc, arith::CmpIPredicate::sgt, rest, zero),
+                            [&](OpBuilder &b, Location loc) {
+                              emitTile(b, loc, image, chunk, restStart, vectors,
+                                       scratch, scratchIndex);
+                              scf::YieldOp::create(b, loc);
+                            });
         };
         int64_t restVectors = pool.restVectors(lanes, shape.vectorsPerTile);
         if (restVectors == 0) {
           restTile(b, shape.vectorsPerTile);
         } else {
-          Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                             rest, index(b, restVectors * lanes));
+          Value fits =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, rest,
+                                    index(b, restVectors * lanes));
           scf::IfOp::create(
               b, loc, fits,
               [&](OpBuilder &b, Location loc) {
@@ -402,7 +406,8 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
         }
         // A window's `lanes` consecutive columns from `column` of scratch
         // row `row`, `strides[1]` apart.
-        auto windowColumns = [&](OpBuilder &b, Value row, Value column) -> Value {
+        auto windowColumns = [&](OpBuilder &b, Value row,
+                                 Value column) -> Value {
           int64_t stride = pool.strides[1];
           auto at = [&](int64_t offset) -> SmallVector<Value> {
             return {row, add(b, column, offset)};
@@ -410,7 +415,8 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
           if (stride == 1)
             return vector::LoadOp::create(b, loc, vectorType, scratch, at(0));
           if (stride == 2) {
-            Value low = vector::LoadOp::create(b, loc, vectorType, scratch, at(0));
+            Value low =
+                vector::LoadOp::create(b, loc, vectorType, scratch, at(0));
             Value high =
                 vector::LoadOp::create(b, loc, vectorType, scratch, at(lanes));
             SmallVector<int64_t> even;
@@ -424,69 +430,83 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
                 memref::LoadOp::create(b, loc, scratch, at(i * stride)));
           return vector::FromElementsOp::create(b, loc, vectorType, elements);
         };
-        forLoop(b, firstRow, endRow, 1, {},
-                [&](OpBuilder &b, Value row, ValueRange) -> SmallVector<Value> {
-          Value local = sub(b, row, firstRow);
-          for (int64_t m = 0; m < margin; ++m)
-            memref::StoreOp::create(b, loc, lowest, scratch,
-                                    ValueRange{local, index(b, m)});
-          if (width > pool.convCols)
-            forLoop(b, zero, bandRowCount, 1, {},
-                    [&](OpBuilder &b, Value r, ValueRange) -> SmallVector<Value> {
-                      Value rowStart = add(b, mul(b, r, width), margin);
-                      forLoop(b, index(b, pool.convCols), index(b, width), 1, {},
-                              [&](OpBuilder &b, Value column,
-                                  ValueRange) -> SmallVector<Value> {
-                                memref::StoreOp::create(
-                                    b, loc, lowest, scratch,
-                                    ValueRange{local, arith::AddIOp::create(
-                                                          b, loc, rowStart, column)});
-                                return {};
-                              });
-                      return {};
-                    });
-          forLoop(b, firstPooled, endPooled, 1, {},
-                  [&](OpBuilder &b, Value py, ValueRange) -> SmallVector<Value> {
-            Value top = add(b, mul(b, py, pool.strides[0]), -pool.padding[0]);
-            Value rowLow = clampBelow(b, top, 0);
-            Value rowHigh = clampAbove(b, add(b, top, pool.kernel[0]), pool.convRows);
-            // Pooled columns [px, px + lanes) of row py.
-            auto pooledVector = [&](OpBuilder &b, Value px, bool masked) {
-              auto windows = forLoop(
-                  b, rowLow, rowHigh, 1, ValueRange{lowestVector},
-                  [&](OpBuilder &b, Value y, ValueRange acc) -> SmallVector<Value> {
-                    // Column px * stride - left of conv row y; the margin
-                    // equals the left padding.
-                    Value start = arith::AddIOp::create(
-                        b, loc, mul(b, sub(b, y, convStart), width),
-                        mul(b, px, pool.strides[1]));
-                    Value best = acc[0];
-                    for (int64_t kx = 0; kx < pool.kernel[1]; ++kx)
-                      best = arith::MaximumFOp::create(
-                          b, loc, best, windowColumns(b, local, add(b, start, kx)));
-                    return {best};
+        forLoop(
+            b, firstRow, endRow, 1, {},
+            [&](OpBuilder &b, Value row, ValueRange) -> SmallVector<Value> {
+              Value local = sub(b, row, firstRow);
+              for (int64_t m = 0; m < margin; ++m)
+                memref::StoreOp::create(b, loc, lowest, scratch,
+                                        ValueRange{local, index(b, m)});
+              if (width > pool.convCols)
+                forLoop(b, zero, bandRowCount, 1, {},
+                        [&](OpBuilder &b, Value r,
+                            ValueRange) -> SmallVector<Value> {
+                          Value rowStart = add(b, mul(b, r, width), margin);
+                          forLoop(b, index(b, pool.convCols), index(b, width),
+                                  1, {},
+                                  [&](OpBuilder &b, Value column,
+                                      ValueRange) -> SmallVector<Value> {
+                                    memref::StoreOp::create(
+                                        b, loc, lowest, scratch,
+                                        ValueRange{local, arith::AddIOp::create(
+                                                              b, loc, rowStart,
+                                                              column)});
+                                    return {};
+                                  });
+                          return {};
+                        });
+              forLoop(
+                  b, firstPooled, endPooled, 1, {},
+                  [&](OpBuilder &b, Value py,
+                      ValueRange) -> SmallVector<Value> {
+                    Value top =
+                        add(b, mul(b, py, pool.strides[0]), -pool.padding[0]);
+                    Value rowLow = clampBelow(b, top, 0);
+                    Value rowHigh = clampAbove(b, add(b, top, pool.kernel[0]),
+                                               pool.convRows);
+                    // Pooled columns [px, px + lanes) of row py.
+                    auto pooledVector = [&](OpBuilder &b, Value px,
+                                            bool masked) {
+                      auto windows = forLoop(
+                          b, rowLow, rowHigh, 1, ValueRange{lowestVector},
+                          [&](OpBuilder &b, Value y,
+                              ValueRange acc) -> SmallVector<Value> {
+                            // Column px * stride - left of conv row y; the
+                            // margin equals the left padding.
+                            Value start = arith::AddIOp::create(
+                                b, loc, mul(b, sub(b, y, convStart), width),
+                                mul(b, px, pool.strides[1]));
+                            Value best = acc[0];
+                            for (int64_t kx = 0; kx < pool.kernel[1]; ++kx)
+                              best = arith::MaximumFOp::create(
+                                  b, loc, best,
+                                  windowColumns(b, local, add(b, start, kx)));
+                            return {best};
+                          });
+                      SmallVector<Value> at{image, row, py, px};
+                      Value result = windows.getResult(0);
+                      if (!masked)
+                        return (void)vector::StoreOp::create(b, loc, result,
+                                                             output, at);
+                      Value mask = vector::CreateMaskOp::create(
+                          b, loc, maskType,
+                          ValueRange{index(b, pool.pooledCols % lanes)});
+                      vector::MaskedStoreOp::create(b, loc, output, at, mask,
+                                                    result);
+                    };
+                    int64_t fullColumns = pool.pooledCols / lanes * lanes;
+                    forLoop(b, zero, index(b, fullColumns), lanes, {},
+                            [&](OpBuilder &b, Value px,
+                                ValueRange) -> SmallVector<Value> {
+                              pooledVector(b, px, false);
+                              return {};
+                            });
+                    if (fullColumns < pool.pooledCols)
+                      pooledVector(b, index(b, fullColumns), true);
+                    return {};
                   });
-              SmallVector<Value> at{image, row, py, px};
-              Value result = windows.getResult(0);
-              if (!masked)
-                return (void)vector::StoreOp::create(b, loc, result, output, at);
-              Value mask = vector::CreateMaskOp::create(
-                  b, loc, maskType,
-                  ValueRange{index(b, pool.pooledCols % lanes)});
-              vector::MaskedStoreOp::create(b, loc, output, at, mask, result);
-            };
-            int64_t fullColumns = pool.pooledCols / lanes * lanes;
-            forLoop(b, zero, index(b, fullColumns), lanes, {},
-                    [&](OpBuilder &b, Value px, ValueRange) -> SmallVector<Value> {
-                      pooledVector(b, px, false);
-                      return {};
-                    });
-            if (fullColumns < pool.pooledCols)
-              pooledVector(b, index(b, fullColumns), true);
-            return {};
-          });
-          return {};
-        });
+              return {};
+            });
       });
 }
 
@@ -598,10 +618,10 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
             SmallVector<Value> init;
             for (int64_t i = 0; i < block.rows; ++i)
               for (int64_t u = 0; u < vectors; ++u)
-                init.push_back(load(
-                    b, loc, accumulators,
-                    accumulatorIndex(b, loc, rows[i], positions[u]),
-                    shape.outputLength, u >= maskedFrom));
+                init.push_back(
+                    load(b, loc, accumulators,
+                         accumulatorIndex(b, loc, rows[i], positions[u]),
+                         shape.outputLength, u >= maskedFrom));
             return init;
           };
           SmallVector<Value> init;
@@ -715,9 +735,9 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
               Value result = sums[i * vectors + u];
               // The shortcut is added once, after the last slab.
               if (residual) {
-                Value shortcut = load(b, loc, residual,
-                                      {image, rows[i], positions[u]},
-                                      shape.outputLength, u >= maskedFrom);
+                Value shortcut =
+                    load(b, loc, residual, {image, rows[i], positions[u]},
+                         shape.outputLength, u >= maskedFrom);
                 Value sum = arith::AddFOp::create(b, loc, result, shortcut);
                 result = shape.slabs == 1
                              ? sum
@@ -830,7 +850,8 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   KernelArrays arrays =
       createArrays(b, loc, module, symbols, weight, offsets, chunks, slabs);
   Value input = toBuffer(b, loc, flatInput);
-  SmallVector<int64_t> outputShape{shape.images, weight.rows, shape.outputLength};
+  SmallVector<int64_t> outputShape{shape.images, weight.rows,
+                                   shape.outputLength};
   if (shape.pool)
     outputShape = {shape.images, weight.rows, shape.pool->pooledRows,
                    shape.pool->pooledCols};
@@ -1014,7 +1035,8 @@ struct SparseToLoops
     // band may reach a tile past the output, which the planes make room
     // for.
     int64_t tiles = ceilDiv(shape.outputLength, shape.tile());
-    bool inPlace = !pool && llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
+    bool inPlace = !pool &&
+                   llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
                    sh == 1 && sw == 1 && colShift == 0 &&
                    (tiles >= 2 || shape.outputLength % shape.tile() == 0);
     int64_t computedLength =

@@ -279,11 +279,10 @@ FailureOr<std::string> Int8Rewriter::quantize(const QuantizableLayer &layer,
   // linear: activations broadcast) keep 8 on the widening kernel.
   CPUTargetAttr target = lookupCPUTarget(layer.op);
   auto conv = dyn_cast<Conv2DOp>(layer.op);
-  bool sevenBits = target &&
-                   int8MultiplyOf(target, target.lanes(32)) ==
-                       Int8Multiply::pairs &&
-                   conv && conv.getGroups() == 1 &&
-                   conv.getLayout() == Layout::NCHW;
+  bool sevenBits =
+      target &&
+      int8MultiplyOf(target, target.lanes(32)) == Int8Multiply::pairs && conv &&
+      conv.getGroups() == 1 && conv.getLayout() == Layout::NCHW;
   std::string detail;
   FailureOr<std::string> kept = lowerLayer(
       layer.op, input, maxWeightError,

@@ -167,7 +167,7 @@ Conv2DOp::Pool Conv2DOp::getPool() {
 /// `outH x outW` without one), or an error naming the pool attribute that
 /// is wrong.
 FailureOr<std::pair<int64_t, int64_t>> Conv2DOp::verifyPool(int64_t outH,
-                                                             int64_t outW) {
+                                                            int64_t outW) {
   Pool pool = getPool();
   if (!pool) {
     if (getPoolStrides() || getPoolPadding())
@@ -195,10 +195,9 @@ FailureOr<std::pair<int64_t, int64_t>> Conv2DOp::verifyPool(int64_t outH,
   int64_t pooledW = windowOutputSize(outW, pool.padding[1], pool.padding[3],
                                      pool.kernel[1], pool.strides[1], 1);
   if (pooledH <= 0 || pooledW <= 0)
-    return emitOpError("the ")
-           << pool.kernel[0] << "x" << pool.kernel[1]
-           << " pool window does not fit the padded " << outH << "x" << outW
-           << " convolution output";
+    return emitOpError("the ") << pool.kernel[0] << "x" << pool.kernel[1]
+                               << " pool window does not fit the padded "
+                               << outH << "x" << outW << " convolution output";
   return std::make_pair(pooledH, pooledW);
 }
 
@@ -258,8 +257,8 @@ LogicalResult Conv2DOp::verify() {
   if (failed(pooled))
     return failure();
   RankedTensorType output = getOutput().getType();
-  SmallVector<int64_t> expected{input.getDimSize(0), outChannels,
-                                pooled->first, pooled->second};
+  SmallVector<int64_t> expected{input.getDimSize(0), outChannels, pooled->first,
+                                pooled->second};
   if (output.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("result shape should be ")
            << (input.isDynamicDim(0) ? std::string("?")
