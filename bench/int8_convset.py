@@ -32,6 +32,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 from run_bench import RESNET50, host_description, run_peers  # noqa: E402
+from sparse_pool_bench import fmt, ratio  # noqa: E402
 
 
 def ttype(shape):
@@ -141,14 +142,6 @@ def main():
     write(args, rows)
     print(f"int8-convset: {len(rows)} rows, {failed} failed runs")
     return 1 if failed else 0
-
-
-def fmt(v):
-    return "-" if v is None else f"{v:.3f}"
-
-
-def ratio(a, b):
-    return "-" if a is None or b is None else f"{a / b:.2f}x"
 
 
 def write(args, rows):

@@ -69,43 +69,73 @@ dnnl::memory reorderedTo(dnnl::engine &eng, dnnl::stream &s,
   return mem;
 }
 
+/// A `conv`/`conv8` case: N C H W F KH KW SH SW PT PL PB PR DH DW G.
+struct ConvCase {
+  long n, c, h, w, f, kh, kw, g;
+  dnnl::memory::dims src, dst, wei, strides, dilations, padL, padR;
+
+  explicit ConvCase(const std::vector<long> &a)
+      : n(a[0]), c(a[1]), h(a[2]), w(a[3]), f(a[4]), kh(a[5]), kw(a[6]),
+        g(a[15]) {
+    long sh = a[7], sw = a[8], pt = a[9], pl = a[10], pb = a[11], pr = a[12],
+         dh = a[13], dw = a[14];
+    long oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+    long ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+    src = {n, c, h, w};
+    dst = {n, f, oh, ow};
+    wei = g == 1 ? dnnl::memory::dims{f, c, kh, kw}
+                 : dnnl::memory::dims{g, f / g, c / g, kh, kw};
+    strides = {sh, sw};
+    dilations = {dh - 1, dw - 1};
+    padL = {pt, pl};
+    padR = {pb, pr};
+  }
+
+  dnnl::convolution_forward::desc desc(dt source, dt weights, dt dest) const {
+    return dnnl::convolution_forward::desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        dnnl::memory::desc(src, source, tag::any),
+        dnnl::memory::desc(wei, weights, tag::any),
+        dnnl::memory::desc(dst, dest, tag::any), strides, dilations, padL,
+        padR);
+  }
+
+  /// The primitive on `srcData` and `weiData` (plain NCHW and OIHW/GOIHW
+  /// layouts, reordered to the primitive's once, outside the timed loop).
+  Stats time(dnnl::engine &eng, dnnl::stream &s,
+             const dnnl::convolution_forward::primitive_desc &pd, dt source,
+             void *srcData, dt weights, void *weiData, int warmup,
+             int repeat) const {
+    auto srcUser = dnnl::memory({src, source, tag::nchw}, eng, srcData);
+    auto weiUser = dnnl::memory(
+        {wei, weights, g == 1 ? tag::oihw : tag::goihw}, eng, weiData);
+    auto srcMem = reorderedTo(eng, s, srcUser, pd.src_desc());
+    auto weiMem = reorderedTo(eng, s, weiUser, pd.weights_desc());
+    auto dstMem = dnnl::memory(pd.dst_desc(), eng);
+    s.wait();
+    auto conv = dnnl::convolution_forward(pd);
+    return timeIt(
+        [&] {
+          conv.execute(s, {{DNNL_ARG_SRC, srcMem},
+                           {DNNL_ARG_WEIGHTS, weiMem},
+                           {DNNL_ARG_DST, dstMem}});
+          s.wait();
+        },
+        warmup, repeat);
+  }
+};
+
 Stats onednnConv(dnnl::engine &eng, dnnl::stream &s, const std::vector<long> &a,
                  int warmup, int repeat) {
-  long n = a[0], c = a[1], h = a[2], w = a[3], f = a[4], kh = a[5], kw = a[6],
-       sh = a[7], sw = a[8], pt = a[9], pl = a[10], pb = a[11], pr = a[12],
-       dh = a[13], dw = a[14], g = a[15];
-  long oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
-  long ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
-  dnnl::memory::dims src{n, c, h, w}, dst{n, f, oh, ow};
-  dnnl::memory::dims wei = g == 1 ? dnnl::memory::dims{f, c, kh, kw}
-                                  : dnnl::memory::dims{g, f / g, c / g, kh, kw};
-  auto srcAny = dnnl::memory::desc(src, dt::f32, tag::any);
-  auto weiAny = dnnl::memory::desc(wei, dt::f32, tag::any);
-  auto dstAny = dnnl::memory::desc(dst, dt::f32, tag::any);
-  auto desc = dnnl::convolution_forward::desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      srcAny, weiAny, dstAny, {sh, sw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
-  auto pd = dnnl::convolution_forward::primitive_desc(desc, eng);
-  // User data in plain layouts, reordered once outside the timed loop.
-  std::vector<float> srcData(n * c * h * w), weiData(f * (c / g) * kh * kw);
+  ConvCase cv(a);
+  auto pd = dnnl::convolution_forward::primitive_desc(
+      cv.desc(dt::f32, dt::f32, dt::f32), eng);
+  std::vector<float> srcData(cv.n * cv.c * cv.h * cv.w),
+      weiData(cv.f * (cv.c / cv.g) * cv.kh * cv.kw);
   fill(srcData);
   fill(weiData);
-  auto srcUser = dnnl::memory({src, dt::f32, tag::nchw}, eng, srcData.data());
-  auto weiUser = dnnl::memory({wei, dt::f32, g == 1 ? tag::oihw : tag::goihw},
-                              eng, weiData.data());
-  auto srcMem = reorderedTo(eng, s, srcUser, pd.src_desc());
-  auto weiMem = reorderedTo(eng, s, weiUser, pd.weights_desc());
-  auto dstMem = dnnl::memory(pd.dst_desc(), eng);
-  s.wait();
-  auto conv = dnnl::convolution_forward(pd);
-  return timeIt(
-      [&] {
-        conv.execute(s, {{DNNL_ARG_SRC, srcMem},
-                         {DNNL_ARG_WEIGHTS, weiMem},
-                         {DNNL_ARG_DST, dstMem}});
-        s.wait();
-      },
-      warmup, repeat);
+  return cv.time(eng, s, pd, dt::f32, srcData.data(), dt::f32, weiData.data(),
+                 warmup, repeat);
 }
 
 /// An int8 convolution as a quantized network runs it: u8 activations, s8
@@ -113,47 +143,21 @@ Stats onednnConv(dnnl::engine &eng, dnnl::stream &s, const std::vector<long> &a,
 /// destination (oneDNN 2.x output scales).
 Stats onednnConvInt8(dnnl::engine &eng, dnnl::stream &s,
                      const std::vector<long> &a, int warmup, int repeat) {
-  long n = a[0], c = a[1], h = a[2], w = a[3], f = a[4], kh = a[5], kw = a[6],
-       sh = a[7], sw = a[8], pt = a[9], pl = a[10], pb = a[11], pr = a[12],
-       dh = a[13], dw = a[14], g = a[15];
-  long oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
-  long ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
-  dnnl::memory::dims src{n, c, h, w}, dst{n, f, oh, ow};
-  dnnl::memory::dims wei = g == 1 ? dnnl::memory::dims{f, c, kh, kw}
-                                  : dnnl::memory::dims{g, f / g, c / g, kh, kw};
-  auto desc = dnnl::convolution_forward::desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      dnnl::memory::desc(src, dt::u8, tag::any),
-      dnnl::memory::desc(wei, dt::s8, tag::any),
-      dnnl::memory::desc(dst, dt::f32, tag::any), {sh, sw}, {dh - 1, dw - 1},
-      {pt, pl}, {pb, pr});
+  ConvCase cv(a);
   dnnl::primitive_attr attr;
   attr.set_output_scales(/*mask: per output channel*/ 1 << 1,
-                         std::vector<float>(f, 1.0f / 4096));
-  auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-  std::vector<uint8_t> srcData(n * c * h * w);
-  std::vector<int8_t> weiData(f * (c / g) * kh * kw);
+                         std::vector<float>(cv.f, 1.0f / 4096));
+  auto pd = dnnl::convolution_forward::primitive_desc(
+      cv.desc(dt::u8, dt::s8, dt::f32), attr, eng);
+  std::vector<uint8_t> srcData(cv.n * cv.c * cv.h * cv.w);
+  std::vector<int8_t> weiData(cv.f * (cv.c / cv.g) * cv.kh * cv.kw);
   unsigned seed = 1;
   for (uint8_t &x : srcData)
     x = static_cast<uint8_t>((seed = seed * 1103515245u + 12345u) >> 24);
   for (int8_t &x : weiData)
     x = static_cast<int8_t>((seed = seed * 1103515245u + 12345u) >> 24);
-  auto srcUser = dnnl::memory({src, dt::u8, tag::nchw}, eng, srcData.data());
-  auto weiUser = dnnl::memory({wei, dt::s8, g == 1 ? tag::oihw : tag::goihw},
-                              eng, weiData.data());
-  auto srcMem = reorderedTo(eng, s, srcUser, pd.src_desc());
-  auto weiMem = reorderedTo(eng, s, weiUser, pd.weights_desc());
-  auto dstMem = dnnl::memory(pd.dst_desc(), eng);
-  s.wait();
-  auto conv = dnnl::convolution_forward(pd);
-  return timeIt(
-      [&] {
-        conv.execute(s, {{DNNL_ARG_SRC, srcMem},
-                         {DNNL_ARG_WEIGHTS, weiMem},
-                         {DNNL_ARG_DST, dstMem}});
-        s.wait();
-      },
-      warmup, repeat);
+  return cv.time(eng, s, pd, dt::u8, srcData.data(), dt::s8, weiData.data(),
+                 warmup, repeat);
 }
 
 /// conv (bias, ReLU post-op) then a max-pooling primitive on its output

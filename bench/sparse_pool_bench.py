@@ -163,10 +163,12 @@ def main():
 
 
 def fmt(v):
+    """A time in ms for the tables, "-" when it was not measured."""
     return "-" if v is None else f"{v:.3f}"
 
 
 def ratio(a, b):
+    """a / b as "1.23x", "-" when either was not measured."""
     return "-" if a is None or b is None else f"{a / b:.2f}x"
 
 
