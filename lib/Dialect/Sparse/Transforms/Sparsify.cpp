@@ -159,11 +159,14 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     int64_t rows = weightType.getDimSize(0);
     int64_t cols = rows ? weightType.getNumElements() / rows : 0;
     StringRef kind = layerKind(op);
+    // The layer as it is before a rewrite erases it.
+    std::string layer = (op->getName().stripDialect() + " " +
+                         sparse::describeLayer(op) + " " + Twine(rows) + "x" +
+                         Twine(cols) + " (" + kind + ")")
+                            .str();
     auto say = [&](const Twine &reason) {
       if (print)
-        llvm::outs() << "dlas-sparsify: " << op->getName().stripDialect() << " "
-                     << sparse::describeLayer(op) << " " << rows << "x" << cols << " ("
-                     << kind << "): " << reason << "\n";
+        llvm::outs() << "dlas-sparsify: " << layer << ": " << reason << "\n";
     };
     if (std::string why = unsupported(op); !why.empty())
       return say("dense (" + why + ")");
@@ -200,7 +203,8 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
       if (best.relativeTime() >= 1.0)
         return say(numbers + " -> dense");
     }
-    say(numbers + " -> sparse" + rewrite(op, best.packed));
+    std::string fused = rewrite(op, best.packed);
+    say(numbers + " -> sparse" + fused);
     ++numSparsified;
   }
 
