@@ -3,6 +3,11 @@
 // RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=none print" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json print" | FileCheck %s --check-prefix=GUARD
 // RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=none max-weight-error=1e-4 print" | FileCheck %s --check-prefix=BUDGET
+// On a target whose int8 GEMM multiplies on vpmaddubsw (AVX2, no VNNI),
+// dense convolutions get 7-bit weights (max |w| / 63) and linear layers
+// and matmuls keep 8; with VNNI all keep 8, as without a target.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=none print" | FileCheck %s --check-prefix=PAIRS
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v3 features=+avxvnni" --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=none print" | FileCheck %s
 
 // A non-negative input range [0, 2]: scale 2/255, zero point -128. The
 // padding becomes an explicit nn.pad with -128 (the value that stands for
@@ -19,6 +24,11 @@
 // CHECK: %[[Y:.*]] = nn.dequantize %[[ACC]] {scales = array<f32: 6.17569895E-5, 3.08784947E-5>, zero_points = array<i64: -16256, 0>} : tensor<1x2x4x4xi32> to tensor<1x2x4x4xf32>
 // CHECK: nn.relu %[[Y]]
 // CHECK: w_i8: "0x010000007F00000000000000007F8100000000000000"
+// Channel 0 is 63 * [1, 0, ...] with s_w = 1/63, channel 1 63 and -63.
+// PAIRS: dlas-mixed-precision: conv2d weight 2x1x3x3: int8 (7-bit weights, weight error 5.77e-08, input scale 7.843e-03 zero point -128)
+// PAIRS-LABEL: func @conv_unsigned
+// PAIRS: nn.dequantize %{{.*}} {scales = array<f32: 1.24494254E-4, 6.22471271E-5>, zero_points = array<i64: -8064, 0>}
+// PAIRS: w_i8: "0x010000003F00000000000000003FC100000000000000"
 func.func @conv_unsigned(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %w = arith.constant dense_resource<w> : tensor<2x1x3x3xf32>
   %y = nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
@@ -67,6 +77,9 @@ func.func @conv_signed(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
 // CHECK: nn.quantize %arg0 {scales = array<f32: 0.0156862754>, zero_points = array<i64: -64>} : tensor<3x2xf32> to tensor<3x2xi8>
 // CHECK: nn.linear %{{.*}}, %{{.*}} : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi32>
 // CHECK: nn.dequantize %{{.*}} {scales = array<f32: 1.56862749E-4, 6.17569895E-5>, zero_points = array<i64: -4928, -8128>} : tensor<3x2xi32> to tensor<3x2xf32>
+// PAIRS: dlas-mixed-precision: linear weight 2x2: int8 (weight error
+// PAIRS-LABEL: func @linear
+// PAIRS: nn.dequantize %{{.*}} {scales = array<f32: 1.56862749E-4, 6.17569895E-5>, zero_points = array<i64: -4928, -8128>}
 func.func @linear(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %w = arith.constant dense<[[1.27, -0.5], [0.5, 0.0]]> : tensor<2x2xf32>
   %y = nn.linear %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
