@@ -398,9 +398,11 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   // half speed: on x86-64-v3 (Zen 3, resnet18 int8, one tile for every
   // GEMM) 6x2 31.9 ms, 5x2 32.6, 4x2 33.4, 2x4 36.2, 3x3 44.7, 4x3 45.0.
   Type inputType = getElementTypeOrSelf(gemm->a->get().getType());
-  bool pairs = inputType.isInteger(8) &&
-               dlas::int8MultiplyOf(dlas::lookupCPUTarget(op),
-                                    target.vectorWidth) == Int8Multiply::pairs;
+  Int8Multiply multiply =
+      inputType.isInteger(8)
+          ? dlas::int8MultiplyOf(dlas::lookupCPUTarget(op), target.vectorWidth)
+          : Int8Multiply::widen;
+  bool pairs = multiply == Int8Multiply::pairs;
   KernelParams params =
       chooseParams(*gemm, target, pairs ? 1 : 0, pairs ? 2 : 4);
   DecisionSource source = DecisionSource::cost_model;
@@ -414,9 +416,7 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   bool plainB = packableB(*gemm);
   // vpdpbusd and vpmaddubsw read B in k quads, which only a packed B
   // provides.
-  if (quadsPossible(*gemm, inputType) &&
-      dlas::int8MultiplyOf(dlas::lookupCPUTarget(op), target.vectorWidth) !=
-          Int8Multiply::widen)
+  if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen)
     params.packB = true;
   if (pins.packB == "always")
     params.packB = plainB;
@@ -1340,9 +1340,12 @@ private:
         wide ? "llvm.x86.avx512.pmaddubs.w.512" : "llvm.x86.avx2.pmadd.ub.sw";
     std::string pairSums =
         wide ? "llvm.x86.avx512.pmaddw.d.512" : "llvm.x86.avx2.pmadd.wd";
-    Value ones = arith::ConstantOp::create(
-        b, loc, i16Vector,
-        DenseElementsAttr::get(i16Vector, static_cast<int16_t>(1)));
+    Value ones =
+        multiply == Int8Multiply::pairs
+            ? arith::ConstantOp::create(
+                  b, loc, i16Vector,
+                  DenseElementsAttr::get(i16Vector, static_cast<int16_t>(1)))
+            : Value();
     // a += sum over 4 bytes of u8(B) * s8(A).
     auto quadProduct = [&](Value a, Value bytes, Value splat) -> Value {
       if (multiply == Int8Multiply::dotProduct)
@@ -1595,17 +1598,14 @@ struct GemmMicrokernelPass
       }
       // ... and i8 weights in k quads, with their row sums: at run time
       // every call re-packed them (resnet50 int8: 28 -> 25 ms).
-      if (packConstants && quads) {
-        const std::vector<int8_t> &data = aBytes;
-        if (!data.empty()) {
-          auto [quads, sums] =
-              packedQuadsConstant(b, moduleSymbols, packedGlobals, *gemm, params,
-                                  emitter.packedType(), data);
-          packed = quads;
-          emitter.useRowSums(sums);
-          packedNow = true;
-          ++numPackedConstants;
-        }
+      if (packConstants && quads && !aBytes.empty()) {
+        auto [quadPanels, sums] =
+            packedQuadsConstant(b, moduleSymbols, packedGlobals, *gemm, params,
+                                emitter.packedType(), aBytes);
+        packed = quadPanels;
+        emitter.useRowSums(sums);
+        packedNow = true;
+        ++numPackedConstants;
       }
       if (!packed)
         packed = emitter.packAtRunTime();

@@ -55,14 +55,18 @@ struct PoolShape {
   int64_t convRowsPerBand() const {
     return (bandRows - 1) * strides[0] + kernel[0];
   }
+  /// Flat convolution positions of an interior band (of a whole map
+  /// when one band covers it).
+  int64_t bandPositions() const {
+    return std::min(convRowsPerBand(), convRows) * rowWidth;
+  }
   // Scratch elements before a band's first position: a window's columns
   // left of column 0 (the padding) read them.
   int64_t margin() const { return padding[1]; }
   /// Vectors of an interior band's last, narrower tile (0: it ends in a
   /// full tile).
   int64_t restVectors(int64_t lanes, int64_t vectors) const {
-    return ceilDiv(std::min(convRowsPerBand(), convRows) * rowWidth, lanes) %
-           vectors;
+    return ceilDiv(bandPositions(), lanes) % vectors;
   }
 };
 
@@ -88,9 +92,7 @@ struct KernelShape {
   int64_t tile() const { return lanes * vectorsPerTile; }
   /// Tiles of a band (a fused pool's): its rows' positions, rounded up.
   int64_t tilesPerBand() const {
-    return ceilDiv(std::min(pool->convRowsPerBand(), pool->convRows) *
-                       pool->rowWidth,
-                   tile());
+    return ceilDiv(pool->bandPositions(), tile());
   }
   /// A band's scratch row: the margin, the band's tiles, and room for the
   /// pool's last (partly unused) vector of windows.
@@ -131,8 +133,7 @@ std::pair<int64_t, int64_t> chooseTile(const TargetShape &target,
 int64_t chooseBandRows(PoolShape pool, int64_t lanes, int64_t vectors) {
   auto costPerRow = [&](int64_t rows) {
     pool.bandRows = rows;
-    int64_t needed = ceilDiv(
-        std::min(pool.convRowsPerBand(), pool.convRows) * pool.rowWidth, lanes);
+    int64_t needed = ceilDiv(pool.bandPositions(), lanes);
     int64_t rest = needed % vectors;
     double work = needed / vectors * (vectors + 2) + (rest ? rest + 2 : 0);
     return work / rows;
@@ -561,13 +562,13 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
     vector::MaskedStoreOp::create(b, loc, memref, indices, mask, value);
   };
 
-  // Where the accumulators of output row `row` at flat position
-  // `position` go (and come back from between slabs): the output, or a
-  // fused pool's scratch.
   // A tile of `vectors` vectors (the kernel's full tiles have
   // `fullVectors`; the output's last tile and a fused pool's bands may end
   // in a narrower one). Vectors from `maskedFrom` on may pass the output's
-  // end: their lanes past it are masked off.
+  // end: their lanes past it are masked off. The accumulators of row `row`
+  // at flat position `position` go to (and between slabs come back from)
+  // `accumulators` at `accumulatorIndex`: the output, or a fused pool's
+  // scratch.
   auto emitTile = [&](OpBuilder &b, Location loc, Value image, Value chunk,
                       Value tileStart, int64_t vectors, int64_t maskedFrom,
                       Value accumulators, AccumulatorIndexFn accumulatorIndex) {
@@ -982,8 +983,7 @@ struct SparseToLoops
     int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
     ArrayRef<int64_t> pad = op.getPadding();
     // The convolution's output size (the result's is the pool's, if any).
-    int64_t oh = (h + pad[0] + pad[2] - dh * (kh - 1) - 1) / sh + 1;
-    int64_t ow = (w + pad[1] + pad[3] - dw * (kw - 1) - 1) / sw + 1;
+    auto [oh, ow] = op.getConvOutputSize();
     int64_t groups = op.getGroups();
     // Phase planes: tap (kh, kw) of output (y, x) reads plane
     // (kh*dh % sh, kw*dw % sw) at row y + kh*dh / sh, column x + kw*dw / sw.

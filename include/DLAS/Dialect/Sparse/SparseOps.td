@@ -179,6 +179,10 @@ def Sparse_Conv2DOp : Sparse_Op<"conv2d", [Pure, AttrSizedOperandSegments]> {
       explicit operator bool() const { return !kernel.empty(); }
     };
     Pool getPool();
+    /// The convolution's output rows and columns (before a fused pool):
+    /// the input padded, less the dilated window, over the stride, plus 1;
+    /// -1 where the window does not fit.
+    std::pair<int64_t, int64_t> getConvOutputSize();
     /// Checks the pool attributes against the convolution's output size
     /// and returns the result's spatial size.
     FailureOr<std::pair<int64_t, int64_t>> verifyPool(int64_t outH,

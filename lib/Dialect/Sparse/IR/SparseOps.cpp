@@ -152,6 +152,16 @@ static LogicalResult verifyBias(Operation *op, Value bias, int64_t channels) {
   return success();
 }
 
+std::pair<int64_t, int64_t> Conv2DOp::getConvOutputSize() {
+  RankedTensorType input = getInput().getType();
+  ArrayRef<int64_t> pad = getPadding(), stride = getStrides(),
+                    dilation = getDilations(), kernel = getKernelSize();
+  return {windowOutputSize(input.getDimSize(2), pad[0], pad[2], kernel[0],
+                           stride[0], dilation[0]),
+          windowOutputSize(input.getDimSize(3), pad[1], pad[3], kernel[1],
+                           stride[1], dilation[1])};
+}
+
 Conv2DOp::Pool Conv2DOp::getPool() {
   Pool pool;
   if (std::optional<ArrayRef<int64_t>> kernel = getPoolKernel())
@@ -243,12 +253,7 @@ LogicalResult Conv2DOp::verify() {
            << " output channels";
   if (failed(verifyBias(*this, getBias(), outChannels)))
     return failure();
-  ArrayRef<int64_t> pad = getPadding(), stride = getStrides(),
-                    dilation = getDilations();
-  int64_t outH = windowOutputSize(input.getDimSize(2), pad[0], pad[2], kh,
-                                  stride[0], dilation[0]);
-  int64_t outW = windowOutputSize(input.getDimSize(3), pad[1], pad[3], kw,
-                                  stride[1], dilation[1]);
+  auto [outH, outW] = getConvOutputSize();
   if (outH <= 0 || outW <= 0)
     return emitOpError("the ")
            << kh << "x" << kw << " window (dilated) does not fit the padded "
