@@ -13,7 +13,8 @@ LLVM_DIR ?= /usr/lib/llvm-22
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := cmake ninja-build ccache clang-22 lld-22 llvm-22-dev llvm-22-tools \
   libmlir-22-dev mlir-22-tools libomp-22-dev libonnx-dev libprotobuf-dev protobuf-compiler \
-  python3-numpy python3-torch python3-torchvision python3-onnx python3-psutil
+  python3-numpy python3-torch python3-torchvision python3-onnx python3-psutil \
+  rocm-device-libs
 BENCH_PACKAGES := libdnnl-dev libopenblas-dev python3-matplotlib g++
 DEMO_DIR := $(BUILD)/demo
 DEMO_ENTRIES := resnet_basic_block mobilenetv2_inverted_residual
@@ -223,6 +224,7 @@ docs: build
 	cp $(BUILD)/docs/Dialects/NNDialect.md docs/NNDialect.md
 	cp $(BUILD)/docs/Dialects/DLASDialect.md docs/DLASDialect.md
 	cp $(BUILD)/docs/DLASCodegenPasses.md docs/CodegenPasses.md
+	cp $(BUILD)/docs/DLASCodegenGPUPasses.md docs/GPUPasses.md
 	cp $(BUILD)/docs/DLASConversionPasses.md docs/ConversionPasses.md
 	cp $(BUILD)/docs/DLASTransformPasses.md docs/TransformPasses.md
 	cp $(BUILD)/docs/NNTransformPasses.md docs/NNTransformPasses.md

@@ -2,6 +2,7 @@
 #ifndef DLAS_INITALLPASSES_H
 #define DLAS_INITALLPASSES_H
 
+#include "DLAS/Codegen/GPU/Passes.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Conversion/Passes.h"
 #include "DLAS/Dialect/NN/Transforms/Passes.h"
@@ -12,6 +13,7 @@
 namespace mlir::dlas {
 inline void registerAllPasses() {
   registerDLASCodegenPasses();
+  registerDLASCodegenGPUPasses();
   registerDLASConversionPasses();
   nn::registerNNTransformsPasses();
   sparse::registerSparseTransformsPasses();

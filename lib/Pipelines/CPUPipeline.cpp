@@ -283,4 +283,10 @@ void dlas::registerDLASPipelines() {
       "Compile nn (or linalg-on-tensors) IR to the LLVM dialect for a CPU "
       "target (target=host by default)",
       buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "dlas-gpu-pipeline",
+      "Compile nn (or linalg-on-tensors) IR for a GPU target "
+      "(target=cuda:sm_80 by default): kernels to PTX/cubin or AMDGPU code "
+      "embedded in host LLVM IR that calls the mgpu* runtime",
+      buildGPUPipeline);
 }

@@ -9,7 +9,9 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
@@ -61,6 +63,41 @@ externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
   return map;
 }
 
+SmallVector<std::string> dlas::takeStructors(llvm::Module &module,
+                                            StringRef listName) {
+  SmallVector<std::pair<uint64_t, std::string>> entries;
+  llvm::GlobalVariable *list = module.getGlobalVariable(listName);
+  if (!list)
+    return {};
+  if (auto *array =
+          llvm::dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer())) {
+    for (llvm::Value *operand : array->operands()) {
+      auto *entry = llvm::cast<llvm::ConstantStruct>(operand);
+      auto *priority = llvm::cast<llvm::ConstantInt>(entry->getOperand(0));
+      auto *function = llvm::dyn_cast<llvm::Function>(entry->getOperand(1));
+      if (!function)
+        continue;
+      function->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      function->setVisibility(llvm::GlobalValue::DefaultVisibility);
+      entries.emplace_back(priority->getZExtValue(),
+                           function->getName().str());
+    }
+  }
+  list->eraseFromParent();
+  llvm::stable_sort(entries, llvm::less_first());
+  SmallVector<std::string> names;
+  for (auto &entry : entries)
+    names.push_back(entry.second);
+  if (listName == "llvm.global_dtors")
+    std::reverse(names.begin(), names.end());
+  return names;
+}
+
+JIT::~JIT() {
+  for (void (*destructor)() : destructors)
+    destructor();
+}
+
 llvm::Expected<std::unique_ptr<JIT>>
 JIT::create(ModuleOp module, const JITOptions &options,
             const llvm::StringMap<void *> &symbols) {
@@ -83,6 +120,12 @@ JIT::create(ModuleOp module, const JITOptions &options,
   if (!llvmModule)
     return jitError("cannot translate the module to LLVM IR");
   addPackedWrappers(*llvmModule, "_mlir_ciface_");
+  // ORC runs no constructors of objects added as objects: they are called
+  // below, once the code is linked.
+  SmallVector<std::string> constructors =
+      takeStructors(*llvmModule, "llvm.global_ctors");
+  SmallVector<std::string> destructorNames =
+      takeStructors(*llvmModule, "llvm.global_dtors");
 
   CodegenOptions codegen;
   codegen.cpu = options.cpu;
@@ -131,7 +174,22 @@ JIT::create(ModuleOp module, const JITOptions &options,
     if (llvm::Error error = (*lljit)->addObjectFile(std::move(object)))
       return jitError("cannot add the compiled code to the JIT: " +
                       llvm::toString(std::move(error)));
-  return std::unique_ptr<JIT>(new JIT(std::move(*lljit)));
+  std::unique_ptr<JIT> result(new JIT(std::move(*lljit)));
+  for (const std::string &name : constructors) {
+    auto address = result->jit->lookup(name);
+    if (!address)
+      return jitError("cannot link the constructor '" + name +
+                      "': " + llvm::toString(address.takeError()));
+    address->toPtr<void (*)()>()();
+  }
+  for (const std::string &name : destructorNames) {
+    auto address = result->jit->lookup(name);
+    if (!address)
+      return jitError("cannot link the destructor '" + name +
+                      "': " + llvm::toString(address.takeError()));
+    result->destructors.push_back(address->toPtr<void (*)()>());
+  }
+  return result;
 }
 
 llvm::Expected<void (*)(void **)> JIT::lookupPacked(StringRef name) {

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/GPU/GPUTarget.h"
+#include "DLAS/Runtime/GPURuntime.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
 #include "DLAS/Runner/Calibrate.h"
 #include "DLAS/Runner/Entry.h"
@@ -118,7 +120,10 @@ static cl::opt<std::string> target(
     cl::desc("CPU to compile for: host (or cpu), x86-64-v3, x86-64-v4 or an "
              "LLVM x86-64 CPU name (znver3, sapphirerapids, ...); default: "
              "the module's dlas.target, else host. The host must be able "
-             "to run it (dlas-compile cross-compiles)"),
+             "to run it (dlas-compile cross-compiles). Or a GPU: cuda (the "
+             "first device's chip), cuda:sm_80, cuda:sm_90, rocm:gfx90a, "
+             "rocm:gfx942 (dlas-gpu-pipeline; needs the driver and a "
+             "device)"),
     cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> targetFeatures(
     "target-features",
@@ -494,6 +499,61 @@ static void pinOpenMPThreadsByDefault() {
   ::setenv("OMP_PLACES", "threads", /*overwrite=*/0);
 }
 
+/// The GPU runtime's entry points, bound into the JIT for code from
+/// dlas-gpu-pipeline (unused by CPU code).
+static void addGPURuntimeSymbols(llvm::StringMap<void *> &symbols) {
+  auto bind = [&](StringRef name, auto *function) {
+    symbols[name] = reinterpret_cast<void *>(function);
+  };
+  bind("mgpuModuleLoad", &mgpuModuleLoad);
+  bind("mgpuModuleLoadJIT", &mgpuModuleLoadJIT);
+  bind("mgpuModuleUnload", &mgpuModuleUnload);
+  bind("mgpuModuleGetFunction", &mgpuModuleGetFunction);
+  bind("mgpuLaunchKernel", &mgpuLaunchKernel);
+  bind("mgpuStreamCreate", &mgpuStreamCreate);
+  bind("mgpuStreamDestroy", &mgpuStreamDestroy);
+  bind("mgpuStreamSynchronize", &mgpuStreamSynchronize);
+  bind("mgpuStreamWaitEvent", &mgpuStreamWaitEvent);
+  bind("mgpuEventCreate", &mgpuEventCreate);
+  bind("mgpuEventDestroy", &mgpuEventDestroy);
+  bind("mgpuEventSynchronize", &mgpuEventSynchronize);
+  bind("mgpuEventRecord", &mgpuEventRecord);
+  bind("mgpuMemAlloc", &mgpuMemAlloc);
+  bind("mgpuMemFree", &mgpuMemFree);
+  bind("mgpuMemcpy", &mgpuMemcpy);
+  bind("mgpuMemset32", &mgpuMemset32);
+  bind("mgpuMemset16", &mgpuMemset16);
+  bind("mgpuSetDefaultDevice", &mgpuSetDefaultDevice);
+  for (const char *type :
+       {"f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "i1"})
+    bind((llvm::Twine("dlas_gpu_constant_") + type).str(), &dlasGpuConstant);
+}
+
+/// For a GPU --target: opens the driver and its first device (the one place
+/// dlas-run asks the GPU what it is) and returns the concrete target name
+/// (`cuda` alone becomes the device's `cuda:sm_NN`), or an error.
+static llvm::Expected<std::string> resolveGPUTargetOnDevice(StringRef name) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  if (name.contains(':') && !lookupGPUTargetName(name))
+    return error("unknown GPU target '" + name +
+                 "' (known: " + knownGPUTargetNames() + ")");
+  StringRef api = name.starts_with("cuda") ? "cuda" : "rocm";
+  if (dlasGpuSetPlatform(api.str().c_str()) != 0 || dlasGpuInit() != 0)
+    return error("--target=" + name + ": " + dlasGpuLastError());
+  std::string concrete = name.str();
+  if (name == "cuda")
+    concrete = "cuda:" + std::string(dlasGpuDeviceArch());
+  else if (name == "rocm")
+    return error("--target=rocm needs the chip: rocm:gfx90a or rocm:gfx942");
+  if (!lookupGPUTargetName(concrete))
+    return error("--target=" + concrete + " (device '" +
+                 dlasGpuDeviceName() + "') is not a known GPU target; known: " +
+                 knownGPUTargetNames());
+  return concrete;
+}
+
 int runMain() {
   if (int rc = checkOptions())
     return rc;
@@ -633,6 +693,24 @@ int runMain() {
       if (!target.empty() || !targetFeatures.empty())
         return fail("--target configures the built-in pipeline; with "
                     "--pipeline give it as dlas-cpu-pipeline{target=...}");
+    } else if (isGPUTargetName(target)) {
+      for (auto [given, name] :
+           {std::pair{!tuningFile.empty(), "--tuning-file"},
+            std::pair{bool(blockedEntry), "--blocked-entry"},
+            std::pair{bool(profileLayers), "--profile"},
+            std::pair{calibrating, "--calibrate"},
+            std::pair{sparsifyPolicy.getNumOccurrences() > 0, "--sparsify"},
+            std::pair{precisionPolicy.getNumOccurrences() > 0,
+                      "--precision"}})
+        if (given)
+          return fail(llvm::Twine(name) +
+                      " is not supported with a GPU --target yet");
+      llvm::Expected<std::string> concrete = resolveGPUTargetOnDevice(target);
+      if (!concrete)
+        return fail(llvm::toString(concrete.takeError()));
+      GPUPipelineOptions gpuOptions;
+      gpuOptions.target = *concrete;
+      buildGPUPipeline(pm, gpuOptions);
     } else {
       CPUPipelineOptions pipelineOptions;
       // Weights stay in memory and are bound to the code below.
@@ -698,8 +776,11 @@ int runMain() {
   if (!codeTarget) {
     CPUTargetOverrides overrides;
     overrides.features = targetFeatures;
-    llvm::Expected<CPUTargetAttr> host = resolveCPUTargetOrHost(
-        &context, target.empty() ? "host" : StringRef(target), overrides);
+    // A GPU target's host code runs on this host.
+    StringRef hostTarget =
+        target.empty() || isGPUTargetName(target) ? "host" : StringRef(target);
+    llvm::Expected<CPUTargetAttr> host =
+        resolveCPUTargetOrHost(&context, hostTarget, overrides);
     if (!host)
       return fail(llvm::toString(host.takeError()));
     codeTarget = {host->getCpu().str(), host->llvmFeatureString()};
@@ -728,8 +809,12 @@ int runMain() {
     hooks["dlas_layer_begin"] = reinterpret_cast<void *>(&dlasLayerBegin);
     hooks["dlas_layer_end"] = reinterpret_cast<void *>(&dlasLayerEnd);
   }
+  addGPURuntimeSymbols(hooks);
   llvm::Expected<std::unique_ptr<JIT>> engine =
       JIT::create(*module, jitOptions, hooks);
+  // Kernel modules load in the code's constructors, when it is linked.
+  if (engine && dlasGpuLastError())
+    return fail(std::string("GPU: ") + dlasGpuLastError());
   if (!engine)
     return fail(llvm::toString(engine.takeError()));
   // ORC links the objects on first lookup: do it now so that the compile
@@ -757,6 +842,8 @@ int runMain() {
   for (int i = 0; i < warmup; ++i)
     if (llvm::Error err = runner.run())
       return fail("run failed: " + llvm::toString(std::move(err)));
+  if (const char *gpuError = dlasGpuLastError())
+    return fail(std::string("run failed on the GPU: ") + gpuError);
   // The profile covers the timed runs only.
   for (auto &samples : layerTimers.samples)
     samples.clear();
@@ -769,6 +856,8 @@ int runMain() {
     times.push_back(std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - start)
                         .count());
+    if (const char *gpuError = dlasGpuLastError())
+      return fail(std::string("run failed on the GPU: ") + gpuError);
   }
 
   bool allPass = true;

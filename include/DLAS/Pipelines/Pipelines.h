@@ -234,6 +234,74 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// Puts the pipeline's target on the module (dlas-attach-target); `host`,
 /// or no target at all, is resolved here from the machine that builds the
 /// pipeline.
+/// Options of `dlas-gpu-pipeline`.
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("GPU to compile for: cuda:sm_80, cuda:sm_86, "
+                     "cuda:sm_89, cuda:sm_90, rocm:gfx90a or rocm:gfx942 "
+                     "(dlas-gpu-attach-target)"),
+      llvm::cl::init("cuda:sm_80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Device code in the module: isa (PTX text, or AMDGPU "
+                     "assembly), bin (cubin through the CUDA toolkit's "
+                     "ptxas, hsaco through ld.lld) or fatbin "
+                     "(gpu-module-to-binary format)"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("Lower to the LLVM dialect with device binaries; false "
+                     "stops after the kernels are outlined (gpu.module and "
+                     "gpu.launch_func) for inspection"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Give public functions _mlir_ciface_ wrappers and a "
+                     "dlas.signature attribute (needed by dlas-run)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> externalWeights{
+      *this, "external-weights",
+      llvm::cl::desc("Leave weights out of the module as external symbols "
+                     "bound at run time (dlas-externalize-weights)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> foldBatchNorm{
+      *this, "fold-batch-norm",
+      llvm::cl::desc("Fold inference batch norms into the convolutions "
+                     "before them (dlas-fold-batch-norm)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise chains (bias, activation, residual "
+                     "add) into one kernel (linalg-fuse-elementwise-ops)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> printDecisions{
+      *this, "print-decisions",
+      llvm::cl::desc("Print every op's GPU kernel decision "
+                     "(dlas-gpu-select-lowering print)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("rocm format=bin: a directory with llvm/bin/ld.lld "
+                     "(gpu-module-to-binary toolkit; empty: the one the build "
+                     "made, over lld-22); cuda: the CUDA toolkit (empty: "
+                     "CUDA_HOME, PATH or /usr/local/cuda)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> emulateOnCPU{
+      *this, "emulate-on-cpu",
+      llvm::cl::desc("Test aid: stop when the kernels are mapped parallel "
+                     "loops (dlas-gpu-map-kernels) and lower those for this "
+                     "CPU, mapping ignored, so that the GPU strategy's loop "
+                     "nests run and are checked where no GPU is"),
+      llvm::cl::init(false)};
+};
+
+/// The GPU pipeline: nn -> linalg (the CPU pipeline's stage) -> GPU
+/// decisions -> bufferization -> mapped parallel loops -> gpu.launch with
+/// device buffers -> NVVM or ROCDL kernels and host LLVM IR with embedded
+/// device binaries.
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
 void buildTargetStage(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// The stages of the CPU pipeline, in order. The codegen strategy (tiling,

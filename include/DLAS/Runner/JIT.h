@@ -30,6 +30,13 @@ struct JITOptions {
   std::string ompLibrary;
 };
 
+/// Removes `module`'s `llvm.global_ctors` (or `_dtors`) list and returns its
+/// functions in the order to call them, made external so that a caller can
+/// find them once the code is linked (the GPU pipeline loads its kernel
+/// modules in constructors; the JIT calls them itself).
+SmallVector<std::string> takeStructors(llvm::Module &module,
+                                       StringRef listName);
+
 class JIT {
 public:
   /// Compiles the lowered `module` (LLVM dialect) and links it with its
@@ -48,9 +55,13 @@ public:
   /// Calls `name` through its packed wrapper.
   llvm::Error invokePacked(StringRef name, MutableArrayRef<void *> args);
 
+  /// Calls the module's destructors (those of its global_dtors list).
+  ~JIT();
+
 private:
   explicit JIT(std::unique_ptr<llvm::orc::LLJIT> jit) : jit(std::move(jit)) {}
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  SmallVector<void (*)()> destructors;
 };
 
 } // namespace mlir::dlas

@@ -37,6 +37,10 @@ FusedAttr lookupFused(Operation *op);
 /// nearest ancestor that has one; null when none has.
 CPUTargetAttr lookupCPUTarget(Operation *op);
 
+/// The GPU target of `op`: the nearest `dlas.target` that is a
+/// `#dlas.gpu_target`; null when there is none.
+GPUTargetAttr lookupGPUTarget(Operation *op);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_DIALECT_DLAS_DLASDIALECT_H

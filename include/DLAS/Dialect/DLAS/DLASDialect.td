@@ -101,6 +101,49 @@ def DLAS_CPUTargetAttr : DLAS_Attr<"CPUTarget", "cpu_target"> {
   }];
 }
 
+def DLAS_GPUTargetAttr : DLAS_Attr<"GPUTarget", "gpu_target"> {
+  let summary = "A GPU that code is generated for";
+  let description = [{
+    Put on the module as `dlas.target` by `dlas-gpu-attach-target` from a
+    name `api:chip` (`cuda:sm_80`, `cuda:sm_90`, `rocm:gfx90a`,
+    `rocm:gfx942`); the GPU passes read it and the pipeline hands `chip`
+    and `features` to `nvvm-attach-target` or `rocdl-attach-target`.
+
+    * `api`: `cuda` (NVVM, PTX/cubin, the CUDA driver) or `rocm` (ROCDL,
+      hsaco, HIP);
+    * `chip`: `sm_NN` or `gfxNNN`;
+    * `features`: the LLVM features of the device code (`+ptx80`: the PTX
+      ISA version);
+    * `warp_size`: threads per warp (32) or wavefront (64);
+    * `max_threads`: threads per block (workgroup);
+    * `shared_memory`: shared memory (LDS) bytes a block may use;
+    * `processors`: streaming multiprocessors or compute units, which the
+      cost model fills with blocks.
+
+    ```mlir
+    module attributes {dlas.target = #dlas.gpu_target<api = "cuda",
+        chip = "sm_90", features = "+ptx80", warp_size = 32,
+        max_threads = 1024, shared_memory = 232448, processors = 132>} {...}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"cuda or rocm">:$api,
+    StringRefParameter<"sm_NN or gfxNNN">:$chip,
+    StringRefParameter<"LLVM features of the device code">:$features,
+    "int64_t":$warp_size,
+    "int64_t":$max_threads,
+    "int64_t":$shared_memory,
+    "int64_t":$processors
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isCUDA() const { return getApi() == "cuda"; }
+    /// The name the attribute was made from: `api:chip`.
+    std::string getName() const { return (getApi() + ":" + getChip()).str(); }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering decisions
 //===----------------------------------------------------------------------===//
@@ -269,6 +312,46 @@ def DLAS_FusedAttr : DLAS_Attr<"Fused", "fused"> {
     "int64_t":$group,
     "::mlir::dlas::FusionRole":$role,
     DefaultValuedParameter<"int64_t", "0">:$position
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DLAS_GPUKernelKind : I32EnumAttr<"GPUKernelKind",
+    "how a GPU kernel maps its iterations to threads", [
+  I32EnumAttrCase<"flat", 0>,
+  I32EnumAttrCase<"tiled", 1>]> {
+  let cppNamespace = "::mlir::dlas";
+  let genSpecializedAttr = 0;
+}
+
+def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
+  let summary = "How dlas-gpu-select-lowering decided to run one op on a GPU";
+  let description = [{
+    Set on a linalg op as `dlas.lowering` by `dlas-gpu-select-lowering`
+    (on tensors); read by `dlas-gpu-map-kernels` after bufferization. Each
+    thread computes one output, with the op's reductions in a loop in
+    registers.
+
+    * `kind = flat`: the parallel dimensions are collapsed into one and cut
+      into blocks of `threads[0]` threads;
+    * `kind = tiled`: the two innermost parallel dimensions are cut into
+      blocks of `threads[0]` x `threads[1]` threads (rows x columns), the
+      outer ones collapsed onto the grid's third dimension;
+    * `key`: the tuning-file key of the op's shape; `source`: where the
+      choice came from.
+
+    ```mlir
+    linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
+        threads = [8, 32], key = "linalg.matmul_512x512x512",
+        source = cost_model>} ...
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::dlas::GPUKernelKind":$kind,
+    ArrayRefParameter<"int64_t", "threads per block">:$threads,
+    StringRefParameter<"tuning-file key">:$key,
+    "::mlir::dlas::DecisionSource":$source
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -38,12 +38,20 @@ LogicalResult DLASDialect::verifyOperationAttribute(Operation *op,
   // Other dlas.* attributes (dlas.layer, dlas.signature, per-op tiles)
   // belong to the passes that set and read them.
   StringRef name = attr.getName().getValue();
-  if (name == kLoweringAttrName)
-    return verifyAttrKind<MicrokernelAttr>(op, attr, "#dlas.microkernel");
+  if (name == kLoweringAttrName) {
+    if (isa<GPUKernelAttr>(attr.getValue()))
+      return success();
+    return verifyAttrKind<MicrokernelAttr>(
+        op, attr, "#dlas.microkernel or #dlas.gpu_kernel");
+  }
   if (name == kFusedAttrName)
     return verifyAttrKind<FusedAttr>(op, attr, "#dlas.fused");
-  if (name == kTargetAttrName)
-    return verifyAttrKind<CPUTargetAttr>(op, attr, "#dlas.cpu_target");
+  if (name == kTargetAttrName) {
+    if (isa<GPUTargetAttr>(attr.getValue()))
+      return success();
+    return verifyAttrKind<CPUTargetAttr>(
+        op, attr, "#dlas.cpu_target or #dlas.gpu_target");
+  }
   return success();
 }
 
@@ -72,6 +80,55 @@ CPUTargetAttr dlas::lookupCPUTarget(Operation *op) {
             op->getAttrOfType<CPUTargetAttr>(DLASDialect::kTargetAttrName))
       return target;
   return {};
+}
+
+GPUTargetAttr dlas::lookupGPUTarget(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto target =
+            op->getAttrOfType<GPUTargetAttr>(DLASDialect::kTargetAttrName))
+      return target;
+  return {};
+}
+
+LogicalResult
+GPUTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef api, StringRef chip, StringRef features,
+                      int64_t warpSize, int64_t maxThreads,
+                      int64_t sharedMemory, int64_t processors) {
+  if (api != "cuda" && api != "rocm")
+    return emitError() << "api must be cuda or rocm, got '" << api << "'";
+  StringRef prefix = api == "cuda" ? "sm_" : "gfx";
+  if (!chip.starts_with(prefix))
+    return emitError() << "a " << api << " chip is named " << prefix
+                       << "..., got '" << chip << "'";
+  if (warpSize != 32 && warpSize != 64)
+    return emitError() << "warp_size must be 32 or 64, got " << warpSize;
+  if (maxThreads < warpSize || maxThreads % warpSize != 0)
+    return emitError() << "max_threads must be a multiple of warp_size ("
+                       << warpSize << "), got " << maxThreads;
+  if (sharedMemory <= 0 || processors <= 0)
+    return emitError() << "shared_memory and processors must be positive";
+  return success();
+}
+
+LogicalResult
+GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      GPUKernelKind kind, ArrayRef<int64_t> threads,
+                      StringRef key, DecisionSource source) {
+  size_t expected = kind == GPUKernelKind::flat ? 1 : 2;
+  if (threads.size() != expected)
+    return emitError() << "a " << stringifyGPUKernelKind(kind)
+                       << " kernel takes " << expected
+                       << " thread count(s), got " << threads.size();
+  int64_t total = 1;
+  for (int64_t count : threads) {
+    if (count < 1)
+      return emitError() << "thread counts must be positive, got " << count;
+    total *= count;
+  }
+  if (total > 1024)
+    return emitError() << "a block has at most 1024 threads, got " << total;
+  return success();
 }
 
 bool CPUTargetAttr::hasFeature(StringRef name) const {

@@ -1,0 +1,46 @@
+//===- GPUTarget.h - GPU targets and the GPU cost model ---------*- C++ -*-===//
+#ifndef DLAS_CODEGEN_GPU_GPUTARGET_H
+#define DLAS_CODEGEN_GPU_GPUTARGET_H
+
+#include "DLAS/Dialect/DLAS/DLASDialect.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/Error.h"
+
+namespace mlir::dlas {
+
+/// True when `name` names a GPU target (`cuda...` or `rocm...`), which the
+/// tools route to the GPU pipeline.
+bool isGPUTargetName(llvm::StringRef name);
+
+/// The names resolveGPUTarget knows, for messages.
+std::string knownGPUTargetNames();
+
+/// What the pipeline builder needs of a known GPU target before any IR
+/// exists: its API (`cuda`, `rocm`), chip and device-code features.
+struct GPUTargetName {
+  std::string api, chip, features;
+};
+std::optional<GPUTargetName> lookupGPUTargetName(llvm::StringRef name);
+
+/// The `#dlas.gpu_target` for `api:chip` (`cuda:sm_90`), or an error that
+/// lists the known names.
+llvm::Expected<GPUTargetAttr> resolveGPUTarget(MLIRContext *context,
+                                               llvm::StringRef name);
+
+/// The loop order a GPU kernel runs `op` in (position -> `op`'s loop):
+/// its parallel loops in the order of the dimensions of its first output
+/// (so that the innermost, which consecutive threads walk, is contiguous in
+/// memory), then any other parallel loop, then the reductions.
+SmallVector<unsigned> gpuLoopOrder(linalg::LinalgOp op);
+
+/// The GPU cost model's decision for `op` on `target` (see
+/// dlas-gpu-select-lowering), before per-op overrides.
+GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target);
+
+/// The op attribute that overrides the decision's thread counts.
+inline constexpr llvm::StringLiteral kGPUThreadsAttrName = "dlas.gpu_threads";
+
+} // namespace mlir::dlas
+
+#endif // DLAS_CODEGEN_GPU_GPUTARGET_H

@@ -1,0 +1,140 @@
+//===- Passes.td - DLAS GPU code generation passes ---------*- tablegen -*-===//
+#ifndef DLAS_CODEGEN_GPU_PASSES_TD
+#define DLAS_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GPUAttachTarget : Pass<"dlas-gpu-attach-target", "mlir::ModuleOp"> {
+  let summary = "Put the named GPU target on the module as dlas.target";
+  let description = [{
+    Resolves `api:chip` to a `#dlas.gpu_target` from DLAS's table of GPUs
+    and sets it as the module's `dlas.target`, which the GPU passes read
+    (warp size, threads per block, processors to fill) and the pipeline
+    hands to `nvvm-attach-target` / `rocdl-attach-target`.
+
+    Names: `cuda:sm_80`, `cuda:sm_86`, `cuda:sm_89`, `cuda:sm_90`,
+    `rocm:gfx90a`, `rocm:gfx942`.
+
+    ```mlir
+    // dlas-opt --dlas-gpu-attach-target=target=cuda:sm_90
+    module attributes {dlas.target = #dlas.gpu_target<api = "cuda",
+        chip = "sm_90", features = "+ptx80", warp_size = 32,
+        max_threads = 1024, shared_memory = 49152, processors = 132>} {...}
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cuda:sm_80\"",
+           "GPU target name (cuda:sm_80, cuda:sm_90, rocm:gfx90a, "
+           "rocm:gfx942, ...)">,
+  ];
+  let dependentDialects = ["::mlir::dlas::DLASDialect"];
+}
+
+def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
+  let summary = "Decide, per linalg op, how it maps onto GPU blocks and threads";
+  let description = [{
+    The GPU's decision pass, on tensors: every linalg op in a module whose
+    `dlas.target` is a `#dlas.gpu_target` gets `dlas.lowering =
+    #dlas.gpu_kernel<...>`, which `dlas-gpu-map-kernels` reads after
+    bufferization. One thread computes one output, with the op's
+    reductions in a sequential loop in registers.
+
+    The cost model:
+    * contractions and stencils (ops with reductions) whose two innermost
+      parallel dimensions are at least 8 x 32 become `tiled` blocks of
+      8 x 32 threads: a warp walks 32 contiguous outputs (coalesced loads
+      of the row operand and stores), the 8 rows of a block reuse the
+      column operand through L1;
+    * everything else is `flat`: the parallel dimensions collapsed and cut
+      into blocks of 256 threads, fewer (down to a warp) when that leaves
+      fewer blocks than the target has processors, so that small layers
+      still spread over the whole GPU.
+
+    Per-op override: `dlas.gpu_threads = [t]` (flat) or `[rows, columns]`
+    (tiled) on the op.
+
+    ```mlir
+    %r = linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
+           threads = [8, 32], key = "linalg.matmul_64x48x32",
+           source = cost_model>} ins(...) outs(...)
+    ```
+  }];
+  let options = [
+    Option<"print", "print", "bool", "false",
+           "Print every op's decision and why to stdout">,
+  ];
+  let dependentDialects = ["::mlir::dlas::DLASDialect"];
+}
+
+def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
+  let summary = "Lower each decided linalg op to scf.parallel loops mapped "
+                "to GPU blocks and threads";
+  let description = [{
+    Runs on memrefs, after bufferization. Each linalg op outside a GPU
+    kernel becomes an `scf.parallel` nest (its reductions sequential
+    `scf.for` loops inside) that its `#dlas.gpu_kernel` decision shapes:
+    `flat` collapses the parallel dimensions into one, `tiled` keeps the
+    two innermost and collapses the rest; the loop is tiled by the block's
+    thread counts (out-of-range threads skip the body) and the outer loop
+    is mapped to block ids, the inner one to thread ids. Upstream
+    `convert-parallel-loops-to-gpu` then turns each nest into a
+    `gpu.launch`. An op without a decision (copies that bufferization
+    made) gets the cost model's. Parallel loops nested under a reduction
+    run sequentially in their thread.
+
+    ```mlir
+    // before: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
+    //           threads = [8, 32], ...>} ins(%a, %b) outs(%c)
+    scf.parallel (%z, %i, %j) = (%c0, %c0, %c0) to (%c1, %c64, %c48)
+        step (%c1, %c8, %c32) {
+      scf.parallel (%ti, %tj) = ... to (%c8, %c32) step (%c1, %c1) {
+        scf.if %in_range { scf.for %k ... }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_z, ...>, ...]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_z, ...>, ...]}
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def GPUDeviceBuffers : Pass<"dlas-gpu-device-buffers", "mlir::ModuleOp"> {
+  let summary = "Keep every buffer in device memory; copy at the entry's edges";
+  let description = [{
+    Runs after the kernels are `gpu.launch` ops. Host code then only
+    allocates, launches and copies:
+    * `memref.alloc` / `memref.dealloc` become `gpu.alloc` / `gpu.dealloc`;
+    * a public function (the entry the runner calls with host buffers)
+      copies each memref argument to a device buffer on entry, and each
+      returned buffer to a new host buffer before it returns, freeing the
+      device buffers it made (not the constants);
+    * a constant (`memref.get_global`) is copied to the device once per
+      process by the runtime's `dlas_gpu_constant`, which keeps the device
+      copy for later calls;
+    * private functions take and return device buffers.
+    Host code that would read or write a buffer's elements itself
+    (`memref.load`, `memref.store`, `memref.copy`, a linalg op left on the
+    host, ...) is refused with an error naming the op: it would touch
+    device memory on the host.
+
+    ```mlir
+    func.func @main(%x: memref<1x8xf32>) -> memref<1x8xf32> {
+      %dx = gpu.alloc () : memref<1x8xf32>
+      gpu.memcpy %dx, %x : memref<1x8xf32>, memref<1x8xf32>
+      ...                                   // gpu.launch on %dx
+      %h = memref.alloc() : memref<1x8xf32>
+      gpu.memcpy %h, %dr : memref<1x8xf32>, memref<1x8xf32>
+      gpu.dealloc %dr : memref<1x8xf32>
+      gpu.dealloc %dx : memref<1x8xf32>
+      return %h : memref<1x8xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // DLAS_CODEGEN_GPU_PASSES_TD

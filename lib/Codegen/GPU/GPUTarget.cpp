@@ -1,0 +1,156 @@
+//===- GPUTarget.cpp - GPU targets and the GPU cost model -----------------===//
+#include "DLAS/Codegen/GPU/GPUTarget.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+namespace {
+/// One row of the GPU table. Shared memory is what a block may use without
+/// opting in to more (48 KiB on NVIDIA), so that every kernel DLAS emits
+/// launches with static shared memory only.
+struct KnownGPU {
+  const char *name;
+  const char *features;
+  int64_t warpSize;
+  int64_t maxThreads;
+  int64_t sharedMemory;
+  int64_t processors;
+};
+} // namespace
+
+// PTX ISA 8.0 (CUDA 12.0 drivers and newer) for every NVIDIA chip: the
+// lowest version that sm_90 needs, and one version for all keeps the PTX
+// the same. Processors: A100, RTX 3090 class, RTX 4090 class, H100 SXM;
+// MI210, MI300X.
+static const KnownGPU knownGPUs[] = {
+    {"cuda:sm_80", "+ptx80", 32, 1024, 49152, 108},
+    {"cuda:sm_86", "+ptx80", 32, 1024, 49152, 84},
+    {"cuda:sm_89", "+ptx80", 32, 1024, 49152, 128},
+    {"cuda:sm_90", "+ptx80", 32, 1024, 49152, 132},
+    {"rocm:gfx90a", "", 64, 1024, 65536, 104},
+    {"rocm:gfx942", "", 64, 1024, 65536, 304},
+};
+
+bool dlas::isGPUTargetName(StringRef name) {
+  return name.starts_with("cuda") || name.starts_with("rocm");
+}
+
+std::string dlas::knownGPUTargetNames() {
+  SmallVector<StringRef> names;
+  for (const KnownGPU &gpu : knownGPUs)
+    names.push_back(gpu.name);
+  return llvm::join(names, ", ");
+}
+
+std::optional<GPUTargetName> dlas::lookupGPUTargetName(StringRef name) {
+  for (const KnownGPU &gpu : knownGPUs) {
+    if (name != gpu.name)
+      continue;
+    auto [api, chip] = name.split(':');
+    return GPUTargetName{api.str(), chip.str(), gpu.features};
+  }
+  return std::nullopt;
+}
+
+llvm::Expected<GPUTargetAttr> dlas::resolveGPUTarget(MLIRContext *context,
+                                                     StringRef name) {
+  context->getOrLoadDialect<DLASDialect>();
+  for (const KnownGPU &gpu : knownGPUs) {
+    if (name != gpu.name)
+      continue;
+    auto [api, chip] = name.split(':');
+    return GPUTargetAttr::get(context, api, chip, gpu.features, gpu.warpSize,
+                              gpu.maxThreads, gpu.sharedMemory,
+                              gpu.processors);
+  }
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown GPU target '" + name +
+                                     "' (known: " + knownGPUTargetNames() +
+                                     ")");
+}
+
+/// `op`'s name and static loop ranges (? for a dynamic one), the key a
+/// decision is printed and tuned under.
+static std::string decisionKey(linalg::LinalgOp op) {
+  std::string key = op->getName().getStringRef().str();
+  SmallVector<std::string> ranges;
+  for (int64_t range : op.getStaticLoopRanges())
+    ranges.push_back(ShapedType::isDynamic(range) ? "?"
+                                                  : std::to_string(range));
+  return key + "_" + llvm::join(ranges, "x");
+}
+
+SmallVector<unsigned> dlas::gpuLoopOrder(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> order;
+  auto isParallel = [&](unsigned dim) {
+    return iterators[dim] == utils::IteratorType::parallel;
+  };
+  if (op.getNumDpsInits() > 0) {
+    AffineMap output = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    for (AffineExpr expr : output.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        if (isParallel(dim.getPosition()) &&
+            !llvm::is_contained(order, dim.getPosition()))
+          order.push_back(dim.getPosition());
+  }
+  for (unsigned dim = 0; dim < iterators.size(); ++dim)
+    if (isParallel(dim) && !llvm::is_contained(order, dim))
+      order.push_back(dim);
+  for (unsigned dim = 0; dim < iterators.size(); ++dim)
+    if (!isParallel(dim))
+      order.push_back(dim);
+  return order;
+}
+
+GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op,
+                                    GPUTargetAttr target) {
+  MLIRContext *context = op->getContext();
+  // Ranges and iterators in the order the kernel runs the loops.
+  SmallVector<unsigned> order = gpuLoopOrder(op);
+  SmallVector<int64_t> ranges, opRanges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators,
+      opIterators = op.getIteratorTypesArray();
+  for (unsigned dim : order) {
+    ranges.push_back(opRanges[dim]);
+    iterators.push_back(opIterators[dim]);
+  }
+  // The parallel dimensions dlas-gpu-map-kernels maps: the leading run of
+  // parallel iterators (linalg's parallel loop nest puts a reduction's
+  // inner parallel loops in a nest of their own).
+  int64_t leading = 0;
+  while (leading < static_cast<int64_t>(iterators.size()) &&
+         iterators[leading] == utils::IteratorType::parallel)
+    ++leading;
+  bool reduces = leading < static_cast<int64_t>(iterators.size());
+  std::string key = decisionKey(op);
+  // Tiled: rows x 32 columns, when both innermost mapped dimensions fill
+  // them (and the grid's y dimension, at most 65535 blocks, holds the rows).
+  constexpr int64_t kRows = 8, kColumns = 32;
+  if (reduces && leading >= 2) {
+    int64_t columns = ranges[leading - 1], rows = ranges[leading - 2];
+    if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows) &&
+        columns >= kColumns && rows >= kRows &&
+        llvm::divideCeil(rows, kRows) <= 65535)
+      return GPUKernelAttr::get(context, GPUKernelKind::tiled,
+                                {kRows, kColumns}, key,
+                                DecisionSource::cost_model);
+  }
+  // Flat: 256 threads a block, fewer when the blocks would not cover the
+  // processors (a dynamic extent counts as large).
+  int64_t outputs = 1;
+  for (int64_t i = 0; i < leading; ++i)
+    outputs = ShapedType::isDynamic(ranges[i]) || outputs > (1 << 30)
+                  ? (int64_t{1} << 31)
+                  : outputs * ranges[i];
+  int64_t warp = target.getWarpSize();
+  int64_t perProcessor = llvm::divideCeil(outputs, target.getProcessors());
+  int64_t threads =
+      std::clamp<int64_t>(llvm::alignTo(perProcessor, warp), warp, 256);
+  return GPUKernelAttr::get(context, GPUKernelKind::flat, {threads}, key,
+                            DecisionSource::cost_model);
+}

@@ -1,0 +1,224 @@
+//===- MapKernels.cpp - the dlas-gpu-map-kernels pass ---------------------===//
+//
+// Mechanism only: each linalg op on memrefs becomes a parallel loop nest
+// shaped and mapped to blocks and threads as its #dlas.gpu_kernel says;
+// upstream convert-parallel-loops-to-gpu turns the nests into gpu.launch.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Codegen/GPU/GPUTarget.h"
+#include "DLAS/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <numeric>
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_GPUMAPKERNELS
+#include "DLAS/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+/// Sets `loop`'s mapping: dimension i to `processors[i]`.
+static LogicalResult mapLoop(scf::ParallelOp loop,
+                             ArrayRef<gpu::Processor> processors) {
+  MLIRContext *context = loop.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+  SmallVector<gpu::ParallelLoopDimMappingAttr> mapping;
+  for (gpu::Processor processor : processors)
+    mapping.push_back(gpu::ParallelLoopDimMappingAttr::get(
+        context, processor, identity, identity));
+  return gpu::setMappingAttr(loop, mapping);
+}
+
+/// Tiles `loop` (unit steps) by `tiles`, with constant bounds on the inner
+/// loop, which convert-parallel-loops-to-gpu needs for the block size.
+static std::pair<scf::ParallelOp, scf::ParallelOp>
+tile(RewriterBase &rewriter, scf::ParallelOp loop, ArrayRef<int64_t> tiles) {
+  auto [outer, inner] =
+      scf::tileParallelLoop(loop, tiles, /*noMinMaxBounds=*/true);
+  rewriter.setInsertionPoint(outer);
+  SmallVector<Value> bounds;
+  for (int64_t size : tiles)
+    bounds.push_back(
+        arith::ConstantIndexOp::create(rewriter, outer.getLoc(), size));
+  inner.getUpperBoundMutable().assign(bounds);
+  return {outer, inner};
+}
+
+/// Collapses `loop`'s dimensions into the groups `groups` and returns the
+/// new loop (collapseParallelLoops replaces it in place).
+static scf::ParallelOp collapse(RewriterBase &rewriter, scf::ParallelOp loop,
+                                ArrayRef<std::vector<unsigned>> groups) {
+  if (groups.size() == loop.getNumLoops())
+    return loop;
+  Operation *next = loop->getNextNode();
+  collapseParallelLoops(rewriter, loop, groups);
+  return cast<scf::ParallelOp>(next->getPrevNode());
+}
+
+/// Indices [from, to) as one collapse group.
+static std::vector<unsigned> range(unsigned from, unsigned to) {
+  std::vector<unsigned> group(to - from);
+  std::iota(group.begin(), group.end(), from);
+  return group;
+}
+
+/// Shapes the op's outermost parallel loop as `decision` says, tiles it by
+/// the block's threads and maps it.
+static LogicalResult shapeAndMap(RewriterBase &rewriter, scf::ParallelOp loop,
+                                 GPUKernelAttr decision) {
+  unsigned dims = loop.getNumLoops();
+  ArrayRef<int64_t> threads = decision.getThreads();
+  using gpu::Processor;
+  if (decision.getKind() == GPUKernelKind::tiled && dims >= 2) {
+    SmallVector<std::vector<unsigned>> groups;
+    if (dims > 2)
+      groups.push_back(range(0, dims - 2));
+    groups.push_back({dims - 2});
+    groups.push_back({dims - 1});
+    loop = collapse(rewriter, loop, groups);
+    bool outer = loop.getNumLoops() == 3;
+    SmallVector<int64_t> tiles;
+    if (outer)
+      tiles.push_back(1);
+    tiles.append({threads[0], threads[1]});
+    auto [blocks, inner] = tile(rewriter, loop, tiles);
+    SmallVector<Processor> blockIds{Processor::BlockY, Processor::BlockX};
+    SmallVector<Processor> threadIds{Processor::ThreadY, Processor::ThreadX};
+    if (outer) {
+      blockIds.insert(blockIds.begin(), Processor::BlockZ);
+      threadIds.insert(threadIds.begin(), Processor::ThreadZ);
+    }
+    if (failed(mapLoop(blocks, blockIds)) || failed(mapLoop(inner, threadIds)))
+      return failure();
+    return success();
+  }
+  // Flat (or a tiled decision on an op with one parallel dimension: its
+  // rows x columns threads run as one row).
+  loop = collapse(rewriter, loop, {range(0, dims)});
+  int64_t blockThreads = std::accumulate(threads.begin(), threads.end(),
+                                         int64_t{1}, std::multiplies<>());
+  auto [blocks, inner] = tile(rewriter, loop, {blockThreads});
+  if (failed(mapLoop(blocks, {Processor::BlockX})) ||
+      failed(mapLoop(inner, {Processor::ThreadX})))
+    return failure();
+  return success();
+}
+
+/// Lowers `op` to a mapped parallel loop nest.
+static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
+                           GPUTargetAttr target) {
+  auto decision =
+      op->getAttrOfType<GPUKernelAttr>(DLASDialect::kLoweringAttrName);
+  if (!decision)
+    decision = chooseGPUKernel(op, target);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  // Loops in the kernel's order: named ops become generics to interchange.
+  SmallVector<unsigned> order = gpuLoopOrder(op);
+  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        return op->emitOpError("dlas-gpu-map-kernels cannot reorder the "
+                               "loops of this op");
+      generic = *generalized;
+    }
+    FailureOr<linalg::GenericOp> interchanged =
+        linalg::interchangeGenericOp(rewriter, generic, order);
+    if (failed(interchanged))
+      return generic->emitOpError("dlas-gpu-map-kernels cannot reorder the "
+                                  "loops of this op");
+    op = *interchanged;
+    rewriter.setInsertionPoint(op);
+  }
+  // An op without a leading parallel dimension (a 0-d op, a full
+  // reduction) runs in one thread of its own kernel.
+  bool leadingParallel =
+      op.getNumLoops() > 0 &&
+      op.getIteratorTypesArray().front() == utils::IteratorType::parallel;
+  if (!leadingParallel) {
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto single = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{one}, ValueRange{one});
+    rewriter.setInsertionPointToStart(single.getBody());
+    FailureOr<linalg::LinalgLoops> loops =
+        linalg::linalgOpToParallelLoops(rewriter, op);
+    if (failed(loops))
+      return op->emitOpError("dlas-gpu-map-kernels cannot lower this op to "
+                             "loops");
+    rewriter.eraseOp(op);
+    // Any parallel loop in it runs sequentially in the one thread.
+    single.getBody()->walk([&](scf::ParallelOp inner) {
+      (void)mapLoop(inner, SmallVector<gpu::Processor>(
+                               inner.getNumLoops(),
+                               gpu::Processor::Sequential));
+    });
+    if (failed(mapLoop(single, {gpu::Processor::BlockX})))
+      return failure();
+    return success();
+  }
+  FailureOr<linalg::LinalgLoops> loops =
+      linalg::linalgOpToParallelLoops(rewriter, op);
+  if (failed(loops) || loops->empty())
+    return op->emitOpError("dlas-gpu-map-kernels cannot lower this op to "
+                           "loops");
+  rewriter.eraseOp(op);
+  auto outer = cast<scf::ParallelOp>(loops->front());
+  // Parallel loops under a reduction run sequentially in their thread.
+  outer.getBody()->walk([&](scf::ParallelOp inner) {
+    (void)mapLoop(inner, SmallVector<gpu::Processor>(
+                             inner.getNumLoops(), gpu::Processor::Sequential));
+  });
+  if (failed(shapeAndMap(rewriter, outer, decision)))
+    return emitError(loc) << "dlas-gpu-map-kernels: cannot map the loops of "
+                          << decision.getKey();
+  return success();
+}
+
+namespace {
+struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    GPUTargetAttr target = lookupGPUTarget(module);
+    if (!target) {
+      emitError(module.getLoc())
+          << "dlas-gpu-map-kernels needs the module's '"
+          << DLASDialect::kTargetAttrName
+          << "' to be a #dlas.gpu_target (dlas-gpu-attach-target)";
+      return signalPassFailure();
+    }
+    // Ops already in kernels (or in device modules) are left alone.
+    SmallVector<linalg::LinalgOp> ops;
+    WalkResult walked = module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp, gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+        if (!linalgOp.hasPureBufferSemantics()) {
+          op->emitOpError("dlas-gpu-map-kernels runs after bufferization; "
+                          "this op still has tensor operands");
+          return WalkResult::interrupt();
+        }
+        ops.push_back(linalgOp);
+      }
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted())
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops)
+      if (failed(mapOp(rewriter, op, target)))
+        return signalPassFailure();
+  }
+};
+} // namespace

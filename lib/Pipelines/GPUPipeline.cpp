@@ -1,0 +1,113 @@
+//===- GPUPipeline.cpp - dlas-gpu-pipeline --------------------------------===//
+#include "DLAS/Codegen/GPU/GPUTarget.h"
+#include "DLAS/Codegen/GPU/Passes.h"
+#include "DLAS/Pipelines/Pipelines.h"
+#include "DLAS/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::dlas;
+
+/// Device code: the GPU modules' kernels to NVVM or ROCDL, the host code to
+/// the LLVM dialect (with mgpu* runtime calls), then each GPU module to a
+/// binary embedded in the host module.
+static void buildGPULLVMLoweringStage(OpPassManager &pm,
+                                      const GPUPipelineOptions &options,
+                                      const GPUTargetName &target) {
+  bool cuda = target.api == "cuda";
+  if (cuda) {
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = target.chip;
+    attach.features = target.features;
+    attach.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(attach));
+  } else {
+    GpuROCDLAttachTargetOptions attach;
+    attach.chip = target.chip;
+    attach.features = target.features;
+    attach.optLevel = 3;
+    pm.addPass(createGpuROCDLAttachTarget(attach));
+  }
+  pm.addPass(createLowerAffinePass());
+  // Host-side gpu ops become asynchronous on one stream per call; the
+  // runtime synchronizes it before the entry returns.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  if (cuda) {
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  } else {
+    ConvertGpuOpsToROCDLOpsOptions rocdl;
+    rocdl.chipset = target.chip;
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToROCDLOps(rocdl));
+  }
+  pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+#ifdef DLAS_ROCM_TOOLKIT_DIR
+  // MLIR links hsaco with <toolkit>/llvm/bin/ld.lld; the build makes such a
+  // directory over lld-22.
+  if (!cuda && binary.toolkitPath.empty())
+    binary.toolkitPath = DLAS_ROCM_TOOLKIT_DIR;
+#endif
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void dlas::buildGPUPipeline(OpPassManager &pm,
+                            const GPUPipelineOptions &options) {
+  pm.addPass(createCheckConstants());
+  GPUAttachTargetOptions attach;
+  attach.target = options.target;
+  pm.addPass(createGPUAttachTarget(attach));
+  // The graph-level stage is the CPU pipeline's, without what has no GPU
+  // kernel yet (sparse weights, low precision) and without layer functions
+  // (one host function launches every kernel).
+  CPUPipelineOptions graph;
+  graph.foldBatchNorm = options.foldBatchNorm;
+  graph.sparsify = "never";
+  graph.outlineLayers = false;
+  buildNNToLinalgStage(pm, graph);
+  if (options.fuseElementwise) {
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+  }
+  GPUSelectLoweringOptions select;
+  select.print = options.printDecisions;
+  pm.addPass(createGPUSelectLowering(select));
+  if (options.emitCInterface)
+    pm.addPass(createPrepareEntryABI());
+  buildBufferizationStage(pm);
+  // No canonicalization in between: it would merge the mapped nests.
+  pm.addPass(createGPUMapKernels());
+  if (options.emulateOnCPU) {
+    pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
+    pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
+    buildLLVMLoweringStage(pm);
+    return;
+  }
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.externalWeights)
+    pm.addPass(createExternalizeWeights());
+  pm.addPass(createGPUDeviceBuffers());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCanonicalizerPass());
+  if (!options.lowerToLLVM)
+    return;
+  // An unknown name has failed dlas-gpu-attach-target above; the lowering
+  // is only built for a known one.
+  if (std::optional<GPUTargetName> target =
+          lookupGPUTargetName(options.target))
+    buildGPULLVMLoweringStage(pm, options, *target);
+}
