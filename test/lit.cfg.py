@@ -115,3 +115,24 @@ if _python_can_import(["torch", "numpy"]):
 # ONNX's backend conformance cases need Debian's python3-onnx.
 if _python_can_import(["onnx", "numpy"]):
     config.available_features.add("onnx")
+
+# GPU code generation. The CUDA toolkit is not in apt: ptxas is looked for
+# where MLIR's gpu-module-to-binary looks (CUDA_HOME, PATH, /usr/local/cuda),
+# and the cubin tests need it. ROCm math functions need Debian's
+# rocm-device-libs (OCML bitcode).
+import shutil
+_ptxas = None
+for _candidate in [os.path.join(os.environ.get("CUDA_HOME", ""), "bin", "ptxas"),
+                   shutil.which("ptxas") or "", "/usr/local/cuda/bin/ptxas"]:
+    if _candidate and os.access(_candidate, os.X_OK):
+        _ptxas = _candidate
+        break
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+if os.path.exists("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc"):
+    config.available_features.add("rocm-device-libs")
+_cc = shutil.which("clang-22") or shutil.which("cc")
+if _cc:
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", _cc))

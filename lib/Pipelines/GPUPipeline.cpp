@@ -1,6 +1,7 @@
 //===- GPUPipeline.cpp - dlas-gpu-pipeline --------------------------------===//
 #include "DLAS/Codegen/GPU/GPUTarget.h"
 #include "DLAS/Codegen/GPU/Passes.h"
+#include "DLAS/Codegen/Passes.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Transforms/Passes.h"
 
@@ -11,9 +12,32 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::dlas;
+
+/// The CUDA toolkit gpu-module-to-binary links libdevice (math functions)
+/// from and runs ptxas of: CUDA_HOME, CUDA_PATH, the directory above a
+/// ptxas on PATH, or /usr/local/cuda; empty when there is none. Resolved
+/// when the pipeline is built, like the CPU pipeline's `host`, so that no
+/// pass asks the machine.
+static std::string findCUDAToolkit() {
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *path = std::getenv(variable))
+      if (llvm::sys::fs::exists(llvm::Twine(path) + "/bin/ptxas"))
+        return path;
+  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
+        .str();
+  if (llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda";
+  return "";
+}
 
 /// Device code: the GPU modules' kernels to NVVM or ROCDL, the host code to
 /// the LLVM dialect (with mgpu* runtime calls), then each GPU module to a
@@ -55,6 +79,8 @@ static void buildGPULLVMLoweringStage(OpPassManager &pm,
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
+  if (cuda && binary.toolkitPath.empty())
+    binary.toolkitPath = findCUDAToolkit();
 #ifdef DLAS_ROCM_TOOLKIT_DIR
   // MLIR links hsaco with <toolkit>/llvm/bin/ld.lld; the build makes such a
   // directory over lld-22.
@@ -62,6 +88,7 @@ static void buildGPULLVMLoweringStage(OpPassManager &pm,
     binary.toolkitPath = DLAS_ROCM_TOOLKIT_DIR;
 #endif
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createTargetToLLVM());
 }
 
 void dlas::buildGPUPipeline(OpPassManager &pm,
@@ -101,6 +128,10 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   if (options.externalWeights)
     pm.addPass(createExternalizeWeights());
   pm.addPass(createGPUDeviceBuffers());
+  // Constants (loop bounds, the collapsed dimensions' sizes) move into the
+  // kernels, where LLVM turns the index divisions by them into shifts and
+  // multiplies, instead of becoming kernel parameters.
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   if (!options.lowerToLLVM)

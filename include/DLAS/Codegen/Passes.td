@@ -55,7 +55,10 @@ def TargetToLLVM : Pass<"dlas-target-to-llvm", "mlir::ModuleOp"> {
     is removed. The lowered module is then plain LLVM dialect: stock
     `mlir-translate --mlir-to-llvmir` translates it, and `llc` or the JIT
     generate code for the named target from the function attributes alone.
-    A module without `dlas.target` is left as it is.
+    A module without `dlas.target` is left as it is. After the GPU pipeline
+    (a `#dlas.gpu_target`, whose device code is already in `gpu.binary`
+    ops) the host code is for any x86-64: the triple is set, the functions
+    get no CPU, and `dlas.target` is removed.
 
     ```mlir
     llvm.func @main(...) attributes {target_cpu = "x86-64-v3",

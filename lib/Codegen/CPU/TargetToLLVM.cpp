@@ -15,11 +15,19 @@ struct TargetToLLVMPass
     : public dlas::impl::TargetToLLVMBase<TargetToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    // GPU code: the kernels are binaries already; the host code runs on
+    // any x86-64.
+    if (module->getAttrOfType<GPUTargetAttr>(DLASDialect::kTargetAttrName)) {
+      module->setAttr(LLVM::LLVMDialect::getTargetTripleAttrName(),
+                      StringAttr::get(context, kCPUTriple));
+      module->removeAttr(DLASDialect::kTargetAttrName);
+      return;
+    }
     auto target =
         module->getAttrOfType<CPUTargetAttr>(DLASDialect::kTargetAttrName);
     if (!target)
       return;
-    MLIRContext *context = &getContext();
     auto cpu = StringAttr::get(context, target.getCpu());
     auto features =
         LLVM::TargetFeaturesAttr::get(context, target.llvmFeatureString());

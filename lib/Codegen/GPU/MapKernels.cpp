@@ -198,6 +198,22 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
           << "' to be a #dlas.gpu_target (dlas-gpu-attach-target)";
       return signalPassFailure();
     }
+    IRRewriter rewriter(&getContext());
+    // Copies bufferization left as memref.copy (returned views, reshapes
+    // that need a new buffer) run as copy kernels too.
+    SmallVector<memref::CopyOp> copies;
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp, gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (auto copy = dyn_cast<memref::CopyOp>(op))
+        copies.push_back(copy);
+      return WalkResult::advance();
+    });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
+    }
     // Ops already in kernels (or in device modules) are left alone.
     SmallVector<linalg::LinalgOp> ops;
     WalkResult walked = module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -215,7 +231,6 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
     });
     if (walked.wasInterrupted())
       return signalPassFailure();
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops)
       if (failed(mapOp(rewriter, op, target)))
         return signalPassFailure();

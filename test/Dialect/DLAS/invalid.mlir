@@ -1,7 +1,7 @@
 // RUN: dlas-opt %s --split-input-file --verify-diagnostics
 // One case per verifier message of #dlas.cpu_target and dlas.target.
 
-// expected-error @+1 {{'dlas.target' must be a #dlas.cpu_target, got "znver3"}}
+// expected-error @+1 {{'dlas.target' must be a #dlas.cpu_target or #dlas.gpu_target, got "znver3"}}
 module attributes {dlas.target = "znver3"} {}
 
 // -----
@@ -57,7 +57,7 @@ module attributes {dlas.target = #dlas.cpu_target<cpu = "znver3", features = "+a
 // -----
 // #dlas.microkernel and dlas.lowering.
 
-// expected-error @+1 {{'dlas.lowering' must be a #dlas.microkernel, got "gemm"}}
+// expected-error @+1 {{'dlas.lowering' must be a #dlas.microkernel or #dlas.gpu_kernel, got "gemm"}}
 func.func @not_a_decision() attributes {dlas.lowering = "gemm"} {
   return
 }
@@ -188,5 +188,51 @@ func.func @f() attributes {dlas.fused = #dlas.fused<group = 1, role = epilogue, 
 // expected-error @+2 {{expected one of [init, pad, epilogue] for what a fusion partner contributes to the kernel that folds it, got: bias}}
 // expected-error @+1 {{failed to parse DLAS_FusedAttr parameter 'role'}}
 func.func @f() attributes {dlas.fused = #dlas.fused<group = 1, role = bias>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{api must be cuda or rocm, got 'opencl'}}
+module attributes {dlas.target = #dlas.gpu_target<api = "opencl", chip = "sm_90", features = "", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>} {}
+
+// -----
+
+// expected-error @+1 {{a rocm chip is named gfx..., got 'sm_90'}}
+module attributes {dlas.target = #dlas.gpu_target<api = "rocm", chip = "sm_90", features = "", warp_size = 64, max_threads = 1024, shared_memory = 65536, processors = 104>} {}
+
+// -----
+
+// expected-error @+1 {{warp_size must be 32 or 64, got 16}}
+module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "", warp_size = 16, max_threads = 1024, shared_memory = 49152, processors = 132>} {}
+
+// -----
+
+// expected-error @+1 {{max_threads must be a multiple of warp_size (32), got 1000}}
+module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "", warp_size = 32, max_threads = 1000, shared_memory = 49152, processors = 132>} {}
+
+// -----
+
+// expected-error @+1 {{shared_memory and processors must be positive}}
+module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "", warp_size = 32, max_threads = 1024, shared_memory = 0, processors = 132>} {}
+
+// -----
+
+// expected-error @+1 {{a tiled kernel takes 2 thread count(s), got 1}}
+func.func @gpu_kernel_thread_counts() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [256], key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{thread counts must be positive, got 0}}
+func.func @gpu_kernel_positive() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 0], key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a block has at most 1024 threads, got 2048}}
+func.func @gpu_kernel_block() attributes {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [2048], key = "k", source = cost_model>} {
   return
 }

@@ -73,3 +73,14 @@ func.func @bound(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>) -> tensor<16x64xf
   } -> tensor<16x64xf32>
   return %k : tensor<16x64xf32>
 }
+
+// -----
+
+// A GPU target and a GPU kernel decision.
+// CHECK: module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>}
+module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>} {
+  // CHECK: func.func @g() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "k", source = override>}
+  func.func @g() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "k", source = override>} {
+    return
+  }
+}

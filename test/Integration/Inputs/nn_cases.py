@@ -882,6 +882,13 @@ def run_case(args, c, base, target):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+def compile_case(args, base, pipeline):
+    """dlas-opt on case `base`.mlir through `pipeline` (compile only)."""
+    cmd = [args.dlas_opt, base + ".mlir", "--pass-pipeline",
+           f"builtin.module({pipeline})", "-o", os.devnull]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
 def computes(module, exact_ops):
     """True when `module` has an nn op outside the comma list `exact_ops`."""
     exact = {"nn." + op for op in exact_ops.split(",") if op}
@@ -914,6 +921,11 @@ def main():
                         help="space-separated dlas-run targets to run every "
                              "case for (lit's %%exec_targets: every target "
                              "the host can execute); empty: the host")
+    parser.add_argument("--compile-only", default=None,
+                        help="semicolon-separated pass pipelines: compile every "
+                             "case with dlas-opt through each (no run); a case "
+                             "fails when dlas-opt does")
+    parser.add_argument("--dlas-opt", default="dlas-opt")
     parser.add_argument("--max-rel-err", default=None,
                         help="judge by dlas-run --max-rel-err R (max |dlas - torch| "
                              "<= R * max |torch|) instead of RTOL/ATOL: for runs in "
@@ -945,6 +957,16 @@ def main():
         for i, x in enumerate(c.inputs):
             np.save(f"{base}.in{i}.npy", x)
         np.save(base + ".expected.npy", c.expected)
+        if args.compile_only:
+            for pipeline in args.compile_only.split(";"):
+                runs += 1
+                proc = compile_case(args, base, pipeline)
+                ok = proc.returncode == 0
+                print(f"{'ok  ' if ok else 'FAIL'} {c.name} [{pipeline}]")
+                if not ok:
+                    failing.append(c.name)
+                    print(proc.stdout + proc.stderr)
+            continue
         for target in targets:
             runs += 1
             label = c.name + (f" [{target}]" if target else "")

@@ -79,8 +79,9 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     is mapped to block ids, the inner one to thread ids. Upstream
     `convert-parallel-loops-to-gpu` then turns each nest into a
     `gpu.launch`. An op without a decision (copies that bufferization
-    made) gets the cost model's. Parallel loops nested under a reduction
-    run sequentially in their thread.
+    made) gets the cost model's, and a `memref.copy` left on the host
+    becomes a `linalg.copy` kernel first. Parallel loops nested under a
+    reduction run sequentially in their thread.
 
     ```mlir
     // before: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,

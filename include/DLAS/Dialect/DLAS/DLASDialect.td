@@ -317,6 +317,24 @@ def DLAS_FusedAttr : DLAS_Attr<"Fused", "fused"> {
   let genVerifyDecl = 1;
 }
 
+/// A list of integers printed and parsed as `[a, b, ...]`.
+class DLAS_IntListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+      ::llvm::SmallVector<int64_t> values;
+      if ($_parser.parseCommaSeparatedList(
+              ::mlir::AsmParser::Delimiter::Square, [&] {
+                return $_parser.parseInteger(values.emplace_back());
+              }))
+        return ::mlir::failure();
+      return values;
+    }() }];
+  let printer = [{
+    $_printer << "[";
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << "]";
+  }];
+}
+
 def DLAS_GPUKernelKind : I32EnumAttr<"GPUKernelKind",
     "how a GPU kernel maps its iterations to threads", [
   I32EnumAttrCase<"flat", 0>,
@@ -349,7 +367,7 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
   }];
   let parameters = (ins
     "::mlir::dlas::GPUKernelKind":$kind,
-    ArrayRefParameter<"int64_t", "threads per block">:$threads,
+    DLAS_IntListParameter<"threads per block">:$threads,
     StringRefParameter<"tuning-file key">:$key,
     "::mlir::dlas::DecisionSource":$source
   );

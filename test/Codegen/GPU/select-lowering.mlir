@@ -1,0 +1,85 @@
+// The GPU decision pass: one #dlas.gpu_kernel per linalg op, from the cost
+// model or a per-op override.
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering | FileCheck %s
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx942 --dlas-gpu-select-lowering | FileCheck %s --check-prefix=ROCM
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=print -o /dev/null | FileCheck %s --check-prefix=PRINT
+
+// CHECK: dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>
+// ROCM: dlas.target = #dlas.gpu_target<api = "rocm", chip = "gfx942", features = "", warp_size = 64, max_threads = 1024, shared_memory = 65536, processors = 304>
+
+// A contraction over an 8 x 32 output or more: tiled blocks of 8 x 32.
+// CHECK-LABEL: func.func @matmul
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "linalg.matmul_64x48x32", source = cost_model>}
+// PRINT: dlas-gpu-select-lowering: linalg.matmul_64x48x32 -> tiled 8x32 threads (cost_model)
+func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %r : tensor<64x48xf32>
+}
+
+// One row (a classifier): flat, and small enough that 256-thread blocks
+// would leave processors idle: 1000 outputs over 132 SMs, a warp a block.
+// CHECK-LABEL: func.func @classifier
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [32], key = "linalg.matmul_1x1000x512", source = cost_model>}
+// ROCM-LABEL: func.func @classifier
+// ROCM: kind = flat, threads = [64]
+func.func @classifier(%a: tensor<1x512xf32>, %b: tensor<512x1000xf32>, %c: tensor<1x1000xf32>) -> tensor<1x1000xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1x512xf32>, tensor<512x1000xf32>) outs(%c : tensor<1x1000xf32>) -> tensor<1x1000xf32>
+  return %r : tensor<1x1000xf32>
+}
+
+// Elementwise ops are flat, 256 threads a block once they fill the GPU.
+// CHECK-LABEL: func.func @relu
+// CHECK: linalg.generic {{.*}}dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [256], key = "linalg.generic_1x64x56x56", source = cost_model>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @relu(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %e = tensor.empty() : tensor<1x64x56x56xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x56x56xf32>) outs(%e : tensor<1x64x56x56xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %in, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+
+// The depthwise convolution's loops are (n, oh, ow, c, kh, kw); its NCHW
+// output puts c outside oh and ow, so the kernel's order is (n, c, oh, ow)
+// and its two innermost dimensions are 56 x 56: tiled.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{{.*}}dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "linalg.depthwise_conv_2d_nchw_chw_1x56x56x144x3x3", source = cost_model>
+func.func @depthwise(%x: tensor<1x144x58x58xf32>, %w: tensor<144x3x3xf32>, %o: tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32> {
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x144x58x58xf32>, tensor<144x3x3xf32>) outs(%o : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
+  return %r : tensor<1x144x56x56xf32>
+}
+
+// A 7 x 7 map is too narrow for 32 columns: flat, 25088 outputs over 132
+// SMs: 192 threads a block.
+// CHECK-LABEL: func.func @conv7
+// CHECK: kind = flat, threads = [192], key = "linalg.conv_2d_nchw_fchw_1x512x7x7x512x3x3"
+func.func @conv7(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %o: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>) outs(%o : tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
+  return %r : tensor<1x512x7x7xf32>
+}
+
+// A full reduction has no parallel dimension: one thread.
+// CHECK-LABEL: func.func @sum
+// CHECK: linalg.reduce {{.*}}dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [32], key = "linalg.reduce_1024", source = cost_model>
+func.func @sum(%x: tensor<1024xf32>, %acc: tensor<f32>) -> tensor<f32> {
+  %r = linalg.reduce ins(%x : tensor<1024xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%in: f32, %a: f32) {
+      %s = arith.addf %in, %a : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<f32>
+}
+
+// A per-op override, rows x columns or one count.
+// CHECK-LABEL: func.func @override
+// CHECK: linalg.matmul {dlas.gpu_threads = array<i64: 16, 16>, dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [16, 16], key = "linalg.matmul_64x48x32", source = override>}
+// CHECK: linalg.matmul {dlas.gpu_threads = array<i64: 128>, dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [128], key = "linalg.matmul_64x48x32", source = override>}
+// PRINT: dlas-gpu-select-lowering: linalg.matmul_64x48x32 -> tiled 16x16 threads (override)
+func.func @override(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %r = linalg.matmul {dlas.gpu_threads = array<i64: 16, 16>} ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %s = linalg.matmul {dlas.gpu_threads = array<i64: 128>} ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%r : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %s : tensor<64x48xf32>
+}

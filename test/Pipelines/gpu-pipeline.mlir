@@ -1,0 +1,70 @@
+// The GPU pipeline end to end: nn -> kernels in gpu.module -> NVVM/ROCDL ->
+// device code embedded in host LLVM IR that calls the mgpu* runtime.
+// RUN: dlas-opt %s --dlas-gpu-pipeline="target=cuda:sm_90 lower-to-llvm=false" | FileCheck %s --check-prefix=KERNELS
+// RUN: dlas-opt %s --dlas-gpu-pipeline=target=cuda:sm_90 | FileCheck %s --check-prefix=SM90
+// RUN: dlas-opt %s --dlas-gpu-pipeline=target=cuda:sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: dlas-opt %s --dlas-gpu-pipeline=target=cuda:sm_90 | %mlir_translate --mlir-to-llvmir | FileCheck %s --check-prefix=HOST
+// RUN: dlas-opt %s --dlas-gpu-pipeline=target=rocm:gfx942 | FileCheck %s --check-prefix=GFX942
+// RUN: dlas-opt %s --dlas-gpu-pipeline=target=rocm:gfx90a | FileCheck %s --check-prefix=GFX90A
+// RUN: dlas-opt %s --dlas-gpu-pipeline="target=rocm:gfx942 format=bin" | FileCheck %s --check-prefix=HSACO
+// RUN: dlas-opt %s --dlas-gpu-pipeline="target=cuda:sm_90 print-decisions" -o /dev/null | FileCheck %s --check-prefix=DECIDE
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 fuse-elementwise=false lower-to-llvm=false})" | FileCheck %s --check-prefix=UNFUSED
+// RUN: not dlas-opt %s --dlas-gpu-pipeline=target=cuda:sm_70 2>&1 | FileCheck %s --check-prefix=BADTARGET
+
+// Kernels: the padding, the bias broadcast that initializes the
+// convolution's output, the convolution, the classifier's fill and its
+// contraction, each outlined into a gpu.module and launched by the host
+// function.
+// KERNELS: module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90"
+// KERNELS: func.func @main(%{{.*}}: memref<1x3x16x16xf32>) -> memref<1x10xf32> attributes {dlas.signature = (tensor<1x3x16x16xf32>) -> tensor<1x10xf32>, llvm.emit_c_interface}
+// KERNELS: gpu.alloc () : memref<1x3x16x16xf32>
+// KERNELS: gpu.memcpy
+// KERNELS: call @dlas_gpu_constant_f32
+// KERNELS-COUNT-6: gpu.launch_func
+// KERNELS: memref.alloc() : memref<1x10xf32>
+// KERNELS: gpu.memcpy
+// KERNELS: return
+// KERNELS: gpu.module @main_kernel
+// KERNELS: gpu.func @main_kernel({{.*}}) kernel attributes {known_block_size = array<i32: 32, 1, 1>
+
+// Elementwise fusion folds the ReLU and the flatten into the classifier's
+// contraction (one generic); without it the ReLU and the matmul are two
+// kernels. The 16-wide map is too narrow for 32-column tiles: flat.
+// DECIDE: dlas-gpu-select-lowering: linalg.conv_2d_nchw_fchw_1x8x16x16x3x3x3 -> flat 32 threads (cost_model)
+// DECIDE: dlas-gpu-select-lowering: linalg.generic_1x10x8x16x16 -> flat 32 threads (cost_model)
+// UNFUSED-COUNT-7: gpu.launch_func
+// UNFUSED-NOT: gpu.launch_func
+
+// SM90-NOT: gpu.module
+// SM90: llvm.func @main(
+// SM90: llvm.call @mgpuMemAlloc
+// SM90: gpu.launch_func <%{{.*}} : !llvm.ptr> @main_kernel::@main_kernel blocks in
+// SM90: llvm.call @mgpuStreamSynchronize
+// SM90: gpu.binary @main_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}, assembly = "{{.*}}.version 8.0{{.*}}.target sm_90{{.*}}.entry main_kernel(
+// SM90-NOT: gpu.module
+// SM80: #nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, properties = {{.*}}, assembly = "{{.*}}.target sm_80
+
+// The host module loads each kernel module in a constructor and launches
+// kernels through the runtime.
+// HOST: target triple = "x86_64-unknown-linux-gnu"
+// HOST: @llvm.global_ctors = appending global [6 x {{.*}}@main_kernel_load
+// HOST: call void @mgpuLaunchKernel(ptr %{{.*}}, i64 31, i64 1, i64 1, i64 32, i64 1, i64 1, i32 0,
+// HOST: define void @_mlir_ciface_main(
+// HOST: call ptr @mgpuModuleLoadJIT(ptr @main_kernel_binary
+
+// GFX942: gpu.binary @main_kernel {{ *}}[#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, assembly = "{{.*}}.amdgcn_target \22amdgcn-amd-amdhsa--gfx942\22
+// GFX90A: #rocdl.target<O = 3, chip = "gfx90a">, assembly = "{{.*}}.amdgcn_target \22amdgcn-amd-amdhsa--gfx90a
+// HSACO: gpu.binary @main_kernel {{ *}}[#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, bin = "\7FELF
+
+// BADTARGET: dlas-gpu-attach-target: unknown GPU target 'cuda:sm_70'
+
+func.func @main(%x: tensor<1x3x16x16xf32>) -> tensor<1x10xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x3x3x3xf32>
+  %b = arith.constant dense<0.25> : tensor<8xf32>
+  %fc = arith.constant dense<0.125> : tensor<10x2048xf32>
+  %c = nn.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x16x16xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x16x16xf32>
+  %r = nn.relu %c : tensor<1x8x16x16xf32>
+  %f = nn.flatten %r {axis = 1 : i64} : (tensor<1x8x16x16xf32>) -> tensor<1x2048xf32>
+  %y = nn.linear %f, %fc : (tensor<1x2048xf32>, tensor<10x2048xf32>) -> tensor<1x10xf32>
+  return %y : tensor<1x10xf32>
+}
