@@ -21,12 +21,9 @@
 using namespace mlir;
 using namespace mlir::dlas;
 
-/// The CUDA toolkit gpu-module-to-binary links libdevice (math functions)
-/// from and runs ptxas of: CUDA_HOME, CUDA_PATH, the directory above a
-/// ptxas on PATH, or /usr/local/cuda; empty when there is none. Resolved
-/// when the pipeline is built, like the CPU pipeline's `host`, so that no
-/// pass asks the machine.
-static std::string findCUDAToolkit() {
+// Resolved when the pipeline is built, like the CPU pipeline's `host`, so
+// that no pass asks the machine.
+std::string dlas::findCUDAToolkit() {
   for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
     if (const char *path = std::getenv(variable))
       if (llvm::sys::fs::exists(llvm::Twine(path) + "/bin/ptxas"))

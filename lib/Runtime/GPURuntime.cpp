@@ -111,9 +111,9 @@ template <typename F> bool bind(void *library, F &slot, const char *name) {
   return slot != nullptr;
 }
 
-/// Opens `cuda`'s driver library and binds its entry points; false (with
-/// the error recorded when `report`) when it cannot.
-bool openDriver(bool cuda, bool report) {
+/// Opens `cuda`'s driver library and binds its entry points; false, with
+/// the reason in `why`, when it cannot.
+bool openDriver(bool cuda, std::string &why) {
   Driver d;
   d.cuda = cuda;
   const char *override = getenv(cuda ? "DLAS_CUDA_LIBRARY" : "DLAS_HIP_LIBRARY");
@@ -132,10 +132,9 @@ bool openDriver(bool cuda, bool report) {
     reasons += std::string(reasons.empty() ? "" : "; ") + (why ? why : name);
   }
   if (!d.library) {
-    if (report)
-      recordError(std::string("cannot load the ") + driverName(cuda) + " (" +
-                  reasons + "): is the " +
-                  (cuda ? "NVIDIA driver" : "ROCm runtime") + " installed?");
+    why = std::string("cannot load the ") + driverName(cuda) + " (" +
+          reasons + "): is the " + (cuda ? "NVIDIA driver" : "ROCm runtime") +
+          " installed?";
     return false;
   }
   bool ok = true;
@@ -191,9 +190,8 @@ bool openDriver(bool cuda, bool report) {
     ok &= bind(l, d.memsetD16Async, "hipMemsetD16Async");
   }
   if (!ok) {
-    if (report)
-      recordError(std::string("the ") + driverName(cuda) +
-                  " library lacks an entry point DLAS needs (too old?)");
+    why = std::string("the ") + driverName(cuda) +
+          " library lacks an entry point DLAS needs (too old?)";
     dlclose(d.library);
     return false;
   }
@@ -208,17 +206,17 @@ bool ready() {
   if (!s.error.empty())
     return false;
   if (!s.ready) {
-    bool opened = false;
+    std::string cudaWhy, hipWhy;
     if (s.platform.empty()) {
-      opened = openDriver(true, false) || openDriver(false, false);
-      if (!opened)
-        recordError("no GPU driver: neither libcuda.so.1 (NVIDIA) nor "
-                    "libamdhip64.so (ROCm) can be loaded");
-    } else {
-      opened = openDriver(s.platform == "cuda", true);
-    }
-    if (!opened)
+      // No platform named: the first driver that loads.
+      if (!openDriver(true, cudaWhy) && !openDriver(false, hipWhy)) {
+        recordError("no GPU driver: " + cudaWhy + "; " + hipWhy);
+        return false;
+      }
+    } else if (!openDriver(s.platform == "cuda", cudaWhy)) {
+      recordError(cudaWhy);
       return false;
+    }
     Driver &d = s.driver;
     if (failed(d.init(0), d.cuda ? "cuInit" : "hipInit"))
       return false;
@@ -453,11 +451,25 @@ void mgpuSetDefaultDevice(int32_t device) {
 
 //===- Constants -----------------------------------------------------------===//
 
+} // extern "C"
+
+/// A malloc'ed copy of a ranked descriptor, as a returned unranked memref
+/// (MLIR's convention: the caller copies it and frees it).
+static DlasUnrankedMemRef copyDescriptor(int64_t rank, const void *descriptor) {
+  size_t size = sizeof(int64_t) * (3 + 2 * rank);
+  void *copy = malloc(size);
+  memcpy(copy, descriptor, size);
+  return {rank, copy};
+}
+
+extern "C" {
+
 DlasUnrankedMemRef dlasGpuConstant(int64_t rank, void *descriptor,
                                    int64_t bytes) {
   Call call;
+  // After an error: the host buffer itself (the caller checks the error).
   if (!call.ok)
-    return {rank, descriptor};
+    return copyDescriptor(rank, descriptor);
   State &s = state();
   // A ranked descriptor: allocated, aligned, offset, sizes[rank],
   // strides[rank].
@@ -469,13 +481,14 @@ DlasUnrankedMemRef dlasGpuConstant(int64_t rank, void *descriptor,
   int64_t elementBytes = elements ? bytes / elements : 0;
   const char *host = aligned + fields[2] * elementBytes;
   auto key = std::make_pair(static_cast<const void *>(host), bytes);
+  // The caller frees what it gets: every call returns a new copy.
   if (auto it = s.constants.find(key); it != s.constants.end())
-    return it->second;
+    return copyDescriptor(rank, it->second.descriptor);
   void *device = nullptr;
   Driver &d = s.driver;
   if (bytes > 0) {
     if (failed(d.memAlloc(&device, bytes), "allocating a constant"))
-      return {rank, descriptor};
+      return copyDescriptor(rank, descriptor);
     bool copyFailed =
         d.cuda ? failed(d.memcpyAsync(device, host, bytes, nullptr),
                         "copying a constant to the GPU")
@@ -483,16 +496,16 @@ DlasUnrankedMemRef dlasGpuConstant(int64_t rank, void *descriptor,
                         "copying a constant to the GPU");
     if (copyFailed || failed(d.streamSynchronize(nullptr),
                              "copying a constant to the GPU"))
-      return {rank, descriptor};
+      return copyDescriptor(rank, descriptor);
   }
   size_t size = sizeof(int64_t) * (3 + 2 * rank);
-  auto *copy = static_cast<int64_t *>(malloc(size));
-  memcpy(copy, fields, size);
-  copy[0] = copy[1] = reinterpret_cast<int64_t>(device);
-  copy[2] = 0;
-  DlasUnrankedMemRef result{rank, copy};
-  s.constants[key] = result;
-  return result;
+  auto *kept = static_cast<int64_t *>(malloc(size));
+  memcpy(kept, fields, size);
+  kept[0] = kept[1] = reinterpret_cast<int64_t>(device);
+  kept[2] = 0;
+  DlasUnrankedMemRef cached{rank, kept};
+  s.constants[key] = cached;
+  return copyDescriptor(rank, kept);
 }
 
 // One name per element type, as dlas-gpu-device-buffers declares them.

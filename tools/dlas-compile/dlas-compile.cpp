@@ -2,6 +2,14 @@
 //
 // dlas-compile model.{mlir,mlirbc,onnx} --target=x86-64-v3 -o model.o
 //              [--header model.h] [--prefix model] [-e main] [--time-stages]
+// dlas-compile model.onnx --target=cuda:sm_90 -o libmodel.so
+//
+// A GPU target (cuda:sm_NN, rocm:gfxNNN) compiles through dlas-gpu-pipeline
+// and, for an output ending in .so, links the object with DLAS's GPU
+// runtime into a self-contained shared library that needs only the GPU
+// driver (libcuda.so.1 or libamdhip64.so, opened when it runs), plus the
+// header and a JSON manifest of the entry for harnesses
+// (examples/aot/run_gpu_model.py).
 //
 // Compiles the entry through dlas-cpu-pipeline for the named target (any
 // x86-64 target, whatever the host: cross-compiling is the point) and
@@ -13,6 +21,7 @@
 #include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Dialect/NN/Transforms/Calibration.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/GPU/GPUTarget.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Runner/Compile.h"
@@ -30,6 +39,8 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -64,7 +75,8 @@ static cl::opt<std::string> target(
     "target",
     cl::desc("CPU to compile for: host, x86-64-v3, x86-64-v4 or an LLVM "
              "x86-64 CPU name (znver3, sapphirerapids, ...); need not be "
-             "the host"),
+             "the host. Or a GPU: cuda:sm_80, cuda:sm_90, rocm:gfx90a, "
+             "rocm:gfx942 (no GPU needed to compile)"),
     cl::init("host"), cl::cat(category));
 static cl::opt<std::string> targetFeatures(
     "target-features", cl::desc("+name/-name changes to the target's features"),
@@ -84,6 +96,23 @@ static cl::opt<std::string> keepF32(
     cl::desc("Layer kinds --precision keeps in f32: a comma list of "
              "first-conv, classifier, softmax, or none (default: all three)"),
     cl::cat(category));
+static cl::opt<std::string> gpuFormat(
+    "gpu-format",
+    cl::desc("GPU targets: device code as bin (cubin, needs the CUDA "
+             "toolkit's ptxas; hsaco), isa (PTX the driver compiles when it "
+             "loads the library) or fatbin; default: bin where it can be "
+             "made, else isa"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string> gpuRuntime(
+    "gpu-runtime",
+    cl::desc("GPU targets: the static GPU runtime library linked into a .so "
+             "(default: the one built with dlas-compile)"),
+    cl::init(DLAS_GPU_RUNTIME_LIBRARY), cl::cat(category));
+static cl::opt<std::string> manifestFilename(
+    "manifest",
+    cl::desc("GPU targets: JSON description of the entry (symbol, shapes, "
+             "dtypes) to write (default: the output's path with .json)"),
+    cl::cat(category));
 static cl::opt<int> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix, cl::cat(category));
 static cl::opt<bool> timeStages(
@@ -94,6 +123,80 @@ static cl::opt<bool> timeStages(
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "dlas-compile: error: " << message << "\n";
   return 1;
+}
+
+/// The numpy dtype name of a tensor element type, or "" when none.
+static std::string numpyDType(Type type) {
+  if (type.isF32())
+    return "float32";
+  if (type.isF64())
+    return "float64";
+  if (type.isF16())
+    return "float16";
+  if (type.isInteger(1))
+    return "bool";
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return (integer.isUnsigned() ? "uint" : "int") +
+           std::to_string(integer.getWidth());
+  return "";
+}
+
+/// The manifest a harness reads: the C-interface entry and its tensors.
+static llvm::Error writeManifest(StringRef path, StringRef entrySymbol,
+                                 FunctionType signature, StringRef target) {
+  auto tensors = [](TypeRange types) {
+    llvm::json::Array list;
+    for (Type type : types) {
+      auto shaped = cast<ShapedType>(type);
+      llvm::json::Array shape;
+      for (int64_t size : shaped.getShape())
+        shape.push_back(size);
+      list.push_back(llvm::json::Object{
+          {"shape", std::move(shape)},
+          {"dtype", numpyDType(shaped.getElementType())}});
+    }
+    return list;
+  };
+  llvm::json::Object manifest{
+      {"entry", ("_mlir_ciface_" + entrySymbol).str()},
+      {"target", target},
+      {"inputs", tensors(signature.getInputs())},
+      {"results", tensors(signature.getResults())}};
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '%s'", path.str().c_str());
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  return llvm::Error::success();
+}
+
+/// Links `object` and the GPU runtime into the shared library `output` with
+/// the system's C++ compiler driver (the runtime uses the C++ library).
+static llvm::Error linkSharedLibrary(StringRef object, StringRef output) {
+  std::string driver;
+  for (const char *name : {"clang++-22", "clang++", "c++", "g++"})
+    if (auto found = llvm::sys::findProgramByName(name)) {
+      driver = *found;
+      break;
+    }
+  if (driver.empty())
+    return llvm::createStringError(
+        "linking a .so needs a C++ compiler driver (clang++-22, c++ or g++)");
+  if (!llvm::sys::fs::exists(gpuRuntime))
+    return llvm::createStringError("the GPU runtime library '%s' does not "
+                                   "exist (--gpu-runtime)",
+                                   gpuRuntime.c_str());
+  SmallVector<StringRef> args{driver,       "-shared", "-o",     output,
+                              object,       gpuRuntime, "-ldl", "-lpthread",
+                              "-Wl,-z,noexecstack"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return llvm::createStringError("linking '%s' failed (%s exit %d) %s",
+                                   output.str().c_str(), driver.c_str(), rc,
+                                   message.c_str());
+  return llvm::Error::success();
 }
 
 /// A C identifier from `name` (non-alphanumerics become '_').
@@ -167,31 +270,60 @@ int main(int argc, char **argv) {
     if (func != entry && func.isPublic() && !func.isExternal())
       func.setPrivate();
 
-  // Passes: the CPU pipeline for the named target, refused before any work
-  // when the name or a feature is wrong.
-  CPUTargetOverrides overrides;
-  overrides.features = targetFeatures;
-  llvm::Expected<CPUTargetAttr> resolved =
-      resolveCPUTargetOrHost(&context, target, overrides);
-  if (!resolved)
-    return fail(llvm::toString(resolved.takeError()));
+  // Passes: the CPU or GPU pipeline for the named target, refused before
+  // any work when the name or a feature is wrong.
+  bool gpu = isGPUTargetName(target);
+  bool sharedLibrary = StringRef(outputFilename).ends_with(".so");
+  if (gpu) {
+    if (!lookupGPUTargetName(target))
+      return fail("unknown GPU target '" + target +
+                  "' (known: " + knownGPUTargetNames() + ")");
+    if (!targetFeatures.empty() || precision != "f32")
+      return fail("--target-features and --precision are not supported "
+                  "with a GPU target yet");
+  } else {
+    if (sharedLibrary)
+      return fail("a CPU target writes an object (-o model.o); .so output "
+                  "is for GPU targets");
+    CPUTargetOverrides overrides;
+    overrides.features = targetFeatures;
+    llvm::Expected<CPUTargetAttr> resolved =
+        resolveCPUTargetOrHost(&context, target, overrides);
+    if (!resolved)
+      return fail(llvm::toString(resolved.takeError()));
+  }
   start = Clock::now();
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return fail("bad --mlir-* pass manager options");
   applyDefaultTimingPassManagerCLOptions(pm);
-  CPUPipelineOptions options;
-  // The pipeline resolves the name as dlas-run's does (host: the host's
-  // features and caches).
-  options.target = target;
-  options.targetFeatures = targetFeatures;
-  options.precision = precision;
-  options.calibration = calibration;
-  options.keepF32 = keepF32;
-  // Weights leave the MLIR module and enter the object as raw bytes
-  // (emitObjectFile), not as one LLVM constant per element.
-  options.externalWeights = true;
-  buildCPUPipeline(pm, options);
+  if (gpu) {
+    GPUPipelineOptions options;
+    options.target = target;
+    std::string format = gpuFormat;
+    // A cubin loads fastest and needs ptxas here; PTX needs nothing here
+    // and is compiled by the driver when the library loads.
+    if (format.empty())
+      format = StringRef(target).starts_with("cuda") && findCUDAToolkit().empty()
+                   ? "isa"
+                   : "bin";
+    options.format = format;
+    options.externalWeights = true;
+    buildGPUPipeline(pm, options);
+  } else {
+    CPUPipelineOptions options;
+    // The pipeline resolves the name as dlas-run's does (host: the host's
+    // features and caches).
+    options.target = target;
+    options.targetFeatures = targetFeatures;
+    options.precision = precision;
+    options.calibration = calibration;
+    options.keepF32 = keepF32;
+    // Weights leave the MLIR module and enter the object as raw bytes
+    // (emitObjectFile), not as one LLVM constant per element.
+    options.externalWeights = true;
+    buildCPUPipeline(pm, options);
+  }
   if (failed(pm.run(*module)))
     return fail("compilation pipeline failed on '" + inputFilename + "'");
   double passesMs = ms(start);
@@ -216,6 +348,9 @@ int main(int argc, char **argv) {
   start = Clock::now();
   std::optional<std::pair<std::string, std::string>> codeTarget =
       loweredTarget(*module);
+  // GPU code: the host side runs on any x86-64.
+  if (gpu)
+    codeTarget = {"x86-64", ""};
   if (!codeTarget)
     return fail("the pipeline left no target on the functions");
   auto targetMachine = createTargetMachine(
@@ -224,13 +359,24 @@ int main(int argc, char **argv) {
     return fail("cannot create a target machine: " +
                 llvm::toString(targetMachine.takeError()));
   std::string error;
-  auto object = openOutputFile(outputFilename, &error);
+  // A shared library is linked from an object next to it.
+  std::string objectPath =
+      sharedLibrary ? outputFilename + ".o" : std::string(outputFilename);
+  auto object = openOutputFile(objectPath, &error);
   if (!object)
     return fail(error);
   if (llvm::Error err = emitObjectFile(*module, **targetMachine, optLevel,
                                        object->os()))
     return fail(llvm::toString(std::move(err)));
   double llvmMs = ms(start);
+
+  object->keep();
+  object.reset();
+  if (sharedLibrary) {
+    if (llvm::Error err = linkSharedLibrary(objectPath, outputFilename))
+      return fail(llvm::toString(std::move(err)));
+    llvm::sys::fs::remove(objectPath);
+  }
 
   std::string headerPath = headerFilename;
   if (headerPath.empty()) {
@@ -246,14 +392,28 @@ int main(int argc, char **argv) {
                    cast<FunctionType>(signature.getValue()),
                    codeTarget->first,
                    codeTarget->second,
-                   llvm::sys::path::filename(inputFilename).str()};
+                   llvm::sys::path::filename(inputFilename).str(),
+                   gpu};
+  if (gpu)
+    info.target = target;
   if (llvm::Error err = writeCHeader(info, header->os()))
     return fail(llvm::toString(std::move(err)));
-  object->keep();
   header->keep();
+  if (gpu) {
+    std::string manifestPath = manifestFilename;
+    if (manifestPath.empty()) {
+      SmallString<256> path(outputFilename);
+      llvm::sys::path::replace_extension(path, "json");
+      manifestPath = path.str().str();
+    }
+    if (llvm::Error err =
+            writeManifest(manifestPath, entrySymbol,
+                          cast<FunctionType>(signature.getValue()), target))
+      return fail(llvm::toString(std::move(err)));
+  }
   llvm::outs() << "wrote " << outputFilename << " and " << headerPath
                << " (entry _mlir_ciface_" << entrySymbol << ", target "
-               << codeTarget->first << ")\n";
+               << (gpu ? std::string(target) : codeTarget->first) << ")\n";
   if (timeStages)
     llvm::outs() << llvm::format(
         "stages: import %.1f ms, passes %.1f ms, LLVM %.1f ms, total %.1f "

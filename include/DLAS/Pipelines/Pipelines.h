@@ -296,6 +296,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(false)};
 };
 
+/// The CUDA toolkit (libdevice, ptxas) the GPU pipeline uses when its
+/// `toolkit` option is empty: CUDA_HOME, CUDA_PATH, CUDA_ROOT, the directory
+/// above a ptxas on PATH, or /usr/local/cuda; empty when there is none.
+std::string findCUDAToolkit();
+
 /// The GPU pipeline: nn -> linalg (the CPU pipeline's stage) -> GPU
 /// decisions -> bufferization -> mapped parallel loops -> gpu.launch with
 /// device buffers -> NVVM or ROCDL kernels and host LLVM IR with embedded

@@ -30,6 +30,7 @@ struct CHeaderInfo {
   std::string target;      // CPU name, for the comment
   std::string features;    // LLVM feature string, for the comment
   std::string source;      // the input file, for the comment
+  bool gpu = false;        // code from dlas-gpu-pipeline: init opens the GPU
 };
 
 /// Writes the C header for `info`; fails for element types C cannot name.

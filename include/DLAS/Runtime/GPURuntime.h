@@ -49,8 +49,10 @@ typedef struct {
 
 /// The device copy of the constant `bytes` bytes behind a ranked memref
 /// descriptor (host memory, contiguous), made on the first call for that
-/// host address and kept for the process's lifetime. The generated code
-/// calls it under one name per element type (dlas_gpu_constant_f32, ...).
+/// host address and kept for the process's lifetime. The returned
+/// descriptor is a new malloc'ed copy that the caller frees (MLIR's
+/// convention for returned unranked memrefs). The generated code calls it
+/// under one name per element type (dlas_gpu_constant_f32, ...).
 DlasUnrankedMemRef dlasGpuConstant(int64_t rank, void *descriptor,
                                    int64_t bytes);
 

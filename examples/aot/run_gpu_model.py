@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Runs a GPU library from `dlas-compile --target=cuda:sm_NN -o libm.so`.
+
+Needs only the GPU driver, Python 3 and numpy: no MLIR, no CUDA toolkit.
+The library's manifest (libm.json, written beside it) names the entry and
+its tensors; inputs are .npy files (or seeded random values), results are
+compared with expected .npy files and written out on request.
+
+    run_gpu_model.py libm.so --input x.npy --expect y.npy --repeat 20
+"""
+import argparse
+import ctypes
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def descriptor_type(rank):
+    """The MLIR C interface's ranked memref descriptor."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank),
+                   ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}", (ctypes.Structure,), {"_fields_": fields})
+
+
+def describe(array):
+    desc = descriptor_type(array.ndim)()
+    desc.allocated = desc.aligned = array.ctypes.data
+    desc.offset = 0
+    for d in range(array.ndim):
+        desc.sizes[d] = array.shape[d]
+        desc.strides[d] = array.strides[d] // array.itemsize
+    return desc
+
+
+def to_array(desc, spec):
+    """Copies a result descriptor's elements into a new numpy array."""
+    dtype = np.dtype(spec["dtype"])
+    shape = tuple(spec["shape"])
+    rank = len(shape)
+    count = int(np.prod(shape)) if shape else 1
+    strides = [desc.strides[d] for d in range(rank)]
+    span = (sum((s - 1) * st for s, st in zip(shape, strides)) + 1) if count else 0
+    base = desc.aligned + desc.offset * dtype.itemsize
+    flat = np.ctypeslib.as_array(
+        ctypes.cast(base, ctypes.POINTER(ctypes.c_byte)),
+        shape=(max(span, 1) * dtype.itemsize,)).view(dtype)
+    view = np.lib.stride_tricks.as_strided(
+        flat, shape=shape, strides=[st * dtype.itemsize for st in strides])
+    return np.array(view, copy=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("library")
+    parser.add_argument("--manifest", help="default: the library's path with .json")
+    parser.add_argument("--input", action="append", default=[])
+    parser.add_argument("--expect", action="append", default=[])
+    parser.add_argument("--output-dir")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rtol", type=float, default=1e-3)
+    parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=0)
+    args = parser.parse_args()
+
+    manifest_path = args.manifest or os.path.splitext(args.library)[0] + ".json"
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    library = ctypes.CDLL(os.path.abspath(args.library))
+    library.dlasGpuLastError.restype = ctypes.c_char_p
+    if library.dlasGpuInit() != 0:
+        sys.exit(f"GPU: {library.dlasGpuLastError().decode()}")
+
+    specs = manifest["inputs"]
+    if args.input and len(args.input) != len(specs):
+        sys.exit(f"the entry takes {len(specs)} inputs, got {len(args.input)}")
+    rng = np.random.default_rng(args.seed)
+    inputs = []
+    for i, spec in enumerate(specs):
+        if args.input:
+            array = np.load(args.input[i])
+            if list(array.shape) != spec["shape"] or array.dtype != np.dtype(spec["dtype"]):
+                sys.exit(f"input {i}: {args.input[i]} is {array.dtype}{list(array.shape)}, "
+                         f"the entry takes {spec['dtype']}{spec['shape']}")
+        else:
+            array = rng.standard_normal(spec["shape"]).astype(spec["dtype"])
+        inputs.append(np.ascontiguousarray(array))
+
+    results = manifest["results"]
+    result_types = [descriptor_type(len(r["shape"])) for r in results]
+    if len(results) == 1:
+        out = result_types[0]()
+    else:
+        out = type("Results", (ctypes.Structure,),
+                   {"_fields_": [(f"r{i}", t) for i, t in enumerate(result_types)]})()
+    in_descs = [describe(a) for a in inputs]
+    entry = getattr(library, manifest["entry"])
+    entry.restype = None
+    libc = ctypes.CDLL(None)
+
+    def run():
+        args_ = ([ctypes.byref(out)] if results else []) + [ctypes.byref(d) for d in in_descs]
+        entry(*args_)
+        error = library.dlasGpuLastError()
+        if error:
+            sys.exit(f"GPU: {error.decode()}")
+        descs = [out] if len(results) == 1 else [getattr(out, f"r{i}") for i in range(len(results))]
+        arrays = [to_array(d, r) for d, r in zip(descs, results)]
+        freed = set()
+        for d in descs:
+            if d.allocated and d.allocated not in freed and d.allocated != 0xdeadbeef:
+                freed.add(d.allocated)
+                libc.free(ctypes.c_void_p(d.allocated))
+        return arrays
+
+    for _ in range(args.warmup):
+        run()
+    times = []
+    arrays = None
+    for _ in range(max(1, args.repeat)):
+        start = time.perf_counter()
+        arrays = run()
+        times.append((time.perf_counter() - start) * 1e3)
+    ok = True
+    for i, array in enumerate(arrays):
+        print(f"output #{i}: shape {list(array.shape)} {array.dtype}, checksum sum "
+              f"{float(array.sum()):.6e}")
+        if args.output_dir:
+            os.makedirs(args.output_dir, exist_ok=True)
+            np.save(os.path.join(args.output_dir, f"output{i}.npy"), array)
+        if i < len(args.expect):
+            expected = np.load(args.expect[i])
+            err = float(np.max(np.abs(array.astype(np.float64) - expected))) if array.size else 0.0
+            passed = np.allclose(array, expected, rtol=args.rtol, atol=args.atol)
+            ok &= passed
+            print(f"output #{i}: {'PASS' if passed else 'FAIL'} (max abs err {err:.3e})")
+    if args.repeat:
+        times.sort()
+        print(f"time: median {times[len(times) // 2]:.3f} ms, min {times[0]:.3f} ms "
+              f"over {len(times)} runs (end to end, copies included)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+// Stock mlir-opt runs DLAS's GPU strategy on upstream linalg (no nn op):
+// the decision, the mapping to blocks and threads, device buffers, and the
+// whole GPU pipeline down to PTX.
+// UNSUPPORTED: asan
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-attach-target{target=cuda:sm_90},dlas-gpu-select-lowering)" | FileCheck %s --check-prefix=DECIDE
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 lower-to-llvm=false})" | FileCheck %s --check-prefix=KERNELS
+
+// DECIDE: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "linalg.matmul_128x64x256", source = cost_model>}
+// KERNELS: gpu.launch_func @main_kernel{{.*}} blocks in (%c2, %c16, %c1) threads in (%c32, %c8, %c1)
+// KERNELS: gpu.module @main_kernel
+func.func @main(%a: tensor<128x256xf32>, %b: tensor<256x64xf32>) -> tensor<128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<128x64xf32>) -> tensor<128x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<128x256xf32>, tensor<256x64xf32>) outs(%c : tensor<128x64xf32>) -> tensor<128x64xf32>
+  return %r : tensor<128x64xf32>
+}
