@@ -12,11 +12,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace {
 using Result = int;
@@ -42,6 +44,7 @@ struct Driver {
   Result (*eventDestroy)(void *) = nullptr;
   Result (*eventRecord)(void *, void *) = nullptr;
   Result (*eventSynchronize)(void *) = nullptr;
+  Result (*eventElapsedTime)(float *, void *, void *) = nullptr;
   Result (*memAlloc)(void **, size_t) = nullptr;
   Result (*memAllocManaged)(void **, size_t, unsigned) = nullptr;
   Result (*memFree)(void *) = nullptr;
@@ -73,6 +76,17 @@ struct State {
   std::string error, deviceName, deviceArch;
   // Host address -> the device copy's descriptor (dlasGpuConstant).
   std::map<std::pair<const void *, int64_t>, DlasUnrankedMemRef> constants;
+  // Per-kernel profile (dlasGpuProfile): each module's load order, each
+  // function's label, launches waiting for their events, and the samples.
+  std::map<void *, int> moduleIndex;
+  std::map<void *, std::string> functionLabel;
+  bool profiling = false;
+  struct Pending {
+    std::string label;
+    void *start, *end;
+  };
+  std::vector<Pending> pending;
+  std::vector<std::pair<std::string, std::vector<double>>> samples;
 };
 
 State &state() {
@@ -159,6 +173,7 @@ bool openDriver(bool cuda, std::string &why) {
     ok &= bind(l, d.eventDestroy, "cuEventDestroy_v2");
     ok &= bind(l, d.eventRecord, "cuEventRecord");
     ok &= bind(l, d.eventSynchronize, "cuEventSynchronize");
+    ok &= bind(l, d.eventElapsedTime, "cuEventElapsedTime");
     ok &= bind(l, d.memAlloc, "cuMemAlloc_v2");
     ok &= bind(l, d.memAllocManaged, "cuMemAllocManaged");
     ok &= bind(l, d.memFree, "cuMemFree_v2");
@@ -182,6 +197,7 @@ bool openDriver(bool cuda, std::string &why) {
     ok &= bind(l, d.eventDestroy, "hipEventDestroy");
     ok &= bind(l, d.eventRecord, "hipEventRecord");
     ok &= bind(l, d.eventSynchronize, "hipEventSynchronize");
+    ok &= bind(l, d.eventElapsedTime, "hipEventElapsedTime");
     ok &= bind(l, d.memAlloc, "hipMalloc");
     ok &= bind(l, d.memAllocManaged, "hipMallocManaged");
     ok &= bind(l, d.memFree, "hipFree");
@@ -294,9 +310,10 @@ const char *dlasGpuDeviceArch(void) { return state().deviceArch.c_str(); }
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
   Call call;
   void *module = nullptr;
-  if (call.ok)
-    failed(state().driver.moduleLoadData(&module, data), "loading a kernel "
-                                                         "module");
+  if (call.ok &&
+      !failed(state().driver.moduleLoadData(&module, data),
+              "loading a kernel module"))
+    state().moduleIndex.emplace(module, state().moduleIndex.size());
   return module;
 }
 
@@ -314,9 +331,18 @@ void mgpuModuleUnload(void *module) {
 void *mgpuModuleGetFunction(void *module, const char *name) {
   Call call;
   void *function = nullptr;
-  if (call.ok && module)
-    failed(state().driver.moduleGetFunction(&function, module, name),
-           (std::string("finding kernel ") + name).c_str());
+  if (call.ok && module &&
+      !failed(state().driver.moduleGetFunction(&function, module, name),
+              (std::string("finding kernel ") + name).c_str())) {
+    // Kernels share their function name (one per module): the module's
+    // load order tells them apart.
+    auto index = state().moduleIndex.find(module);
+    state().functionLabel[function] =
+        "#" + std::to_string(index == state().moduleIndex.end()
+                                 ? -1
+                                 : index->second) +
+        " " + name;
+  }
   return function;
 }
 
@@ -325,11 +351,30 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t blockZ, int32_t sharedMemBytes, void *stream,
                       void **params, void **extra, size_t /*paramsCount*/) {
   Call call;
-  if (call.ok && function)
-    failed(state().driver.launchKernel(function, gridX, gridY, gridZ, blockX,
-                                       blockY, blockZ, sharedMemBytes, stream,
-                                       params, extra),
-           "launching a kernel");
+  if (!call.ok || !function)
+    return;
+  State &s = state();
+  Driver &d = s.driver;
+  void *start = nullptr, *end = nullptr;
+  // Timing events around the launch, read by dlasGpuProfileFlush.
+  if (s.profiling &&
+      (failed(d.eventCreate(&start, 0), "creating a timing event") ||
+       failed(d.eventCreate(&end, 0), "creating a timing event") ||
+       failed(d.eventRecord(start, stream), "recording a timing event")))
+    return;
+  if (failed(d.launchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                            blockZ, sharedMemBytes, stream, params, extra),
+             "launching a kernel"))
+    return;
+  if (!s.profiling || failed(d.eventRecord(end, stream),
+                             "recording a timing event"))
+    return;
+  std::string label = s.functionLabel[function] + " grid " +
+                      std::to_string(gridX) + "x" + std::to_string(gridY) +
+                      "x" + std::to_string(gridZ) + " block " +
+                      std::to_string(blockX) + "x" + std::to_string(blockY) +
+                      "x" + std::to_string(blockZ);
+  s.pending.push_back({label, start, end});
 }
 
 void *mgpuStreamCreate() {
@@ -447,6 +492,62 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count,
 void mgpuSetDefaultDevice(int32_t device) {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().device = device;
+}
+
+//===- Per-kernel profile ------------------------------------------------===//
+
+void dlasGpuProfile(int enable) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().profiling = enable != 0;
+}
+
+int dlasGpuProfileFlush(void) {
+  Call call;
+  State &s = state();
+  Driver &d = s.driver;
+  if (!call.ok)
+    return -1;
+  for (State::Pending &launch : s.pending) {
+    float ms = 0;
+    if (failed(d.eventSynchronize(launch.end), "waiting for a timing event") ||
+        failed(d.eventElapsedTime(&ms, launch.start, launch.end),
+               "reading a timing event"))
+      return -1;
+    d.eventDestroy(launch.start);
+    d.eventDestroy(launch.end);
+    auto it = std::find_if(s.samples.begin(), s.samples.end(),
+                           [&](auto &entry) { return entry.first == launch.label; });
+    if (it == s.samples.end())
+      it = s.samples.insert(s.samples.end(), {launch.label, {}});
+    it->second.push_back(ms);
+  }
+  s.pending.clear();
+  return 0;
+}
+
+void dlasGpuProfileReset(void) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().samples.clear();
+}
+
+int dlasGpuProfileKernels(void) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return static_cast<int>(state().samples.size());
+}
+
+const char *dlasGpuProfileLabel(int kernel) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().samples.at(kernel).first.c_str();
+}
+
+int dlasGpuProfileSamples(int kernel) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return static_cast<int>(state().samples.at(kernel).second.size());
+}
+
+double dlasGpuProfileSample(int kernel, int sample) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().samples.at(kernel).second.at(sample);
 }
 
 //===- Constants -----------------------------------------------------------===//

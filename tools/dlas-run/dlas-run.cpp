@@ -529,6 +529,29 @@ static void addGPURuntimeSymbols(llvm::StringMap<void *> &symbols) {
     bind((llvm::Twine("dlas_gpu_constant_") + type).str(), &dlasGpuConstant);
 }
 
+/// The runtime's per-kernel device times: each kernel's median over the
+/// timed runs, in first-launch order, and their sum.
+static void printGPUProfile(int runs) {
+  int kernels = dlasGpuProfileKernels();
+  SmallVector<double> medians;
+  double total = 0;
+  for (int k = 0; k < kernels; ++k) {
+    SmallVector<double> samples;
+    for (int i = 0, e = dlasGpuProfileSamples(k); i < e; ++i)
+      samples.push_back(dlasGpuProfileSample(k, i));
+    llvm::sort(samples);
+    medians.push_back(samples.empty() ? 0 : samples[samples.size() / 2]);
+    total += medians.back();
+  }
+  llvm::outs() << "profile: " << kernels << " kernels, median of " << runs
+               << " run(s), device time (events), sum of kernel medians "
+               << llvm::format("%.3f", total) << " ms\n";
+  for (int k = 0; k < kernels; ++k)
+    llvm::outs() << llvm::format("  %10.3f ms %5.1f%%  ", medians[k],
+                                 total > 0 ? 100 * medians[k] / total : 0.0)
+                 << dlasGpuProfileLabel(k) << "\n";
+}
+
 /// For a GPU --target: opens the driver and its first device (the one place
 /// dlas-run asks the GPU what it is) and returns the concrete target name
 /// (`cuda` alone becomes the device's `cuda:sm_NN`), or an error.
@@ -697,7 +720,6 @@ int runMain() {
       for (auto [given, name] :
            {std::pair{!tuningFile.empty(), "--tuning-file"},
             std::pair{bool(blockedEntry), "--blocked-entry"},
-            std::pair{bool(profileLayers), "--profile"},
             std::pair{calibrating, "--calibrate"},
             std::pair{sparsifyPolicy.getNumOccurrences() > 0, "--sparsify"},
             std::pair{precisionPolicy.getNumOccurrences() > 0,
@@ -799,7 +821,9 @@ int runMain() {
   // Layer timers for --profile.
   ArrayAttr layerNames =
       module->getOperation()->getAttrOfType<ArrayAttr>("dlas.layers");
-  if (profileLayers && !layerNames)
+  // GPU code is profiled per kernel, by the runtime's events.
+  bool gpuProfile = profileLayers && isGPUTargetName(target);
+  if (profileLayers && !layerNames && !gpuProfile)
     return fail("--profile needs layer functions: compile with the default "
                 "pipeline (or one with profile-layers=true)");
   llvm::StringMap<void *> hooks;
@@ -847,6 +871,7 @@ int runMain() {
   // The profile covers the timed runs only.
   for (auto &samples : layerTimers.samples)
     samples.clear();
+  dlasGpuProfile(gpuProfile);
   SmallVector<double> times;
   int runs = std::max(1, repeat.getValue());
   for (int i = 0; i < runs; ++i) {
@@ -856,9 +881,13 @@ int runMain() {
     times.push_back(std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - start)
                         .count());
+    // The events of a profiled run are read outside its timed span.
+    if (gpuProfile)
+      dlasGpuProfileFlush();
     if (const char *gpuError = dlasGpuLastError())
       return fail(std::string("run failed on the GPU: ") + gpuError);
   }
+  dlasGpuProfile(false);
 
   bool allPass = true;
   for (unsigned i = 0; i < sig->results.size(); ++i) {
@@ -900,6 +929,8 @@ int runMain() {
                    << " GFLOP/s at the median";
     llvm::outs() << "\n";
   }
+  if (gpuProfile)
+    printGPUProfile(runs);
   if (profileLayers && layerNames) {
     double total = 0;
     size_t called = 0;

@@ -41,6 +41,18 @@ void dlasGpuClearError(void);
 const char *dlasGpuDeviceName(void);
 const char *dlasGpuDeviceArch(void);
 
+/// Per-kernel profile: with profiling on, every launch is bracketed by
+/// timing events on its stream; dlasGpuProfileFlush (after the code
+/// returned) reads them into per-kernel samples, labelled "#<module load
+/// order> <function> grid XxYxZ block XxYxZ" in first-launch order.
+void dlasGpuProfile(int enable);
+int dlasGpuProfileFlush(void);
+void dlasGpuProfileReset(void);
+int dlasGpuProfileKernels(void);
+const char *dlasGpuProfileLabel(int kernel);
+int dlasGpuProfileSamples(int kernel);
+double dlasGpuProfileSample(int kernel, int sample);
+
 /// An unranked memref as the LLVM lowering passes and returns it.
 typedef struct {
   int64_t rank;
