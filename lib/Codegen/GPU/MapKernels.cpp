@@ -13,8 +13,11 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
 #include <numeric>
 
 namespace mlir::dlas {
@@ -112,6 +115,127 @@ static LogicalResult shapeAndMap(RewriterBase &rewriter, scf::ParallelOp loop,
   return success();
 }
 
+/// The indices of `map`'s results at the loop values `ivs`.
+static SmallVector<Value> indicesAt(OpBuilder &builder, Location loc,
+                                    AffineMap map, ArrayRef<Value> ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults())
+    indices.push_back(affine::AffineApplyOp::create(
+        builder, loc,
+        AffineMap::get(map.getNumDims(), map.getNumSymbols(), expr), ivs));
+  return indices;
+}
+
+/// Emits `op`, whose loops run parallel ones first (gpuLoopOrder), as an
+/// scf.parallel over its parallel loops whose body keeps each output value
+/// in registers across sequential scf.for loops over the reductions: one
+/// load and one store of each output per thread, where linalg's own loop
+/// lowering loads and stores the output (global memory, on a GPU) at every
+/// reduction step and LLVM cannot promote it (the operands may alias). An
+/// op without parallel loops gets a one-iteration scf.parallel. Fails for
+/// outputs whose indexing is not a projected permutation.
+static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
+                                                    linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isProjectedPermutation())
+      return failure();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned numLoops = iterators.size();
+  unsigned numParallel = 0;
+  while (numParallel < numLoops &&
+         iterators[numParallel] == utils::IteratorType::parallel)
+    ++numParallel;
+  for (unsigned dim = numParallel; dim < numLoops; ++dim)
+    if (iterators[dim] == utils::IteratorType::parallel)
+      return failure();
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  auto value = [&](OpFoldResult folded) {
+    return getValueOrCreateConstantIndexOp(rewriter, loc, folded);
+  };
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned dim = 0; dim < numParallel; ++dim) {
+    lbs.push_back(value(ranges[dim].offset));
+    ubs.push_back(value(ranges[dim].size));
+    steps.push_back(value(ranges[dim].stride));
+  }
+  if (numParallel == 0) {
+    lbs.push_back(zero);
+    ubs.push_back(one);
+    steps.push_back(one);
+  }
+  auto parallel = scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps);
+  rewriter.setInsertionPointToStart(parallel.getBody());
+  // The loops' values; reductions' are zero outside their loops (outputs
+  // do not index by them).
+  SmallVector<Value> ivs(numLoops, zero);
+  for (unsigned dim = 0; dim < numParallel; ++dim)
+    ivs[dim] = parallel.getInductionVars()[dim];
+
+  Block *payload = op.getBlock();
+  SmallVector<Value> inits;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    Type element = getElementTypeOrSelf(init.get().getType());
+    if (op.payloadUsesValueFromOperand(&init))
+      inits.push_back(memref::LoadOp::create(
+          rewriter, loc, init.get(),
+          indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init), ivs)));
+    else
+      inits.push_back(arith::ConstantOp::create(
+          rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(element))));
+  }
+  // The payload at the current loop values, on accumulators `accs`.
+  auto emitPayload = [&](OpBuilder &builder, ValueRange accs) {
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value loaded = input->get();
+      if (isa<MemRefType>(loaded.getType()))
+        loaded = memref::LoadOp::create(
+            builder, loc, loaded,
+            indicesAt(builder, loc, op.getMatchingIndexingMap(input), ivs));
+      mapping.map(op.getMatchingBlockArgument(input), loaded);
+    }
+    for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
+      mapping.map(op.getMatchingBlockArgument(&init), acc);
+    for (Operation &inner : payload->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      builder.clone(inner, mapping);
+    }
+    SmallVector<Value> results;
+    for (Value yielded : payload->getTerminator()->getOperands())
+      results.push_back(mapping.lookupOrDefault(yielded));
+    return results;
+  };
+  // Reductions: nested loops carrying the outputs' values.
+  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
+      reduce = [&](OpBuilder &builder, unsigned dim,
+                   ValueRange accs) -> SmallVector<Value> {
+    if (dim == numLoops)
+      return emitPayload(builder, accs);
+    auto loop = scf::ForOp::create(
+        builder, loc, value(ranges[dim].offset), value(ranges[dim].size),
+        value(ranges[dim].stride), accs,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          ivs[dim] = iv;
+          scf::YieldOp::create(nested, loc, reduce(nested, dim + 1, args));
+        });
+    ivs[dim] = zero;
+    return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> results = reduce(rewriter, numParallel, inits);
+  for (auto [init, result] : llvm::zip(op.getDpsInitsMutable(), results))
+    memref::StoreOp::create(
+        rewriter, loc, result, init.get(),
+        indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init), ivs));
+  rewriter.eraseOp(op);
+  return parallel;
+}
+
 /// Lowers `op` to a mapped parallel loop nest.
 static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
                            GPUTargetAttr target) {
@@ -141,8 +265,27 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
     op = *interchanged;
     rewriter.setInsertionPoint(op);
   }
-  // An op without a leading parallel dimension (a 0-d op, a full
-  // reduction) runs in one thread of its own kernel.
+  // Outputs in registers across the reductions (every op DLAS makes).
+  {
+    bool hasParallel =
+        llvm::is_contained(op.getIteratorTypesArray(),
+                           utils::IteratorType::parallel);
+    OpBuilder::InsertionGuard guard(rewriter);
+    FailureOr<scf::ParallelOp> emitted = emitRegisterLoops(rewriter, op);
+    if (succeeded(emitted)) {
+      // Without parallel loops: one thread of its own kernel.
+      if (!hasParallel)
+        return mapLoop(*emitted, {gpu::Processor::BlockX});
+      if (failed(shapeAndMap(rewriter, *emitted, decision)))
+        return emitError(loc) << "dlas-gpu-map-kernels: cannot map the "
+                                 "loops of "
+                              << decision.getKey();
+      return success();
+    }
+  }
+  // Otherwise linalg's parallel loops. An op without a leading parallel
+  // dimension (a 0-d op, a full reduction) runs in one thread of its own
+  // kernel.
   bool leadingParallel =
       op.getNumLoops() > 0 &&
       op.getIteratorTypesArray().front() == utils::IteratorType::parallel;

@@ -7,13 +7,19 @@
 module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>} {
 
 // Tiled: blocks of 8 x 32 threads over the 64 x 48 output, k sequential in
-// each thread, threads past the edge skip the body.
+// each thread with the output's value in a register (loaded once, carried
+// by the loop, stored once), threads past the edge skip the body.
 // CHECK-LABEL: func.func @matmul
 // CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%c64{{[_0-9]*}}, %c48{{[_0-9]*}}) step
 // CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%c8{{[_0-9]*}}, %c32{{[_0-9]*}}) step
 // CHECK: scf.if
-// CHECK: scf.for
-// CHECK: arith.mulf
+// CHECK: %[[INIT:.*]] = memref.load %arg2
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// CHECK-NOT: memref.store
+// CHECK: %[[PRODUCT:.*]] = arith.mulf
+// CHECK: %[[NEXT:.*]] = arith.addf %[[ACC]], %[[PRODUCT]]
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: memref.store %[[SUM]], %arg2
 // CHECK: } {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
 // CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x, {{.*}}>]}
 // CHECK-NOT: linalg.matmul

@@ -71,8 +71,12 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
                 "to GPU blocks and threads";
   let description = [{
     Runs on memrefs, after bufferization. Each linalg op outside a GPU
-    kernel becomes an `scf.parallel` nest (its reductions sequential
-    `scf.for` loops inside) that its `#dlas.gpu_kernel` decision shapes:
+    kernel becomes an `scf.parallel` nest over its parallel loops, in the
+    decision's loop order (the output's layout), whose body keeps each
+    output value in a register across sequential `scf.for` loops over the
+    reductions (one load and one store per output, where linalg's loop
+    lowering would load and store it at every reduction step), shaped by
+    its `#dlas.gpu_kernel` decision:
     `flat` collapses the parallel dimensions into one, `tiled` keeps the
     two innermost and collapses the rest; the loop is tiled by the block's
     thread counts (out-of-range threads skip the body) and the outer loop
@@ -80,8 +84,10 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     `convert-parallel-loops-to-gpu` then turns each nest into a
     `gpu.launch`. An op without a decision (copies that bufferization
     made) gets the cost model's, and a `memref.copy` left on the host
-    becomes a `linalg.copy` kernel first. Parallel loops nested under a
-    reduction run sequentially in their thread.
+    becomes a `linalg.copy` kernel first. An op whose outputs are not
+    indexed by a projected permutation falls back to linalg's parallel
+    loops, where loops nested under a reduction run sequentially in their
+    thread.
 
     ```mlir
     // before: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
@@ -89,7 +95,11 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     scf.parallel (%z, %i, %j) = (%c0, %c0, %c0) to (%c1, %c64, %c48)
         step (%c1, %c8, %c32) {
       scf.parallel (%ti, %tj) = ... to (%c8, %c32) step (%c1, %c1) {
-        scf.if %in_range { scf.for %k ... }
+        scf.if %in_range {
+          %c0 = memref.load %c[...]
+          %sum = scf.for %k ... iter_args(%acc = %c0) -> (f32) { ... }
+          memref.store %sum, %c[...]
+        }
       } {mapping = [#gpu.loop_dim_map<processor = thread_z, ...>, ...]}
     } {mapping = [#gpu.loop_dim_map<processor = block_z, ...>, ...]}
     ```
