@@ -108,6 +108,10 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   }
   GPUSelectLoweringOptions select;
   select.print = options.printDecisions;
+  select.threads.assign(options.threadsPerBlock.begin(),
+                        options.threadsPerBlock.end());
+  select.outputs.assign(options.outputsPerThread.begin(),
+                        options.outputsPerThread.end());
   pm.addPass(createGPUSelectLowering(select));
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());

@@ -280,6 +280,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Print every op's GPU kernel decision "
                      "(dlas-gpu-select-lowering print)"),
       llvm::cl::init(false)};
+  PassOptions::ListOption<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("t or rows,columns: every kernel's threads "
+                     "(dlas-gpu-select-lowering threads; empty: the cost "
+                     "model's)")};
+  PassOptions::ListOption<int64_t> outputsPerThread{
+      *this, "outputs-per-thread",
+      llvm::cl::desc("rows,columns: the register tile of every tiled kernel "
+                     "(dlas-gpu-select-lowering outputs; empty: the cost "
+                     "model's)")};
   PassOptions::Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("rocm format=bin: a directory with llvm/bin/ld.lld "

@@ -107,6 +107,32 @@ SmallVector<unsigned> dlas::gpuLoopOrder(linalg::LinalgOp op) {
   return order;
 }
 
+/// A tiled kernel's register tile: the most outputs per thread (up to
+/// 4 x 4) whose block tile (8 rows x 32 columns of threads
+/// times the tile) the output still fills, and which still leaves two
+/// blocks per processor. A 4 x 4 tile loads 8 operand values for 16 FMAs
+/// per reduction step where one output per thread loads 2 for 1. Empty:
+/// one output per thread. Not measured on a GPU yet (docs/GPU.md).
+static SmallVector<int64_t> chooseOutputsPerThread(int64_t rows,
+                                                   int64_t columns,
+                                                   int64_t outer,
+                                                   GPUTargetAttr target) {
+  int64_t best = 1;
+  SmallVector<int64_t> chosen;
+  for (int64_t rowTile : {4, 2, 1})
+    for (int64_t columnTile : {4, 2, 1}) {
+      int64_t blocks = outer * llvm::divideCeil(rows, 8 * rowTile) *
+                       llvm::divideCeil(columns, 32 * columnTile);
+      bool fills = rows >= 8 * rowTile && columns >= 32 * columnTile;
+      if (fills && blocks >= 2 * target.getProcessors() &&
+          rowTile * columnTile > best) {
+        best = rowTile * columnTile;
+        chosen = {rowTile, columnTile};
+      }
+    }
+  return chosen;
+}
+
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op,
                                     GPUTargetAttr target) {
   MLIRContext *context = op->getContext();
@@ -133,12 +159,17 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op,
   constexpr int64_t kRows = 8, kColumns = 32;
   if (reduces && leading >= 2) {
     int64_t columns = ranges[leading - 1], rows = ranges[leading - 2];
+    int64_t outer = 1;
+    for (int64_t i = 0; i < leading - 2; ++i)
+      outer = ShapedType::isDynamic(ranges[i]) ? (int64_t{1} << 20)
+                                               : outer * ranges[i];
     if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows) &&
         columns >= kColumns && rows >= kRows &&
         llvm::divideCeil(rows, kRows) <= 65535)
-      return GPUKernelAttr::get(context, GPUKernelKind::tiled,
-                                {kRows, kColumns}, key,
-                                DecisionSource::cost_model);
+      return GPUKernelAttr::get(
+          context, GPUKernelKind::tiled, {kRows, kColumns},
+          chooseOutputsPerThread(rows, columns, outer, target), key,
+          DecisionSource::cost_model);
   }
   // Flat: 256 threads a block, fewer when the blocks would not cover the
   // processors (a dynamic extent counts as large).
@@ -151,6 +182,6 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op,
   int64_t perProcessor = llvm::divideCeil(outputs, target.getProcessors());
   int64_t threads =
       std::clamp<int64_t>(llvm::alignTo(perProcessor, warp), warp, 256);
-  return GPUKernelAttr::get(context, GPUKernelKind::flat, {threads}, key,
+  return GPUKernelAttr::get(context, GPUKernelKind::flat, {threads}, {}, key,
                             DecisionSource::cost_model);
 }

@@ -126,16 +126,60 @@ static SmallVector<Value> indicesAt(OpBuilder &builder, Location loc,
   return indices;
 }
 
+/// One output of a thread's register tile: the loop values it is computed
+/// at (its two tiled dimensions clamped into range, so that its loads stay
+/// in bounds) and whether it is inside the output (only then it is stored).
+struct TileOutput {
+  SmallVector<Value> ivs;
+  Value inside;
+};
+
+/// The register tile's outputs along one dimension of extent `extent`,
+/// walked by `threads` threads with `factor` outputs each, strided by the
+/// thread count (a warp's accesses stay contiguous): the thread at virtual
+/// position `iv` (block iv / threads, lane iv % threads) computes
+/// block * threads * factor + lane + j * threads for j < factor. Returns
+/// each position's clamped index and whether it is inside.
+static SmallVector<std::pair<Value, Value>>
+tilePositions(OpBuilder &builder, Location loc, Value iv, Value extent,
+              int64_t threads, int64_t factor) {
+  Value threadCount = arith::ConstantIndexOp::create(builder, loc, threads);
+  Value blockSpan =
+      arith::ConstantIndexOp::create(builder, loc, threads * factor);
+  Value block = arith::DivUIOp::create(builder, loc, iv, threadCount);
+  Value lane = arith::RemUIOp::create(builder, loc, iv, threadCount);
+  Value base = arith::AddIOp::create(
+      builder, loc, arith::MulIOp::create(builder, loc, block, blockSpan),
+      lane);
+  Value last = arith::SubIOp::create(
+      builder, loc, extent, arith::ConstantIndexOp::create(builder, loc, 1));
+  SmallVector<std::pair<Value, Value>> positions;
+  for (int64_t j = 0; j < factor; ++j) {
+    Value index = arith::AddIOp::create(
+        builder, loc, base,
+        arith::ConstantIndexOp::create(builder, loc, j * threads));
+    Value inside = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult,
+                                         index, extent);
+    positions.push_back(
+        {arith::MinUIOp::create(builder, loc, index, last), inside});
+  }
+  return positions;
+}
+
 /// Emits `op`, whose loops run parallel ones first (gpuLoopOrder), as an
 /// scf.parallel over its parallel loops whose body keeps each output value
 /// in registers across sequential scf.for loops over the reductions: one
 /// load and one store of each output per thread, where linalg's own loop
 /// lowering loads and stores the output (global memory, on a GPU) at every
-/// reduction step and LLVM cannot promote it (the operands may alias). An
-/// op without parallel loops gets a one-iteration scf.parallel. Fails for
-/// outputs whose indexing is not a projected permutation.
+/// reduction step and LLVM cannot promote it (the operands may alias). A
+/// tiled decision with `outputs` gives each thread a register tile over the
+/// two innermost parallel loops, whose virtual extents then count thread
+/// positions (tilePositions). An op without parallel loops gets a
+/// one-iteration scf.parallel. Fails for outputs whose indexing is not a
+/// projected permutation.
 static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
-                                                    linalg::LinalgOp op) {
+                                                    linalg::LinalgOp op,
+                                                    GPUKernelAttr decision) {
   Location loc = op.getLoc();
   for (OpOperand &init : op.getDpsInitsMutable())
     if (!op.getMatchingIndexingMap(&init).isProjectedPermutation())
@@ -155,11 +199,32 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   };
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  // The register tile: factor and threads per tiled dimension.
+  ArrayRef<int64_t> outputs = decision.getOutputs();
+  bool tiled = decision.getKind() == GPUKernelKind::tiled &&
+               outputs.size() == 2 && numParallel >= 2 &&
+               outputs[0] * outputs[1] > 1;
+  auto isTiled = [&](unsigned dim) {
+    return tiled && dim + 2 >= numParallel && dim < numParallel;
+  };
+  auto tileIndex = [&](unsigned dim) { return dim + 2 - numParallel; };
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned dim = 0; dim < numParallel; ++dim) {
-    lbs.push_back(value(ranges[dim].offset));
-    ubs.push_back(value(ranges[dim].size));
-    steps.push_back(value(ranges[dim].stride));
+    Value extent = value(ranges[dim].size);
+    if (isTiled(dim)) {
+      // Virtual extent: thread positions, ceil(extent / span) * threads.
+      int64_t threads = decision.getThreads()[tileIndex(dim)];
+      int64_t span = threads * outputs[tileIndex(dim)];
+      Value blocks = arith::CeilDivUIOp::create(
+          rewriter, loc, extent,
+          arith::ConstantIndexOp::create(rewriter, loc, span));
+      extent = arith::MulIOp::create(
+          rewriter, loc, blocks,
+          arith::ConstantIndexOp::create(rewriter, loc, threads));
+    }
+    lbs.push_back(zero);
+    ubs.push_back(extent);
+    steps.push_back(one);
   }
   if (numParallel == 0) {
     lbs.push_back(zero);
@@ -169,39 +234,64 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   auto parallel = scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps);
   rewriter.setInsertionPointToStart(parallel.getBody());
   // The loops' values; reductions' are zero outside their loops (outputs
-  // do not index by them).
+  // do not index by them). Linalg loops start at 0 with step 1.
   SmallVector<Value> ivs(numLoops, zero);
   for (unsigned dim = 0; dim < numParallel; ++dim)
     ivs[dim] = parallel.getInductionVars()[dim];
+  // The thread's outputs: one, or its register tile's.
+  SmallVector<TileOutput> tile;
+  if (!tiled) {
+    tile.push_back({ivs, Value()});
+  } else {
+    unsigned rowDim = numParallel - 2, columnDim = numParallel - 1;
+    auto rowPositions = tilePositions(
+        rewriter, loc, ivs[rowDim], value(ranges[rowDim].size),
+        decision.getThreads()[0], outputs[0]);
+    auto columnPositions = tilePositions(
+        rewriter, loc, ivs[columnDim], value(ranges[columnDim].size),
+        decision.getThreads()[1], outputs[1]);
+    for (auto &[row, rowInside] : rowPositions)
+      for (auto &[column, columnInside] : columnPositions) {
+        TileOutput output{ivs, arith::AndIOp::create(rewriter, loc, rowInside,
+                                                     columnInside)};
+        output.ivs[rowDim] = row;
+        output.ivs[columnDim] = column;
+        tile.push_back(std::move(output));
+      }
+  }
 
   Block *payload = op.getBlock();
+  unsigned numInits = op.getNumDpsInits();
   SmallVector<Value> inits;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    Type element = getElementTypeOrSelf(init.get().getType());
-    if (op.payloadUsesValueFromOperand(&init))
-      inits.push_back(memref::LoadOp::create(
-          rewriter, loc, init.get(),
-          indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init), ivs)));
-    else
-      inits.push_back(arith::ConstantOp::create(
-          rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(element))));
-  }
-  // The payload at the current loop values, on accumulators `accs`.
-  auto emitPayload = [&](OpBuilder &builder, ValueRange accs) {
+  for (TileOutput &output : tile)
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      Type element = getElementTypeOrSelf(init.get().getType());
+      if (op.payloadUsesValueFromOperand(&init))
+        inits.push_back(memref::LoadOp::create(
+            rewriter, loc, init.get(),
+            indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
+                      output.ivs)));
+      else
+        inits.push_back(arith::ConstantOp::create(
+            rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(element))));
+    }
+  // The payload of one output at its loop values, on accumulators `accs`.
+  auto emitPayload = [&](OpBuilder &builder, ArrayRef<Value> at,
+                         ValueRange accs) {
     IRMapping mapping;
     for (OpOperand *input : op.getDpsInputOperands()) {
       Value loaded = input->get();
       if (isa<MemRefType>(loaded.getType()))
         loaded = memref::LoadOp::create(
             builder, loc, loaded,
-            indicesAt(builder, loc, op.getMatchingIndexingMap(input), ivs));
+            indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
       mapping.map(op.getMatchingBlockArgument(input), loaded);
     }
     for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
       mapping.map(op.getMatchingBlockArgument(&init), acc);
     for (Operation &inner : payload->without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(index.getResult(), ivs[index.getDim()]);
+        mapping.map(index.getResult(), at[index.getDim()]);
         continue;
       }
       builder.clone(inner, mapping);
@@ -211,27 +301,46 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       results.push_back(mapping.lookupOrDefault(yielded));
     return results;
   };
-  // Reductions: nested loops carrying the outputs' values.
+  // Reductions: nested loops carrying every output's value.
   std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
       reduce = [&](OpBuilder &builder, unsigned dim,
                    ValueRange accs) -> SmallVector<Value> {
-    if (dim == numLoops)
-      return emitPayload(builder, accs);
+    if (dim == numLoops) {
+      SmallVector<Value> results;
+      for (auto [i, output] : llvm::enumerate(tile))
+        llvm::append_range(results,
+                           emitPayload(builder, output.ivs,
+                                       accs.slice(i * numInits, numInits)));
+      return results;
+    }
     auto loop = scf::ForOp::create(
         builder, loc, value(ranges[dim].offset), value(ranges[dim].size),
         value(ranges[dim].stride), accs,
         [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-          ivs[dim] = iv;
+          for (TileOutput &output : tile)
+            output.ivs[dim] = iv;
           scf::YieldOp::create(nested, loc, reduce(nested, dim + 1, args));
         });
-    ivs[dim] = zero;
+    for (TileOutput &output : tile)
+      output.ivs[dim] = zero;
     return SmallVector<Value>(loop.getResults());
   };
   SmallVector<Value> results = reduce(rewriter, numParallel, inits);
-  for (auto [init, result] : llvm::zip(op.getDpsInitsMutable(), results))
-    memref::StoreOp::create(
-        rewriter, loc, result, init.get(),
-        indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init), ivs));
+  for (auto [i, output] : llvm::enumerate(tile)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    // A tile's outputs past the edge are computed (on clamped, in-bounds
+    // values) but not stored.
+    if (output.inside) {
+      auto inside = scf::IfOp::create(rewriter, loc, output.inside,
+                                      /*withElseRegion=*/false);
+      rewriter.setInsertionPointToStart(&inside.getThenRegion().front());
+    }
+    for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable()))
+      memref::StoreOp::create(
+          rewriter, loc, results[i * numInits + k], init.get(),
+          indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
+                    output.ivs));
+  }
   rewriter.eraseOp(op);
   return parallel;
 }
@@ -271,7 +380,8 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
         llvm::is_contained(op.getIteratorTypesArray(),
                            utils::IteratorType::parallel);
     OpBuilder::InsertionGuard guard(rewriter);
-    FailureOr<scf::ParallelOp> emitted = emitRegisterLoops(rewriter, op);
+    FailureOr<scf::ParallelOp> emitted =
+        emitRegisterLoops(rewriter, op, decision);
     if (succeeded(emitted)) {
       // Without parallel loops: one thread of its own kernel.
       if (!hasParallel)

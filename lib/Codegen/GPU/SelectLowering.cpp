@@ -18,11 +18,106 @@ namespace mlir::dlas {
 using namespace mlir;
 using namespace mlir::dlas;
 
-/// The decision with `op`'s `dlas.gpu_threads` override applied, or failure
-/// (reported) when the override does not fit the op or the target.
+/// `chosen` with the thread counts `threads` (one: flat; rows, columns:
+/// tiled), or failure (reported as `what`'s) when they do not fit the
+/// target or, with `strict`, the op; without `strict` an op a tiled request
+/// does not fit keeps `chosen`.
+static FailureOr<GPUKernelAttr> withThreads(linalg::LinalgOp op,
+                                            GPUKernelAttr chosen,
+                                            GPUTargetAttr target,
+                                            ArrayRef<int64_t> threads,
+                                            StringRef what, bool strict) {
+  int64_t total = 1;
+  for (int64_t count : threads) {
+    if (count < 1)
+      return op->emitOpError() << what << " needs positive thread counts";
+    total *= count;
+  }
+  if (total > target.getMaxThreads())
+    return op->emitOpError()
+           << what << " asks for " << total << " threads a block; "
+           << target.getName() << " allows " << target.getMaxThreads();
+  GPUKernelKind kind =
+      threads.size() == 1 ? GPUKernelKind::flat : GPUKernelKind::tiled;
+  // The kernel runs the parallel loops first (gpuLoopOrder): tiles need
+  // two of them.
+  if (kind == GPUKernelKind::tiled &&
+      llvm::count(op.getIteratorTypesArray(), utils::IteratorType::parallel) <
+          2) {
+    if (!strict)
+      return chosen;
+    return op->emitOpError() << what
+                             << " with rows and columns needs two parallel "
+                                "dimensions";
+  }
+  // A tiled override keeps the cost model's register tile, if any.
+  SmallVector<int64_t> outputs;
+  if (kind == GPUKernelKind::tiled && chosen.getKind() == kind)
+    outputs.assign(chosen.getOutputs().begin(), chosen.getOutputs().end());
+  return GPUKernelAttr::get(op->getContext(), kind, threads, outputs,
+                            chosen.getKey(), DecisionSource::override);
+}
+
+static FailureOr<GPUKernelAttr> applyThreadsOverride(linalg::LinalgOp op,
+                                                     GPUKernelAttr chosen,
+                                                     GPUTargetAttr target);
+
+/// `chosen` with the register tile `outputs` when it is tiled, or failure
+/// (reported at `op`) for a bad tile.
+static FailureOr<GPUKernelAttr> withOutputs(linalg::LinalgOp op,
+                                            GPUKernelAttr chosen,
+                                            ArrayRef<int64_t> outputs,
+                                            StringRef what) {
+  if (chosen.getKind() != GPUKernelKind::tiled)
+    return chosen;
+  if (outputs.size() != 2 || llvm::any_of(outputs, [](int64_t count) {
+        return count < 1 || count > 8;
+      }))
+    return op->emitOpError() << what
+                             << " must be [rows, columns], each 1 to 8";
+  return GPUKernelAttr::get(op->getContext(), chosen.getKind(),
+                            chosen.getThreads(), outputs, chosen.getKey(),
+                            DecisionSource::override);
+}
+
+/// The decision with the pass's `threads`, `op`'s `dlas.gpu_threads` and
+/// `dlas.gpu_outputs` overrides and the pass's `outputs` applied, or failure (reported) when
+/// an override does not fit the op or the target.
 static FailureOr<GPUKernelAttr> applyOverride(linalg::LinalgOp op,
                                               GPUKernelAttr chosen,
-                                              GPUTargetAttr target) {
+                                              GPUTargetAttr target,
+                                              ArrayRef<int64_t> threads,
+                                              ArrayRef<int64_t> outputs) {
+  if (!threads.empty()) {
+    FailureOr<GPUKernelAttr> forced =
+        withThreads(op, chosen, target, threads,
+                    "dlas-gpu-select-lowering threads", /*strict=*/false);
+    if (failed(forced))
+      return failure();
+    chosen = *forced;
+  }
+  FailureOr<GPUKernelAttr> decided = applyThreadsOverride(op, chosen, target);
+  if (failed(decided))
+    return failure();
+  if (Attribute attr = op->getAttr(kGPUOutputsAttrName)) {
+    auto tile = dyn_cast<DenseI64ArrayAttr>(attr);
+    if (!tile || decided->getKind() != GPUKernelKind::tiled)
+      return op->emitOpError()
+             << "'" << kGPUOutputsAttrName
+             << "' must be array<i64: rows, columns> on a tiled kernel, got "
+             << attr;
+    return withOutputs(op, *decided, tile.asArrayRef(),
+                       "'" + kGPUOutputsAttrName.str() + "'");
+  }
+  if (!outputs.empty())
+    return withOutputs(op, *decided, outputs, "dlas-gpu-select-lowering outputs");
+  return decided;
+}
+
+/// The decision with `op`'s `dlas.gpu_threads` override applied.
+static FailureOr<GPUKernelAttr> applyThreadsOverride(linalg::LinalgOp op,
+                                                     GPUKernelAttr chosen,
+                                                     GPUTargetAttr target) {
   Attribute attr = op->getAttr(kGPUThreadsAttrName);
   if (!attr)
     return chosen;
@@ -33,31 +128,8 @@ static FailureOr<GPUKernelAttr> applyOverride(linalg::LinalgOp op,
            << "' must be array<i64: threads> (flat) or array<i64: rows, "
               "columns> (tiled), got "
            << attr;
-  int64_t total = 1;
-  for (int64_t count : threads.asArrayRef()) {
-    if (count < 1)
-      return op->emitOpError() << "'" << kGPUThreadsAttrName
-                               << "' needs positive thread counts";
-    total *= count;
-  }
-  if (total > target.getMaxThreads())
-    return op->emitOpError()
-           << "'" << kGPUThreadsAttrName << "' asks for " << total
-           << " threads a block; " << target.getName() << " allows "
-           << target.getMaxThreads();
-  GPUKernelKind kind =
-      threads.size() == 1 ? GPUKernelKind::flat : GPUKernelKind::tiled;
-  if (kind == GPUKernelKind::tiled) {
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    if (iterators.size() < 2 ||
-        iterators[0] != utils::IteratorType::parallel ||
-        iterators[1] != utils::IteratorType::parallel)
-      return op->emitOpError() << "'" << kGPUThreadsAttrName
-                               << "' with rows and columns needs two leading "
-                                  "parallel dimensions";
-  }
-  return GPUKernelAttr::get(op->getContext(), kind, threads.asArrayRef(),
-                            chosen.getKey(), DecisionSource::override);
+  return withThreads(op, chosen, target, threads.asArrayRef(),
+                     "'" + kGPUThreadsAttrName.str() + "'", /*strict=*/true);
 }
 
 namespace {
@@ -76,7 +148,8 @@ struct GPUSelectLoweringPass
     }
     WalkResult result = module.walk([&](linalg::LinalgOp op) {
       FailureOr<GPUKernelAttr> decision =
-          applyOverride(op, chooseGPUKernel(op, target), target);
+          applyOverride(op, chooseGPUKernel(op, target), target, threads,
+                        outputs);
       if (failed(decision))
         return WalkResult::interrupt();
       op->setAttr(DLASDialect::kLoweringAttrName, *decision);
@@ -90,7 +163,19 @@ struct GPUSelectLoweringPass
                                                          count);
                                                    }),
                                    "x")
-                     << " threads ("
+                     << " threads"
+                     << (decision->getOutputs().empty()
+                             ? std::string()
+                             : ", " +
+                                   llvm::join(llvm::map_range(
+                                                  decision->getOutputs(),
+                                                  [](int64_t count) {
+                                                    return std::to_string(
+                                                        count);
+                                                  }),
+                                              "x") +
+                                   " outputs a thread")
+                     << " ("
                      << stringifyDecisionSource(decision->getSource())
                      << ")\n";
       return WalkResult::advance();

@@ -77,6 +77,24 @@ func.func @copy(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
   return
 }
 
+// A register tile of 2 x 3 outputs a thread on a 20 x 70 output: the grid
+// counts thread positions (ceil(20 / 16) * 8 = 16 rows, ceil(70 / 96) * 32
+// = 32 columns), each thread loads its six outputs (clamped into range),
+// carries six accumulators through k, and stores each output only inside.
+// CHECK-LABEL: func.func @register_tile
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%[[ROWS:.*]], %[[COLUMNS:.*]]) step
+// CHECK-COUNT-6: memref.load %arg2
+// CHECK: scf.for {{.*}} iter_args({{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-6: arith.addf
+// CHECK: scf.yield
+// CHECK-COUNT-6: memref.store
+// LAUNCH-LABEL: func.func @register_tile
+// LAUNCH: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c8, {{.*}} = %c1)
+func.func @register_tile(%a: memref<20x9xf32>, %b: memref<9x70xf32>, %c: memref<20x70xf32>) {
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [2, 3], key = "k", source = override>} ins(%a, %b : memref<20x9xf32>, memref<9x70xf32>) outs(%c : memref<20x70xf32>)
+  return
+}
+
 // A memref.copy left on the host becomes a copy kernel.
 // CHECK-LABEL: func.func @memref_copy
 // CHECK-NOT: memref.copy

@@ -3,6 +3,11 @@
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering | FileCheck %s
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx942 --dlas-gpu-select-lowering | FileCheck %s --check-prefix=ROCM
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=print -o /dev/null | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=outputs=3,2 | FileCheck %s --check-prefix=FORCED
+// FORCED-LABEL: func.func @matmul
+// FORCED: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [3, 2], key = "linalg.matmul_64x48x32", source = override>}
+// FORCED-LABEL: func.func @classifier
+// FORCED: kind = flat, threads = [32], key
 
 // CHECK: dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>
 // ROCM: dlas.target = #dlas.gpu_target<api = "rocm", chip = "gfx942", features = "", warp_size = 64, max_threads = 1024, shared_memory = 65536, processors = 304>
@@ -46,10 +51,25 @@ func.func @relu(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
 // output puts c outside oh and ow, so the kernel's order is (n, c, oh, ow)
 // and its two innermost dimensions are 56 x 56: tiled.
 // CHECK-LABEL: func.func @depthwise
-// CHECK: linalg.depthwise_conv_2d_nchw_chw {{{.*}}dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "linalg.depthwise_conv_2d_nchw_chw_1x56x56x144x3x3", source = cost_model>
+// The output fills a block tile of 32 x 32 with 4 rows a thread and still
+// leaves 2 x 2 x 144 = 576 blocks (two per SM: 264).
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{{.*}}dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 1], key = "linalg.depthwise_conv_2d_nchw_chw_1x56x56x144x3x3", source = cost_model>
 func.func @depthwise(%x: tensor<1x144x58x58xf32>, %w: tensor<144x3x3xf32>, %o: tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32> {
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x144x58x58xf32>, tensor<144x3x3xf32>) outs(%o : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
   return %r : tensor<1x144x56x56xf32>
+}
+
+// Register tiles for large contractions: 4 x 4 outputs a thread where the
+// 32 x 128 block tiles still give two blocks per SM (2048^2: 1024 blocks),
+// 4 x 2 where 4 x 4 would not (1024^2: 256 blocks of 32 x 128 < 264).
+// CHECK-LABEL: func.func @big
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 4], key = "linalg.matmul_2048x2048x2048"
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 2], key = "linalg.matmul_1024x1024x1024"
+// PRINT: dlas-gpu-select-lowering: linalg.matmul_2048x2048x2048 -> tiled 8x32 threads, 4x4 outputs a thread (cost_model)
+func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<1024x1024xf32>) -> (tensor<2048x2048xf32>, tensor<1024x1024xf32>) {
+  %r = linalg.matmul ins(%a, %a : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%a : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %s = linalg.matmul ins(%b, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%b : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %r, %s : tensor<2048x2048xf32>, tensor<1024x1024xf32>
 }
 
 // A 7 x 7 map is too narrow for 32 columns: flat, 25088 outputs over 132
@@ -77,9 +97,11 @@ func.func @sum(%x: tensor<1024xf32>, %acc: tensor<f32>) -> tensor<f32> {
 // CHECK-LABEL: func.func @override
 // CHECK: linalg.matmul {dlas.gpu_threads = array<i64: 16, 16>, dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [16, 16], key = "linalg.matmul_64x48x32", source = override>}
 // CHECK: linalg.matmul {dlas.gpu_threads = array<i64: 128>, dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [128], key = "linalg.matmul_64x48x32", source = override>}
+// CHECK: linalg.matmul {dlas.gpu_outputs = array<i64: 2, 3>, dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [2, 3], key = "linalg.matmul_64x48x32", source = override>}
 // PRINT: dlas-gpu-select-lowering: linalg.matmul_64x48x32 -> tiled 16x16 threads (override)
 func.func @override(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48xf32>) -> tensor<64x48xf32> {
   %r = linalg.matmul {dlas.gpu_threads = array<i64: 16, 16>} ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
   %s = linalg.matmul {dlas.gpu_threads = array<i64: 128>} ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%r : tensor<64x48xf32>) -> tensor<64x48xf32>
-  return %s : tensor<64x48xf32>
+  %t = linalg.matmul {dlas.gpu_outputs = array<i64: 2, 3>} ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%s : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %t : tensor<64x48xf32>
 }

@@ -236,3 +236,17 @@ func.func @gpu_kernel_positive() attributes {dlas.lowering = #dlas.gpu_kernel<ki
 func.func @gpu_kernel_block() attributes {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [2048], key = "k", source = cost_model>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{outputs per thread are [rows, columns] of a tiled kernel}}
+func.func @gpu_kernel_flat_outputs() attributes {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [256], outputs = [2, 2], key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{outputs per thread must be 1 to 8 a dimension, got 9}}
+func.func @gpu_kernel_big_outputs() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [9, 1], key = "k", source = cost_model>} {
+  return
+}

@@ -38,8 +38,10 @@ SmallVector<unsigned> gpuLoopOrder(linalg::LinalgOp op);
 /// dlas-gpu-select-lowering), before per-op overrides.
 GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target);
 
-/// The op attribute that overrides the decision's thread counts.
+/// The op attributes that override the decision's thread counts and its
+/// register tile (outputs per thread).
 inline constexpr llvm::StringLiteral kGPUThreadsAttrName = "dlas.gpu_threads";
+inline constexpr llvm::StringLiteral kGPUOutputsAttrName = "dlas.gpu_outputs";
 
 } // namespace mlir::dlas
 

@@ -50,8 +50,14 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
       fewer blocks than the target has processors, so that small layers
       still spread over the whole GPU.
 
-    Per-op override: `dlas.gpu_threads = [t]` (flat) or `[rows, columns]`
-    (tiled) on the op.
+    Tiled kernels get a register tile of outputs per thread (`outputs =
+    [rows, columns]`, up to 4 x 4) when the output still fills the larger
+    block tile and leaves two blocks per processor.
+
+    Per-op overrides: `dlas.gpu_threads = array<i64: t>` (flat) or
+    `array<i64: rows, columns>` (tiled), `dlas.gpu_outputs = array<i64:
+    rows, columns>` (tiled); the `threads` and `outputs` options set every
+    kernel's (tests use small, odd ones to exercise every edge).
 
     ```mlir
     %r = linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
@@ -62,6 +68,13 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
   let options = [
     Option<"print", "print", "bool", "false",
            "Print every op's decision and why to stdout">,
+    ListOption<"threads", "threads", "int64_t",
+               "Thread counts of every kernel: one (flat) or rows,columns "
+               "(tiled, where the op has two parallel dimensions); empty: "
+               "the cost model's">,
+    ListOption<"outputs", "outputs", "int64_t",
+               "Outputs per thread [rows, columns] of every tiled kernel "
+               "(empty: the cost model's)">,
   ];
   let dependentDialects = ["::mlir::dlas::DLASDialect"];
 }

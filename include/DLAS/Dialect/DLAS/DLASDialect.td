@@ -335,6 +335,14 @@ class DLAS_IntListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
   }];
 }
 
+/// An optional `[a, b, ...]` list, left out when empty.
+class DLAS_OptionalIntListParameter<string desc>
+    : DLAS_IntListParameter<desc> {
+  let defaultValue = "::llvm::SmallVector<int64_t>()";
+  let comparator = "::llvm::ArrayRef<int64_t>($_lhs) == "
+                   "::llvm::ArrayRef<int64_t>($_rhs)";
+}
+
 def DLAS_GPUKernelKind : I32EnumAttr<"GPUKernelKind",
     "how a GPU kernel maps its iterations to threads", [
   I32EnumAttrCase<"flat", 0>,
@@ -348,26 +356,32 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
   let description = [{
     Set on a linalg op as `dlas.lowering` by `dlas-gpu-select-lowering`
     (on tensors); read by `dlas-gpu-map-kernels` after bufferization. Each
-    thread computes one output, with the op's reductions in a loop in
-    registers.
+    thread computes one output (or a register tile of them), with the op's
+    reductions in a loop over registers.
 
     * `kind = flat`: the parallel dimensions are collapsed into one and cut
       into blocks of `threads[0]` threads;
     * `kind = tiled`: the two innermost parallel dimensions are cut into
       blocks of `threads[0]` x `threads[1]` threads (rows x columns), the
       outer ones collapsed onto the grid's third dimension;
+    * `outputs = [rows, columns]` (tiled only; left out: one output): each
+      thread computes a register tile of rows x columns outputs, strided by
+      the block's thread counts (a warp's accesses stay contiguous), so that
+      an operand value loaded once serves a whole row or column of the
+      tile; a block covers threads x outputs;
     * `key`: the tuning-file key of the op's shape; `source`: where the
       choice came from.
 
     ```mlir
     linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
-        threads = [8, 32], key = "linalg.matmul_512x512x512",
+        threads = [8, 32], outputs = [4, 4], key = "linalg.matmul_512x512x512",
         source = cost_model>} ...
     ```
   }];
   let parameters = (ins
     "::mlir::dlas::GPUKernelKind":$kind,
     DLAS_IntListParameter<"threads per block">:$threads,
+    DLAS_OptionalIntListParameter<"outputs per thread (tiled)">:$outputs,
     StringRefParameter<"tuning-file key">:$key,
     "::mlir::dlas::DecisionSource":$source
   );

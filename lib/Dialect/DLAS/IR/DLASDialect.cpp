@@ -114,7 +114,8 @@ GPUTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       GPUKernelKind kind, ArrayRef<int64_t> threads,
-                      StringRef key, DecisionSource source) {
+                      ArrayRef<int64_t> outputs, StringRef key,
+                      DecisionSource source) {
   size_t expected = kind == GPUKernelKind::flat ? 1 : 2;
   if (threads.size() != expected)
     return emitError() << "a " << stringifyGPUKernelKind(kind)
@@ -128,6 +129,16 @@ GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   }
   if (total > 1024)
     return emitError() << "a block has at most 1024 threads, got " << total;
+  if (outputs.empty())
+    return success();
+  if (kind != GPUKernelKind::tiled || outputs.size() != 2)
+    return emitError() << "outputs per thread are [rows, columns] of a "
+                          "tiled kernel";
+  for (int64_t count : outputs)
+    if (count < 1 || count > 8)
+      return emitError() << "outputs per thread must be 1 to 8 a "
+                            "dimension, got "
+                         << count;
   return success();
 }
 
