@@ -117,7 +117,9 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
     pm.addPass(createPrepareEntryABI());
   buildBufferizationStage(pm);
   // No canonicalization in between: it would merge the mapped nests.
-  pm.addPass(createGPUMapKernels());
+  GPUMapKernelsOptions map;
+  map.fuse = options.fuseKernels;
+  pm.addPass(createGPUMapKernels(map));
   if (options.emulateOnCPU) {
     pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
     pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());

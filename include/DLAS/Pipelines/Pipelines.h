@@ -275,6 +275,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Fuse elementwise chains (bias, activation, residual "
                      "add) into one kernel (linalg-fuse-elementwise-ops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseKernels{
+      *this, "fuse-kernels",
+      llvm::cl::desc("Fold the elementwise ops around a reduction (bias "
+                     "init, activation, residual add) into its kernel "
+                     "(dlas-gpu-map-kernels fuse)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> printDecisions{
       *this, "print-decisions",
       llvm::cl::desc("Print every op's GPU kernel decision "

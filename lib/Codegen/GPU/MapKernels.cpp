@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 #include <numeric>
@@ -126,6 +128,53 @@ static SmallVector<Value> indicesAt(OpBuilder &builder, Location loc,
   return indices;
 }
 
+/// The payload of `op` at the loop values `at`, on the output values
+/// `accs`: its inputs loaded through their indexing maps, except those in
+/// `given`, whose block arguments take the value given.
+static SmallVector<Value> emitOpPayload(OpBuilder &builder,
+                                        linalg::LinalgOp op,
+                                        ArrayRef<Value> at, ValueRange accs,
+                                        const DenseMap<Value, Value> &given) {
+  Location loc = op.getLoc();
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value loaded = input->get();
+    if (auto it = given.find(loaded); it != given.end())
+      loaded = it->second;
+    else if (isa<MemRefType>(loaded.getType()))
+      loaded = memref::LoadOp::create(
+          builder, loc, loaded,
+          indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
+    mapping.map(op.getMatchingBlockArgument(input), loaded);
+  }
+  for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
+    if (acc)
+      mapping.map(op.getMatchingBlockArgument(&init), acc);
+  Block *payload = op.getBlock();
+  for (Operation &inner : payload->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), at[index.getDim()]);
+      continue;
+    }
+    builder.clone(inner, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value yielded : payload->getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(yielded));
+  return results;
+}
+
+/// Elementwise ops folded into a reduction's kernel (see findFusion): the
+/// op that fills its output before it (`prologue`: its value becomes the
+/// accumulators' start, instead of a kernel and a store and a load), the
+/// op that reads its output after it (`epilogue`: applied to the final
+/// values in registers and stored to its own output), and whether the
+/// reduction's own output is still read elsewhere (`storeOutput`).
+struct Fusion {
+  linalg::LinalgOp prologue, epilogue;
+  bool storeOutput = true;
+};
+
 /// One output of a thread's register tile: the loop values it is computed
 /// at (its two tiled dimensions clamped into range, so that its loads stay
 /// in bounds) and whether it is inside the output (only then it is stored).
@@ -179,7 +228,8 @@ tilePositions(OpBuilder &builder, Location loc, Value iv, Value extent,
 /// projected permutation.
 static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
                                                     linalg::LinalgOp op,
-                                                    GPUKernelAttr decision) {
+                                                    GPUKernelAttr decision,
+                                                    Fusion fusion) {
   Location loc = op.getLoc();
   for (OpOperand &init : op.getDpsInitsMutable())
     if (!op.getMatchingIndexingMap(&init).isProjectedPermutation())
@@ -266,6 +316,16 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   for (TileOutput &output : tile)
     for (OpOperand &init : op.getDpsInitsMutable()) {
       Type element = getElementTypeOrSelf(init.get().getType());
+      if (fusion.prologue) {
+        // The prologue's loops are the kernel's parallel ones.
+        SmallVector<Value> none(fusion.prologue.getNumDpsInits(), Value());
+        llvm::append_range(
+            inits, emitOpPayload(rewriter, fusion.prologue,
+                                 ArrayRef<Value>(output.ivs).take_front(
+                                     numParallel),
+                                 none, DenseMap<Value, Value>()));
+        continue;
+      }
       if (op.payloadUsesValueFromOperand(&init))
         inits.push_back(memref::LoadOp::create(
             rewriter, loc, init.get(),
@@ -275,31 +335,9 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
         inits.push_back(arith::ConstantOp::create(
             rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(element))));
     }
-  // The payload of one output at its loop values, on accumulators `accs`.
   auto emitPayload = [&](OpBuilder &builder, ArrayRef<Value> at,
                          ValueRange accs) {
-    IRMapping mapping;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      Value loaded = input->get();
-      if (isa<MemRefType>(loaded.getType()))
-        loaded = memref::LoadOp::create(
-            builder, loc, loaded,
-            indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
-      mapping.map(op.getMatchingBlockArgument(input), loaded);
-    }
-    for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
-      mapping.map(op.getMatchingBlockArgument(&init), acc);
-    for (Operation &inner : payload->without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(index.getResult(), at[index.getDim()]);
-        continue;
-      }
-      builder.clone(inner, mapping);
-    }
-    SmallVector<Value> results;
-    for (Value yielded : payload->getTerminator()->getOperands())
-      results.push_back(mapping.lookupOrDefault(yielded));
-    return results;
+    return emitOpPayload(builder, op, at, accs, DenseMap<Value, Value>());
   };
   // Reductions: nested loops carrying every output's value.
   std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
@@ -335,45 +373,159 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
                                       /*withElseRegion=*/false);
       rewriter.setInsertionPointToStart(&inside.getThenRegion().front());
     }
-    for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable()))
-      memref::StoreOp::create(
-          rewriter, loc, results[i * numInits + k], init.get(),
-          indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
-                    output.ivs));
+    if (fusion.storeOutput)
+      for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable()))
+        memref::StoreOp::create(
+            rewriter, loc, results[i * numInits + k], init.get(),
+            indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
+                      output.ivs));
+    if (linalg::LinalgOp epilogue = fusion.epilogue) {
+      // Its loops are the kernel's parallel ones; it reads the output's
+      // final value from the register.
+      ArrayRef<Value> at = ArrayRef<Value>(output.ivs).take_front(numParallel);
+      DenseMap<Value, Value> given{
+          {op.getDpsInitOperand(0)->get(), results[i * numInits]}};
+      SmallVector<Value> none(epilogue.getNumDpsInits(), Value());
+      SmallVector<Value> values =
+          emitOpPayload(rewriter, epilogue, at, none, given);
+      for (auto [init, value] :
+           llvm::zip(epilogue.getDpsInitsMutable(), values))
+        memref::StoreOp::create(
+            rewriter, loc, value, init.get(),
+            indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&init),
+                      at));
+    }
   }
   rewriter.eraseOp(op);
+  if (fusion.prologue)
+    rewriter.eraseOp(fusion.prologue);
+  if (fusion.epilogue)
+    rewriter.eraseOp(fusion.epilogue);
   return parallel;
 }
 
-/// Lowers `op` to a mapped parallel loop nest.
+/// `op` with its loops in the kernel's order (gpuLoopOrder): named ops
+/// become generics to interchange.
+static FailureOr<linalg::LinalgOp> reorderForKernel(RewriterBase &rewriter,
+                                                    linalg::LinalgOp op) {
+  SmallVector<unsigned> order = gpuLoopOrder(op);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return op;
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op->emitOpError("dlas-gpu-map-kernels cannot reorder the "
+                             "loops of this op");
+    generic = *generalized;
+  }
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(interchanged))
+    return generic->emitOpError("dlas-gpu-map-kernels cannot reorder the "
+                                "loops of this op");
+  return linalg::LinalgOp(*interchanged);
+}
+
+/// True for ops that may stand between a reduction and its fusion
+/// partners and move before the reduction: they allocate, make constants
+/// or views, and touch no element.
+static bool isMovable(Operation *op) {
+  return isa<memref::AllocOp, arith::ConstantOp>(op) ||
+         isa<ViewLikeOpInterface>(op);
+}
+
+/// True for an elementwise op over `loops` loops writing one output with
+/// an identity indexing map without reading it: a fusion partner.
+static bool isElementwiseOver(linalg::LinalgOp op, unsigned loops) {
+  if (!op || !op.hasPureBufferSemantics() || op.getNumLoops() != loops ||
+      op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
+    return false;
+  OpOperand *init = op.getDpsInitOperand(0);
+  return op.getMatchingIndexingMap(init).isIdentity() &&
+         !op.payloadUsesValueFromOperand(init);
+}
+
+/// The elementwise ops a reduction `op` (loops in the kernel's order) can
+/// fold: the one right before it that fills its output (a bias broadcast,
+/// a fill) and the one right after it that reads its output elementwise
+/// (bias add, activation, residual add: elementwise fusion has already
+/// made them one op). `toMove` gets the allocations and views between the
+/// reduction and its epilogue, which must move before the fused kernel.
+static Fusion findFusion(linalg::LinalgOp op,
+                         SmallVectorImpl<Operation *> &toMove) {
+  Fusion fusion;
+  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1)
+    return fusion;
+  unsigned parallel = op.getNumParallelLoops();
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap outputMap = op.getMatchingIndexingMap(init);
+  // Parallel loops first, each indexing its output dimension.
+  if (outputMap.getNumResults() != parallel ||
+      !llvm::all_of(llvm::enumerate(outputMap.getResults()), [](auto entry) {
+        auto dim = dyn_cast<AffineDimExpr>(entry.value());
+        return dim && dim.getPosition() == entry.index();
+      }))
+    return fusion;
+  Value output = init->get();
+  Operation *before = op->getPrevNode();
+  while (before && isa<memref::AllocOp, arith::ConstantOp>(before))
+    before = before->getPrevNode();
+  auto prologue = dyn_cast_or_null<linalg::LinalgOp>(before);
+  if (isElementwiseOver(prologue, parallel) &&
+      prologue.getDpsInitOperand(0)->get() == output &&
+      !llvm::is_contained(prologue.getDpsInputs(), output))
+    fusion.prologue = prologue;
+
+  SmallVector<Operation *> between;
+  Operation *after = op->getNextNode();
+  while (after && isMovable(after)) {
+    between.push_back(after);
+    after = after->getNextNode();
+  }
+  auto epilogue = dyn_cast_or_null<linalg::LinalgOp>(after);
+  if (isElementwiseOver(epilogue, parallel)) {
+    Value result = epilogue.getDpsInitOperand(0)->get();
+    unsigned reads = 0;
+    bool identityRead = true;
+    for (OpOperand *input : epilogue.getDpsInputOperands())
+      if (input->get() == output) {
+        ++reads;
+        identityRead &= epilogue.getMatchingIndexingMap(input).isIdentity();
+      }
+    // Its operands must exist where the fused kernel runs.
+    bool available = llvm::all_of(epilogue->getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return !def || def->getBlock() != op->getBlock() ||
+             def->isBeforeInBlock(op) || llvm::is_contained(between, def);
+    });
+    if (reads == 1 && identityRead && available && result != output &&
+        !result.getDefiningOp<ViewLikeOpInterface>()) {
+      fusion.epilogue = epilogue;
+      toMove.assign(between.begin(), between.end());
+    }
+  }
+  // The output is stored unless nothing else reads it.
+  fusion.storeOutput =
+      !fusion.epilogue ||
+      llvm::any_of(output.getUsers(), [&](Operation *user) {
+        return user != op.getOperation() &&
+               user != fusion.epilogue.getOperation() &&
+               user != fusion.prologue.getOperation() &&
+               !isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(
+                   user);
+      });
+  return fusion;
+}
+
+/// Lowers `op` (loops in the kernel's order) and the partners `fusion`
+/// folds into it to a mapped parallel loop nest.
 static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
-                           GPUTargetAttr target) {
-  auto decision =
-      op->getAttrOfType<GPUKernelAttr>(DLASDialect::kLoweringAttrName);
-  if (!decision)
-    decision = chooseGPUKernel(op, target);
+                           GPUKernelAttr decision, const Fusion &fusion) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  // Loops in the kernel's order: named ops become generics to interchange.
-  SmallVector<unsigned> order = gpuLoopOrder(op);
-  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic) {
-      FailureOr<linalg::GenericOp> generalized =
-          linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generalized))
-        return op->emitOpError("dlas-gpu-map-kernels cannot reorder the "
-                               "loops of this op");
-      generic = *generalized;
-    }
-    FailureOr<linalg::GenericOp> interchanged =
-        linalg::interchangeGenericOp(rewriter, generic, order);
-    if (failed(interchanged))
-      return generic->emitOpError("dlas-gpu-map-kernels cannot reorder the "
-                                  "loops of this op");
-    op = *interchanged;
-    rewriter.setInsertionPoint(op);
-  }
   // Outputs in registers across the reductions (every op DLAS makes).
   {
     bool hasParallel =
@@ -381,7 +533,10 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
                            utils::IteratorType::parallel);
     OpBuilder::InsertionGuard guard(rewriter);
     FailureOr<scf::ParallelOp> emitted =
-        emitRegisterLoops(rewriter, op, decision);
+        emitRegisterLoops(rewriter, op, decision, fusion);
+    if (failed(emitted) && (fusion.prologue || fusion.epilogue))
+      return op->emitOpError("dlas-gpu-map-kernels cannot emit this fused "
+                             "kernel");
     if (succeeded(emitted)) {
       // Without parallel loops: one thread of its own kernel.
       if (!hasParallel)
@@ -441,6 +596,7 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
 
 namespace {
 struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     GPUTargetAttr target = lookupGPUTarget(module);
@@ -484,8 +640,41 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
     });
     if (walked.wasInterrupted())
       return signalPassFailure();
-    for (linalg::LinalgOp op : ops)
-      if (failed(mapOp(rewriter, op, target)))
+    // Decisions (read before the loops are reordered: a named op becomes a
+    // generic), then loop order, then fusion partners, then kernels.
+    SmallVector<std::pair<linalg::LinalgOp, GPUKernelAttr>> kernels;
+    for (linalg::LinalgOp op : ops) {
+      auto decision =
+          op->getAttrOfType<GPUKernelAttr>(DLASDialect::kLoweringAttrName);
+      if (!decision)
+        decision = chooseGPUKernel(op, target);
+      FailureOr<linalg::LinalgOp> reordered = reorderForKernel(rewriter, op);
+      if (failed(reordered))
+        return signalPassFailure();
+      kernels.push_back({*reordered, decision});
+    }
+    DenseMap<Operation *, Fusion> fusions;
+    DenseSet<Operation *> folded;
+    if (fuse) {
+      for (auto &[op, decision] : kernels) {
+        if (folded.contains(op))
+          continue;
+        SmallVector<Operation *> toMove;
+        Fusion fusion = findFusion(op, toMove);
+        if (!fusion.prologue && !fusion.epilogue)
+          continue;
+        for (Operation *moved : toMove)
+          moved->moveBefore(op);
+        if (fusion.prologue)
+          folded.insert(fusion.prologue);
+        if (fusion.epilogue)
+          folded.insert(fusion.epilogue);
+        fusions[op] = fusion;
+      }
+    }
+    for (auto &[op, decision] : kernels)
+      if (!folded.contains(op) &&
+          failed(mapOp(rewriter, op, decision, fusions.lookup(op))))
         return signalPassFailure();
   }
 };

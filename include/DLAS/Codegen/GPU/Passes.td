@@ -97,7 +97,18 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     `convert-parallel-loops-to-gpu` then turns each nest into a
     `gpu.launch`. An op without a decision (copies that bufferization
     made) gets the cost model's, and a `memref.copy` left on the host
-    becomes a `linalg.copy` kernel first. An op whose outputs are not
+    becomes a `linalg.copy` kernel first.
+
+    Fusion (`fuse`, on): a reduction's kernel folds the elementwise op right
+    before it that fills its output (a bias broadcast, a fill: its value
+    starts the accumulators) and the one right after it that reads its
+    output elementwise (bias add, activation, residual add, which
+    elementwise fusion has made one op): applied to the final values in
+    registers and stored to its own output. The reduction's output is then
+    stored only if something else reads it. A ResNet block's convolution,
+    bias and ReLU become one kernel.
+
+    An op whose outputs are not
     indexed by a projected permutation falls back to linalg's parallel
     loops, where loops nested under a reduction run sequentially in their
     thread.
@@ -117,6 +128,12 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     } {mapping = [#gpu.loop_dim_map<processor = block_z, ...>, ...]}
     ```
   }];
+  let options = [
+    Option<"fuse", "fuse", "bool", "true",
+           "Fold the elementwise op that fills a reduction's output (its "
+           "prologue) and the one that reads it (its epilogue) into the "
+           "reduction's kernel">,
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",

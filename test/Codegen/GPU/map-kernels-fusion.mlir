@@ -1,0 +1,81 @@
+// dlas-gpu-map-kernels folds a reduction's prologue (the op that fills its
+// output) and epilogue (the elementwise op that reads it) into its kernel.
+// RUN: dlas-opt %s --dlas-gpu-map-kernels | FileCheck %s
+// RUN: dlas-opt %s --dlas-gpu-map-kernels=fuse=false | FileCheck %s --check-prefix=APART
+
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>} {
+
+// Bias, matmul and ReLU: one kernel. The accumulator starts at the bias,
+// the ReLU runs on the final value, and only the ReLU's output is stored
+// (the matmul's buffer is only freed).
+// CHECK-LABEL: func.func @dense_relu
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: %[[B:.*]] = memref.load %arg2[
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[B]])
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]]
+// CHECK-NOT: memref.store %[[SUM]]
+// CHECK: memref.store %[[RELU]], %arg3
+// CHECK-NOT: scf.parallel
+// CHECK: memref.dealloc
+// APART-LABEL: func.func @dense_relu
+// APART-COUNT-6: scf.parallel
+func.func @dense_relu(%a: memref<64x32xf32>, %w: memref<32x48xf32>, %bias: memref<48xf32>, %out: memref<64x48xf32>) {
+  %acc = memref.alloc() : memref<64x48xf32>
+  linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<48xf32>) outs(%acc : memref<64x48xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.matmul ins(%a, %w : memref<64x32xf32>, memref<32x48xf32>) outs(%acc : memref<64x48xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<64x48xf32>) outs(%out : memref<64x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<64x48xf32>
+  return
+}
+
+// A residual add as the epilogue, and a matmul output that is returned too:
+// both are stored.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: memref.store %[[SUM]], %[[ACC:.*]][
+// CHECK: %[[RES:.*]] = memref.load %arg2[
+// CHECK: %[[ADD:.*]] = arith.addf %[[SUM]], %[[RES]]
+// CHECK: memref.store %[[ADD]], %arg3[
+// CHECK-NOT: scf.parallel
+// CHECK: return %[[ACC]]
+func.func @residual(%a: memref<64x32xf32>, %w: memref<32x48xf32>, %skip: memref<64x48xf32>, %out: memref<64x48xf32>) -> memref<64x48xf32> {
+  %acc = memref.alloc() : memref<64x48xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x48xf32>)
+  linalg.matmul ins(%a, %w : memref<64x32xf32>, memref<32x48xf32>) outs(%acc : memref<64x48xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %skip : memref<64x48xf32>, memref<64x48xf32>) outs(%out : memref<64x48xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %r = arith.addf %x, %s : f32
+    linalg.yield %r : f32
+  }
+  return %acc : memref<64x48xf32>
+}
+
+// Not partners: an elementwise op that reads the output through a
+// transpose, and a fill of another buffer.
+// CHECK-LABEL: func.func @not_partners
+// CHECK-COUNT-6: scf.parallel
+func.func @not_partners(%a: memref<48x48xf32>, %w: memref<48x48xf32>, %other: memref<48x48xf32>, %out: memref<48x48xf32>) {
+  %acc = memref.alloc() : memref<48x48xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%other : memref<48x48xf32>)
+  linalg.matmul ins(%a, %w : memref<48x48xf32>, memref<48x48xf32>) outs(%acc : memref<48x48xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<48x48xf32>) outs(%out : memref<48x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  memref.dealloc %acc : memref<48x48xf32>
+  return
+}
+}
