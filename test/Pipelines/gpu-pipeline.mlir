@@ -12,17 +12,17 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 fuse-kernels=false lower-to-llvm=false})" | FileCheck %s --check-prefix=NOFOLD
 // RUN: not dlas-opt %s --dlas-gpu-pipeline=target=cuda:sm_70 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
-// Kernels: the padding (a fill and a copy), the convolution with the bias
-// broadcast that initializes its output folded in, and the classifier with
-// its zero fill folded in (elementwise fusion put the ReLU and the flatten
-// into it), each outlined into a gpu.module and launched by the host
-// function.
+// Two kernels: the convolution, reading its unpadded input with bounds
+// checks (no padded copy) and starting from the bias (no broadcast
+// kernel), and the classifier with its zero fill folded in (elementwise
+// fusion put the ReLU and the flatten into it), each outlined into a
+// gpu.module and launched by the host function.
 // KERNELS: module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90"
 // KERNELS: func.func @main(%{{.*}}: memref<1x3x16x16xf32>) -> memref<1x10xf32> attributes {dlas.signature = (tensor<1x3x16x16xf32>) -> tensor<1x10xf32>, llvm.emit_c_interface}
 // KERNELS: gpu.alloc () : memref<1x3x16x16xf32>
 // KERNELS: gpu.memcpy
 // KERNELS: call @dlas_gpu_constant_f32
-// KERNELS-COUNT-4: gpu.launch_func
+// KERNELS-COUNT-2: gpu.launch_func
 // KERNELS-NOT: gpu.launch_func
 // KERNELS: memref.alloc() : memref<1x10xf32>
 // KERNELS: gpu.memcpy
@@ -33,11 +33,12 @@
 // Elementwise fusion folds the ReLU and the flatten into the classifier's
 // contraction (one generic); without it the ReLU is the convolution's
 // epilogue (its output is not stored) and the classifier reads the ReLU's.
-// Without kernel fusion the bias broadcast and the fill are kernels of
-// their own. The 16-wide map is too narrow for 32-column tiles: flat.
+// Without kernel fusion the padding (a fill and a copy), the bias
+// broadcast and the fill are kernels of their own. The 16-wide map is too
+// narrow for 32-column tiles: flat.
 // DECIDE: dlas-gpu-select-lowering: linalg.conv_2d_nchw_fchw_1x8x16x16x3x3x3 -> flat 32 threads (cost_model)
 // DECIDE: dlas-gpu-select-lowering: linalg.generic_1x10x8x16x16 -> flat 32 threads (cost_model)
-// UNFUSED-COUNT-5: gpu.launch_func
+// UNFUSED-COUNT-3: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func
 // NOFOLD-COUNT-6: gpu.launch_func
 // NOFOLD-NOT: gpu.launch_func
@@ -54,8 +55,8 @@
 // The host module loads each kernel module in a constructor and launches
 // kernels through the runtime.
 // HOST: target triple = "x86_64-unknown-linux-gnu"
-// HOST: @llvm.global_ctors = appending global [4 x {{.*}}@main_kernel_load
-// HOST: call void @mgpuLaunchKernel(ptr %{{.*}}, i64 31, i64 1, i64 1, i64 32, i64 1, i64 1, i32 0,
+// HOST: @llvm.global_ctors = appending global [2 x {{.*}}@main_kernel_load
+// HOST: call void @mgpuLaunchKernel(ptr %{{.*}}, i64 64, i64 1, i64 1, i64 32, i64 1, i64 1, i32 0,
 // HOST: define void @_mlir_ciface_main(
 // HOST: call ptr @mgpuModuleLoadJIT(ptr @main_kernel_binary
 

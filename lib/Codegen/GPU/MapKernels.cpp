@@ -128,19 +128,64 @@ static SmallVector<Value> indicesAt(OpBuilder &builder, Location loc,
   return indices;
 }
 
+/// A padded copy that a kernel reads from its source instead: `buffer`
+/// holds `value` everywhere and `source` at `offsets` (a tensor.pad after
+/// bufferization: an allocation, a fill, a copy into a subview).
+struct PaddedInput {
+  Value source, value;
+  SmallVector<int64_t> offsets;
+  Operation *fill, *copy, *subview;
+};
+
+/// The element of a padded buffer at `indices`, read from its source: the
+/// source's element where the indices fall inside it (clamped indices, so
+/// that the load stays in bounds), the padding value elsewhere.
+static Value loadPadded(OpBuilder &builder, Location loc,
+                        const PaddedInput &padded, ValueRange indices) {
+  auto type = cast<MemRefType>(padded.source.getType());
+  Value inside;
+  SmallVector<Value> clamped;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    int64_t offset = padded.offsets[d], size = type.getDimSize(d);
+    Value shifted = arith::SubIOp::create(
+        builder, loc, index,
+        arith::ConstantIndexOp::create(builder, loc, offset));
+    // index - offset in [0, size): one unsigned compare.
+    Value in = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ult, shifted,
+        arith::ConstantIndexOp::create(builder, loc, size));
+    inside = inside ? arith::AndIOp::create(builder, loc, inside, in) : in;
+    Value low = arith::MaxSIOp::create(
+        builder, loc, shifted, arith::ConstantIndexOp::create(builder, loc, 0));
+    clamped.push_back(arith::MinSIOp::create(
+        builder, loc, low,
+        arith::ConstantIndexOp::create(builder, loc, size - 1)));
+  }
+  Value element = memref::LoadOp::create(builder, loc, padded.source, clamped);
+  if (!inside)
+    return element;
+  return arith::SelectOp::create(builder, loc, inside, element, padded.value);
+}
+
 /// The payload of `op` at the loop values `at`, on the output values
 /// `accs`: its inputs loaded through their indexing maps, except those in
-/// `given`, whose block arguments take the value given.
-static SmallVector<Value> emitOpPayload(OpBuilder &builder,
-                                        linalg::LinalgOp op,
-                                        ArrayRef<Value> at, ValueRange accs,
-                                        const DenseMap<Value, Value> &given) {
+/// `given`, whose block arguments take the value given, and those in
+/// `padded`, read from their sources.
+static SmallVector<Value>
+emitOpPayload(OpBuilder &builder, linalg::LinalgOp op, ArrayRef<Value> at,
+              ValueRange accs, const DenseMap<Value, Value> &given,
+              const DenseMap<Value, PaddedInput> &padded =
+                  DenseMap<Value, PaddedInput>()) {
   Location loc = op.getLoc();
   IRMapping mapping;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value loaded = input->get();
     if (auto it = given.find(loaded); it != given.end())
       loaded = it->second;
+    else if (auto pad = padded.find(loaded); pad != padded.end())
+      loaded = loadPadded(
+          builder, loc, pad->second,
+          indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
     else if (isa<MemRefType>(loaded.getType()))
       loaded = memref::LoadOp::create(
           builder, loc, loaded,
@@ -173,6 +218,9 @@ static SmallVector<Value> emitOpPayload(OpBuilder &builder,
 struct Fusion {
   linalg::LinalgOp prologue, epilogue;
   bool storeOutput = true;
+  /// Padded inputs read from their sources (findPaddedInputs).
+  DenseMap<Value, PaddedInput> padded;
+  bool empty() const { return !prologue && !epilogue && padded.empty(); }
 };
 
 /// One output of a thread's register tile: the loop values it is computed
@@ -337,7 +385,8 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     }
   auto emitPayload = [&](OpBuilder &builder, ArrayRef<Value> at,
                          ValueRange accs) {
-    return emitOpPayload(builder, op, at, accs, DenseMap<Value, Value>());
+    return emitOpPayload(builder, op, at, accs, DenseMap<Value, Value>(),
+                         fusion.padded);
   };
   // Reductions: nested loops carrying every output's value.
   std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
@@ -397,6 +446,21 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     }
   }
   rewriter.eraseOp(op);
+  // The padded buffers: their fill, copy and view go; the buffer itself
+  // and its deallocation only if nothing else is left using it.
+  for (auto &[buffer, padded] : fusion.padded) {
+    rewriter.eraseOp(padded.copy);
+    rewriter.eraseOp(padded.subview);
+    rewriter.eraseOp(padded.fill);
+    if (llvm::all_of(buffer.getUsers(), [](Operation *user) {
+          return isa<memref::DeallocOp>(user);
+        })) {
+      for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+        rewriter.eraseOp(user);
+      if (Operation *alloc = buffer.getDefiningOp<memref::AllocOp>())
+        rewriter.eraseOp(alloc);
+    }
+  }
   if (fusion.prologue)
     rewriter.eraseOp(fusion.prologue);
   if (fusion.epilogue)
@@ -448,6 +512,95 @@ static bool isElementwiseOver(linalg::LinalgOp op, unsigned loops) {
          !op.payloadUsesValueFromOperand(init);
 }
 
+/// The buffer `value` views (through view-like ops), or `value`.
+static Value viewRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// True when an op after `from` and before `to` (same block), or `to`
+/// itself as a writer, touches the buffer of `value`: reading `value` at
+/// `to` would not see what it held at `from`.
+static bool touchedBetween(Value value, Operation *from, linalg::LinalgOp to) {
+  Value root = viewRoot(value);
+  for (Operation *op = from->getNextNode(); op && op != to.getOperation();
+       op = op->getNextNode())
+    for (Value operand : op->getOperands())
+      if (isa<BaseMemRefType>(operand.getType()) && viewRoot(operand) == root)
+        return true;
+  return llvm::any_of(to.getDpsInits(), [&](Value init) {
+    return viewRoot(init) == root;
+  });
+}
+
+/// The constant a fill-like op writes everywhere: linalg.fill's value, or
+/// the value a generic without tensor inputs yields from outside its body.
+static Value filledValue(linalg::LinalgOp fill) {
+  if (auto linalgFill = dyn_cast<linalg::FillOp>(fill.getOperation()))
+    return linalgFill.value();
+  if (fill.getNumDpsInputs() != 0 || fill.getNumDpsInits() != 1 ||
+      fill.getNumReductionLoops() != 0)
+    return {};
+  Value yielded = fill.getBlock()->getTerminator()->getOperand(0);
+  return yielded.getParentRegion() == &fill->getRegion(0) ? Value() : yielded;
+}
+
+/// The inputs of `op` that are padded copies (tensor.pad, bufferized: an
+/// allocation filled with a constant, the source copied into a subview of
+/// it) read by nothing else: `op` can read their sources directly, and
+/// the fill, the copy and the buffer disappear.
+static DenseMap<Value, PaddedInput> findPaddedInputs(linalg::LinalgOp op) {
+  DenseMap<Value, PaddedInput> found;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value buffer = input->get();
+    if (!buffer.getDefiningOp<memref::AllocOp>() || found.count(buffer))
+      continue;
+    PaddedInput padded{};
+    bool ok = true;
+    for (Operation *user : buffer.getUsers()) {
+      if (user == op.getOperation() || isa<memref::DeallocOp>(user))
+        continue;
+      auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
+      if (linalgUser && !padded.fill && linalgUser.getNumDpsInits() == 1 &&
+          linalgUser.getDpsInitOperand(0)->get() == buffer &&
+          (padded.value = filledValue(linalgUser))) {
+        padded.fill = user;
+        continue;
+      }
+      auto view = dyn_cast<memref::SubViewOp>(user);
+      if (view && !padded.subview && view->hasOneUse() &&
+          view.hasUnitStride()) {
+        auto copy = dyn_cast<linalg::CopyOp>(*view->user_begin());
+        auto offsets = view.getStaticOffsets();
+        if (copy && copy.getOutputs()[0] == view.getResult() &&
+            !llvm::is_contained(offsets, ShapedType::kDynamic) &&
+            view.getType().getRank() ==
+                cast<MemRefType>(buffer.getType()).getRank() &&
+            cast<MemRefType>(copy.getInputs()[0].getType()).hasStaticShape()) {
+          padded.subview = view;
+          padded.copy = copy;
+          padded.source = copy.getInputs()[0];
+          padded.offsets.assign(offsets.begin(), offsets.end());
+          continue;
+        }
+      }
+      ok = false;
+    }
+    // The fill, then the copy, then the reader, and the source unchanged
+    // in between (bufferization reuses buffers: a source may be refilled
+    // and become the reader's output).
+    if (!ok || !padded.fill || !padded.copy ||
+        !padded.fill->isBeforeInBlock(padded.copy) ||
+        padded.copy->getBlock() != op->getBlock() ||
+        !padded.copy->isBeforeInBlock(op) ||
+        touchedBetween(padded.source, padded.copy, op))
+      continue;
+    found[buffer] = padded;
+  }
+  return found;
+}
+
 /// The elementwise ops a reduction `op` (loops in the kernel's order) can
 /// fold: the one right before it that fills its output (a bias broadcast,
 /// a fill) and the one right after it that reads its output elementwise
@@ -474,9 +627,16 @@ static Fusion findFusion(linalg::LinalgOp op,
   while (before && isa<memref::AllocOp, arith::ConstantOp>(before))
     before = before->getPrevNode();
   auto prologue = dyn_cast_or_null<linalg::LinalgOp>(before);
+  Value outputRoot = viewRoot(output);
+  auto readsOutput = [&](ValueRange values) {
+    return llvm::any_of(values, [&](Value v) {
+      return isa<BaseMemRefType>(v.getType()) && viewRoot(v) == outputRoot;
+    });
+  };
+  // Its inputs are read when the reduction runs: none may be the output.
   if (isElementwiseOver(prologue, parallel) &&
       prologue.getDpsInitOperand(0)->get() == output &&
-      !llvm::is_contained(prologue.getDpsInputs(), output))
+      !readsOutput(prologue.getDpsInputs()))
     fusion.prologue = prologue;
 
   SmallVector<Operation *> between;
@@ -501,8 +661,14 @@ static Fusion findFusion(linalg::LinalgOp op,
       return !def || def->getBlock() != op->getBlock() ||
              def->isBeforeInBlock(op) || llvm::is_contained(between, def);
     });
-    if (reads == 1 && identityRead && available && result != output &&
-        !result.getDefiningOp<ViewLikeOpInterface>()) {
+    // Its other inputs are read, and its output written, when the
+    // reduction runs: none may alias the reduction's output.
+    SmallVector<Value> others;
+    for (Value input : epilogue.getDpsInputs())
+      if (input != output)
+        others.push_back(input);
+    others.push_back(result);
+    if (reads == 1 && identityRead && available && !readsOutput(others)) {
       fusion.epilogue = epilogue;
       toMove.assign(between.begin(), between.end());
     }
@@ -534,7 +700,7 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
     OpBuilder::InsertionGuard guard(rewriter);
     FailureOr<scf::ParallelOp> emitted =
         emitRegisterLoops(rewriter, op, decision, fusion);
-    if (failed(emitted) && (fusion.prologue || fusion.epilogue))
+    if (failed(emitted) && !fusion.empty())
       return op->emitOpError("dlas-gpu-map-kernels cannot emit this fused "
                              "kernel");
     if (succeeded(emitted)) {
@@ -661,8 +827,13 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
           continue;
         SmallVector<Operation *> toMove;
         Fusion fusion = findFusion(op, toMove);
-        if (!fusion.prologue && !fusion.epilogue)
+        fusion.padded = findPaddedInputs(op);
+        if (fusion.empty())
           continue;
+        for (auto &[buffer, padded] : fusion.padded) {
+          folded.insert(padded.fill);
+          folded.insert(padded.copy);
+        }
         for (Operation *moved : toMove)
           moved->moveBefore(op);
         if (fusion.prologue)

@@ -105,8 +105,14 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     output elementwise (bias add, activation, residual add, which
     elementwise fusion has made one op): applied to the final values in
     registers and stored to its own output. The reduction's output is then
-    stored only if something else reads it. A ResNet block's convolution,
-    bias and ReLU become one kernel.
+    stored only if something else reads it. A padded input (a
+    `tensor.pad`, bufferized: a buffer filled with the padding value and the
+    source copied into a subview of it) that nothing else reads is read
+    from its source with a bounds check instead, and the fill, the copy and
+    the buffer go (unless the source is written between the copy and the
+    reader: bufferization reuses buffers). A ResNet block's padding,
+    convolution, bias and ReLU become one kernel (resnet50: 198 kernels
+    without fusion, 94 with).
 
     An op whose outputs are not
     indexed by a projected permutation falls back to linalg's parallel
