@@ -141,7 +141,6 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
     return;
   // An unknown name has failed dlas-gpu-attach-target above; the lowering
   // is only built for a known one.
-  if (std::optional<GPUTargetName> target =
-          lookupGPUTargetName(options.target))
+  if (std::optional<GPUTargetName> target = lookupGPUTargetName(options.target))
     buildGPULLVMLoweringStage(pm, options, *target);
 }

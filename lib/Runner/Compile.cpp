@@ -208,14 +208,16 @@ llvm::Error dlas::writeCHeader(const CHeaderInfo &info, llvm::raw_ostream &os) {
   os << (params.empty() ? "void" : llvm::join(params, ", ")) << ");\n";
 
   if (info.gpu) {
-    os << "\n/* The GPU runtime the library carries (DLAS/Runtime/GPURuntime.h):"
+    os << "\n/* The GPU runtime the library carries "
+          "(DLAS/Runtime/GPURuntime.h):"
           "\n * init opens the driver and the first device; after a failed "
           "call the\n * reason is in dlasGpuLastError(). */\n"
        << "int dlasGpuInit(void);\nconst char *dlasGpuLastError(void);\n"
        << "static inline int " << p << "_init(int unused) {\n"
        << "  (void)unused;\n  return dlasGpuInit();\n}\n";
   } else {
-    os << "\n/* OpenMP threads of the parallel loops (0: OpenMP's default). */\n"
+    os << "\n/* OpenMP threads of the parallel loops (0: OpenMP's default). "
+          "*/\n"
        << "void omp_set_num_threads(int);\n"
        << "static inline void " << p << "_init(int num_threads) {\n"
        << "  if (num_threads > 0)\n    omp_set_num_threads(num_threads);\n}\n";
@@ -238,7 +240,8 @@ llvm::Error dlas::writeCHeader(const CHeaderInfo &info, llvm::raw_ostream &os) {
       }
     };
     os << "\n/* Runs the entry on dense row-major inputs and copies each "
-          "result into its\n * caller-owned dense buffer. Returns 0 (GPU code: -1 after a GPU\n * error). */\n"
+          "result into its\n * caller-owned dense buffer. Returns 0 (GPU code: "
+          "-1 after a GPU\n * error). */\n"
        << "static inline int " << p << "_run(";
     SmallVector<std::string> args;
     for (auto [i, t] : llvm::enumerate(inputs))

@@ -64,7 +64,7 @@ externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
 }
 
 SmallVector<std::string> dlas::takeStructors(llvm::Module &module,
-                                            StringRef listName) {
+                                             StringRef listName) {
   SmallVector<std::pair<uint64_t, std::string>> entries;
   llvm::GlobalVariable *list = module.getGlobalVariable(listName);
   if (!list)
@@ -79,8 +79,7 @@ SmallVector<std::string> dlas::takeStructors(llvm::Module &module,
         continue;
       function->setLinkage(llvm::GlobalValue::ExternalLinkage);
       function->setVisibility(llvm::GlobalValue::DefaultVisibility);
-      entries.emplace_back(priority->getZExtValue(),
-                           function->getName().str());
+      entries.emplace_back(priority->getZExtValue(), function->getName().str());
     }
   }
   list->eraseFromParent();

@@ -10,9 +10,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -49,8 +49,7 @@ struct Driver {
   Result (*memAllocManaged)(void **, size_t, unsigned) = nullptr;
   Result (*memFree)(void *) = nullptr;
   Result (*memcpyAsync)(void *, const void *, size_t, void *) = nullptr;
-  Result (*hipMemcpyAsync)(void *, const void *, size_t, int, void *) =
-      nullptr;
+  Result (*hipMemcpyAsync)(void *, const void *, size_t, int, void *) = nullptr;
   Result (*memsetD32Async)(void *, unsigned, size_t, void *) = nullptr;
   Result (*memsetD16Async)(void *, unsigned short, size_t, void *) = nullptr;
   // CUDA only.
@@ -130,7 +129,8 @@ template <typename F> bool bind(void *library, F &slot, const char *name) {
 bool openDriver(bool cuda, std::string &why) {
   Driver d;
   d.cuda = cuda;
-  const char *override = getenv(cuda ? "DLAS_CUDA_LIBRARY" : "DLAS_HIP_LIBRARY");
+  const char *override =
+      getenv(cuda ? "DLAS_CUDA_LIBRARY" : "DLAS_HIP_LIBRARY");
   const char *candidates[] = {
       override ? override : (cuda ? "libcuda.so.1" : "libamdhip64.so"),
       override || cuda ? nullptr : "libamdhip64.so.6",
@@ -146,8 +146,8 @@ bool openDriver(bool cuda, std::string &why) {
     reasons += std::string(reasons.empty() ? "" : "; ") + (why ? why : name);
   }
   if (!d.library) {
-    why = std::string("cannot load the ") + driverName(cuda) + " (" +
-          reasons + "): is the " + (cuda ? "NVIDIA driver" : "ROCm runtime") +
+    why = std::string("cannot load the ") + driverName(cuda) + " (" + reasons +
+          "): is the " + (cuda ? "NVIDIA driver" : "ROCm runtime") +
           " installed?";
     return false;
   }
@@ -279,8 +279,10 @@ int dlasGpuSetPlatform(const char *api) {
     return -1;
   }
   if (s.ready && s.platform != name) {
-    recordError("the " + s.platform + " driver is already open; cannot "
-                "switch to " + name);
+    recordError("the " + s.platform +
+                " driver is already open; cannot "
+                "switch to " +
+                name);
     return -1;
   }
   s.platform = name;
@@ -310,9 +312,8 @@ const char *dlasGpuDeviceArch(void) { return state().deviceArch.c_str(); }
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
   Call call;
   void *module = nullptr;
-  if (call.ok &&
-      !failed(state().driver.moduleLoadData(&module, data),
-              "loading a kernel module"))
+  if (call.ok && !failed(state().driver.moduleLoadData(&module, data),
+                         "loading a kernel module"))
     state().moduleIndex.emplace(module, state().moduleIndex.size());
   return module;
 }
@@ -338,9 +339,9 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
     // load order tells them apart.
     auto index = state().moduleIndex.find(module);
     state().functionLabel[function] =
-        "#" + std::to_string(index == state().moduleIndex.end()
-                                 ? -1
-                                 : index->second) +
+        "#" +
+        std::to_string(index == state().moduleIndex.end() ? -1
+                                                          : index->second) +
         " " + name;
   }
   return function;
@@ -366,8 +367,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                             blockZ, sharedMemBytes, stream, params, extra),
              "launching a kernel"))
     return;
-  if (!s.profiling || failed(d.eventRecord(end, stream),
-                             "recording a timing event"))
+  if (!s.profiling ||
+      failed(d.eventRecord(end, stream), "recording a timing event"))
     return;
   std::string label = s.functionLabel[function] + " grid " +
                       std::to_string(gridX) + "x" + std::to_string(gridY) +
@@ -446,8 +447,10 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
            "allocating managed memory");
   else
     failed(d.memAlloc(&pointer, sizeBytes),
-           ("allocating " + std::to_string(sizeBytes) + " bytes of device "
-            "memory").c_str());
+           ("allocating " + std::to_string(sizeBytes) +
+            " bytes of device "
+            "memory")
+               .c_str());
   return pointer;
 }
 
@@ -469,9 +472,9 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
   if (d.cuda)
     failed(d.memcpyAsync(dst, src, sizeBytes, stream), "copying memory");
   else
-    failed(d.hipMemcpyAsync(dst, src, sizeBytes, /*hipMemcpyDefault=*/4,
-                            stream),
-           "copying memory");
+    failed(
+        d.hipMemcpyAsync(dst, src, sizeBytes, /*hipMemcpyDefault=*/4, stream),
+        "copying memory");
 }
 
 void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
@@ -481,8 +484,7 @@ void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
            "setting memory");
 }
 
-void mgpuMemset16(void *dst, unsigned short value, size_t count,
-                  void *stream) {
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
   Call call;
   if (call.ok && count)
     failed(state().driver.memsetD16Async(dst, value, count, stream),
@@ -515,8 +517,9 @@ int dlasGpuProfileFlush(void) {
       return -1;
     d.eventDestroy(launch.start);
     d.eventDestroy(launch.end);
-    auto it = std::find_if(s.samples.begin(), s.samples.end(),
-                           [&](auto &entry) { return entry.first == launch.label; });
+    auto it =
+        std::find_if(s.samples.begin(), s.samples.end(),
+                     [&](auto &entry) { return entry.first == launch.label; });
     if (it == s.samples.end())
       it = s.samples.insert(s.samples.end(), {launch.label, {}});
     it->second.push_back(ms);
@@ -550,7 +553,8 @@ double dlasGpuProfileSample(int kernel, int sample) {
   return state().samples.at(kernel).second.at(sample);
 }
 
-//===- Constants -----------------------------------------------------------===//
+//===- Constants
+//-----------------------------------------------------------===//
 
 } // extern "C"
 
@@ -595,8 +599,8 @@ DlasUnrankedMemRef dlasGpuConstant(int64_t rank, void *descriptor,
                         "copying a constant to the GPU")
                : failed(d.hipMemcpyAsync(device, host, bytes, 4, nullptr),
                         "copying a constant to the GPU");
-    if (copyFailed || failed(d.streamSynchronize(nullptr),
-                             "copying a constant to the GPU"))
+    if (copyFailed ||
+        failed(d.streamSynchronize(nullptr), "copying a constant to the GPU"))
       return copyDescriptor(rank, descriptor);
   }
   size_t size = sizeof(int64_t) * (3 + 2 * rank);
@@ -611,7 +615,7 @@ DlasUnrankedMemRef dlasGpuConstant(int64_t rank, void *descriptor,
 
 // One name per element type, as dlas-gpu-device-buffers declares them.
 #define DLAS_GPU_CONSTANT(type)                                                \
-  DlasUnrankedMemRef dlas_gpu_constant_##type(int64_t rank, void *descriptor, \
+  DlasUnrankedMemRef dlas_gpu_constant_##type(int64_t rank, void *descriptor,  \
                                               int64_t bytes) {                 \
     return dlasGpuConstant(rank, descriptor, bytes);                           \
   }

@@ -18,15 +18,15 @@
 // and a run function over dense buffers.
 //
 //===----------------------------------------------------------------------===//
-#include "DLAS/Support/ToolOptions.h"
-#include "DLAS/Dialect/NN/Transforms/Calibration.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Codegen/GPU/GPUTarget.h"
+#include "DLAS/Dialect/NN/Transforms/Calibration.h"
 #include "DLAS/InitAllPasses.h"
 #include "DLAS/Pipelines/Pipelines.h"
 #include "DLAS/Runner/Compile.h"
 #include "DLAS/Runner/Model.h"
 #include "DLAS/Runner/TargetMachine.h"
+#include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,10 +39,10 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -151,17 +151,16 @@ static llvm::Error writeManifest(StringRef path, StringRef entrySymbol,
       llvm::json::Array shape;
       for (int64_t size : shaped.getShape())
         shape.push_back(size);
-      list.push_back(llvm::json::Object{
-          {"shape", std::move(shape)},
-          {"dtype", numpyDType(shaped.getElementType())}});
+      list.push_back(
+          llvm::json::Object{{"shape", std::move(shape)},
+                             {"dtype", numpyDType(shaped.getElementType())}});
     }
     return list;
   };
-  llvm::json::Object manifest{
-      {"entry", ("_mlir_ciface_" + entrySymbol).str()},
-      {"target", target},
-      {"inputs", tensors(signature.getInputs())},
-      {"results", tensors(signature.getResults())}};
+  llvm::json::Object manifest{{"entry", ("_mlir_ciface_" + entrySymbol).str()},
+                              {"target", target},
+                              {"inputs", tensors(signature.getInputs())},
+                              {"results", tensors(signature.getResults())}};
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
@@ -186,12 +185,12 @@ static llvm::Error linkSharedLibrary(StringRef object, StringRef output) {
     return llvm::createStringError("the GPU runtime library '%s' does not "
                                    "exist (--gpu-runtime)",
                                    gpuRuntime.c_str());
-  SmallVector<StringRef> args{driver,       "-shared", "-o",     output,
-                              object,       gpuRuntime, "-ldl", "-lpthread",
-                              "-Wl,-z,noexecstack"};
+  SmallVector<StringRef> args{driver, "-shared",   "-o",
+                              output, object,      gpuRuntime,
+                              "-ldl", "-lpthread", "-Wl,-z,noexecstack"};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
     return llvm::createStringError("linking '%s' failed (%s exit %d) %s",
                                    output.str().c_str(), driver.c_str(), rc,
@@ -304,9 +303,10 @@ int main(int argc, char **argv) {
     // A cubin loads fastest and needs ptxas here; PTX needs nothing here
     // and is compiled by the driver when the library loads.
     if (format.empty())
-      format = StringRef(target).starts_with("cuda") && findCUDAToolkit().empty()
-                   ? "isa"
-                   : "bin";
+      format =
+          StringRef(target).starts_with("cuda") && findCUDAToolkit().empty()
+              ? "isa"
+              : "bin";
     options.format = format;
     options.externalWeights = true;
     buildGPUPipeline(pm, options);

@@ -10,17 +10,17 @@
 // compares with expected outputs and times repeated runs.
 //
 //===----------------------------------------------------------------------===//
-#include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Codegen/GPU/GPUTarget.h"
-#include "DLAS/Runtime/GPURuntime.h"
 #include "DLAS/Dialect/NN/NNDialect.h"
+#include "DLAS/InitAllPasses.h"
 #include "DLAS/Runner/Calibrate.h"
 #include "DLAS/Runner/Entry.h"
 #include "DLAS/Runner/Model.h"
 #include "DLAS/Runner/TargetMachine.h"
-#include "DLAS/InitAllPasses.h"
+#include "DLAS/Runtime/GPURuntime.h"
 #include "DLAS/Support/Npy.h"
+#include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -571,9 +571,9 @@ static llvm::Expected<std::string> resolveGPUTargetOnDevice(StringRef name) {
   else if (name == "rocm")
     return error("--target=rocm needs the chip: rocm:gfx90a or rocm:gfx942");
   if (!lookupGPUTargetName(concrete))
-    return error("--target=" + concrete + " (device '" +
-                 dlasGpuDeviceName() + "') is not a known GPU target; known: " +
-                 knownGPUTargetNames());
+    return error(
+        "--target=" + concrete + " (device '" + dlasGpuDeviceName() +
+        "') is not a known GPU target; known: " + knownGPUTargetNames());
   return concrete;
 }
 
@@ -722,8 +722,7 @@ int runMain() {
             std::pair{bool(blockedEntry), "--blocked-entry"},
             std::pair{calibrating, "--calibrate"},
             std::pair{sparsifyPolicy.getNumOccurrences() > 0, "--sparsify"},
-            std::pair{precisionPolicy.getNumOccurrences() > 0,
-                      "--precision"}})
+            std::pair{precisionPolicy.getNumOccurrences() > 0, "--precision"}})
         if (given)
           return fail(llvm::Twine(name) +
                       " is not supported with a GPU --target yet");

@@ -41,10 +41,9 @@ static func::FuncOp constantFunction(ModuleOp module, Type element) {
     return existing;
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   auto unranked = UnrankedMemRefType::get(element, 0);
-  auto type = builder.getFunctionType({unranked, builder.getI64Type()},
-                                      {unranked});
-  auto function =
-      func::FuncOp::create(builder, module.getLoc(), name, type);
+  auto type =
+      builder.getFunctionType({unranked, builder.getI64Type()}, {unranked});
+  auto function = func::FuncOp::create(builder, module.getLoc(), name, type);
   function.setPrivate();
   return function;
 }
@@ -82,8 +81,8 @@ static Operation *findHostElementAccess(func::FuncOp function) {
     effects.getEffects(instances);
     for (auto &instance : instances) {
       Value value = instance.getValue();
-      bool touchesElements = isa<MemoryEffects::Read, MemoryEffects::Write>(
-          instance.getEffect());
+      bool touchesElements =
+          isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect());
       if (touchesElements && value && isa<BaseMemRefType>(value.getType())) {
         found = op;
         return WalkResult::interrupt();
@@ -169,9 +168,8 @@ struct GPUDeviceBuffersPass
         if (!element.isIntOrFloat())
           return op->emitOpError("constants of element type ")
                  << element << " cannot be copied to the GPU";
-        int64_t bytes =
-            type.getNumElements() *
-            llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+        int64_t bytes = type.getNumElements() *
+                        llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
         func::FuncOp upload = constantFunction(module, element);
         rewriter.setInsertionPointAfter(global);
         Value host = memref::CastOp::create(
@@ -209,9 +207,9 @@ struct GPUDeviceBuffersPass
           rewriter, loc, type, /*asyncToken=*/Type(), ValueRange{},
           dynamicSizes(rewriter, loc, argument), ValueRange{},
           /*hostShared=*/false);
-      auto copy = gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(),
-                                        ValueRange{}, alloc.getMemref(),
-                                        argument);
+      auto copy =
+          gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(),
+                                ValueRange{}, alloc.getMemref(), argument);
       SmallPtrSet<Operation *, 4> keep{copy};
       for (Operation *user : argument.getUsers())
         if (auto dim = dyn_cast<memref::DimOp>(user);

@@ -64,13 +64,20 @@ llvm::Expected<GPUTargetAttr> dlas::resolveGPUTarget(MLIRContext *context,
       continue;
     auto [api, chip] = name.split(':');
     return GPUTargetAttr::get(context, api, chip, gpu.features, gpu.warpSize,
-                              gpu.maxThreads, gpu.sharedMemory,
-                              gpu.processors);
+                              gpu.maxThreads, gpu.sharedMemory, gpu.processors);
   }
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown GPU target '" + name +
-                                     "' (known: " + knownGPUTargetNames() +
-                                     ")");
+                                 "unknown GPU target '" + name + "' (known: " +
+                                     knownGPUTargetNames() + ")");
+}
+
+FailureOr<GPUTargetAttr> dlas::requireGPUTarget(ModuleOp module,
+                                                StringRef pass) {
+  if (GPUTargetAttr target = lookupGPUTarget(module))
+    return target;
+  return emitError(module.getLoc())
+         << pass << " needs the module's '" << DLASDialect::kTargetAttrName
+         << "' to be a #dlas.gpu_target (dlas-gpu-attach-target)";
 }
 
 /// `op`'s name and static loop ranges (? for a dynamic one), the key a
@@ -133,8 +140,7 @@ static SmallVector<int64_t> chooseOutputsPerThread(int64_t rows,
   return chosen;
 }
 
-GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op,
-                                    GPUTargetAttr target) {
+GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
   MLIRContext *context = op->getContext();
   // Ranges and iterators in the order the kernel runs the loops.
   SmallVector<unsigned> order = gpuLoopOrder(op);

@@ -8,12 +8,12 @@
 #include "DLAS/Codegen/GPU/GPUTarget.h"
 #include "DLAS/Codegen/GPU/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -37,8 +37,8 @@ static LogicalResult mapLoop(scf::ParallelOp loop,
   AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
   SmallVector<gpu::ParallelLoopDimMappingAttr> mapping;
   for (gpu::Processor processor : processors)
-    mapping.push_back(gpu::ParallelLoopDimMappingAttr::get(
-        context, processor, identity, identity));
+    mapping.push_back(gpu::ParallelLoopDimMappingAttr::get(context, processor,
+                                                           identity, identity));
   return gpu::setMappingAttr(loop, mapping);
 }
 
@@ -255,8 +255,8 @@ tilePositions(OpBuilder &builder, Location loc, Value iv, Value extent,
     Value index = arith::AddIOp::create(
         builder, loc, base,
         arith::ConstantIndexOp::create(builder, loc, j * threads));
-    Value inside = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult,
-                                         index, extent);
+    Value inside = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ult, index, extent);
     positions.push_back(
         {arith::MinUIOp::create(builder, loc, index, last), inside});
   }
@@ -342,16 +342,16 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     tile.push_back({ivs, Value()});
   } else {
     unsigned rowDim = numParallel - 2, columnDim = numParallel - 1;
-    auto rowPositions = tilePositions(
-        rewriter, loc, ivs[rowDim], value(ranges[rowDim].size),
-        decision.getThreads()[0], outputs[0]);
-    auto columnPositions = tilePositions(
-        rewriter, loc, ivs[columnDim], value(ranges[columnDim].size),
-        decision.getThreads()[1], outputs[1]);
+    auto rowPositions =
+        tilePositions(rewriter, loc, ivs[rowDim], value(ranges[rowDim].size),
+                      decision.getThreads()[0], outputs[0]);
+    auto columnPositions = tilePositions(rewriter, loc, ivs[columnDim],
+                                         value(ranges[columnDim].size),
+                                         decision.getThreads()[1], outputs[1]);
     for (auto &[row, rowInside] : rowPositions)
       for (auto &[column, columnInside] : columnPositions) {
-        TileOutput output{ivs, arith::AndIOp::create(rewriter, loc, rowInside,
-                                                     columnInside)};
+        TileOutput output{
+            ivs, arith::AndIOp::create(rewriter, loc, rowInside, columnInside)};
         output.ivs[rowDim] = row;
         output.ivs[columnDim] = column;
         tile.push_back(std::move(output));
@@ -368,10 +368,10 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
         // The prologue's loops are the kernel's parallel ones.
         SmallVector<Value> none(fusion.prologue.getNumDpsInits(), Value());
         llvm::append_range(
-            inits, emitOpPayload(rewriter, fusion.prologue,
-                                 ArrayRef<Value>(output.ivs).take_front(
-                                     numParallel),
-                                 none, DenseMap<Value, Value>()));
+            inits,
+            emitOpPayload(rewriter, fusion.prologue,
+                          ArrayRef<Value>(output.ivs).take_front(numParallel),
+                          none, DenseMap<Value, Value>()));
         continue;
       }
       if (op.payloadUsesValueFromOperand(&init))
@@ -389,9 +389,9 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
                          fusion.padded);
   };
   // Reductions: nested loops carrying every output's value.
-  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)>
-      reduce = [&](OpBuilder &builder, unsigned dim,
-                   ValueRange accs) -> SmallVector<Value> {
+  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)> reduce =
+      [&](OpBuilder &builder, unsigned dim,
+          ValueRange accs) -> SmallVector<Value> {
     if (dim == numLoops) {
       SmallVector<Value> results;
       for (auto [i, output] : llvm::enumerate(tile))
@@ -529,9 +529,8 @@ static bool touchedBetween(Value value, Operation *from, linalg::LinalgOp to) {
     for (Value operand : op->getOperands())
       if (isa<BaseMemRefType>(operand.getType()) && viewRoot(operand) == root)
         return true;
-  return llvm::any_of(to.getDpsInits(), [&](Value init) {
-    return viewRoot(init) == root;
-  });
+  return llvm::any_of(to.getDpsInits(),
+                      [&](Value init) { return viewRoot(init) == root; });
 }
 
 /// The constant a fill-like op writes everywhere: linalg.fill's value, or
@@ -675,8 +674,7 @@ static Fusion findFusion(linalg::LinalgOp op,
   }
   // The output is stored unless nothing else reads it.
   fusion.storeOutput =
-      !fusion.epilogue ||
-      llvm::any_of(output.getUsers(), [&](Operation *user) {
+      !fusion.epilogue || llvm::any_of(output.getUsers(), [&](Operation *user) {
         return user != op.getOperation() &&
                user != fusion.epilogue.getOperation() &&
                user != fusion.prologue.getOperation() &&
@@ -694,9 +692,8 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   // Outputs in registers across the reductions (every op DLAS makes).
   {
-    bool hasParallel =
-        llvm::is_contained(op.getIteratorTypesArray(),
-                           utils::IteratorType::parallel);
+    bool hasParallel = llvm::is_contained(op.getIteratorTypesArray(),
+                                          utils::IteratorType::parallel);
     OpBuilder::InsertionGuard guard(rewriter);
     FailureOr<scf::ParallelOp> emitted =
         emitRegisterLoops(rewriter, op, decision, fusion);
@@ -734,9 +731,9 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
     rewriter.eraseOp(op);
     // Any parallel loop in it runs sequentially in the one thread.
     single.getBody()->walk([&](scf::ParallelOp inner) {
-      (void)mapLoop(inner, SmallVector<gpu::Processor>(
-                               inner.getNumLoops(),
-                               gpu::Processor::Sequential));
+      (void)mapLoop(inner,
+                    SmallVector<gpu::Processor>(inner.getNumLoops(),
+                                                gpu::Processor::Sequential));
     });
     if (failed(mapLoop(single, {gpu::Processor::BlockX})))
       return failure();
@@ -765,14 +762,11 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    GPUTargetAttr target = lookupGPUTarget(module);
-    if (!target) {
-      emitError(module.getLoc())
-          << "dlas-gpu-map-kernels needs the module's '"
-          << DLASDialect::kTargetAttrName
-          << "' to be a #dlas.gpu_target (dlas-gpu-attach-target)";
+    FailureOr<GPUTargetAttr> required =
+        requireGPUTarget(module, "dlas-gpu-map-kernels");
+    if (failed(required))
       return signalPassFailure();
-    }
+    GPUTargetAttr target = *required;
     IRRewriter rewriter(&getContext());
     // Copies bufferization left as memref.copy (returned views, reshapes
     // that need a new buffer) run as copy kernels too.

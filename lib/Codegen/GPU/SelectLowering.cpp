@@ -22,11 +22,9 @@ using namespace mlir::dlas;
 /// tiled), or failure (reported as `what`'s) when they do not fit the
 /// target or, with `strict`, the op; without `strict` an op a tiled request
 /// does not fit keeps `chosen`.
-static FailureOr<GPUKernelAttr> withThreads(linalg::LinalgOp op,
-                                            GPUKernelAttr chosen,
-                                            GPUTargetAttr target,
-                                            ArrayRef<int64_t> threads,
-                                            StringRef what, bool strict) {
+static FailureOr<GPUKernelAttr>
+withThreads(linalg::LinalgOp op, GPUKernelAttr chosen, GPUTargetAttr target,
+            ArrayRef<int64_t> threads, StringRef what, bool strict) {
   int64_t total = 1;
   for (int64_t count : threads) {
     if (count < 1)
@@ -73,21 +71,18 @@ static FailureOr<GPUKernelAttr> withOutputs(linalg::LinalgOp op,
   if (outputs.size() != 2 || llvm::any_of(outputs, [](int64_t count) {
         return count < 1 || count > 8;
       }))
-    return op->emitOpError() << what
-                             << " must be [rows, columns], each 1 to 8";
+    return op->emitOpError() << what << " must be [rows, columns], each 1 to 8";
   return GPUKernelAttr::get(op->getContext(), chosen.getKind(),
                             chosen.getThreads(), outputs, chosen.getKey(),
                             DecisionSource::override);
 }
 
 /// The decision with the pass's `threads`, `op`'s `dlas.gpu_threads` and
-/// `dlas.gpu_outputs` overrides and the pass's `outputs` applied, or failure (reported) when
-/// an override does not fit the op or the target.
-static FailureOr<GPUKernelAttr> applyOverride(linalg::LinalgOp op,
-                                              GPUKernelAttr chosen,
-                                              GPUTargetAttr target,
-                                              ArrayRef<int64_t> threads,
-                                              ArrayRef<int64_t> outputs) {
+/// `dlas.gpu_outputs` overrides and the pass's `outputs` applied, or failure
+/// (reported) when an override does not fit the op or the target.
+static FailureOr<GPUKernelAttr>
+applyOverride(linalg::LinalgOp op, GPUKernelAttr chosen, GPUTargetAttr target,
+              ArrayRef<int64_t> threads, ArrayRef<int64_t> outputs) {
   if (!threads.empty()) {
     FailureOr<GPUKernelAttr> forced =
         withThreads(op, chosen, target, threads,
@@ -110,7 +105,8 @@ static FailureOr<GPUKernelAttr> applyOverride(linalg::LinalgOp op,
                        "'" + kGPUOutputsAttrName.str() + "'");
   }
   if (!outputs.empty())
-    return withOutputs(op, *decided, outputs, "dlas-gpu-select-lowering outputs");
+    return withOutputs(op, *decided, outputs,
+                       "dlas-gpu-select-lowering outputs");
   return decided;
 }
 
@@ -138,46 +134,38 @@ struct GPUSelectLoweringPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    GPUTargetAttr target = lookupGPUTarget(module);
-    if (!target) {
-      emitError(module.getLoc())
-          << "dlas-gpu-select-lowering needs the module's '"
-          << DLASDialect::kTargetAttrName
-          << "' to be a #dlas.gpu_target (dlas-gpu-attach-target)";
+    FailureOr<GPUTargetAttr> required =
+        requireGPUTarget(module, "dlas-gpu-select-lowering");
+    if (failed(required))
       return signalPassFailure();
-    }
+    GPUTargetAttr target = *required;
     WalkResult result = module.walk([&](linalg::LinalgOp op) {
-      FailureOr<GPUKernelAttr> decision =
-          applyOverride(op, chooseGPUKernel(op, target), target, threads,
-                        outputs);
+      FailureOr<GPUKernelAttr> decision = applyOverride(
+          op, chooseGPUKernel(op, target), target, threads, outputs);
       if (failed(decision))
         return WalkResult::interrupt();
       op->setAttr(DLASDialect::kLoweringAttrName, *decision);
       if (print)
-        llvm::outs() << "dlas-gpu-select-lowering: " << decision->getKey()
-                     << " -> " << stringifyGPUKernelKind(decision->getKind())
-                     << " "
-                     << llvm::join(llvm::map_range(decision->getThreads(),
-                                                   [](int64_t count) {
-                                                     return std::to_string(
-                                                         count);
-                                                   }),
-                                   "x")
-                     << " threads"
-                     << (decision->getOutputs().empty()
-                             ? std::string()
-                             : ", " +
-                                   llvm::join(llvm::map_range(
-                                                  decision->getOutputs(),
-                                                  [](int64_t count) {
-                                                    return std::to_string(
-                                                        count);
-                                                  }),
-                                              "x") +
-                                   " outputs a thread")
-                     << " ("
-                     << stringifyDecisionSource(decision->getSource())
-                     << ")\n";
+        llvm::outs()
+            << "dlas-gpu-select-lowering: " << decision->getKey() << " -> "
+            << stringifyGPUKernelKind(decision->getKind()) << " "
+            << llvm::join(llvm::map_range(decision->getThreads(),
+                                          [](int64_t count) {
+                                            return std::to_string(count);
+                                          }),
+                          "x")
+            << " threads"
+            << (decision->getOutputs().empty()
+                    ? std::string()
+                    : ", " +
+                          llvm::join(llvm::map_range(decision->getOutputs(),
+                                                     [](int64_t count) {
+                                                       return std::to_string(
+                                                           count);
+                                                     }),
+                                     "x") +
+                          " outputs a thread")
+            << " (" << stringifyDecisionSource(decision->getSource()) << ")\n";
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

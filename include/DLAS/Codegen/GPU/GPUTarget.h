@@ -5,6 +5,7 @@
 #include "DLAS/Dialect/DLAS/DLASDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
 namespace mlir::dlas {
@@ -27,6 +28,11 @@ std::optional<GPUTargetName> lookupGPUTargetName(llvm::StringRef name);
 /// lists the known names.
 llvm::Expected<GPUTargetAttr> resolveGPUTarget(MLIRContext *context,
                                                llvm::StringRef name);
+
+/// The module's `#dlas.gpu_target`, or failure after an error naming
+/// `pass` that says how to set one.
+FailureOr<GPUTargetAttr> requireGPUTarget(ModuleOp module,
+                                          llvm::StringRef pass);
 
 /// The loop order a GPU kernel runs `op` in (position -> `op`'s loop):
 /// its parallel loops in the order of the dimensions of its first output
