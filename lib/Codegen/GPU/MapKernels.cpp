@@ -661,26 +661,35 @@ static Fusion findFusion(linalg::LinalgOp op,
              def->isBeforeInBlock(op) || llvm::is_contained(between, def);
     });
     // Its other inputs are read, and its output written, when the
-    // reduction runs: none may alias the reduction's output.
+    // reduction runs: none may alias the reduction's output, except the
+    // epilogue's output being that very buffer (an in-place activation:
+    // each element is read and written by the same thread).
     SmallVector<Value> others;
     for (Value input : epilogue.getDpsInputs())
       if (input != output)
         others.push_back(input);
-    others.push_back(result);
+    bool inPlace = result == output;
+    if (!inPlace)
+      others.push_back(result);
     if (reads == 1 && identityRead && available && !readsOutput(others)) {
       fusion.epilogue = epilogue;
       toMove.assign(between.begin(), between.end());
     }
   }
-  // The output is stored unless nothing else reads it.
-  fusion.storeOutput =
-      !fusion.epilogue || llvm::any_of(output.getUsers(), [&](Operation *user) {
-        return user != op.getOperation() &&
-               user != fusion.epilogue.getOperation() &&
-               user != fusion.prologue.getOperation() &&
-               !isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(
-                   user);
-      });
+  // The output is stored unless nothing else reads it, or the epilogue
+  // writes its own values over it.
+  if (fusion.epilogue && fusion.epilogue.getDpsInitOperand(0)->get() == output)
+    fusion.storeOutput = false;
+  else
+    fusion.storeOutput =
+        !fusion.epilogue ||
+        llvm::any_of(output.getUsers(), [&](Operation *user) {
+          return user != op.getOperation() &&
+                 user != fusion.epilogue.getOperation() &&
+                 user != fusion.prologue.getOperation() &&
+                 !isa<memref::DeallocOp,
+                      memref::ExtractAlignedPointerAsIndexOp>(user);
+        });
   return fusion;
 }
 

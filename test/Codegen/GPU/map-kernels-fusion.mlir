@@ -120,4 +120,24 @@ func.func @source_reused(%x: memref<1x4x6x6xf32>) {
   memref.dealloc %window : memref<3x3xf32>
   return
 }
+
+// An in-place epilogue (the ReLU writes the matmul's own buffer, as
+// bufferization often makes it): one kernel, storing only the ReLU's value.
+// CHECK-LABEL: func.func @in_place
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]]
+// CHECK-NOT: memref.store %[[SUM]]
+// CHECK: memref.store %[[RELU]], %arg2[
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @in_place(%a: memref<64x32xf32>, %w: memref<32x48xf32>, %acc: memref<64x48xf32>) {
+  linalg.matmul ins(%a, %w : memref<64x32xf32>, memref<32x48xf32>) outs(%acc : memref<64x48xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<64x48xf32>) outs(%acc : memref<64x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  }
+  return
+}
 }
