@@ -115,6 +115,8 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(createGPUSelectLowering(select));
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());
+  // After the last CSE on tensors: layer outputs get buffers of their own.
+  pm.addNestedPass<func::FuncOp>(createGPUSeparateEmptyTensors());
   buildBufferizationStage(pm);
   // No canonicalization in between: it would merge the mapped nests.
   GPUMapKernelsOptions map;
