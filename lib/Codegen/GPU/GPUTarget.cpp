@@ -169,9 +169,10 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
     for (int64_t i = 0; i < leading - 2; ++i)
       outer = ShapedType::isDynamic(ranges[i]) ? (int64_t{1} << 20)
                                                : outer * ranges[i];
+    // The grid's y and z dimensions hold at most 65535 blocks each.
     if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows) &&
         columns >= kColumns && rows >= kRows &&
-        llvm::divideCeil(rows, kRows) <= 65535)
+        llvm::divideCeil(rows, kRows) <= 65535 && outer <= 65535)
       return GPUKernelAttr::get(
           context, GPUKernelKind::tiled, {kRows, kColumns},
           chooseOutputsPerThread(rows, columns, outer, target), key,

@@ -699,6 +699,20 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
                            GPUKernelAttr decision, const Fusion &fusion) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
+  // A tiled kernel's outer dimensions share the grid's z: at most 65535
+  // blocks (the cost model never decides more; an override may).
+  unsigned parallel = op.getNumParallelLoops();
+  if (decision.getKind() == GPUKernelKind::tiled && parallel > 2) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t outer = 1;
+    for (int64_t range : ArrayRef<int64_t>(ranges).take_front(parallel - 2))
+      outer = ShapedType::isDynamic(range) ? outer : outer * range;
+    if (outer > 65535)
+      return op->emitOpError()
+             << "a tiled GPU kernel over " << outer
+             << " outer iterations exceeds the grid's 65535 blocks in z; "
+                "give it a flat decision (dlas.gpu_threads = array<i64: t>)";
+  }
   // Outputs in registers across the reductions (every op DLAS makes).
   {
     bool hasParallel = llvm::is_contained(op.getIteratorTypesArray(),

@@ -9,3 +9,11 @@ func.func @tensor(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48
   %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
   return %r : tensor<64x48xf32>
 }
+
+// -----
+
+func.func @grid_z(%a: memref<70000x8x4xf32>, %b: memref<70000x4x32xf32>, %c: memref<70000x8x32xf32>) {
+  // expected-error @+1 {{a tiled GPU kernel over 70000 outer iterations exceeds the grid's 65535 blocks in z; give it a flat decision (dlas.gpu_threads = array<i64: t>)}}
+  linalg.batch_matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "k", source = override>} ins(%a, %b : memref<70000x8x4xf32>, memref<70000x4x32xf32>) outs(%c : memref<70000x8x32xf32>)
+  return
+}

@@ -72,6 +72,14 @@ func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<1024x1024xf32>) -> (tensor<
   return %r, %s : tensor<2048x2048xf32>, tensor<1024x1024xf32>
 }
 
+// More than 65535 batches would overflow the grid's z dimension: flat.
+// CHECK-LABEL: func.func @many_batches
+// CHECK: linalg.batch_matmul {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [256], key = "linalg.batch_matmul_70000x8x32x4"
+func.func @many_batches(%a: tensor<70000x8x4xf32>, %b: tensor<70000x4x32xf32>, %c: tensor<70000x8x32xf32>) -> tensor<70000x8x32xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<70000x8x4xf32>, tensor<70000x4x32xf32>) outs(%c : tensor<70000x8x32xf32>) -> tensor<70000x8x32xf32>
+  return %r : tensor<70000x8x32xf32>
+}
+
 // A 7 x 7 map is too narrow for 32 columns: flat, 25088 outputs over 132
 // SMs: 192 threads a block.
 // CHECK-LABEL: func.func @conv7
