@@ -11,12 +11,11 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Target/LLVM/NVVM/Utils.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-
-#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::dlas;
@@ -24,10 +23,11 @@ using namespace mlir::dlas;
 // Resolved when the pipeline is built, like the CPU pipeline's `host`, so
 // that no pass asks the machine.
 std::string dlas::findCUDAToolkit() {
-  for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
-    if (const char *path = std::getenv(variable))
-      if (llvm::sys::fs::exists(llvm::Twine(path) + "/bin/ptxas"))
-        return path;
+  // MLIR's own answer first (CUDA_ROOT, CUDA_HOME, CUDA_PATH, else the path
+  // it was built with), then where Debian's MLIR does not look.
+  StringRef configured = NVVM::getCUDAToolkitPath();
+  if (!configured.empty() && llvm::sys::fs::exists(configured + "/bin/ptxas"))
+    return configured.str();
   if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
     return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
         .str();

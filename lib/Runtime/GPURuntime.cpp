@@ -454,14 +454,12 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   return pointer;
 }
 
-void mgpuMemFree(void *pointer, void *stream) {
+void mgpuMemFree(void *pointer, void * /*stream*/) {
   Call call;
-  if (!call.ok || !pointer)
-    return;
-  // The stream's kernels may still read the buffer.
-  failed(state().driver.streamSynchronize(stream),
-         "waiting for the GPU (a kernel or copy failed)");
-  failed(state().driver.memFree(pointer), "freeing device memory");
+  // cuMemFree and hipFree wait for the device's pending work themselves
+  // (as MLIR's own CUDA wrappers rely on).
+  if (call.ok && pointer)
+    failed(state().driver.memFree(pointer), "freeing device memory");
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {

@@ -1,4 +1,5 @@
 //===- VectorizableLoopOrder.cpp - the dlas-vectorizable-loop-order pass --===//
+#include "DLAS/Transforms/LoopOrder.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -74,16 +75,7 @@ struct VectorizableLoopOrderPass
       SmallVector<unsigned> order = vectorizableOrder(op, maxInnerReduction);
       if (order.empty())
         continue;
-      rewriter.setInsertionPoint(op);
-      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-      if (!generic) {
-        FailureOr<linalg::GenericOp> generalized =
-            linalg::generalizeNamedOp(rewriter, op);
-        if (failed(generalized))
-          continue;
-        generic = *generalized;
-      }
-      if (succeeded(linalg::interchangeGenericOp(rewriter, generic, order)))
+      if (succeeded(dlas::interchangeLoops(rewriter, op, order)))
         ++numReordered;
     }
   }

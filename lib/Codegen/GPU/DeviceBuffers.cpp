@@ -219,10 +219,6 @@ struct GPUDeviceBuffersPass
       inputCopies.push_back(alloc.getMemref());
     }
     SmallVector<func::ReturnOp> returns(function.getOps<func::ReturnOp>());
-    function.walk([&](func::ReturnOp op) {
-      if (!llvm::is_contained(returns, op))
-        returns.push_back(op);
-    });
     for (func::ReturnOp ret : returns) {
       rewriter.setInsertionPoint(ret);
       Location loc = ret.getLoc();
@@ -242,10 +238,10 @@ struct GPUDeviceBuffersPass
         Value root = rootOf(result);
         // Device buffers this function made or received from a callee; not
         // the input copies (freed below) or the cached constants.
-        bool owned = root.getDefiningOp<gpu::AllocOp>() ||
-                     root.getDefiningOp<func::CallOp>();
-        if (auto call = root.getDefiningOp<func::CallOp>())
-          owned = !call.getCallee().starts_with("dlas_gpu_constant_");
+        auto call = root.getDefiningOp<func::CallOp>();
+        bool owned =
+            root.getDefiningOp<gpu::AllocOp>() ||
+            (call && !call.getCallee().starts_with("dlas_gpu_constant_"));
         if (owned && !llvm::is_contained(inputCopies, root))
           toFree.insert(root);
         result = host;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/GPU/GPUTarget.h"
 #include "DLAS/Codegen/GPU/Passes.h"
+#include "DLAS/Transforms/LoopOrder.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -358,7 +359,6 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       }
   }
 
-  Block *payload = op.getBlock();
   unsigned numInits = op.getNumDpsInits();
   SmallVector<Value> inits;
   for (TileOutput &output : tile)
@@ -468,29 +468,18 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   return parallel;
 }
 
-/// `op` with its loops in the kernel's order (gpuLoopOrder): named ops
-/// become generics to interchange.
+/// `op` with its loops in the kernel's order (gpuLoopOrder).
 static FailureOr<linalg::LinalgOp> reorderForKernel(RewriterBase &rewriter,
                                                     linalg::LinalgOp op) {
   SmallVector<unsigned> order = gpuLoopOrder(op);
   if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
     return op;
-  rewriter.setInsertionPoint(op);
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic) {
-    FailureOr<linalg::GenericOp> generalized =
-        linalg::generalizeNamedOp(rewriter, op);
-    if (failed(generalized))
-      return op->emitOpError("dlas-gpu-map-kernels cannot reorder the "
-                             "loops of this op");
-    generic = *generalized;
-  }
-  FailureOr<linalg::GenericOp> interchanged =
-      linalg::interchangeGenericOp(rewriter, generic, order);
-  if (failed(interchanged))
-    return generic->emitOpError("dlas-gpu-map-kernels cannot reorder the "
-                                "loops of this op");
-  return linalg::LinalgOp(*interchanged);
+  FailureOr<linalg::GenericOp> reordered =
+      interchangeLoops(rewriter, op, order);
+  if (failed(reordered))
+    return op->emitOpError("dlas-gpu-map-kernels cannot reorder the loops "
+                           "of this op");
+  return linalg::LinalgOp(*reordered);
 }
 
 /// True for ops that may stand between a reduction and its fusion
@@ -713,68 +702,18 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
              << " outer iterations exceeds the grid's 65535 blocks in z; "
                 "give it a flat decision (dlas.gpu_threads = array<i64: t>)";
   }
-  // Outputs in registers across the reductions (every op DLAS makes).
-  {
-    bool hasParallel = llvm::is_contained(op.getIteratorTypesArray(),
-                                          utils::IteratorType::parallel);
-    OpBuilder::InsertionGuard guard(rewriter);
-    FailureOr<scf::ParallelOp> emitted =
-        emitRegisterLoops(rewriter, op, decision, fusion);
-    if (failed(emitted) && !fusion.empty())
-      return op->emitOpError("dlas-gpu-map-kernels cannot emit this fused "
-                             "kernel");
-    if (succeeded(emitted)) {
-      // Without parallel loops: one thread of its own kernel.
-      if (!hasParallel)
-        return mapLoop(*emitted, {gpu::Processor::BlockX});
-      if (failed(shapeAndMap(rewriter, *emitted, decision)))
-        return emitError(loc) << "dlas-gpu-map-kernels: cannot map the "
-                                 "loops of "
-                              << decision.getKey();
-      return success();
-    }
-  }
-  // Otherwise linalg's parallel loops. An op without a leading parallel
-  // dimension (a 0-d op, a full reduction) runs in one thread of its own
-  // kernel.
-  bool leadingParallel =
-      op.getNumLoops() > 0 &&
-      op.getIteratorTypesArray().front() == utils::IteratorType::parallel;
-  if (!leadingParallel) {
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto single = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
-                                          ValueRange{one}, ValueRange{one});
-    rewriter.setInsertionPointToStart(single.getBody());
-    FailureOr<linalg::LinalgLoops> loops =
-        linalg::linalgOpToParallelLoops(rewriter, op);
-    if (failed(loops))
-      return op->emitOpError("dlas-gpu-map-kernels cannot lower this op to "
-                             "loops");
-    rewriter.eraseOp(op);
-    // Any parallel loop in it runs sequentially in the one thread.
-    single.getBody()->walk([&](scf::ParallelOp inner) {
-      (void)mapLoop(inner,
-                    SmallVector<gpu::Processor>(inner.getNumLoops(),
-                                                gpu::Processor::Sequential));
-    });
-    if (failed(mapLoop(single, {gpu::Processor::BlockX})))
-      return failure();
-    return success();
-  }
-  FailureOr<linalg::LinalgLoops> loops =
-      linalg::linalgOpToParallelLoops(rewriter, op);
-  if (failed(loops) || loops->empty())
-    return op->emitOpError("dlas-gpu-map-kernels cannot lower this op to "
-                           "loops");
-  rewriter.eraseOp(op);
-  auto outer = cast<scf::ParallelOp>(loops->front());
-  // Parallel loops under a reduction run sequentially in their thread.
-  outer.getBody()->walk([&](scf::ParallelOp inner) {
-    (void)mapLoop(inner, SmallVector<gpu::Processor>(
-                             inner.getNumLoops(), gpu::Processor::Sequential));
-  });
-  if (failed(shapeAndMap(rewriter, outer, decision)))
+  // Outputs in registers across the reductions.
+  bool hasParallel = llvm::is_contained(op.getIteratorTypesArray(),
+                                        utils::IteratorType::parallel);
+  FailureOr<scf::ParallelOp> emitted =
+      emitRegisterLoops(rewriter, op, decision, fusion);
+  if (failed(emitted))
+    return op->emitOpError("dlas-gpu-map-kernels builds kernels for ops whose "
+                           "outputs are indexed by projected permutations");
+  // Without parallel loops: one thread of its own kernel.
+  if (!hasParallel)
+    return mapLoop(*emitted, {gpu::Processor::BlockX});
+  if (failed(shapeAndMap(rewriter, *emitted, decision)))
     return emitError(loc) << "dlas-gpu-map-kernels: cannot map the loops of "
                           << decision.getKey();
   return success();

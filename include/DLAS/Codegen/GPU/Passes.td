@@ -140,9 +140,7 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
     without fusion, 56 with).
 
     An op whose outputs are not
-    indexed by a projected permutation falls back to linalg's parallel
-    loops, where loops nested under a reduction run sequentially in their
-    thread.
+    indexed by a projected permutation (none that DLAS makes) is refused.
 
     ```mlir
     // before: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled,
