@@ -117,13 +117,18 @@ if _python_can_import(["onnx", "numpy"]):
     config.available_features.add("onnx")
 
 # GPU code generation. The CUDA toolkit is not in apt: ptxas is looked for
-# where MLIR's gpu-module-to-binary looks (CUDA_HOME, PATH, /usr/local/cuda),
+# where findCUDAToolkit() looks (CUDA_ROOT/HOME/PATH, PATH, /usr/local/cuda),
 # and the cubin tests need it. ROCm math functions need Debian's
 # rocm-device-libs (OCML bitcode).
 _ptxas = None
-for _candidate in [os.path.join(os.environ.get("CUDA_HOME", ""), "bin", "ptxas"),
-                   shutil.which("ptxas") or "", "/usr/local/cuda/bin/ptxas"]:
-    if _candidate and os.access(_candidate, os.X_OK):
+for _root in [os.environ.get("CUDA_ROOT", ""), os.environ.get("CUDA_HOME", ""),
+              os.environ.get("CUDA_PATH", ""),
+              os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("ptxas") or "/"))),
+              "/usr/local/cuda"]:
+    # The same test as findCUDAToolkit(): ptxas and libdevice both there.
+    _candidate = os.path.join(_root, "bin", "ptxas")
+    if _root and os.access(_candidate, os.X_OK) and os.path.exists(
+            os.path.join(_root, "nvvm", "libdevice", "libdevice.10.bc")):
         _ptxas = _candidate
         break
 if _ptxas:

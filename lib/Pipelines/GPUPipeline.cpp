@@ -20,19 +20,32 @@
 using namespace mlir;
 using namespace mlir::dlas;
 
+// A toolkit MLIR's NVVM target can use: ptxas to assemble, and libdevice,
+// which it links whenever a kernel calls a math function.
+static bool isCompleteCUDAToolkit(StringRef root) {
+  return !root.empty() && llvm::sys::fs::can_execute(root + "/bin/ptxas") &&
+         llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
+}
+
 // Resolved when the pipeline is built, like the CPU pipeline's `host`, so
 // that no pass asks the machine.
 std::string dlas::findCUDAToolkit() {
   // MLIR's own answer first (CUDA_ROOT, CUDA_HOME, CUDA_PATH, else the path
-  // it was built with), then where Debian's MLIR does not look.
-  StringRef configured = NVVM::getCUDAToolkitPath();
-  if (!configured.empty() && llvm::sys::fs::exists(configured + "/bin/ptxas"))
-    return configured.str();
-  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
-    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
-        .str();
-  if (llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas"))
-    return "/usr/local/cuda";
+  // it was built with), then where Debian's MLIR does not look: the ptxas on
+  // PATH (links resolved; a wrapper script in /usr/local/bin is not a
+  // toolkit) and /usr/local/cuda.
+  SmallVector<std::string> candidates = {NVVM::getCUDAToolkitPath().str()};
+  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas")) {
+    SmallString<256> resolved;
+    if (!llvm::sys::fs::real_path(*ptxas, resolved))
+      candidates.push_back(
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(resolved))
+              .str());
+  }
+  candidates.push_back("/usr/local/cuda");
+  for (const std::string &root : candidates)
+    if (isCompleteCUDAToolkit(root))
+      return root;
   return "";
 }
 
