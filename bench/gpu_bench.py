@@ -12,6 +12,15 @@ ONNX with its seeded input and PyTorch's output, compiles it with
 script, the harness (examples/aot/run_gpu_model.py) and models.py into the
 work directory, which is then all the GPU machine needs.
 
+With --cases FAMILIES, `prepare` also compiles every case of those families
+of test/Integration/Inputs/nn_cases.py (each op kind at several shapes, with
+PyTorch's answer) to a library of its own, and `run` checks each on the GPU.
+With --weight-levels N the models' weights are rounded to N values per tensor
+(test/Models/Inputs/models.py quantize_weights) and --pack writes the work
+directory as one .tar.xz, so that resnet50 at two batches fits the 64 MiB a
+GPU call may carry; the computation and its check are unchanged (f32, the
+reference computed from the same rounded weights).
+
 `run` loads every library, checks its output against PyTorch's CPU answer,
 times it (median of --repeat, end to end: the entry copies its input to the
 GPU and its result back), and times PyTorch on the same GPU: eager NCHW and
@@ -38,7 +47,7 @@ def prepare(args):
     for batch in [int(b) for b in args.batches.split(",")]:
         for name in args.models.split(","):
             folder = os.path.join(args.workdir, f"b{batch}")
-            models.export(name, folder, batch=batch)
+            models.export(name, folder, batch=batch, weight_levels=args.weight_levels)
             base = os.path.join(folder, name, name)
             start = time.perf_counter()
             proc = subprocess.run(
@@ -53,12 +62,45 @@ def prepare(args):
             os.remove(base + ".onnx")  # the library holds the weights
     with open(os.path.join(args.workdir, "compile_times.json"), "w") as f:
         json.dump({"target": args.target, "models": compile_times}, f, indent=2)
+    failing = 0
+    for n in [int(n) for n in args.gemm.split(",") if n]:
+        # f32 GEMM n x n x n, both operands arguments (copied in each call;
+        # `run` compares kernel times, not end to end).
+        folder = os.path.join(args.workdir, "gemm")
+        os.makedirs(folder, exist_ok=True)
+        base = os.path.join(folder, f"gemm{n}")
+        t = f"tensor<{n}x{n}xf32>"
+        with open(base + ".mlir", "w") as f:
+            f.write(f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+                    f"  %c = nn.matmul %a, %b : ({t}, {t}) -> {t}\n"
+                    f"  return %c : {t}\n}}\n")
+        proc = subprocess.run([args.dlas_compile, base + ".mlir", "--target", args.target,
+                               "-o", base + ".so"], capture_output=True, text=True)
+        print(f"{'ok' if proc.returncode == 0 else 'FAIL'} gemm {n}")
+        failing |= proc.returncode
+    if args.cases:
+        proc = subprocess.run(
+            [sys.executable, os.path.join(HERE, "..", "test", "Integration", "Inputs",
+                                          "nn_cases.py"),
+             "--family", args.cases, "--workdir", os.path.join(args.workdir, "cases"),
+             "--aot-target", args.target, "--dlas-compile", args.dlas_compile],
+            capture_output=True, text=True)
+        print(proc.stdout.splitlines()[-1] if proc.stdout else proc.stderr)
+        failing = proc.returncode
     shutil.copy(__file__, args.workdir)
     shutil.copy(os.path.join(HERE, "..", "examples", "aot", "run_gpu_model.py"),
                 args.workdir)
     shutil.copy(os.path.join(HERE, "..", "test", "Models", "Inputs", "models.py"),
                 args.workdir)
-    return 0
+    if args.pack:
+        # One xz stream with a dictionary wider than all libraries, so that a
+        # model's weights at its second batch cost nothing.
+        workdir = os.path.abspath(args.workdir)
+        subprocess.run(["tar", "-C", os.path.dirname(workdir), "-cf", args.pack,
+                        "-I", "xz -6 --lzma2=preset=6,dict=512MiB",
+                        os.path.basename(workdir)], check=True)
+        print(f"{args.pack}: {os.path.getsize(args.pack) / 2**20:.1f} MiB")
+    return 1 if failing else 0
 
 
 def torch_times(name, batch, x, repeat):
@@ -92,9 +134,97 @@ def torch_times(name, batch, x, repeat):
     return result
 
 
+def run_cases(args, harness):
+    """Every op case's library, several at once; returns (runs, failures)."""
+    from concurrent.futures import ThreadPoolExecutor
+    folder = os.path.join(args.workdir, "cases")
+    if not os.path.isdir(folder):
+        return 0, []
+    names = sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".so"))
+
+    def check(name):
+        base = os.path.join(folder, name)
+        inputs = sorted(f for f in os.listdir(folder)
+                        if f.startswith(name + ".in") and f.endswith(".npy"))
+        cmd = [sys.executable, harness, base + ".so", "--expect", base + ".expected.npy",
+               "--rtol", "1e-4", "--atol", "1e-4"]
+        for f in inputs:
+            cmd += ["--input", os.path.join(folder, f)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return name, False, "timed out after 60 s\n"
+        return name, proc.returncode == 0 and "FAIL" not in proc.stdout, proc.stdout + proc.stderr
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(check, names))
+    failures = [(n, out) for n, ok, out in results if not ok]
+    with open(os.path.join(args.workdir, "cases.log"), "w") as f:
+        for n, ok, out in results:
+            f.write(f"{'ok  ' if ok else 'FAIL'} {n}\n" + ("" if ok else out))
+    for n, out in failures:
+        print(f"FAIL {n}\n{out}")
+    print(f"op cases on the GPU: {len(names)} run, {len(failures)} failing")
+    return len(names), failures
+
+
+def kernel_ms(output):
+    """The sum of kernel medians that run_gpu_model.py --profile printed."""
+    for line in output.splitlines():
+        if line.startswith("profile:"):
+            return float(line.split("sum of medians")[1].split()[0])
+    return None
+
+
+def run_gemms(args, harness):
+    """Each GEMM library's kernel time (device events) against torch.mm
+    (cuBLAS, f32 with TF32 off, CUDA events), with a check against torch."""
+    import numpy as np
+    import torch
+    folder = os.path.join(args.workdir, "gemm")
+    rows = []
+    if not os.path.isdir(folder):
+        return rows
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for n in sorted(int(f[4:-3]) for f in os.listdir(folder) if f.endswith(".so")):
+        base = os.path.join(folder, f"gemm{n}")
+        rng = np.random.default_rng(n)
+        a, b = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
+        np.save(base + ".a.npy", a)
+        np.save(base + ".b.npy", b)
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+        np.save(base + ".expected.npy", torch.mm(ta, tb).cpu().numpy())
+        proc = subprocess.run(
+            [sys.executable, harness, base + ".so", "--input", base + ".a.npy", "--input",
+             base + ".b.npy", "--expect", base + ".expected.npy", "--rtol", "1e-3",
+             "--atol", "1e-3", "--repeat", "3", "--profile", "3"],
+            capture_output=True, text=True, timeout=300)
+        dlas = kernel_ms(proc.stdout)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = []
+        for _ in range(10):
+            start.record()
+            torch.mm(ta, tb)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        cublas = sorted(times)[len(times) // 2]
+        ok = proc.returncode == 0 and "PASS" in proc.stdout
+        row = {"n": n, "check": "PASS" if ok else "FAIL", "dlas_kernel_ms": dlas,
+               "cublas_ms": cublas,
+               "dlas_tflops": 2 * n**3 / dlas / 1e9 if dlas else None,
+               "cublas_tflops": 2 * n**3 / cublas / 1e9}
+        print(row if ok else proc.stdout + proc.stderr)
+        rows.append(row)
+    return rows
+
+
 def run(args):
     import numpy as np
     harness = os.path.join(args.workdir, "run_gpu_model.py")
+    case_runs, case_failures = run_cases(args, harness)
+    gemms = run_gemms(args, harness)
+    profiles = {}
     rows = []
     for batch_dir in sorted(d for d in os.listdir(args.workdir) if d.startswith("b")):
         batch = int(batch_dir[1:])
@@ -102,12 +232,16 @@ def run(args):
             base = os.path.join(args.workdir, batch_dir, name, name)
             if not os.path.exists(base + ".so"):
                 continue
-            proc = subprocess.run(
-                [sys.executable, harness, base + ".so", "--input", base + ".input.npy",
-                 "--expect", base + ".expected.npy", "--rtol", "1e-3", "--atol", "1e-3",
-                 "--repeat", str(args.repeat)], capture_output=True, text=True)
-            out = proc.stdout + proc.stderr
-            ok = proc.returncode == 0 and "PASS" in out
+            try:
+                proc = subprocess.run(
+                    [sys.executable, harness, base + ".so", "--input", base + ".input.npy",
+                     "--expect", base + ".expected.npy", "--rtol", "1e-3", "--atol", "1e-3",
+                     "--repeat", str(args.repeat), "--profile", "12"],
+                    capture_output=True, text=True, timeout=180)
+                out = proc.stdout + proc.stderr
+                ok = proc.returncode == 0 and "PASS" in out
+            except subprocess.TimeoutExpired:
+                out, ok = "timed out after 180 s", False
             dlas_ms = None
             for line in out.splitlines():
                 if line.startswith("time: median"):
@@ -122,6 +256,8 @@ def run(args):
                    "torch_channels_last_ms": peers.get("channels_last")}
             rows.append(row)
             print(row if ok else out)
+            profiles[f"{name} batch {batch}"] = "\n".join(
+                l for l in out.splitlines() if l.startswith(("profile:", "  ")))
     with open(os.path.join(args.workdir, "results.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["model"])
         writer.writeheader()
@@ -132,9 +268,25 @@ def run(args):
         for r in rows:
             best = min([t for t in (r["torch_nchw_ms"], r["torch_channels_last_ms"]) if t] or [0])
             ratio = f"{r['dlas_ms'] / best:.2f}x" if r["dlas_ms"] and best else "-"
-            f.write(f"| {r['model']} | {r['batch']} | {r['check']} | {r['dlas_ms']} | "
-                    f"{r['torch_nchw_ms']} | {r['torch_channels_last_ms']} | {ratio} |\n")
-    return 0 if all(r["check"] == "PASS" for r in rows) else 1
+            ms = lambda t: f"{t:.3f}" if t else "-"  # noqa: E731
+            f.write(f"| {r['model']} | {r['batch']} | {r['check']} | {ms(r['dlas_ms'])} | "
+                    f"{ms(r['torch_nchw_ms'])} | {ms(r['torch_channels_last_ms'])} | {ratio} |\n")
+        if gemms:
+            f.write("\n| f32 GEMM n | check | DLAS kernel ms | cuBLAS ms | DLAS TFLOP/s |"
+                    " cuBLAS TFLOP/s | DLAS / cuBLAS speed |\n|---|---|---|---|---|---|---|\n")
+            for g in gemms:
+                speed = (f"{g['cublas_ms'] / g['dlas_kernel_ms']:.2f}"
+                         if g["dlas_kernel_ms"] else "-")
+                f.write(f"| {g['n']} | {g['check']} | {g['dlas_kernel_ms']} | "
+                        f"{g['cublas_ms']:.3f} | {g['dlas_tflops'] or 0:.2f} | "
+                        f"{g['cublas_tflops']:.2f} | {speed} |\n")
+        f.write(f"\nOp cases (nn_cases.py, one library each): {case_runs} run, "
+                f"{len(case_failures)} failing"
+                + "".join(f"\n- FAIL {n}" for n, _ in case_failures) + "\n")
+        for model, profile in profiles.items():
+            f.write(f"\nKernels of {model} (median of 5 profiled runs):\n```\n{profile}\n```\n")
+    ok = (all(r["check"] == "PASS" for r in rows + gemms) and not case_failures)
+    return 0 if ok else 1
 
 
 def main():
@@ -146,6 +298,13 @@ def main():
     p.add_argument("--target", default="cuda:sm_90")
     p.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,wrn40_2_g2")
     p.add_argument("--batches", default="1,32")
+    p.add_argument("--gemm", default="", help="comma list of n: f32 n x n x n GEMMs "
+                   "timed against cuBLAS (kernel time)")
+    p.add_argument("--cases", default="",
+                   help="nn_cases.py families to compile one library per case of")
+    p.add_argument("--weight-levels", type=int, default=0,
+                   help="round every weight to N values per tensor (0: exact)")
+    p.add_argument("--pack", default="", help="also write the work directory as this .tar.xz")
     p.add_argument("--dlas-compile", default=os.path.join(HERE, "..", "build", "bin",
                                                            "dlas-compile"))
     r = sub.add_parser("run")

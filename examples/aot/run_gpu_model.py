@@ -39,10 +39,11 @@ def describe(array):
 
 
 def to_array(desc, spec):
-    """Copies a result descriptor's elements into a new numpy array."""
+    """Copies a result descriptor's elements into a new numpy array (its
+    sizes from the descriptor: the manifest has null for a dynamic one)."""
     dtype = np.dtype(spec["dtype"])
-    shape = tuple(spec["shape"])
-    rank = len(shape)
+    rank = len(spec["shape"])
+    shape = tuple(desc.sizes[d] for d in range(rank))
     count = int(np.prod(shape)) if shape else 1
     strides = [desc.strides[d] for d in range(rank)]
     span = (sum((s - 1) * st for s, st in zip(shape, strides)) + 1) if count else 0
@@ -53,6 +54,31 @@ def to_array(desc, spec):
     view = np.lib.stride_tricks.as_strided(
         flat, shape=shape, strides=[st * dtype.itemsize for st in strides])
     return np.array(view, copy=True)
+
+
+def print_profile(library, run, top, runs=5):
+    """`runs` more runs with every launch bracketed by events (kept apart
+    from the timed ones): each kernel's median, the slowest `top` of them,
+    and their sum."""
+    library.dlasGpuProfile(1)
+    for _ in range(runs):
+        run()
+        library.dlasGpuProfileFlush()
+    library.dlasGpuProfile(0)
+    library.dlasGpuProfileLabel.restype = ctypes.c_char_p
+    library.dlasGpuProfileSample.restype = ctypes.c_double
+    library.dlasGpuProfileSample.argtypes = [ctypes.c_int, ctypes.c_int]
+    kernels = library.dlasGpuProfileKernels()
+    rows = []
+    for k in range(kernels):
+        samples = sorted(library.dlasGpuProfileSample(k, i)
+                         for i in range(library.dlasGpuProfileSamples(k)))
+        if samples:
+            rows.append((samples[len(samples) // 2], library.dlasGpuProfileLabel(k).decode()))
+    total = sum(t for t, _ in rows)
+    print(f"profile: {len(rows)} kernels, sum of medians {total:.3f} ms")
+    for t, label in sorted(rows, reverse=True)[:top]:
+        print(f"  {t:8.3f} ms {100 * t / total if total else 0:5.1f}%  {label}")
 
 
 def main():
@@ -68,6 +94,9 @@ def main():
     parser.add_argument("--atol", type=float, default=1e-4)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=0)
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="time every kernel of the timed runs (CUDA/HIP events) and "
+                             "print the N slowest kernels' medians")
     args = parser.parse_args()
 
     manifest_path = args.manifest or os.path.splitext(args.library)[0] + ".json"
@@ -86,9 +115,14 @@ def main():
     for i, spec in enumerate(specs):
         if args.input:
             array = np.load(args.input[i])
-            if list(array.shape) != spec["shape"] or array.dtype != np.dtype(spec["dtype"]):
+            fits = array.ndim == len(spec["shape"]) and all(
+                want is None or want == got for want, got in zip(spec["shape"], array.shape))
+            if not fits or array.dtype != np.dtype(spec["dtype"]):
                 sys.exit(f"input {i}: {args.input[i]} is {array.dtype}{list(array.shape)}, "
                          f"the entry takes {spec['dtype']}{spec['shape']}")
+        elif None in spec["shape"]:
+            sys.exit(f"input {i} has a dynamic size ({spec['shape']}, null: any): "
+                     f"give it as --input x.npy")
         else:
             array = rng.standard_normal(spec["shape"]).astype(spec["dtype"])
         inputs.append(np.ascontiguousarray(array))
@@ -128,6 +162,8 @@ def main():
         start = time.perf_counter()
         arrays = run()
         times.append((time.perf_counter() - start) * 1e3)
+    if args.profile:
+        print_profile(library, run, args.profile)
     ok = True
     for i, array in enumerate(arrays):
         print(f"output #{i}: shape {list(array.shape)} {array.dtype}, checksum sum "

@@ -86,6 +86,18 @@ struct State {
   };
   std::vector<Pending> pending;
   std::vector<std::pair<std::string, std::vector<double>>> samples;
+  // Caching allocator (mgpuMemAlloc/mgpuMemFree): cuMemFree and hipFree
+  // wait for the whole device, so freeing each layer's buffer made the host
+  // wait for every kernel before queueing the next. Freed blocks are kept:
+  // `streamFree` holds those freed on a stream still running (reused only
+  // on that stream, whose order makes it safe), `idle` those whose stream
+  // has since been synchronized or destroyed (reusable anywhere).
+  // DLAS_GPU_CACHING=0 turns it off (every free goes to the driver).
+  bool caching = !getenv("DLAS_GPU_CACHING") ||
+                 std::string(getenv("DLAS_GPU_CACHING")) != "0";
+  std::map<void *, uint64_t> blockSize;
+  std::map<void *, std::multimap<uint64_t, void *>> streamFree;
+  std::multimap<uint64_t, void *> idle;
 };
 
 State &state() {
@@ -262,6 +274,38 @@ bool ready() {
 }
 
 /// Locks the state and opens the driver; the guard's owner checks `ok`.
+/// A cached block of at least `size` bytes and at most a quarter more
+/// (best fit), taken out of `blocks`; null when there is none.
+void *takeCachedBlock(std::multimap<uint64_t, void *> &blocks,
+                      uint64_t size) {
+  auto fit = blocks.lower_bound(size);
+  if (fit == blocks.end() || fit->first > size + size / 4)
+    return nullptr;
+  void *pointer = fit->second;
+  blocks.erase(fit);
+  return pointer;
+}
+
+/// `stream`'s work is done: the blocks freed on it are idle.
+void retireStreamBlocks(void *stream) {
+  State &s = state();
+  auto list = s.streamFree.find(stream);
+  if (list == s.streamFree.end())
+    return;
+  s.idle.insert(list->second.begin(), list->second.end());
+  s.streamFree.erase(list);
+}
+
+/// Gives the idle cached blocks back to the driver.
+void releaseIdleBlocks() {
+  State &s = state();
+  for (auto &[size, pointer] : s.idle) {
+    s.blockSize.erase(pointer);
+    failed(s.driver.memFree(pointer), "freeing device memory");
+  }
+  s.idle.clear();
+}
+
 struct Call {
   std::lock_guard<std::mutex> lock{state().mutex};
   bool ok = ready();
@@ -302,6 +346,12 @@ const char *dlasGpuLastError(void) {
 void dlasGpuClearError(void) {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().error.clear();
+}
+
+void dlasGpuReleaseCache(void) {
+  Call call;
+  if (call.ok)
+    releaseIdleBlocks();
 }
 
 const char *dlasGpuDeviceName(void) { return state().deviceName.c_str(); }
@@ -389,15 +439,21 @@ void *mgpuStreamCreate() {
 
 void mgpuStreamDestroy(void *stream) {
   Call call;
-  if (call.ok && stream)
-    failed(state().driver.streamDestroy(stream), "destroying a stream");
+  if (!call.ok || !stream)
+    return;
+  // The driver finishes a destroyed stream's work before releasing it; the
+  // host does not wait, so its freed blocks need the wait here.
+  if (!failed(state().driver.streamSynchronize(stream),
+              "waiting for the GPU (a kernel or copy failed)"))
+    retireStreamBlocks(stream);
+  failed(state().driver.streamDestroy(stream), "destroying a stream");
 }
 
 void mgpuStreamSynchronize(void *stream) {
   Call call;
-  if (call.ok)
-    failed(state().driver.streamSynchronize(stream),
-           "waiting for the GPU (a kernel or copy failed)");
+  if (call.ok && !failed(state().driver.streamSynchronize(stream),
+                         "waiting for the GPU (a kernel or copy failed)"))
+    retireStreamBlocks(stream);
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -439,27 +495,52 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   void *pointer = nullptr;
   if (!call.ok || sizeBytes == 0)
     return pointer;
-  Driver &d = state().driver;
-  // Allocation is not stream-ordered: finish the stream's work first only
-  // where the driver would not (cuMemAlloc synchronizes on its own).
-  if (isHostShared)
+  State &s = state();
+  Driver &d = s.driver;
+  if (isHostShared) {
     failed(d.memAllocManaged(&pointer, sizeBytes, /*global=*/1),
            "allocating managed memory");
-  else
-    failed(d.memAlloc(&pointer, sizeBytes),
-           ("allocating " + std::to_string(sizeBytes) +
-            " bytes of device "
-            "memory")
-               .c_str());
+    return pointer;
+  }
+  if (s.caching) {
+    if (stream)
+      if (auto list = s.streamFree.find(stream); list != s.streamFree.end())
+        if ((pointer = takeCachedBlock(list->second, sizeBytes)))
+          return pointer;
+    if ((pointer = takeCachedBlock(s.idle, sizeBytes)))
+      return pointer;
+  }
+  Result result = d.memAlloc(&pointer, sizeBytes);
+  if (result != 0 && !s.idle.empty()) {
+    // Out of memory, perhaps because of what the cache holds: return the
+    // idle blocks to the driver and try once more.
+    releaseIdleBlocks();
+    result = d.memAlloc(&pointer, sizeBytes);
+  }
+  if (failed(result, ("allocating " + std::to_string(sizeBytes) +
+                      " bytes of device memory")
+                         .c_str()))
+    return nullptr;
+  s.blockSize[pointer] = sizeBytes;
   return pointer;
 }
 
-void mgpuMemFree(void *pointer, void * /*stream*/) {
+void mgpuMemFree(void *pointer, void *stream) {
   Call call;
-  // cuMemFree and hipFree wait for the device's pending work themselves
-  // (as MLIR's own CUDA wrappers rely on).
-  if (call.ok && pointer)
-    failed(state().driver.memFree(pointer), "freeing device memory");
+  if (!call.ok || !pointer)
+    return;
+  State &s = state();
+  auto block = s.blockSize.find(pointer);
+  // Managed memory, a block from before caching was turned off, or one
+  // freed outside any stream (whose work the cache could not order after
+  // the next user's): back to the driver, which waits for the device.
+  if (!s.caching || block == s.blockSize.end() || !stream) {
+    if (block != s.blockSize.end())
+      s.blockSize.erase(block);
+    failed(s.driver.memFree(pointer), "freeing device memory");
+    return;
+  }
+  s.streamFree[stream].emplace(block->second, pointer);
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {

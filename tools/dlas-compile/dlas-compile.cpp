@@ -149,8 +149,10 @@ static llvm::Error writeManifest(StringRef path, StringRef entrySymbol,
     for (Type type : types) {
       auto shaped = cast<ShapedType>(type);
       llvm::json::Array shape;
+      // A dynamic size (a batch the caller picks) is null.
       for (int64_t size : shaped.getShape())
-        shape.push_back(size);
+        shape.push_back(ShapedType::isDynamic(size) ? llvm::json::Value(nullptr)
+                                                    : llvm::json::Value(size));
       list.push_back(
           llvm::json::Object{{"shape", std::move(shape)},
                              {"dtype", numpyDType(shaped.getElementType())}});

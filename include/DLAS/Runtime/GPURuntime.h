@@ -36,6 +36,12 @@ int dlasGpuInit(void);
 const char *dlasGpuLastError(void);
 void dlasGpuClearError(void);
 
+/// Device buffers that generated code frees are kept for its next
+/// allocations of about the same size (freeing waits for the whole device);
+/// this gives the idle ones back to the driver. DLAS_GPU_CACHING=0 in the
+/// environment turns the cache off.
+void dlasGpuReleaseCache(void);
+
 /// The first device's name and architecture ("sm_90", "gfx942"), after a
 /// successful dlasGpuInit(); empty strings otherwise.
 const char *dlasGpuDeviceName(void);

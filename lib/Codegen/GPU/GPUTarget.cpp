@@ -108,29 +108,64 @@ SmallVector<unsigned> dlas::gpuLoopOrder(linalg::LinalgOp op) {
   for (unsigned dim = 0; dim < iterators.size(); ++dim)
     if (isParallel(dim) && !llvm::is_contained(order, dim))
       order.push_back(dim);
+  bool reduces = llvm::any_of(iterators, [](utils::IteratorType iterator) {
+    return iterator == utils::IteratorType::reduction;
+  });
+  unsigned numParallel = order.size();
+  if (reduces && numParallel >= 3 && op.getNumDpsInputs() >= 2) {
+    // A parallel loop that the first input does not index (a convolution's
+    // output channel) goes next to the innermost: a tiled kernel's register
+    // tile then spans it and the innermost, and each input element a thread
+    // loads serves the tile's whole column of outputs (NCHW: (n, f, oh, ow)
+    // runs as (n, oh, f, ow)). The innermost stays, for coalescing.
+    AffineMap input = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    for (int position = numParallel - 2; position >= 0; --position) {
+      unsigned dim = order[position];
+      if (input.isFunctionOfDim(dim))
+        continue;
+      order.erase(order.begin() + position);
+      order.insert(order.begin() + numParallel - 2, dim);
+      break;
+    }
+  }
   for (unsigned dim = 0; dim < iterators.size(); ++dim)
     if (!isParallel(dim))
       order.push_back(dim);
   return order;
 }
 
+/// How much of `threads x factor`-wide block tiles an extent of `extent`
+/// fills, in [0, 1]: what is left of the work once the idle positions of
+/// its last tile are counted.
+static double utilization(int64_t extent, int64_t span) {
+  return static_cast<double>(extent) /
+         static_cast<double>(llvm::alignTo(extent, span));
+}
+
+/// The least a tiled kernel's blocks must fill of their positions, along
+/// each tiled dimension.
+constexpr double kMinUtilization = 0.75;
+
 /// A tiled kernel's register tile: the most outputs per thread (up to
-/// 4 x 4) whose block tile (8 rows x 32 columns of threads
-/// times the tile) the output still fills, and which still leaves two
-/// blocks per processor. A 4 x 4 tile loads 8 operand values for 16 FMAs
-/// per reduction step where one output per thread loads 2 for 1. Empty:
-/// one output per thread. Not measured on a GPU yet (docs/GPU.md).
-static SmallVector<int64_t> chooseOutputsPerThread(int64_t rows,
-                                                   int64_t columns,
-                                                   int64_t outer,
-                                                   GPUTargetAttr target) {
+/// 4 x 4) whose block tile (`rows` x `columns` threads times the tile) the
+/// output still fills (kMinUtilization), and which still leaves two blocks
+/// per processor. A 4 x 4 tile loads 8 operand values for 16 FMAs per
+/// reduction step where one output per thread loads 2 for 1. Empty: one
+/// output per thread.
+static SmallVector<int64_t>
+chooseOutputsPerThread(int64_t rows, int64_t columns, int64_t outer,
+                       int64_t rowThreads, int64_t columnThreads,
+                       GPUTargetAttr target) {
   int64_t best = 1;
   SmallVector<int64_t> chosen;
   for (int64_t rowTile : {4, 2, 1})
     for (int64_t columnTile : {4, 2, 1}) {
-      int64_t blocks = outer * llvm::divideCeil(rows, 8 * rowTile) *
-                       llvm::divideCeil(columns, 32 * columnTile);
-      bool fills = rows >= 8 * rowTile && columns >= 32 * columnTile;
+      int64_t rowSpan = rowThreads * rowTile,
+              columnSpan = columnThreads * columnTile;
+      int64_t blocks = outer * llvm::divideCeil(rows, rowSpan) *
+                       llvm::divideCeil(columns, columnSpan);
+      bool fills = utilization(rows, rowSpan) >= kMinUtilization &&
+                   utilization(columns, columnSpan) >= kMinUtilization;
       if (fills && blocks >= 2 * target.getProcessors() &&
           rowTile * columnTile > best) {
         best = rowTile * columnTile;
@@ -138,6 +173,22 @@ static SmallVector<int64_t> chooseOutputsPerThread(int64_t rows,
       }
     }
   return chosen;
+}
+
+/// A tiled kernel's 256 threads as rows x columns: 32 columns (a warp along
+/// the innermost, contiguous dimension), or 16 or 8 where the innermost is
+/// too short to fill 32 (a 14- or 7-wide map). None when not even 8 fill.
+static std::optional<std::pair<int64_t, int64_t>>
+chooseTiledThreads(int64_t rows, int64_t columns) {
+  constexpr int64_t kBlockThreads = 256;
+  for (int64_t columnThreads : {32, 16, 8}) {
+    int64_t rowThreads = kBlockThreads / columnThreads;
+    if (columns * 4 >= columnThreads * 3 &&
+        utilization(columns, columnThreads) >= kMinUtilization &&
+        rows >= rowThreads)
+      return std::make_pair(rowThreads, columnThreads);
+  }
+  return std::nullopt;
 }
 
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
@@ -160,23 +211,25 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
     ++leading;
   bool reduces = leading < static_cast<int64_t>(iterators.size());
   std::string key = decisionKey(op);
-  // Tiled: rows x 32 columns, when both innermost mapped dimensions fill
-  // them (and the grid's y dimension, at most 65535 blocks, holds the rows).
-  constexpr int64_t kRows = 8, kColumns = 32;
+  // Tiled: rows x columns threads (chooseTiledThreads), when both
+  // innermost mapped dimensions fill them (and the grid's y and z
+  // dimensions, at most 65535 blocks each, hold the rows and the rest).
   if (reduces && leading >= 2) {
     int64_t columns = ranges[leading - 1], rows = ranges[leading - 2];
     int64_t outer = 1;
     for (int64_t i = 0; i < leading - 2; ++i)
       outer = ShapedType::isDynamic(ranges[i]) ? (int64_t{1} << 20)
                                                : outer * ranges[i];
-    // The grid's y and z dimensions hold at most 65535 blocks each.
-    if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows) &&
-        columns >= kColumns && rows >= kRows &&
-        llvm::divideCeil(rows, kRows) <= 65535 && outer <= 65535)
+    std::optional<std::pair<int64_t, int64_t>> threads;
+    if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows))
+      threads = chooseTiledThreads(rows, columns);
+    if (threads && llvm::divideCeil(rows, threads->first) <= 65535 &&
+        outer <= 65535)
       return GPUKernelAttr::get(
-          context, GPUKernelKind::tiled, {kRows, kColumns},
-          chooseOutputsPerThread(rows, columns, outer, target), key,
-          DecisionSource::cost_model);
+          context, GPUKernelKind::tiled, {threads->first, threads->second},
+          chooseOutputsPerThread(rows, columns, outer, threads->first,
+                                 threads->second, target),
+          key, DecisionSource::cost_model);
   }
   // Flat: 256 threads a block, fewer when the blocks would not cover the
   // processors (a dynamic extent counts as large).

@@ -221,6 +221,18 @@ struct Fusion {
   bool storeOutput = true;
   /// Padded inputs read from their sources (findPaddedInputs).
   DenseMap<Value, PaddedInput> padded;
+  /// The kernel loop of each output dimension, which the prologue's and
+  /// the epilogue's loops (identity-indexed over the output) run at: the
+  /// kernel may run the output's dimensions in another order
+  /// (gpuLoopOrder).
+  SmallVector<unsigned> outputLoops;
+  /// The partners' loop values given the kernel's.
+  SmallVector<Value> partnerIvs(ArrayRef<Value> ivs) const {
+    SmallVector<Value> at;
+    for (unsigned loop : outputLoops)
+      at.push_back(ivs[loop]);
+    return at;
+  }
   bool empty() const { return !prologue && !epilogue && padded.empty(); }
 };
 
@@ -367,11 +379,9 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       if (fusion.prologue) {
         // The prologue's loops are the kernel's parallel ones.
         SmallVector<Value> none(fusion.prologue.getNumDpsInits(), Value());
-        llvm::append_range(
-            inits,
-            emitOpPayload(rewriter, fusion.prologue,
-                          ArrayRef<Value>(output.ivs).take_front(numParallel),
-                          none, DenseMap<Value, Value>()));
+        llvm::append_range(inits, emitOpPayload(rewriter, fusion.prologue,
+                                                fusion.partnerIvs(output.ivs),
+                                                none, DenseMap<Value, Value>()));
         continue;
       }
       if (op.payloadUsesValueFromOperand(&init))
@@ -429,9 +439,9 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
             indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
                       output.ivs));
     if (linalg::LinalgOp epilogue = fusion.epilogue) {
-      // Its loops are the kernel's parallel ones; it reads the output's
-      // final value from the register.
-      ArrayRef<Value> at = ArrayRef<Value>(output.ivs).take_front(numParallel);
+      // Its loops are the kernel's parallel ones (in the output's order);
+      // it reads the output's final value from the register.
+      SmallVector<Value> at = fusion.partnerIvs(output.ivs);
       DenseMap<Value, Value> given{
           {op.getDpsInitOperand(0)->get(), results[i * numInits]}};
       SmallVector<Value> none(epilogue.getNumDpsInits(), Value());
@@ -603,13 +613,16 @@ static Fusion findFusion(linalg::LinalgOp op,
   unsigned parallel = op.getNumParallelLoops();
   OpOperand *init = op.getDpsInitOperand(0);
   AffineMap outputMap = op.getMatchingIndexingMap(init);
-  // Parallel loops first, each indexing its output dimension.
+  // Parallel loops first, each indexing one output dimension (in any
+  // order: gpuLoopOrder may move one).
   if (outputMap.getNumResults() != parallel ||
-      !llvm::all_of(llvm::enumerate(outputMap.getResults()), [](auto entry) {
-        auto dim = dyn_cast<AffineDimExpr>(entry.value());
-        return dim && dim.getPosition() == entry.index();
+      !llvm::all_of(outputMap.getResults(), [&](AffineExpr expr) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        return dim && dim.getPosition() < parallel;
       }))
     return fusion;
+  for (unsigned i = 0; i < parallel; ++i)
+    fusion.outputLoops.push_back(outputMap.getDimPosition(i));
   Value output = init->get();
   Operation *before = op->getPrevNode();
   while (before && isa<memref::AllocOp, arith::ConstantOp>(before))

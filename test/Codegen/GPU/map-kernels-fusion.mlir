@@ -2,6 +2,7 @@
 // output) and epilogue (the elementwise op that reads it) into its kernel.
 // RUN: dlas-opt %s --dlas-gpu-map-kernels | FileCheck %s
 // RUN: dlas-opt %s --dlas-gpu-map-kernels=fuse=false | FileCheck %s --check-prefix=APART
+// RUN: dlas-opt %s --dlas-gpu-map-kernels --canonicalize --cse | FileCheck %s --check-prefix=CONV
 
 #bias = affine_map<(d0, d1) -> (d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -140,4 +141,52 @@ func.func @in_place(%a: memref<64x32xf32>, %w: memref<32x48xf32>, %acc: memref<6
   }
   return
 }
+
+// An NCHW convolution runs its loops as (n, oh, f, ow) (the output channel
+// next to the innermost, gpuLoopOrder), yet its bias prologue and ReLU
+// epilogue are indexed (n, f, oh, ow): they are emitted at the kernel's
+// loop values permuted back. Four output channels a thread (rows of the
+// register tile) share each input load.
+// CONV-LABEL: func.func @conv_nchw
+// CONV: scf.parallel
+// CONV: %[[OH:.*]] = arith.remsi %{{.*}}, %c8
+// CONV: %[[N:.*]] = arith.divsi %{{.*}}, %c8
+// CONV: %[[F0:.*]] = arith.minui %{{.*}}, %c15
+// CONV: %[[F1:.*]] = arith.minui %{{.*}}, %c15
+// CONV: %[[F2:.*]] = arith.minui %{{.*}}, %c15
+// CONV: %[[F3:.*]] = arith.minui %{{.*}}, %c15
+// CONV: %[[OW:.*]] = arith.minui %{{.*}}, %c7
+// CONV: %[[B0:.*]] = memref.load %arg2[%[[F0]]]
+// CONV: scf.for {{.*}} iter_args(%{{.*}} = %[[B0]],
+// CONV: %[[X:.*]] = memref.load %arg0[%[[N]],
+// CONV-NEXT: %[[W0:.*]] = memref.load %arg1[%[[F0]],
+// CONV-NEXT: arith.mulf %[[X]], %[[W0]]
+// CONV-NEXT: arith.addf
+// CONV-NEXT: %[[W1:.*]] = memref.load %arg1[%[[F1]],
+// CONV-NEXT: arith.mulf %[[X]], %[[W1]]
+// CONV-NOT: memref.load %arg0
+// CONV: scf.yield
+// CONV: arith.maximumf
+// CONV-NEXT: memref.store %{{.*}}, %arg3[%[[N]], %[[F0]], %[[OH]], %[[OW]]]
+// CONV: memref.store %{{.*}}, %arg3[%[[N]], %[[F1]], %[[OH]], %[[OW]]]
+// CONV-NOT: scf.parallel
+// APART-LABEL: func.func @conv_nchw
+// APART-COUNT-6: scf.parallel
+func.func @conv_nchw(%x: memref<2x8x10x10xf32>, %w: memref<16x8x3x3xf32>, %bias: memref<16xf32>, %out: memref<2x16x8x8xf32>) {
+  %acc = memref.alloc() : memref<2x16x8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<16xf32>) outs(%acc : memref<2x16x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.conv_2d_nchw_fchw {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [2, 8], outputs = [4, 1], key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<2x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%acc : memref<2x16x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<2x16x8x8xf32>) outs(%out : memref<2x16x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %a, %z : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<2x16x8x8xf32>
+  return
+}
+
 }

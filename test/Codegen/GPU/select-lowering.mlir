@@ -51,9 +51,10 @@ func.func @relu(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
 // output puts c outside oh and ow, so the kernel's order is (n, c, oh, ow)
 // and its two innermost dimensions are 56 x 56: tiled.
 // CHECK-LABEL: func.func @depthwise
-// The output fills a block tile of 32 x 32 with 4 rows a thread and still
-// leaves 2 x 2 x 144 = 576 blocks (two per SM: 264).
-// CHECK: linalg.depthwise_conv_2d_nchw_chw {{{.*}}dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 1], key = "linalg.depthwise_conv_2d_nchw_chw_1x56x56x144x3x3", source = cost_model>
+// 4 x 2 outputs a thread: block tiles of 32 x 64 leave 7/8 of the last
+// one's columns idle (56 of 64: at least 3/4 must work) and still give
+// 2 x 1 x 144 = 288 blocks (two per SM: 264).
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{{.*}}dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 2], key = "linalg.depthwise_conv_2d_nchw_chw_1x56x56x144x3x3", source = cost_model>
 func.func @depthwise(%x: tensor<1x144x58x58xf32>, %w: tensor<144x3x3xf32>, %o: tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32> {
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x144x58x58xf32>, tensor<144x3x3xf32>) outs(%o : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
   return %r : tensor<1x144x56x56xf32>
@@ -80,13 +81,31 @@ func.func @many_batches(%a: tensor<70000x8x4xf32>, %b: tensor<70000x4x32xf32>, %
   return %r : tensor<70000x8x32xf32>
 }
 
-// A 7 x 7 map is too narrow for 32 columns: flat, 25088 outputs over 132
-// SMs: 192 threads a block.
+// A 7 x 7 map is too narrow for 32 columns: 32 rows (output channels,
+// which the kernel runs next to ow) x 8 columns; 7 x 16 blocks, too few
+// for a register tile.
 // CHECK-LABEL: func.func @conv7
-// CHECK: kind = flat, threads = [192], key = "linalg.conv_2d_nchw_fchw_1x512x7x7x512x3x3"
+// CHECK: kind = tiled, threads = [32, 8], key = "linalg.conv_2d_nchw_fchw_1x512x7x7x512x3x3"
 func.func @conv7(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %o: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>) outs(%o : tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
   return %r : tensor<1x512x7x7xf32>
+}
+
+// Too narrow even for 8 columns (3 wide): flat, 3 x 3 x 64 = 576 outputs
+// over 132 SMs: 32 threads a block.
+// CHECK-LABEL: func.func @conv3
+// CHECK: kind = flat, threads = [32], key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
+func.func @conv3(%x: tensor<1x64x5x5xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x5x5xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32>
+  return %r : tensor<1x64x3x3xf32>
+}
+
+// 14 wide: 16 x 16 threads; rows are the 256 output channels.
+// CHECK-LABEL: func.func @conv14
+// CHECK: kind = tiled, threads = [16, 16], outputs = [4, 1], key = "linalg.conv_2d_nchw_fchw_8x256x14x14x256x3x3"
+func.func @conv14(%x: tensor<8x256x16x16xf32>, %w: tensor<256x256x3x3xf32>, %o: tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<8x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%o : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  return %r : tensor<8x256x14x14xf32>
 }
 
 // A full reduction has no parallel dimension: one thread.

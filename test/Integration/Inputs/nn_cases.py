@@ -926,6 +926,12 @@ def main():
                              "case with dlas-opt through each (no run); a case "
                              "fails when dlas-opt does")
     parser.add_argument("--dlas-opt", default="dlas-opt")
+    parser.add_argument("--aot-target", default=None,
+                        help="compile every case with dlas-compile --target=T into "
+                             "<case>.so (+ .json manifest) beside its .npy files, to "
+                             "be run elsewhere (a GPU machine without MLIR: "
+                             "bench/gpu_bench.py); no run here")
+    parser.add_argument("--dlas-compile", default="dlas-compile")
     parser.add_argument("--max-rel-err", default=None,
                         help="judge by dlas-run --max-rel-err R (max |dlas - torch| "
                              "<= R * max |torch|) instead of RTOL/ATOL: for runs in "
@@ -957,6 +963,16 @@ def main():
         for i, x in enumerate(c.inputs):
             np.save(f"{base}.in{i}.npy", x)
         np.save(base + ".expected.npy", c.expected)
+        if args.aot_target:
+            runs += 1
+            proc = subprocess.run([args.dlas_compile, base + ".mlir", "--target",
+                                   args.aot_target, "-o", base + ".so"],
+                                  capture_output=True, text=True, timeout=300)
+            print(f"{'ok  ' if proc.returncode == 0 else 'FAIL'} {c.name} [{args.aot_target}]")
+            if proc.returncode:
+                failing.append(c.name)
+                print(proc.stdout + proc.stderr)
+            continue
         if args.compile_only:
             for pipeline in args.compile_only.split(";"):
                 runs += 1
