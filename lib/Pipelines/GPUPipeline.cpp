@@ -125,6 +125,8 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
                         options.threadsPerBlock.end());
   select.outputs.assign(options.outputsPerThread.begin(),
                         options.outputsPerThread.end());
+  select.splitReductions = options.splitReductions;
+  select.split = options.reductionSplit;
   pm.addPass(createGPUSelectLowering(select));
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());

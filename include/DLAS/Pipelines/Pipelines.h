@@ -296,6 +296,17 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("rows,columns: the register tile of every tiled kernel "
                      "(dlas-gpu-select-lowering outputs; empty: the cost "
                      "model's)")};
+  PassOptions::Option<bool> splitReductions{
+      *this, "split-reductions",
+      llvm::cl::desc("Split the reductions of kernels too small to occupy "
+                     "the GPU, adding partial sums atomically (the result's "
+                     "last bits vary between runs); false: deterministic"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> reductionSplit{
+      *this, "reduction-split",
+      llvm::cl::desc("Chunks of every sum reduction's split "
+                     "(dlas-gpu-select-lowering split; 0: the cost model's)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("rocm format=bin: a directory with llvm/bin/ld.lld "

@@ -1,6 +1,8 @@
 //===- GPUTarget.cpp - GPU targets and the GPU cost model -----------------===//
 #include "DLAS/Codegen/GPU/GPUTarget.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -191,6 +193,46 @@ chooseTiledThreads(int64_t rows, int64_t columns) {
   return std::nullopt;
 }
 
+bool dlas::isSumReduction(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return false;
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!getElementTypeOrSelf(init->get().getType()).isF32())
+    return false;
+  BlockArgument output = op.getMatchingBlockArgument(init);
+  auto add = op.getBlock()
+                 ->getTerminator()
+                 ->getOperand(0)
+                 .getDefiningOp<arith::AddFOp>();
+  return add && output.hasOneUse() &&
+         (add.getLhs() == output || add.getRhs() == output);
+}
+
+/// Chunks to cut a sum reduction's outermost loop into (see the `split`
+/// of #dlas.gpu_kernel) when its kernel launches `launched` threads: the
+/// most (a power of two, at most 64) that keep the launch within
+/// `processors` x 1024 threads (half of what an SM holds, so that every SM
+/// has several blocks), at least 8 iterations of the loop a chunk and at
+/// least 256 of the whole reduction (each chunk's atomic adds stay rare),
+/// and at most `maxChunks` (the grid's limit).
+static int64_t chooseSplit(linalg::LinalgOp op, ArrayRef<int64_t> reductions,
+                           int64_t launched, int64_t maxChunks,
+                           GPUTargetAttr target) {
+  if (!isSumReduction(op) || reductions.empty() ||
+      llvm::any_of(reductions, ShapedType::isDynamic))
+    return 1;
+  int64_t work = 1;
+  for (int64_t range : reductions)
+    work *= range;
+  int64_t wanted = target.getProcessors() * 1024;
+  int64_t split = 1;
+  while (split < 64 && launched * split * 2 <= wanted &&
+         reductions.front() / (split * 2) >= 8 && work / (split * 2) >= 256 &&
+         split * 2 <= maxChunks)
+    split *= 2;
+  return split;
+}
+
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
   MLIRContext *context = op->getContext();
   // Ranges and iterators in the order the kernel runs the loops.
@@ -224,12 +266,23 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
     if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows))
       threads = chooseTiledThreads(rows, columns);
     if (threads && llvm::divideCeil(rows, threads->first) <= 65535 &&
-        outer <= 65535)
-      return GPUKernelAttr::get(
-          context, GPUKernelKind::tiled, {threads->first, threads->second},
+        outer <= 65535) {
+      SmallVector<int64_t> tile =
           chooseOutputsPerThread(rows, columns, outer, threads->first,
-                                 threads->second, target),
-          key, DecisionSource::cost_model);
+                                 threads->second, target);
+      int64_t rowSpan = threads->first * (tile.empty() ? 1 : tile[0]);
+      int64_t columnSpan = threads->second * (tile.empty() ? 1 : tile[1]);
+      int64_t launched = outer * llvm::divideCeil(rows, rowSpan) *
+                         llvm::divideCeil(columns, columnSpan) *
+                         threads->first * threads->second;
+      // The chunks share the grid's z with the outer dimensions.
+      int64_t split =
+          chooseSplit(op, ArrayRef<int64_t>(ranges).drop_front(leading),
+                      launched, 65535 / outer, target);
+      return GPUKernelAttr::get(context, GPUKernelKind::tiled,
+                                {threads->first, threads->second}, tile, split,
+                                key, DecisionSource::cost_model);
+    }
   }
   // Flat: 256 threads a block, fewer when the blocks would not cover the
   // processors (a dynamic extent counts as large).
@@ -242,6 +295,9 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
   int64_t perProcessor = llvm::divideCeil(outputs, target.getProcessors());
   int64_t threads =
       std::clamp<int64_t>(llvm::alignTo(perProcessor, warp), warp, 256);
-  return GPUKernelAttr::get(context, GPUKernelKind::flat, {threads}, {}, key,
-                            DecisionSource::cost_model);
+  int64_t split = chooseSplit(op, ArrayRef<int64_t>(ranges).drop_front(leading),
+                              llvm::alignTo(outputs, threads),
+                              /*maxChunks=*/64, target);
+  return GPUKernelAttr::get(context, GPUKernelKind::flat, {threads}, {}, split,
+                            key, DecisionSource::cost_model);
 }

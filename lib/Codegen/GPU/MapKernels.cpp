@@ -284,9 +284,12 @@ tilePositions(OpBuilder &builder, Location loc, Value iv, Value extent,
 /// reduction step and LLVM cannot promote it (the operands may alias). A
 /// tiled decision with `outputs` gives each thread a register tile over the
 /// two innermost parallel loops, whose virtual extents then count thread
-/// positions (tilePositions). An op without parallel loops gets a
-/// one-iteration scf.parallel. Fails for outputs whose indexing is not a
-/// projected permutation.
+/// positions (tilePositions). A decision with `split` S adds an outermost
+/// parallel loop over S chunks of the first reduction loop: each thread
+/// sums its chunk from zero and adds the sum to the output atomically
+/// (sum reductions only, without fusion partners). An op without parallel
+/// loops gets a one-iteration scf.parallel. Fails for outputs whose
+/// indexing is not a projected permutation.
 static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
                                                     linalg::LinalgOp op,
                                                     GPUKernelAttr decision,
@@ -319,7 +322,17 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     return tiled && dim + 2 >= numParallel && dim < numParallel;
   };
   auto tileIndex = [&](unsigned dim) { return dim + 2 - numParallel; };
+  // A split reduction: one more parallel loop, outermost, over the chunks.
+  int64_t split = decision.getSplit();
+  if (split > 1 && (numParallel == numLoops || !isSumReduction(op) ||
+                    fusion.prologue || fusion.epilogue))
+    return failure();
   SmallVector<Value> lbs, ubs, steps;
+  if (split > 1) {
+    lbs.push_back(zero);
+    ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, split));
+    steps.push_back(one);
+  }
   for (unsigned dim = 0; dim < numParallel; ++dim) {
     Value extent = value(ranges[dim].size);
     if (isTiled(dim)) {
@@ -337,7 +350,7 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     ubs.push_back(extent);
     steps.push_back(one);
   }
-  if (numParallel == 0) {
+  if (lbs.empty()) {
     lbs.push_back(zero);
     ubs.push_back(one);
     steps.push_back(one);
@@ -347,8 +360,14 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   // The loops' values; reductions' are zero outside their loops (outputs
   // do not index by them). Linalg loops start at 0 with step 1.
   SmallVector<Value> ivs(numLoops, zero);
+  ValueRange parallelIvs = parallel.getInductionVars();
+  Value chunk;
+  if (split > 1) {
+    chunk = parallelIvs.front();
+    parallelIvs = parallelIvs.drop_front();
+  }
   for (unsigned dim = 0; dim < numParallel; ++dim)
-    ivs[dim] = parallel.getInductionVars()[dim];
+    ivs[dim] = parallelIvs[dim];
   // The thread's outputs: one, or its register tile's.
   SmallVector<TileOutput> tile;
   if (!tiled) {
@@ -376,6 +395,13 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   for (TileOutput &output : tile)
     for (OpOperand &init : op.getDpsInitsMutable()) {
       Type element = getElementTypeOrSelf(init.get().getType());
+      if (split > 1) {
+        // A chunk's partial sum starts from zero; the output holds the
+        // start value.
+        inits.push_back(arith::ConstantOp::create(
+            rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(element))));
+        continue;
+      }
       if (fusion.prologue) {
         // The prologue's loops are the kernel's parallel ones.
         SmallVector<Value> none(fusion.prologue.getNumDpsInits(), Value());
@@ -410,9 +436,20 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
                                        accs.slice(i * numInits, numInits)));
       return results;
     }
+    Value lb = value(ranges[dim].offset), ub = value(ranges[dim].size);
+    if (split > 1 && dim == numParallel) {
+      // This thread's chunk of the first reduction loop (linalg loops
+      // start at 0 with step 1): [chunk * c, min((chunk + 1) * c, size)).
+      Value chunkSize = arith::CeilDivUIOp::create(
+          builder, loc, ub,
+          arith::ConstantIndexOp::create(builder, loc, split));
+      lb = arith::MulIOp::create(builder, loc, chunk, chunkSize);
+      ub = arith::MinUIOp::create(
+          builder, loc, arith::AddIOp::create(builder, loc, lb, chunkSize),
+          ub);
+    }
     auto loop = scf::ForOp::create(
-        builder, loc, value(ranges[dim].offset), value(ranges[dim].size),
-        value(ranges[dim].stride), accs,
+        builder, loc, lb, ub, value(ranges[dim].stride), accs,
         [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
           for (TileOutput &output : tile)
             output.ivs[dim] = iv;
@@ -431,6 +468,15 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       auto inside = scf::IfOp::create(rewriter, loc, output.inside,
                                       /*withElseRegion=*/false);
       rewriter.setInsertionPointToStart(&inside.getThenRegion().front());
+    }
+    if (split > 1) {
+      // The partial sum joins the others' (the output's only one).
+      OpOperand &init = op.getDpsInitsMutable()[0];
+      memref::AtomicRMWOp::create(
+          rewriter, loc, arith::AtomicRMWKind::addf, results[i], init.get(),
+          indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
+                    output.ivs));
+      continue;
     }
     if (fusion.storeOutput)
       for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable()))
@@ -709,12 +755,19 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
     int64_t outer = 1;
     for (int64_t range : ArrayRef<int64_t>(ranges).take_front(parallel - 2))
       outer = ShapedType::isDynamic(range) ? outer : outer * range;
+    outer *= decision.getSplit();
     if (outer > 65535)
       return op->emitOpError()
              << "a tiled GPU kernel over " << outer
-             << " outer iterations exceeds the grid's 65535 blocks in z; "
-                "give it a flat decision (dlas.gpu_threads = array<i64: t>)";
+             << " outer iterations (reduction chunks included) exceeds the "
+                "grid's 65535 blocks in z; give it a flat decision "
+                "(dlas.gpu_threads = array<i64: t>)";
   }
+  if (decision.getSplit() > 1 &&
+      (!isSumReduction(op) || op.getNumReductionLoops() == 0))
+    return op->emitOpError()
+           << "a split reduction (split = " << decision.getSplit()
+           << ") needs a sum reduction into one f32 output";
   // Outputs in registers across the reductions.
   bool hasParallel = llvm::is_contained(op.getIteratorTypesArray(),
                                         utils::IteratorType::parallel);
@@ -796,6 +849,13 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
           continue;
         SmallVector<Operation *> toMove;
         Fusion fusion = findFusion(op, toMove);
+        // A split reduction's output is complete only after its last chunk:
+        // its start value and what reads it stay kernels of their own.
+        if (decision.getSplit() > 1) {
+          fusion.prologue = fusion.epilogue = {};
+          fusion.storeOutput = true;
+          toMove.clear();
+        }
         fusion.padded = findPaddedInputs(op);
         if (fusion.empty())
           continue;

@@ -53,7 +53,8 @@ withThreads(linalg::LinalgOp op, GPUKernelAttr chosen, GPUTargetAttr target,
   if (kind == GPUKernelKind::tiled && chosen.getKind() == kind)
     outputs.assign(chosen.getOutputs().begin(), chosen.getOutputs().end());
   return GPUKernelAttr::get(op->getContext(), kind, threads, outputs,
-                            chosen.getKey(), DecisionSource::override);
+                            chosen.getSplit(), chosen.getKey(),
+                            DecisionSource::override);
 }
 
 static FailureOr<GPUKernelAttr> applyThreadsOverride(linalg::LinalgOp op,
@@ -73,8 +74,8 @@ static FailureOr<GPUKernelAttr> withOutputs(linalg::LinalgOp op,
       }))
     return op->emitOpError() << what << " must be [rows, columns], each 1 to 8";
   return GPUKernelAttr::get(op->getContext(), chosen.getKind(),
-                            chosen.getThreads(), outputs, chosen.getKey(),
-                            DecisionSource::override);
+                            chosen.getThreads(), outputs, chosen.getSplit(),
+                            chosen.getKey(), DecisionSource::override);
 }
 
 /// The decision with the pass's `threads`, `op`'s `dlas.gpu_threads` and
@@ -140,8 +141,19 @@ struct GPUSelectLoweringPass
       return signalPassFailure();
     GPUTargetAttr target = *required;
     WalkResult result = module.walk([&](linalg::LinalgOp op) {
-      FailureOr<GPUKernelAttr> decision = applyOverride(
-          op, chooseGPUKernel(op, target), target, threads, outputs);
+      GPUKernelAttr chosen = chooseGPUKernel(op, target);
+      int64_t chunks = chosen.getSplit();
+      if (split > 0 && isSumReduction(op))
+        chunks = split;
+      if (!splitReductions)
+        chunks = 1;
+      if (chunks != chosen.getSplit())
+        chosen = GPUKernelAttr::get(
+            op->getContext(), chosen.getKind(), chosen.getThreads(),
+            chosen.getOutputs(), chunks, chosen.getKey(),
+            split > 0 ? DecisionSource::override : chosen.getSource());
+      FailureOr<GPUKernelAttr> decision =
+          applyOverride(op, chosen, target, threads, outputs);
       if (failed(decision))
         return WalkResult::interrupt();
       op->setAttr(DLASDialect::kLoweringAttrName, *decision);
@@ -165,6 +177,9 @@ struct GPUSelectLoweringPass
                                                      }),
                                      "x") +
                           " outputs a thread")
+            << (decision->getSplit() > 1
+                    ? ", reduction split " + std::to_string(decision->getSplit())
+                    : std::string())
             << " (" << stringifyDecisionSource(decision->getSource()) << ")\n";
       return WalkResult::advance();
     });

@@ -189,4 +189,35 @@ func.func @conv_nchw(%x: memref<2x8x10x10xf32>, %w: memref<16x8x3x3xf32>, %bias:
   return
 }
 
+// Split in 2 chunks of the input channels, the convolution's output is
+// complete only after both chunks' atomic additions: its bias (the start
+// value) and its ReLU stay kernels of their own, before and after it.
+// CONV-LABEL: func.func @conv_split
+// CHECK-LABEL: func.func @conv_split
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %[[ACC:.*]][
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.atomic_rmw addf %{{.*}}, %[[ACC]][
+// CHECK: scf.parallel
+// CHECK: memref.load %[[ACC]][
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %arg3[
+func.func @conv_split(%x: memref<2x8x10x10xf32>, %w: memref<16x8x3x3xf32>, %bias: memref<16xf32>, %out: memref<2x16x8x8xf32>) {
+  %acc = memref.alloc() : memref<2x16x8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<16xf32>) outs(%acc : memref<2x16x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.conv_2d_nchw_fchw {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [2, 8], outputs = [4, 1], split = 2, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<2x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%acc : memref<2x16x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<2x16x8x8xf32>) outs(%out : memref<2x16x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %a, %z : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<2x16x8x8xf32>
+  return
+}
+
 }

@@ -13,7 +13,16 @@ func.func @tensor(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48
 // -----
 
 func.func @grid_z(%a: memref<70000x8x4xf32>, %b: memref<70000x4x32xf32>, %c: memref<70000x8x32xf32>) {
-  // expected-error @+1 {{a tiled GPU kernel over 70000 outer iterations exceeds the grid's 65535 blocks in z; give it a flat decision (dlas.gpu_threads = array<i64: t>)}}
+  // expected-error @+1 {{a tiled GPU kernel over 70000 outer iterations (reduction chunks included) exceeds the grid's 65535 blocks in z; give it a flat decision (dlas.gpu_threads = array<i64: t>)}}
   linalg.batch_matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "k", source = override>} ins(%a, %b : memref<70000x8x4xf32>, memref<70000x4x32xf32>) outs(%c : memref<70000x8x32xf32>)
+  return
+}
+
+// -----
+
+// A split reduction adds partial results atomically: only sums can.
+func.func @split_max(%x: memref<1x8x16x16xf32>, %w: memref<3x3xf32>, %y: memref<1x8x14x14xf32>) {
+  // expected-error @+1 {{a split reduction (split = 2) needs a sum reduction into one f32 output}}
+  linalg.pooling_nchw_max {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [64], split = 2, key = "k", source = override>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x8x16x16xf32>, memref<3x3xf32>) outs(%y : memref<1x8x14x14xf32>)
   return
 }

@@ -107,14 +107,23 @@ func.func @memref_copy(%x: memref<2x60xf32>, %y: memref<2x60xf32, strided<[120, 
   return
 }
 
-// A full reduction runs in one thread of a one-block kernel.
+// A full reduction has no parallel loop; the cost model splits its 1024
+// iterations into 4 chunks of 256 (no decision attribute here: the pass
+// asks the cost model): 4 one-thread blocks, each summing its chunk from
+// zero and adding the sum to the output atomically.
 // CHECK-LABEL: func.func @sum
-// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}})
-// CHECK: scf.for
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%c0{{.*}}) to (%c4{{.*}}) step (%c1{{.*}})
+// CHECK: %[[SIZE:.*]] = arith.ceildivui %c1024{{.*}}, %c4
+// CHECK: %[[LB:.*]] = arith.muli %[[CHUNK]], %[[SIZE]]
+// CHECK: %[[END:.*]] = arith.addi %[[LB]], %[[SIZE]]
+// CHECK: %[[UB:.*]] = arith.minui %[[END]], %c1024
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %[[LB]] to %[[UB]] {{.*}} iter_args(%{{.*}} = %cst{{.*}})
 // CHECK: arith.addf
+// CHECK: memref.atomic_rmw addf %[[SUM]], %arg1[] : (f32, memref<f32>) -> f32
+// CHECK-NOT: memref.store
 // CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
 // LAUNCH-LABEL: func.func @sum
-// LAUNCH: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// LAUNCH: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
 // LAUNCH-NOT: scf.parallel
 func.func @sum(%x: memref<1024xf32>, %acc: memref<f32>) {
   linalg.reduce ins(%x : memref<1024xf32>) outs(%acc : memref<f32>) dimensions = [0]

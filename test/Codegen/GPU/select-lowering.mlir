@@ -3,11 +3,13 @@
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering | FileCheck %s
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx942 --dlas-gpu-select-lowering | FileCheck %s --check-prefix=ROCM
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=print -o /dev/null | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=split-reductions=false | FileCheck %s --check-prefix=NOSPLIT
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=split=3 | FileCheck %s --check-prefix=SPLIT3
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=outputs=3,2 | FileCheck %s --check-prefix=FORCED
 // FORCED-LABEL: func.func @matmul
 // FORCED: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [3, 2], key = "linalg.matmul_64x48x32", source = override>}
 // FORCED-LABEL: func.func @classifier
-// FORCED: kind = flat, threads = [32], key
+// FORCED: kind = flat, threads = [32], split = 2, key
 
 // CHECK: dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", features = "+ptx80", warp_size = 32, max_threads = 1024, shared_memory = 49152, processors = 132>
 // ROCM: dlas.target = #dlas.gpu_target<api = "rocm", chip = "gfx942", features = "", warp_size = 64, max_threads = 1024, shared_memory = 65536, processors = 304>
@@ -23,8 +25,14 @@ func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, %c: tensor<64x48
 
 // One row (a classifier): flat, and small enough that 256-thread blocks
 // would leave processors idle: 1000 outputs over 132 SMs, a warp a block.
+// Its 512-long sum splits in 2 (each chunk keeps at least 256 of the
+// reduction's iterations).
 // CHECK-LABEL: func.func @classifier
-// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [32], key = "linalg.matmul_1x1000x512", source = cost_model>}
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [32], split = 2, key = "linalg.matmul_1x1000x512", source = cost_model>}
+// NOSPLIT-LABEL: func.func @classifier
+// NOSPLIT: #dlas.gpu_kernel<kind = flat, threads = [32], key = "linalg.matmul_1x1000x512", source = cost_model>
+// SPLIT3-LABEL: func.func @classifier
+// SPLIT3: #dlas.gpu_kernel<kind = flat, threads = [32], split = 3, key = "linalg.matmul_1x1000x512", source = override>
 // ROCM-LABEL: func.func @classifier
 // ROCM: kind = flat, threads = [64]
 func.func @classifier(%a: tensor<1x512xf32>, %b: tensor<512x1000xf32>, %c: tensor<1x1000xf32>) -> tensor<1x1000xf32> {
@@ -34,6 +42,8 @@ func.func @classifier(%a: tensor<1x512xf32>, %b: tensor<512x1000xf32>, %c: tenso
 
 // Elementwise ops are flat, 256 threads a block once they fill the GPU.
 // CHECK-LABEL: func.func @relu
+// SPLIT3-LABEL: func.func @relu
+// SPLIT3: source = cost_model
 // CHECK: linalg.generic {{.*}}dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [256], key = "linalg.generic_1x64x56x56", source = cost_model>
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @relu(%x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
@@ -84,8 +94,11 @@ func.func @many_batches(%a: tensor<70000x8x4xf32>, %b: tensor<70000x4x32xf32>, %
 // A 7 x 7 map is too narrow for 32 columns: 32 rows (output channels,
 // which the kernel runs next to ow) x 8 columns; 7 x 16 blocks, too few
 // for a register tile.
+// Its 28672 threads would occupy a fifth of the 132 x 1024 the cost model
+// wants: the 512 input channels are split in 4 chunks (4 x 112 blocks).
 // CHECK-LABEL: func.func @conv7
-// CHECK: kind = tiled, threads = [32, 8], key = "linalg.conv_2d_nchw_fchw_1x512x7x7x512x3x3"
+// CHECK: kind = tiled, threads = [32, 8], split = 4, key = "linalg.conv_2d_nchw_fchw_1x512x7x7x512x3x3"
+// PRINT: dlas-gpu-select-lowering: linalg.conv_2d_nchw_fchw_1x512x7x7x512x3x3 -> tiled 32x8 threads, reduction split 4 (cost_model)
 func.func @conv7(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %o: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>) outs(%o : tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
   return %r : tensor<1x512x7x7xf32>
@@ -94,7 +107,7 @@ func.func @conv7(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %o: ten
 // Too narrow even for 8 columns (3 wide): flat, 3 x 3 x 64 = 576 outputs
 // over 132 SMs: 32 threads a block.
 // CHECK-LABEL: func.func @conv3
-// CHECK: kind = flat, threads = [32], key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
+// CHECK: kind = flat, threads = [32], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
 func.func @conv3(%x: tensor<1x64x5x5xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x5x5xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32>
   return %r : tensor<1x64x3x3xf32>
@@ -108,9 +121,10 @@ func.func @conv14(%x: tensor<8x256x16x16xf32>, %w: tensor<256x256x3x3xf32>, %o: 
   return %r : tensor<8x256x14x14xf32>
 }
 
-// A full reduction has no parallel dimension: one thread.
+// A full reduction has no parallel dimension: one thread, four blocks of
+// it with the sum split in 4 chunks of 256.
 // CHECK-LABEL: func.func @sum
-// CHECK: linalg.reduce {{.*}}dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [32], key = "linalg.reduce_1024", source = cost_model>
+// CHECK: linalg.reduce {{.*}}dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [32], split = 4, key = "linalg.reduce_1024", source = cost_model>
 func.func @sum(%x: tensor<1024xf32>, %acc: tensor<f32>) -> tensor<f32> {
   %r = linalg.reduce ins(%x : tensor<1024xf32>) outs(%acc : tensor<f32>) dimensions = [0]
     (%in: f32, %a: f32) {

@@ -250,3 +250,10 @@ func.func @gpu_kernel_flat_outputs() attributes {dlas.lowering = #dlas.gpu_kerne
 func.func @gpu_kernel_big_outputs() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [9, 1], key = "k", source = cost_model>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{split must be 1 to 1024 reduction chunks, got 0}}
+func.func @gpu_kernel_split() attributes {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [256], split = 0, key = "k", source = cost_model>} {
+  return
+}

@@ -43,6 +43,12 @@ FailureOr<GPUTargetAttr> requireGPUTarget(ModuleOp module,
 /// register tile over the two innermost reuses each input element.
 SmallVector<unsigned> gpuLoopOrder(linalg::LinalgOp op);
 
+/// True for an op with reductions whose one f32 output is their sum: its
+/// payload yields `arith.addf` of the output's value and something not
+/// using it. Such an op can add partial sums to its output in any order
+/// (atomically), which is what a split reduction does.
+bool isSumReduction(linalg::LinalgOp op);
+
 /// The GPU cost model's decision for `op` on `target` (see
 /// dlas-gpu-select-lowering), before per-op overrides.
 GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target);

@@ -54,6 +54,15 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
     [rows, columns]`, up to 4 x 4) when the output still fills the larger
     block tile and leaves two blocks per processor.
 
+    A sum reduction (convolution, matmul) whose kernel would launch fewer
+    than `processors` x 1024 threads (a 7 x 7 layer at batch 1) gets its
+    outermost reduction loop split (`split = S`, a power of two up to 64,
+    at least 8 iterations a chunk): S times the blocks, each adding its
+    partial sum to the output atomically. Its prologue (bias) and epilogue
+    (activation) then run as kernels of their own. `split-reductions=false`
+    turns this off (the atomic additions' order, and so the last bits of
+    the result, vary between runs).
+
     Per-op overrides: `dlas.gpu_threads = array<i64: t>` (flat) or
     `array<i64: rows, columns>` (tiled), `dlas.gpu_outputs = array<i64:
     rows, columns>` (tiled); the `threads` and `outputs` options set every
@@ -75,6 +84,13 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
     ListOption<"outputs", "outputs", "int64_t",
                "Outputs per thread [rows, columns] of every tiled kernel "
                "(empty: the cost model's)">,
+    Option<"splitReductions", "split-reductions", "bool", "true",
+           "Split the reductions of kernels too small to occupy the GPU "
+           "(partial sums added atomically: the result's last bits vary "
+           "between runs)">,
+    Option<"split", "split", "int64_t", "0",
+           "Chunks of every sum reduction's split (0: the cost model's; "
+           "tests use odd ones to exercise uneven chunks)">,
   ];
   let dependentDialects = ["::mlir::dlas::DLASDialect"];
 }

@@ -369,6 +369,12 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
       the block's thread counts (a warp's accesses stay contiguous), so that
       an operand value loaded once serves a whole row or column of the
       tile; a block covers threads x outputs;
+    * `split = S` (left out: 1): the op's outermost reduction loop is cut
+      into S chunks computed by S times the blocks, each adding its partial
+      sum to the output atomically (a sum reduction whose output already
+      holds its start value: a bias or zero fill, then its own kernel);
+      for layers with too few outputs to occupy the GPU. The order of the
+      additions varies from run to run, and so do the last bits;
     * `key`: the tuning-file key of the op's shape; `source`: where the
       choice came from.
 
@@ -382,6 +388,7 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
     "::mlir::dlas::GPUKernelKind":$kind,
     DLAS_IntListParameter<"threads per block">:$threads,
     DLAS_OptionalIntListParameter<"outputs per thread (tiled)">:$outputs,
+    DefaultValuedParameter<"int64_t", "1", "reduction chunks">:$split,
     StringRefParameter<"tuning-file key">:$key,
     "::mlir::dlas::DecisionSource":$source
   );

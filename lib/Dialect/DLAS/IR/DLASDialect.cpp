@@ -114,8 +114,11 @@ GPUTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       GPUKernelKind kind, ArrayRef<int64_t> threads,
-                      ArrayRef<int64_t> outputs, StringRef key,
-                      DecisionSource source) {
+                      ArrayRef<int64_t> outputs, int64_t split,
+                      StringRef key, DecisionSource source) {
+  if (split < 1 || split > 1024)
+    return emitError() << "split must be 1 to 1024 reduction chunks, got "
+                       << split;
   size_t expected = kind == GPUKernelKind::flat ? 1 : 2;
   if (threads.size() != expected)
     return emitError() << "a " << stringifyGPUKernelKind(kind)
