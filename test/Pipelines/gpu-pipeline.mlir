@@ -12,17 +12,19 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 fuse-kernels=false lower-to-llvm=false})" | FileCheck %s --check-prefix=NOFOLD
 // RUN: not dlas-opt %s --dlas-gpu-pipeline=target=cuda:sm_70 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
-// Two kernels: the convolution, reading its unpadded input with bounds
+// Three kernels: the convolution, reading its unpadded input with bounds
 // checks (no padded copy) and starting from the bias (no broadcast
-// kernel), and the classifier with its zero fill folded in (elementwise
-// fusion put the ReLU and the flatten into it), each outlined into a
-// gpu.module and launched by the host function.
+// kernel); the classifier's zero fill; and the classifier (elementwise
+// fusion put the ReLU and the flatten into it), 10 outputs over 2048
+// products, its reduction split in 2 (partial sums added atomically onto
+// the zeros); each outlined into a gpu.module and launched by the host
+// function.
 // KERNELS: module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90"
 // KERNELS: func.func @main(%{{.*}}: memref<1x3x16x16xf32>) -> memref<1x10xf32> attributes {dlas.signature = (tensor<1x3x16x16xf32>) -> tensor<1x10xf32>, llvm.emit_c_interface}
 // KERNELS: gpu.alloc () : memref<1x3x16x16xf32>
 // KERNELS: gpu.memcpy
 // KERNELS: call @dlas_gpu_constant_f32
-// KERNELS-COUNT-2: gpu.launch_func
+// KERNELS-COUNT-3: gpu.launch_func
 // KERNELS-NOT: gpu.launch_func
 // KERNELS: memref.alloc() : memref<1x10xf32>
 // KERNELS: gpu.memcpy
@@ -39,7 +41,7 @@
 // broadcast and the fill are kernels of their own. The 16-wide map is too
 // narrow for 32-column tiles: flat.
 // DECIDE: dlas-gpu-select-lowering: linalg.conv_2d_nchw_fchw_1x8x16x16x3x3x3 -> flat 32 threads (cost_model)
-// DECIDE: dlas-gpu-select-lowering: linalg.generic_1x10x8x16x16 -> flat 32 threads (cost_model)
+// DECIDE: dlas-gpu-select-lowering: linalg.generic_1x10x8x16x16 -> flat 32 threads, reduction split 2 (cost_model)
 // UNFUSED-COUNT-3: gpu.launch_func
 // UNFUSED-NOT: gpu.launch_func
 // NOFOLD-COUNT-6: gpu.launch_func
@@ -57,7 +59,7 @@
 // The host module loads each kernel module in a constructor and launches
 // kernels through the runtime.
 // HOST: target triple = "x86_64-unknown-linux-gnu"
-// HOST: @llvm.global_ctors = appending global [2 x {{.*}}@main_kernel_load
+// HOST: @llvm.global_ctors = appending global [3 x {{.*}}@main_kernel_load
 // HOST: call void @mgpuLaunchKernel(ptr %{{.*}}, i64 64, i64 1, i64 1, i64 32, i64 1, i64 1, i32 0,
 // HOST: define void @_mlir_ciface_main(
 // HOST: call ptr @mgpuModuleLoadJIT(ptr @main_kernel_binary

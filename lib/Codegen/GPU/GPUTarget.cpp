@@ -130,8 +130,29 @@ SmallVector<unsigned> dlas::gpuLoopOrder(linalg::LinalgOp op) {
       break;
     }
   }
+  // Reductions: a window's (the first input indexes them only in sums such
+  // as oh + kh) before the others, so that a padded input's bounds checks,
+  // which depend on the window position alone, stay out of the innermost
+  // loop (a convolution's channels).
+  AffineMap input = op.getNumDpsInputs() > 0
+                        ? op.getMatchingIndexingMap(op.getDpsInputOperand(0))
+                        : AffineMap();
+  auto inWindow = [&](unsigned dim) {
+    if (!input)
+      return false;
+    bool compound = false, plain = false;
+    for (AffineExpr expr : input.getResults()) {
+      if (!expr.isFunctionOfDim(dim))
+        continue;
+      (isa<AffineDimExpr>(expr) ? plain : compound) = true;
+    }
+    return compound && !plain;
+  };
   for (unsigned dim = 0; dim < iterators.size(); ++dim)
-    if (!isParallel(dim))
+    if (!isParallel(dim) && inWindow(dim))
+      order.push_back(dim);
+  for (unsigned dim = 0; dim < iterators.size(); ++dim)
+    if (!isParallel(dim) && !inWindow(dim))
       order.push_back(dim);
   return order;
 }
@@ -149,18 +170,19 @@ static double utilization(int64_t extent, int64_t span) {
 constexpr double kMinUtilization = 0.75;
 
 /// A tiled kernel's register tile: the most outputs per thread (up to
-/// 4 x 4) whose block tile (`rows` x `columns` threads times the tile) the
-/// output still fills (kMinUtilization), and which still leaves two blocks
-/// per processor. A 4 x 4 tile loads 8 operand values for 16 FMAs per
-/// reduction step where one output per thread loads 2 for 1. Empty: one
-/// output per thread.
+/// 8 rows x 4 columns) whose block tile (`rows` x `columns` threads times
+/// the tile) the output still fills (kMinUtilization), and which still
+/// leaves two blocks per processor; of equals, the one that loads the
+/// fewest operands (4 x 4 before 8 x 2). A 4 x 4 tile loads 8 operand
+/// values for 16 FMAs per reduction step where one output per thread loads
+/// 2 for 1; 8 x 4 loads 12 for 32. Empty: one output per thread.
 static SmallVector<int64_t>
 chooseOutputsPerThread(int64_t rows, int64_t columns, int64_t outer,
                        int64_t rowThreads, int64_t columnThreads,
                        GPUTargetAttr target) {
-  int64_t best = 1;
+  int64_t best = 1, bestLoads = 2;
   SmallVector<int64_t> chosen;
-  for (int64_t rowTile : {4, 2, 1})
+  for (int64_t rowTile : {8, 4, 2, 1})
     for (int64_t columnTile : {4, 2, 1}) {
       int64_t rowSpan = rowThreads * rowTile,
               columnSpan = columnThreads * columnTile;
@@ -168,29 +190,52 @@ chooseOutputsPerThread(int64_t rows, int64_t columns, int64_t outer,
                        llvm::divideCeil(columns, columnSpan);
       bool fills = utilization(rows, rowSpan) >= kMinUtilization &&
                    utilization(columns, columnSpan) >= kMinUtilization;
+      int64_t outputs = rowTile * columnTile, loads = rowTile + columnTile;
       if (fills && blocks >= 2 * target.getProcessors() &&
-          rowTile * columnTile > best) {
-        best = rowTile * columnTile;
+          (outputs > best || (outputs == best && loads < bestLoads))) {
+        best = outputs;
+        bestLoads = loads;
         chosen = {rowTile, columnTile};
       }
     }
   return chosen;
 }
 
-/// A tiled kernel's 256 threads as rows x columns: 32 columns (a warp along
-/// the innermost, contiguous dimension), or 16 or 8 where the innermost is
-/// too short to fill 32 (a 14- or 7-wide map). None when not even 8 fill.
-static std::optional<std::pair<int64_t, int64_t>>
-chooseTiledThreads(int64_t rows, int64_t columns) {
+/// A tiled kernel's shape: its 256 threads as rows x columns and its
+/// register tile (empty: one output a thread).
+struct TiledShape {
+  int64_t rowThreads, columnThreads;
+  SmallVector<int64_t> tile;
+  int64_t outputs() const { return tile.empty() ? 1 : tile[0] * tile[1]; }
+  int64_t loads() const { return tile.empty() ? 2 : tile[0] + tile[1]; }
+};
+
+/// The block shape with the largest register tile (chooseOutputsPerThread;
+/// of equals, the fewest loads, then the most columns): 8 x 32 threads (a
+/// warp along the innermost, contiguous dimension), 16 x 16, 32 x 8 or
+/// 64 x 4, each where the innermost fills its columns. Narrow maps (28, 14,
+/// 7 wide) so get several columns a thread, whose weights (one per output
+/// row) then serve each of them. None when not even 4 columns fill.
+static std::optional<TiledShape> chooseTiledShape(int64_t rows,
+                                                  int64_t columns,
+                                                  int64_t outer,
+                                                  GPUTargetAttr target) {
   constexpr int64_t kBlockThreads = 256;
-  for (int64_t columnThreads : {32, 16, 8}) {
+  std::optional<TiledShape> best;
+  for (int64_t columnThreads : {32, 16, 8, 4}) {
     int64_t rowThreads = kBlockThreads / columnThreads;
-    if (columns * 4 >= columnThreads * 3 &&
-        utilization(columns, columnThreads) >= kMinUtilization &&
-        rows >= rowThreads)
-      return std::make_pair(rowThreads, columnThreads);
+    if (columns * 4 < columnThreads * 3 ||
+        utilization(columns, columnThreads) < kMinUtilization ||
+        rows < rowThreads)
+      continue;
+    TiledShape shape{rowThreads, columnThreads,
+                     chooseOutputsPerThread(rows, columns, outer, rowThreads,
+                                            columnThreads, target)};
+    if (!best || shape.outputs() > best->outputs() ||
+        (shape.outputs() == best->outputs() && shape.loads() < best->loads()))
+      best = shape;
   }
-  return std::nullopt;
+  return best;
 }
 
 bool dlas::isSumReduction(linalg::LinalgOp op) {
@@ -208,7 +253,17 @@ bool dlas::isSumReduction(linalg::LinalgOp op) {
          (add.getLhs() == output || add.getRhs() == output);
 }
 
-/// Chunks to cut a sum reduction's outermost loop into (see the `split`
+int64_t dlas::splitReductionLoop(ArrayRef<int64_t> reductions) {
+  int64_t chosen = 0;
+  for (auto [i, range] : llvm::enumerate(reductions))
+    if (!ShapedType::isDynamic(range) &&
+        (ShapedType::isDynamic(reductions[chosen]) ||
+         range > reductions[chosen]))
+      chosen = i;
+  return chosen;
+}
+
+/// Chunks to cut a sum reduction's longest loop into (see the `split`
 /// of #dlas.gpu_kernel) when its kernel launches `launched` threads: the
 /// most (a power of two, at most 64) that keep the launch within
 /// `processors` x 1024 threads (half of what an SM holds, so that every SM
@@ -226,8 +281,9 @@ static int64_t chooseSplit(linalg::LinalgOp op, ArrayRef<int64_t> reductions,
     work *= range;
   int64_t wanted = target.getProcessors() * 1024;
   int64_t split = 1;
+  int64_t longest = reductions[splitReductionLoop(reductions)];
   while (split < 64 && launched * split * 2 <= wanted &&
-         reductions.front() / (split * 2) >= 8 && work / (split * 2) >= 256 &&
+         longest / (split * 2) >= 8 && work / (split * 2) >= 256 &&
          split * 2 <= maxChunks)
     split *= 2;
   return split;
@@ -253,7 +309,7 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
     ++leading;
   bool reduces = leading < static_cast<int64_t>(iterators.size());
   std::string key = decisionKey(op);
-  // Tiled: rows x columns threads (chooseTiledThreads), when both
+  // Tiled: rows x columns threads (chooseTiledShape), when both
   // innermost mapped dimensions fill them (and the grid's y and z
   // dimensions, at most 65535 blocks each, hold the rows and the rest).
   if (reduces && leading >= 2) {
@@ -262,26 +318,24 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
     for (int64_t i = 0; i < leading - 2; ++i)
       outer = ShapedType::isDynamic(ranges[i]) ? (int64_t{1} << 20)
                                                : outer * ranges[i];
-    std::optional<std::pair<int64_t, int64_t>> threads;
+    std::optional<TiledShape> shape;
     if (!ShapedType::isDynamic(columns) && !ShapedType::isDynamic(rows))
-      threads = chooseTiledThreads(rows, columns);
-    if (threads && llvm::divideCeil(rows, threads->first) <= 65535 &&
+      shape = chooseTiledShape(rows, columns, outer, target);
+    if (shape && llvm::divideCeil(rows, shape->rowThreads) <= 65535 &&
         outer <= 65535) {
-      SmallVector<int64_t> tile =
-          chooseOutputsPerThread(rows, columns, outer, threads->first,
-                                 threads->second, target);
-      int64_t rowSpan = threads->first * (tile.empty() ? 1 : tile[0]);
-      int64_t columnSpan = threads->second * (tile.empty() ? 1 : tile[1]);
+      SmallVector<int64_t> tile = shape->tile;
+      int64_t rowSpan = shape->rowThreads * (tile.empty() ? 1 : tile[0]);
+      int64_t columnSpan = shape->columnThreads * (tile.empty() ? 1 : tile[1]);
       int64_t launched = outer * llvm::divideCeil(rows, rowSpan) *
                          llvm::divideCeil(columns, columnSpan) *
-                         threads->first * threads->second;
+                         shape->rowThreads * shape->columnThreads;
       // The chunks share the grid's z with the outer dimensions.
       int64_t split =
           chooseSplit(op, ArrayRef<int64_t>(ranges).drop_front(leading),
                       launched, 65535 / outer, target);
       return GPUKernelAttr::get(context, GPUKernelKind::tiled,
-                                {threads->first, threads->second}, tile, split,
-                                key, DecisionSource::cost_model);
+                                {shape->rowThreads, shape->columnThreads},
+                                tile, split, key, DecisionSource::cost_model);
     }
   }
   // Flat: 256 threads a block, fewer when the blocks would not cover the

@@ -285,7 +285,7 @@ tilePositions(OpBuilder &builder, Location loc, Value iv, Value extent,
 /// tiled decision with `outputs` gives each thread a register tile over the
 /// two innermost parallel loops, whose virtual extents then count thread
 /// positions (tilePositions). A decision with `split` S adds an outermost
-/// parallel loop over S chunks of the first reduction loop: each thread
+/// parallel loop over S chunks of the longest reduction loop: each thread
 /// sums its chunk from zero and adds the sum to the output atomically
 /// (sum reductions only, without fusion partners). An op without parallel
 /// loops gets a one-iteration scf.parallel. Fails for outputs whose
@@ -327,6 +327,11 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   if (split > 1 && (numParallel == numLoops || !isSumReduction(op) ||
                     fusion.prologue || fusion.epilogue))
     return failure();
+  // The reduction loop the chunks cut (the longest).
+  unsigned splitDim =
+      numParallel +
+      splitReductionLoop(
+          ArrayRef<int64_t>(op.getStaticLoopRanges()).drop_front(numParallel));
   SmallVector<Value> lbs, ubs, steps;
   if (split > 1) {
     lbs.push_back(zero);
@@ -437,7 +442,7 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       return results;
     }
     Value lb = value(ranges[dim].offset), ub = value(ranges[dim].size);
-    if (split > 1 && dim == numParallel) {
+    if (split > 1 && dim == splitDim) {
       // This thread's chunk of the first reduction loop (linalg loops
       // start at 0 with step 1): [chunk * c, min((chunk + 1) * c, size)).
       Value chunkSize = arith::CeilDivUIOp::create(

@@ -70,13 +70,14 @@ func.func @depthwise(%x: tensor<1x144x58x58xf32>, %w: tensor<144x3x3xf32>, %o: t
   return %r : tensor<1x144x56x56xf32>
 }
 
-// Register tiles for large contractions: 4 x 4 outputs a thread where the
-// 32 x 128 block tiles still give two blocks per SM (2048^2: 1024 blocks),
-// 4 x 2 where 4 x 4 would not (1024^2: 256 blocks of 32 x 128 < 264).
+// Register tiles for large contractions: 8 x 4 outputs a thread where the
+// 64 x 128 block tiles still give two blocks per SM (2048^2: 512 blocks),
+// 4 x 2 where neither 8 x 4 nor 4 x 4 would (1024^2: 256 blocks of
+// 32 x 128 < 264).
 // CHECK-LABEL: func.func @big
-// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 4], key = "linalg.matmul_2048x2048x2048"
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [8, 4], key = "linalg.matmul_2048x2048x2048"
 // CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 2], key = "linalg.matmul_1024x1024x1024"
-// PRINT: dlas-gpu-select-lowering: linalg.matmul_2048x2048x2048 -> tiled 8x32 threads, 4x4 outputs a thread (cost_model)
+// PRINT: dlas-gpu-select-lowering: linalg.matmul_2048x2048x2048 -> tiled 8x32 threads, 8x4 outputs a thread (cost_model)
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<1024x1024xf32>) -> (tensor<2048x2048xf32>, tensor<1024x1024xf32>) {
   %r = linalg.matmul ins(%a, %a : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%a : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   %s = linalg.matmul ins(%b, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%b : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
@@ -104,18 +105,29 @@ func.func @conv7(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %o: ten
   return %r : tensor<1x512x7x7xf32>
 }
 
-// Too narrow even for 8 columns (3 wide): flat, 3 x 3 x 64 = 576 outputs
-// over 132 SMs: 32 threads a block.
+// 3 wide: 64 x 4 threads (3 of the 4 columns work, the least allowed),
+// and the 576-long sums split in 2.
 // CHECK-LABEL: func.func @conv3
-// CHECK: kind = flat, threads = [32], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
+// CHECK: kind = tiled, threads = [64, 4], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
 func.func @conv3(%x: tensor<1x64x5x5xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x5x5xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32>
   return %r : tensor<1x64x3x3xf32>
 }
 
-// 14 wide: 16 x 16 threads; rows are the 256 output channels.
+// 2 wide: too narrow for 4 columns: flat, 2 x 2 x 64 = 256 outputs over
+// 132 SMs, 32 threads a block, the sums split in 2.
+// CHECK-LABEL: func.func @conv2
+// CHECK: kind = flat, threads = [32], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x2x2x64x3x3"
+func.func @conv2(%x: tensor<1x64x4x4xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x4x4xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
+  return %r : tensor<1x64x2x2xf32>
+}
+
+// 14 wide: of the block shapes whose columns the map fills, 32 x 8
+// threads with 2 x 2 outputs each (two 8-column spans cover 14) gives the
+// largest register tile that still leaves 2 x 132 blocks (8 x 14 x 4).
 // CHECK-LABEL: func.func @conv14
-// CHECK: kind = tiled, threads = [16, 16], outputs = [4, 1], key = "linalg.conv_2d_nchw_fchw_8x256x14x14x256x3x3"
+// CHECK: kind = tiled, threads = [32, 8], outputs = [2, 2], key = "linalg.conv_2d_nchw_fchw_8x256x14x14x256x3x3"
 func.func @conv14(%x: tensor<8x256x16x16xf32>, %w: tensor<256x256x3x3xf32>, %o: tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<8x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%o : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
   return %r : tensor<8x256x14x14xf32>

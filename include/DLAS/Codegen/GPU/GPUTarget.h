@@ -37,7 +37,8 @@ FailureOr<GPUTargetAttr> requireGPUTarget(ModuleOp module,
 /// The loop order a GPU kernel runs `op` in (position -> `op`'s loop):
 /// its parallel loops in the order of the dimensions of its first output
 /// (so that the innermost, which consecutive threads walk, is contiguous in
-/// memory), then any other parallel loop, then the reductions. In a
+/// memory), then any other parallel loop, then the reductions (a window's
+/// first, see the definition). In a
 /// reduction, a parallel loop that the first input does not index (a
 /// convolution's output channel) moves next to the innermost, so that a
 /// register tile over the two innermost reuses each input element.
@@ -48,6 +49,11 @@ SmallVector<unsigned> gpuLoopOrder(linalg::LinalgOp op);
 /// using it. Such an op can add partial sums to its output in any order
 /// (atomically), which is what a split reduction does.
 bool isSumReduction(linalg::LinalgOp op);
+
+/// Which of a kernel's reduction loops (`reductions`: their extents in the
+/// kernel's order) a split reduction cuts into chunks: the longest (the
+/// first of equals; a convolution's channels, not its window).
+int64_t splitReductionLoop(ArrayRef<int64_t> reductions);
 
 /// The GPU cost model's decision for `op` on `target` (see
 /// dlas-gpu-select-lowering), before per-op overrides.

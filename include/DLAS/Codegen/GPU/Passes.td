@@ -56,7 +56,7 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
 
     A sum reduction (convolution, matmul) whose kernel would launch fewer
     than `processors` x 1024 threads (a 7 x 7 layer at batch 1) gets its
-    outermost reduction loop split (`split = S`, a power of two up to 64,
+    longest reduction loop split (`split = S`, a power of two up to 64,
     at least 8 iterations a chunk): S times the blocks, each adding its
     partial sum to the output atomically. Its prologue (bias) and epilogue
     (activation) then run as kernels of their own. `split-reductions=false`

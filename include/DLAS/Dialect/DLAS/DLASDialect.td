@@ -369,7 +369,7 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
       the block's thread counts (a warp's accesses stay contiguous), so that
       an operand value loaded once serves a whole row or column of the
       tile; a block covers threads x outputs;
-    * `split = S` (left out: 1): the op's outermost reduction loop is cut
+    * `split = S` (left out: 1): the op's longest reduction loop is cut
       into S chunks computed by S times the blocks, each adding its partial
       sum to the output atomically (a sum reduction whose output already
       holds its start value: a bias or zero fill, then its own kernel);
