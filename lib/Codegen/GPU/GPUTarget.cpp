@@ -130,29 +130,8 @@ SmallVector<unsigned> dlas::gpuLoopOrder(linalg::LinalgOp op) {
       break;
     }
   }
-  // Reductions: a window's (the first input indexes them only in sums such
-  // as oh + kh) before the others, so that a padded input's bounds checks,
-  // which depend on the window position alone, stay out of the innermost
-  // loop (a convolution's channels).
-  AffineMap input = op.getNumDpsInputs() > 0
-                        ? op.getMatchingIndexingMap(op.getDpsInputOperand(0))
-                        : AffineMap();
-  auto inWindow = [&](unsigned dim) {
-    if (!input)
-      return false;
-    bool compound = false, plain = false;
-    for (AffineExpr expr : input.getResults()) {
-      if (!expr.isFunctionOfDim(dim))
-        continue;
-      (isa<AffineDimExpr>(expr) ? plain : compound) = true;
-    }
-    return compound && !plain;
-  };
   for (unsigned dim = 0; dim < iterators.size(); ++dim)
-    if (!isParallel(dim) && inWindow(dim))
-      order.push_back(dim);
-  for (unsigned dim = 0; dim < iterators.size(); ++dim)
-    if (!isParallel(dim) && !inWindow(dim))
+    if (!isParallel(dim))
       order.push_back(dim);
   return order;
 }
@@ -206,36 +185,28 @@ chooseOutputsPerThread(int64_t rows, int64_t columns, int64_t outer,
 struct TiledShape {
   int64_t rowThreads, columnThreads;
   SmallVector<int64_t> tile;
-  int64_t outputs() const { return tile.empty() ? 1 : tile[0] * tile[1]; }
-  int64_t loads() const { return tile.empty() ? 2 : tile[0] + tile[1]; }
 };
 
-/// The block shape with the largest register tile (chooseOutputsPerThread;
-/// of equals, the fewest loads, then the most columns): 8 x 32 threads (a
-/// warp along the innermost, contiguous dimension), 16 x 16, 32 x 8 or
-/// 64 x 4, each where the innermost fills its columns. Narrow maps (28, 14,
-/// 7 wide) so get several columns a thread, whose weights (one per output
-/// row) then serve each of them. None when not even 4 columns fill.
-static std::optional<TiledShape> chooseTiledShape(int64_t rows,
-                                                  int64_t columns,
+/// The block shape: its 256 threads as 8 x 32 (a warp along the
+/// innermost, contiguous dimension), or 16 x 16 or 32 x 8 where the
+/// innermost is too short to fill 32 columns (a 14- or 7-wide map), then
+/// its register tile. None when not even 8 columns fill. (Narrower warps
+/// with wider register tiles, 64 x 4 threads for a 14-wide map, measured
+/// slower on an H200: their loads are less coalesced.)
+static std::optional<TiledShape> chooseTiledShape(int64_t rows, int64_t columns,
                                                   int64_t outer,
                                                   GPUTargetAttr target) {
   constexpr int64_t kBlockThreads = 256;
-  std::optional<TiledShape> best;
-  for (int64_t columnThreads : {32, 16, 8, 4}) {
+  for (int64_t columnThreads : {32, 16, 8}) {
     int64_t rowThreads = kBlockThreads / columnThreads;
-    if (columns * 4 < columnThreads * 3 ||
-        utilization(columns, columnThreads) < kMinUtilization ||
-        rows < rowThreads)
-      continue;
-    TiledShape shape{rowThreads, columnThreads,
-                     chooseOutputsPerThread(rows, columns, outer, rowThreads,
-                                            columnThreads, target)};
-    if (!best || shape.outputs() > best->outputs() ||
-        (shape.outputs() == best->outputs() && shape.loads() < best->loads()))
-      best = shape;
+    if (columns * 4 >= columnThreads * 3 &&
+        utilization(columns, columnThreads) >= kMinUtilization &&
+        rows >= rowThreads)
+      return TiledShape{rowThreads, columnThreads,
+                        chooseOutputsPerThread(rows, columns, outer, rowThreads,
+                                               columnThreads, target)};
   }
-  return best;
+  return std::nullopt;
 }
 
 bool dlas::isSumReduction(linalg::LinalgOp op) {
@@ -334,8 +305,8 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
           chooseSplit(op, ArrayRef<int64_t>(ranges).drop_front(leading),
                       launched, 65535 / outer, target);
       return GPUKernelAttr::get(context, GPUKernelKind::tiled,
-                                {shape->rowThreads, shape->columnThreads},
-                                tile, split, key, DecisionSource::cost_model);
+                                {shape->rowThreads, shape->columnThreads}, tile,
+                                split, key, DecisionSource::cost_model);
     }
   }
   // Flat: 256 threads a block, fewer when the blocks would not cover the

@@ -365,7 +365,8 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
   // The loops' values; reductions' are zero outside their loops (outputs
   // do not index by them). Linalg loops start at 0 with step 1.
   SmallVector<Value> ivs(numLoops, zero);
-  ValueRange parallelIvs = parallel.getInductionVars();
+  SmallVector<Value> loopIvs(parallel.getInductionVars());
+  ArrayRef<Value> parallelIvs = loopIvs;
   Value chunk;
   if (split > 1) {
     chunk = parallelIvs.front();

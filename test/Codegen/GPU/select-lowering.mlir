@@ -105,17 +105,17 @@ func.func @conv7(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %o: ten
   return %r : tensor<1x512x7x7xf32>
 }
 
-// 3 wide: 64 x 4 threads (3 of the 4 columns work, the least allowed),
-// and the 576-long sums split in 2.
+// Too narrow even for 8 columns (3 wide): flat, 3 x 3 x 64 = 576 outputs
+// over 132 SMs: 32 threads a block; the 576-long sums split in 2.
 // CHECK-LABEL: func.func @conv3
-// CHECK: kind = tiled, threads = [64, 4], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
+// CHECK: kind = flat, threads = [32], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x3x3x64x3x3"
 func.func @conv3(%x: tensor<1x64x5x5xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x5x5xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x3x3xf32>) -> tensor<1x64x3x3xf32>
   return %r : tensor<1x64x3x3xf32>
 }
 
-// 2 wide: too narrow for 4 columns: flat, 2 x 2 x 64 = 256 outputs over
-// 132 SMs, 32 threads a block, the sums split in 2.
+// 2 wide: flat as well, 2 x 2 x 64 = 256 outputs over 132 SMs, 32
+// threads a block, the sums split in 2.
 // CHECK-LABEL: func.func @conv2
 // CHECK: kind = flat, threads = [32], split = 2, key = "linalg.conv_2d_nchw_fchw_1x64x2x2x64x3x3"
 func.func @conv2(%x: tensor<1x64x4x4xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32> {
@@ -123,11 +123,10 @@ func.func @conv2(%x: tensor<1x64x4x4xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor
   return %r : tensor<1x64x2x2xf32>
 }
 
-// 14 wide: of the block shapes whose columns the map fills, 32 x 8
-// threads with 2 x 2 outputs each (two 8-column spans cover 14) gives the
-// largest register tile that still leaves 2 x 132 blocks (8 x 14 x 4).
+// 14 wide: 16 x 16 threads; rows are the 256 output channels, 4 a thread
+// (8 would leave 8 x 14 x 2 = 224 blocks, fewer than 2 per SM).
 // CHECK-LABEL: func.func @conv14
-// CHECK: kind = tiled, threads = [32, 8], outputs = [2, 2], key = "linalg.conv_2d_nchw_fchw_8x256x14x14x256x3x3"
+// CHECK: kind = tiled, threads = [16, 16], outputs = [4, 1], key = "linalg.conv_2d_nchw_fchw_8x256x14x14x256x3x3"
 func.func @conv14(%x: tensor<8x256x16x16xf32>, %w: tensor<256x256x3x3xf32>, %o: tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<8x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%o : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
   return %r : tensor<8x256x14x14xf32>

@@ -37,8 +37,7 @@ FailureOr<GPUTargetAttr> requireGPUTarget(ModuleOp module,
 /// The loop order a GPU kernel runs `op` in (position -> `op`'s loop):
 /// its parallel loops in the order of the dimensions of its first output
 /// (so that the innermost, which consecutive threads walk, is contiguous in
-/// memory), then any other parallel loop, then the reductions (a window's
-/// first, see the definition). In a
+/// memory), then any other parallel loop, then the reductions. In a
 /// reduction, a parallel loop that the first input does not index (a
 /// convolution's output channel) moves next to the innermost, so that a
 /// register tile over the two innermost reuses each input element.
