@@ -41,17 +41,19 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
 
     The cost model:
     * contractions and stencils (ops with reductions) whose two innermost
-      parallel dimensions are at least 8 x 32 become `tiled` blocks of
-      8 x 32 threads: a warp walks 32 contiguous outputs (coalesced loads
-      of the row operand and stores), the 8 rows of a block reuse the
-      column operand through L1;
+      parallel dimensions fill 8 x 32 threads become `tiled` blocks of
+      8 x 32 threads (16 x 16 or 32 x 8 where the innermost is 14 or 7
+      wide): a warp walks contiguous outputs (coalesced loads of the
+      column operand and stores), the rows of a block reuse the other
+      operand through L1; a convolution runs its output channels as the
+      rows;
     * everything else is `flat`: the parallel dimensions collapsed and cut
       into blocks of 256 threads, fewer (down to a warp) when that leaves
       fewer blocks than the target has processors, so that small layers
       still spread over the whole GPU.
 
     Tiled kernels get a register tile of outputs per thread (`outputs =
-    [rows, columns]`, up to 4 x 4) when the output still fills the larger
+    [rows, columns]`, up to 8 x 4) when the output still fills the larger
     block tile and leaves two blocks per processor.
 
     A sum reduction (convolution, matmul) whose kernel would launch fewer
