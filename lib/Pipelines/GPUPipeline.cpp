@@ -138,12 +138,14 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   map.fuse = options.fuseKernels;
   pm.addPass(createGPUMapKernels(map));
   if (options.emulateOnCPU) {
+    pm.addPass(createGPUNameKernels()); // only drops the names: no kernels
     pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
     pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
     buildLLVMLoweringStage(pm);
     return;
   }
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGPUNameKernels());
   pm.addPass(createCanonicalizerPass());
   if (options.externalWeights)
     pm.addPass(createExternalizeWeights());

@@ -209,6 +209,18 @@ static std::optional<TiledShape> chooseTiledShape(int64_t rows, int64_t columns,
   return std::nullopt;
 }
 
+std::string dlas::gpuKernelName(StringRef key) {
+  StringRef name = key;
+  if (size_t dot = name.find('.'); dot != StringRef::npos)
+    name = name.drop_front(dot + 1);
+  std::string result;
+  for (char c : name)
+    result.push_back(llvm::isAlnum(c) ? c : '_');
+  if (result.empty() || llvm::isDigit(result.front()))
+    result.insert(0, "k_");
+  return result;
+}
+
 bool dlas::isSumReduction(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
     return false;

@@ -10,6 +10,7 @@
 #include "DLAS/Transforms/LoopOrder.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -19,6 +20,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <functional>
 #include <numeric>
@@ -878,10 +880,21 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
         fusions[op] = fusion;
       }
     }
-    for (auto &[op, decision] : kernels)
-      if (!folded.contains(op) &&
-          failed(mapOp(rewriter, op, decision, fusions.lookup(op))))
+    // Each kernel's layer, per function in program order, for
+    // dlas-gpu-name-kernels (the ops are gone once mapped).
+    llvm::MapVector<Operation *, SmallVector<Attribute>> kernelNames;
+    for (auto &[op, decision] : kernels) {
+      if (folded.contains(op))
+        continue;
+      if (auto func = op->getParentOfType<func::FuncOp>())
+        kernelNames[func].push_back(
+            StringAttr::get(&getContext(), gpuKernelName(decision.getKey())));
+      if (failed(mapOp(rewriter, op, decision, fusions.lookup(op))))
         return signalPassFailure();
+    }
+    for (auto &[func, names] : kernelNames)
+      func->setAttr(kGPUKernelNamesAttrName,
+                    ArrayAttr::get(&getContext(), names));
   }
 };
 } // namespace

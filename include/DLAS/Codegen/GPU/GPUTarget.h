@@ -63,6 +63,16 @@ GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target);
 inline constexpr llvm::StringLiteral kGPUThreadsAttrName = "dlas.gpu_threads";
 inline constexpr llvm::StringLiteral kGPUOutputsAttrName = "dlas.gpu_outputs";
 
+/// The function attribute in which dlas-gpu-map-kernels lists the layer of
+/// each kernel it made, in program order, for dlas-gpu-name-kernels.
+inline constexpr llvm::StringLiteral kGPUKernelNamesAttrName =
+    "dlas.gpu_kernel_names";
+
+/// A kernel's name for a decision key ("linalg.conv_2d_nchw_fchw_1x64x...")
+/// that PTX and HSA accept as a symbol: the op's name without its dialect,
+/// every character outside [A-Za-z0-9_] an underscore.
+std::string gpuKernelName(llvm::StringRef key);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_CODEGEN_GPU_GPUTARGET_H

@@ -122,6 +122,30 @@ def GPUSeparateEmptyTensors : Pass<"dlas-gpu-separate-empty-tensors"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def GPUNameKernels : Pass<"dlas-gpu-name-kernels", "mlir::ModuleOp"> {
+  let summary = "Name each gpu.launch after the layer it computes";
+  let description = [{
+    `dlas-gpu-map-kernels` records, per function, the layer each kernel
+    computes (its decision key: op and loop ranges) in the function's
+    `dlas.gpu_kernel_names`, in program order; after
+    `convert-parallel-loops-to-gpu` this pass gives the function's
+    `gpu.launch` ops, in the same order, `module(@<func>_<i>_<layer>)
+    function(@<layer>)`, so that `gpu-kernel-outlining` names the kernels
+    after their layers and the runtime's per-kernel profile (`dlas-run
+    --profile`) says which layer each time belongs to. The attribute is
+    removed. When the launches do not correspond one to one (a pass in
+    between made or removed some) the kernels keep outlining's names and
+    a warning says so.
+
+    ```mlir
+    gpu.launch blocks(...) threads(...)
+        module(@main_3_conv_2d_nchw_fchw_1x64x56x56x64x3x3)
+        function(@conv_2d_nchw_fchw_1x64x56x56x64x3x3) { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
   let summary = "Lower each decided linalg op to scf.parallel loops mapped "
                 "to GPU blocks and threads";
