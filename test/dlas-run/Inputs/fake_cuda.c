@@ -5,7 +5,9 @@
  * allocations, copies at the entry's edges, the constant cache, launches,
  * frees) runs end to end. Kernels do not execute: results stay zero.
  * FAKE_CUDA_NO_DEVICE=1 makes cuInit fail as a machine without a device
- * does. Every call is counted; the counts print at exit. */
+ * does; FAKE_CUDA_MAX_LIVE=N makes an allocation fail as out of memory
+ * while N allocations are live. Every call is counted; the counts print at
+ * exit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,9 @@ CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
   return 0;
 }
 CUresult cuMemAlloc_v2(void **pointer, size_t bytes) {
+  const char *max = getenv("FAKE_CUDA_MAX_LIVE");
+  if (max && allocs - frees >= atoi(max))
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
   *pointer = calloc(1, bytes);
   ++allocs;
   return *pointer ? 0 : 2; /* CUDA_ERROR_OUT_OF_MEMORY */
