@@ -29,12 +29,13 @@
 // KERNELS: memref.alloc() : memref<1x10xf32>
 // KERNELS: gpu.memcpy
 // KERNELS: return
-// Kernels and their modules are named after their layers
+// The function's kernels share one module, each named after its layer
 // (dlas-gpu-name-kernels).
-// KERNELS: gpu.module @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3
-// KERNELS: gpu.func @conv_2d_nchw_fchw_1x8x16x16x3x3x3({{.*}}) kernel attributes {known_block_size = array<i32: 32, 1, 1>
-// KERNELS: gpu.module @main_1_fill_1x10
-// KERNELS: gpu.module @main_2_generic_1x10x8x16x16
+// KERNELS: gpu.module @main_kernels
+// KERNELS-NEXT: gpu.func @conv_2d_nchw_fchw_1x8x16x16x3x3x3_0({{.*}}) kernel attributes {known_block_size = array<i32: 32, 1, 1>
+// KERNELS: gpu.func @fill_1x10_1(
+// KERNELS: gpu.func @generic_1x10x8x16x16_2(
+// KERNELS-NOT: gpu.module
 
 // Elementwise fusion folds the ReLU and the flatten into the classifier's
 // contraction (one generic); without it the ReLU (in place) is the
@@ -54,23 +55,23 @@
 // SM90-NOT: gpu.module
 // SM90: llvm.func @main(
 // SM90: llvm.call @mgpuMemAlloc
-// SM90: gpu.launch_func <%{{.*}} : !llvm.ptr> @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3::@conv_2d_nchw_fchw_1x8x16x16x3x3x3 blocks in
+// SM90: gpu.launch_func <%{{.*}} : !llvm.ptr> @main_kernels::@conv_2d_nchw_fchw_1x8x16x16x3x3x3_0 blocks in
 // SM90: llvm.call @mgpuStreamSynchronize
-// SM90: gpu.binary @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3 [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}, assembly = "{{.*}}.version 8.0{{.*}}.target sm_90{{.*}}.entry conv_2d_nchw_fchw_1x8x16x16x3x3x3(
+// SM90: gpu.binary @main_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}, assembly = "{{.*}}.version 8.0{{.*}}.target sm_90{{.*}}.entry conv_2d_nchw_fchw_1x8x16x16x3x3x3_0(
 // SM90-NOT: gpu.module
 // SM80: #nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, properties = {{.*}}, assembly = "{{.*}}.target sm_80
 
 // The host module loads each kernel module in a constructor and launches
 // kernels through the runtime.
 // HOST: target triple = "x86_64-unknown-linux-gnu"
-// HOST: @llvm.global_ctors = appending global [3 x {{.*}}@main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3_load
+// HOST: @llvm.global_ctors = appending global [1 x {{.*}}@main_kernels_load
 // HOST: call void @mgpuLaunchKernel(ptr %{{.*}}, i64 64, i64 1, i64 1, i64 32, i64 1, i64 1, i32 0,
 // HOST: define void @_mlir_ciface_main(
-// HOST: call ptr @mgpuModuleLoadJIT(ptr @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3_binary
+// HOST: call ptr @mgpuModuleLoadJIT(ptr @main_kernels_binary
 
-// GFX942: gpu.binary @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3 {{ *}}[#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, assembly = "{{.*}}.amdgcn_target \22amdgcn-amd-amdhsa--gfx942\22
+// GFX942: gpu.binary @main_kernels {{ *}}[#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, assembly = "{{.*}}.amdgcn_target \22amdgcn-amd-amdhsa--gfx942\22
 // GFX90A: #rocdl.target<O = 3, chip = "gfx90a">, assembly = "{{.*}}.amdgcn_target \22amdgcn-amd-amdhsa--gfx90a
-// HSACO: gpu.binary @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3 {{ *}}[#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, bin = "\7FELF
+// HSACO: gpu.binary @main_kernels {{ *}}[#gpu.object<#rocdl.target<O = 3, chip = "gfx942">, bin = "\7FELF
 
 // BADTARGET: dlas-gpu-attach-target: unknown GPU target 'cuda:sm_70'
 

@@ -6,8 +6,8 @@
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 lower-to-llvm=false})" | FileCheck %s --check-prefix=KERNELS
 
 // DECIDE: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "linalg.matmul_128x64x256", source = cost_model>}
-// KERNELS: gpu.launch_func @main_0_matmul_128x64x256::@matmul_128x64x256 blocks in (%c2, %c16, %c1) threads in (%c32, %c8, %c1)
-// KERNELS: gpu.module @main_0_matmul_128x64x256
+// KERNELS: gpu.launch_func @main_kernels::@matmul_128x64x256_0 blocks in (%c2, %c16, %c1) threads in (%c32, %c8, %c1)
+// KERNELS: gpu.module @main_kernels
 func.func @main(%a: tensor<128x256xf32>, %b: tensor<256x64xf32>) -> tensor<128x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<128x64xf32>

@@ -2,7 +2,7 @@
 //
 // Names each gpu.launch after the layer dlas-gpu-map-kernels recorded for
 // it, so that outlined kernels (and the runtime's profile labels) say which
-// layer they compute.
+// layer they compute, and puts a function's kernels in one module.
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/GPU/GPUTarget.h"
@@ -40,12 +40,15 @@ struct GPUNameKernelsPass
                               "outlining's names";
         return;
       }
+      // One module for the function's kernels: one binary to build and
+      // one to load.
+      auto module = FlatSymbolRefAttr::get(
+          context, (func.getName() + "_kernels").str());
       for (auto [index, launch, name] : llvm::enumerate(
                launches, names.getAsValueRange<StringAttr>())) {
-        std::string module =
-            (func.getName() + "_" + Twine(index) + "_" + name).str();
-        launch.setModuleAttr(FlatSymbolRefAttr::get(context, module));
-        launch.setFunctionAttr(FlatSymbolRefAttr::get(context, name));
+        launch.setModuleAttr(module);
+        launch.setFunctionAttr(FlatSymbolRefAttr::get(
+            context, (name + "_" + Twine(index)).str()));
       }
     });
   }

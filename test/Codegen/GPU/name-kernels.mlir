@@ -1,18 +1,20 @@
 // dlas-gpu-name-kernels: each gpu.launch of a function gets the layer
-// dlas-gpu-map-kernels recorded for it (in program order), then
-// gpu-kernel-outlining names the kernel and its module after it.
+// dlas-gpu-map-kernels recorded for it (in program order) and the
+// function's one kernel module; gpu-kernel-outlining then puts the kernels
+// in that module, named after their layers.
 // RUN: dlas-opt %s --split-input-file --dlas-gpu-name-kernels --verify-diagnostics | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-gpu-name-kernels --gpu-kernel-outlining 2>/dev/null | FileCheck %s --check-prefix=OUTLINED
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: dlas.gpu_kernel_names
-// CHECK: gpu.launch {{.*}} module(@main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3) function(@conv_2d_nchw_fchw_1x8x16x16x3x3x3)
-// CHECK: gpu.launch {{.*}} module(@main_1_matmul_1x10x2048) function(@matmul_1x10x2048)
-// OUTLINED: gpu.launch_func @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3::@conv_2d_nchw_fchw_1x8x16x16x3x3x3
-// OUTLINED: gpu.launch_func @main_1_matmul_1x10x2048::@matmul_1x10x2048
-// OUTLINED: gpu.module @main_0_conv_2d_nchw_fchw_1x8x16x16x3x3x3
-// OUTLINED-NEXT: gpu.func @conv_2d_nchw_fchw_1x8x16x16x3x3x3(
-// OUTLINED: gpu.module @main_1_matmul_1x10x2048
+// CHECK: gpu.launch {{.*}} module(@main_kernels) function(@conv_2d_nchw_fchw_1x8x16x16x3x3x3_0)
+// CHECK: gpu.launch {{.*}} module(@main_kernels) function(@matmul_1x10x2048_1)
+// OUTLINED: gpu.launch_func @main_kernels::@conv_2d_nchw_fchw_1x8x16x16x3x3x3_0
+// OUTLINED: gpu.launch_func @main_kernels::@matmul_1x10x2048_1
+// OUTLINED: gpu.module @main_kernels
+// OUTLINED-NEXT: gpu.func @conv_2d_nchw_fchw_1x8x16x16x3x3x3_0(
+// OUTLINED: gpu.func @matmul_1x10x2048_1(
+// OUTLINED-NOT: gpu.module @main
 func.func @main(%a: memref<4xf32>) attributes {dlas.gpu_kernel_names = ["conv_2d_nchw_fchw_1x8x16x16x3x3x3", "matmul_1x10x2048"]} {
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index

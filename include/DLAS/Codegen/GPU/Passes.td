@@ -123,24 +123,24 @@ def GPUSeparateEmptyTensors : Pass<"dlas-gpu-separate-empty-tensors"> {
 }
 
 def GPUNameKernels : Pass<"dlas-gpu-name-kernels", "mlir::ModuleOp"> {
-  let summary = "Name each gpu.launch after the layer it computes";
+  let summary = "Name each gpu.launch after the layer it computes, one module a function";
   let description = [{
     `dlas-gpu-map-kernels` records, per function, the layer each kernel
     computes (its decision key: op and loop ranges) in the function's
     `dlas.gpu_kernel_names`, in program order; after
     `convert-parallel-loops-to-gpu` this pass gives the function's
-    `gpu.launch` ops, in the same order, `module(@<func>_<i>_<layer>)
-    function(@<layer>)`, so that `gpu-kernel-outlining` names the kernels
-    after their layers and the runtime's per-kernel profile (`dlas-run
-    --profile`) says which layer each time belongs to. The attribute is
-    removed. When the launches do not correspond one to one (a pass in
-    between made or removed some) the kernels keep outlining's names and
-    a warning says so.
+    `gpu.launch` ops, in the same order, `module(@<func>_kernels)
+    function(@<layer>_<i>)`, so that `gpu-kernel-outlining` puts the
+    function's kernels in one `gpu.module` (one binary to build and to
+    load, instead of one per kernel) and names them after their layers:
+    the runtime's per-kernel profile (`dlas-run --profile`) says which
+    layer each time belongs to. The attribute is removed. When the
+    launches do not correspond one to one (a pass in between made or
+    removed some) the kernels keep outlining's names and a warning says so.
 
     ```mlir
-    gpu.launch blocks(...) threads(...)
-        module(@main_3_conv_2d_nchw_fchw_1x64x56x56x64x3x3)
-        function(@conv_2d_nchw_fchw_1x64x56x56x64x3x3) { ... }
+    gpu.launch blocks(...) threads(...) module(@main_kernels)
+        function(@conv_2d_nchw_fchw_1x64x56x56x64x3x3_3) { ... }
     ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
