@@ -134,6 +134,22 @@ for _root in [os.environ.get("CUDA_ROOT", ""), os.environ.get("CUDA_HOME", ""),
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas))
+
+def _cuda_device_answers():
+    """True where a CUDA driver loads, initializes and reports a device: the
+    GPU execution tests (gpu-exec-cuda.test) run there, nowhere else."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL(os.environ.get("DLAS_CUDA_LIBRARY", "libcuda.so.1"))
+        count = ctypes.c_int(0)
+        return (cuda.cuInit(0) == 0 and
+                cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0)
+    except (OSError, AttributeError):
+        return False
+
+
+if _cuda_device_answers():
+    config.available_features.add("cuda-gpu")
 if os.path.exists("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc"):
     config.available_features.add("rocm-device-libs")
 # Tests that build a C helper (the fake GPU driver) need %cc to exist.

@@ -308,6 +308,8 @@ def check_exported_model(name, args):
     gc.collect()
     cmd = [args.dlas_run, base + ".onnx", "--input", base + ".input.npy",
            "--num-threads", str(args.threads)]
+    if args.target:
+        cmd += ["--target", args.target]
     if args.precision == "f32":
         cmd += ["--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err]
     else:
@@ -389,6 +391,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=1,
                         help="timed runs per model (DLAS and PyTorch)")
     parser.add_argument("--max-rel-err", default="1e-4")
+    parser.add_argument("--target", default="",
+                        help="dlas-run --target (a CPU target, or cuda, "
+                             "rocm:gfxNNN for a GPU); empty: the host")
     parser.add_argument("--batch", type=int, default=1,
                         help="batch size of the input that is run")
     parser.add_argument("--dynamic-batch", action="store_true",
