@@ -273,7 +273,6 @@ bool ready() {
   return !failed(s.driver.setDevice(s.device), "hipSetDevice");
 }
 
-/// Locks the state and opens the driver; the guard's owner checks `ok`.
 /// A cached block of at least `size` bytes and at most a quarter more
 /// (best fit), taken out of `blocks`; null when there is none.
 void *takeCachedBlock(std::multimap<uint64_t, void *> &blocks,
@@ -306,6 +305,7 @@ void releaseIdleBlocks() {
   s.idle.clear();
 }
 
+/// Locks the state and opens the driver; the guard's owner checks `ok`.
 struct Call {
   std::lock_guard<std::mutex> lock{state().mutex};
   bool ok = ready();
@@ -632,8 +632,7 @@ double dlasGpuProfileSample(int kernel, int sample) {
   return state().samples.at(kernel).second.at(sample);
 }
 
-//===- Constants
-//-----------------------------------------------------------===//
+//===- Constants ---------------------------------------------------------===//
 
 } // extern "C"
 

@@ -324,16 +324,18 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     return tiled && dim + 2 >= numParallel && dim < numParallel;
   };
   auto tileIndex = [&](unsigned dim) { return dim + 2 - numParallel; };
-  // A split reduction: one more parallel loop, outermost, over the chunks.
+  // A split reduction (a sum, without fusion partners: mapOp and the pass
+  // see to both): one more parallel loop, outermost, over the chunks of
+  // the longest reduction loop.
   int64_t split = decision.getSplit();
-  if (split > 1 && (numParallel == numLoops || !isSumReduction(op) ||
-                    fusion.prologue || fusion.epilogue))
-    return failure();
-  // The reduction loop the chunks cut (the longest).
-  unsigned splitDim =
-      numParallel +
-      splitReductionLoop(
-          ArrayRef<int64_t>(op.getStaticLoopRanges()).drop_front(numParallel));
+  assert((split == 1 ||
+          (isSumReduction(op) && !fusion.prologue && !fusion.epilogue)) &&
+         "a split reduction needs a sum without fusion partners");
+  unsigned splitDim = numLoops;
+  if (split > 1)
+    splitDim = numParallel +
+               splitReductionLoop(ArrayRef<int64_t>(op.getStaticLoopRanges())
+                                      .drop_front(numParallel));
   SmallVector<Value> lbs, ubs, steps;
   if (split > 1) {
     lbs.push_back(zero);
@@ -445,7 +447,7 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       return results;
     }
     Value lb = value(ranges[dim].offset), ub = value(ranges[dim].size);
-    if (split > 1 && dim == splitDim) {
+    if (dim == splitDim) {
       // This thread's chunk of the first reduction loop (linalg loops
       // start at 0 with step 1): [chunk * c, min((chunk + 1) * c, size)).
       Value chunkSize = arith::CeilDivUIOp::create(
@@ -771,8 +773,7 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
                 "grid's 65535 blocks in z; give it a flat decision "
                 "(dlas.gpu_threads = array<i64: t>)";
   }
-  if (decision.getSplit() > 1 &&
-      (!isSumReduction(op) || op.getNumReductionLoops() == 0))
+  if (decision.getSplit() > 1 && !isSumReduction(op))
     return op->emitOpError()
            << "a split reduction (split = " << decision.getSplit()
            << ") needs a sum reduction into one f32 output";

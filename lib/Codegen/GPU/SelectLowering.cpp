@@ -57,9 +57,23 @@ withThreads(linalg::LinalgOp op, GPUKernelAttr chosen, GPUTargetAttr target,
                             DecisionSource::override);
 }
 
+/// The decision with `op`'s `dlas.gpu_threads` override applied.
 static FailureOr<GPUKernelAttr> applyThreadsOverride(linalg::LinalgOp op,
                                                      GPUKernelAttr chosen,
-                                                     GPUTargetAttr target);
+                                                     GPUTargetAttr target) {
+  Attribute attr = op->getAttr(kGPUThreadsAttrName);
+  if (!attr)
+    return chosen;
+  auto threads = dyn_cast<DenseI64ArrayAttr>(attr);
+  if (!threads || threads.empty() || threads.size() > 2)
+    return op->emitOpError()
+           << "'" << kGPUThreadsAttrName
+           << "' must be array<i64: threads> (flat) or array<i64: rows, "
+              "columns> (tiled), got "
+           << attr;
+  return withThreads(op, chosen, target, threads.asArrayRef(),
+                     "'" + kGPUThreadsAttrName.str() + "'", /*strict=*/true);
+}
 
 /// `chosen` with the register tile `outputs` when it is tiled, or failure
 /// (reported at `op`) for a bad tile.
@@ -111,22 +125,12 @@ applyOverride(linalg::LinalgOp op, GPUKernelAttr chosen, GPUTargetAttr target,
   return decided;
 }
 
-/// The decision with `op`'s `dlas.gpu_threads` override applied.
-static FailureOr<GPUKernelAttr> applyThreadsOverride(linalg::LinalgOp op,
-                                                     GPUKernelAttr chosen,
-                                                     GPUTargetAttr target) {
-  Attribute attr = op->getAttr(kGPUThreadsAttrName);
-  if (!attr)
-    return chosen;
-  auto threads = dyn_cast<DenseI64ArrayAttr>(attr);
-  if (!threads || threads.empty() || threads.size() > 2)
-    return op->emitOpError()
-           << "'" << kGPUThreadsAttrName
-           << "' must be array<i64: threads> (flat) or array<i64: rows, "
-              "columns> (tiled), got "
-           << attr;
-  return withThreads(op, chosen, target, threads.asArrayRef(),
-                     "'" + kGPUThreadsAttrName.str() + "'", /*strict=*/true);
+/// "8x32" for the counts {8, 32}.
+static std::string joinCounts(ArrayRef<int64_t> counts) {
+  return llvm::join(
+      llvm::map_range(counts,
+                      [](int64_t count) { return std::to_string(count); }),
+      "x");
 }
 
 namespace {
@@ -158,29 +162,19 @@ struct GPUSelectLoweringPass
         return WalkResult::interrupt();
       op->setAttr(DLASDialect::kLoweringAttrName, *decision);
       if (print)
-        llvm::outs()
-            << "dlas-gpu-select-lowering: " << decision->getKey() << " -> "
-            << stringifyGPUKernelKind(decision->getKind()) << " "
-            << llvm::join(llvm::map_range(decision->getThreads(),
-                                          [](int64_t count) {
-                                            return std::to_string(count);
-                                          }),
-                          "x")
-            << " threads"
-            << (decision->getOutputs().empty()
-                    ? std::string()
-                    : ", " +
-                          llvm::join(llvm::map_range(decision->getOutputs(),
-                                                     [](int64_t count) {
-                                                       return std::to_string(
-                                                           count);
-                                                     }),
-                                     "x") +
-                          " outputs a thread")
-            << (decision->getSplit() > 1
-                    ? ", reduction split " + std::to_string(decision->getSplit())
-                    : std::string())
-            << " (" << stringifyDecisionSource(decision->getSource()) << ")\n";
+        llvm::outs() << "dlas-gpu-select-lowering: " << decision->getKey()
+                     << " -> " << stringifyGPUKernelKind(decision->getKind())
+                     << " " << joinCounts(decision->getThreads()) << " threads"
+                     << (decision->getOutputs().empty()
+                             ? std::string()
+                             : ", " + joinCounts(decision->getOutputs()) +
+                                   " outputs a thread")
+                     << (decision->getSplit() > 1
+                             ? ", reduction split " +
+                                   std::to_string(decision->getSplit())
+                             : std::string())
+                     << " (" << stringifyDecisionSource(decision->getSource())
+                     << ")\n";
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
