@@ -100,9 +100,12 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
 
 void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
                                         const CPUPipelineOptions &options) {
-  // Loop order first: the innermost loop walks contiguous output memory
-  // with the reductions outside it, so that LLVM vectorizes it. Tiling,
-  // packing and register-blocked microkernels refine this stage.
+  buildCPULayoutStage(pm, options);
+  buildCPUKernelDecisionStage(pm, options);
+}
+
+void dlas::buildCPULayoutStage(OpPassManager &pm,
+                               const CPUPipelineOptions &options) {
   if (options.blockedLayout) {
     BlockedLayoutOptions layoutOptions;
     layoutOptions.maxWidth = options.blockedMaxWidth;
@@ -119,6 +122,13 @@ void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,
     pm.addPass(createBlockedLayout(layoutOptions));
     pm.addPass(createCanonicalizerPass());
   }
+}
+
+void dlas::buildCPUKernelDecisionStage(OpPassManager &pm,
+                                       const CPUPipelineOptions &options) {
+  // Loop order first: the innermost loop walks contiguous output memory
+  // with the reductions outside it, so that LLVM vectorizes it. Tiling,
+  // packing and register-blocked microkernels refine this stage.
   // GSPC needs the blocked kernel; without microkernels grouped
   // convolutions keep their loops.
   if (options.microkernels && options.gspc != "never") {

@@ -6,6 +6,7 @@
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Dialect/DLAS/DLASDialect.h"
 #include "DLAS/Transforms/Passes.h"
+#include "DLAS/Tuner/LayerBench.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -70,19 +71,16 @@ TunableKernel &addKernel(std::vector<TunableKernel> &kernels,
 } // namespace
 
 FailureOr<std::vector<TunableKernel>>
-dlas::findTunableKernels(ModuleOp module, const CPUPipelineOptions &options,
+dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
                          std::string &cpu) {
-  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
-  PassManager pm(module.getContext());
-  pm.addPass(createCheckConstants());
-  buildTargetStage(pm, options);
-  buildNNToLinalgStage(pm, options);
-  buildCPUCodegenStrategyStage(pm, options);
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(laidOut->clone()));
+  PassManager pm(laidOut.getContext());
+  buildCPUKernelDecisionStage(pm, options);
   if (failed(pm.run(*copy)))
     return failure();
   CPUTargetAttr target = lookupCPUTarget(*copy);
   if (!target)
-    return module.emitError() << "the model has no target after the "
+    return laidOut.emitError() << "the model has no target after the "
                                  "pipeline's target stage";
   cpu = target.getCpu().str();
   int64_t lanes = target.lanes(32), registers = target.getVectorRegisters();
@@ -120,6 +118,22 @@ dlas::findTunableKernels(ModuleOp module, const CPUPipelineOptions &options,
   return kernels;
 }
 
+namespace {
+
+/// The number after `prefix` in a shape key ("_k" in "m64_n224_k288": 288),
+/// or 0.
+int64_t keyNumber(StringRef key, StringRef prefix) {
+  size_t at = key.find(prefix);
+  if (at == StringRef::npos)
+    return 0;
+  StringRef digits = key.drop_front(at + prefix.size());
+  digits = digits.take_while([](char c) { return llvm::isDigit(c); });
+  int64_t value = 0;
+  return digits.getAsInteger(10, value) ? 0 : value;
+}
+
+} // namespace
+
 std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
   std::vector<TuningParams> space;
   // A register tile must leave room for its operand vectors and a
@@ -128,19 +142,47 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
     return rows * vectors + vectors + 1 <= k.registers;
   };
   if (k.section == "gemm") {
+    // Register tiles with the cost model's k block (an L1 share), then each
+    // tile with explicit k blocks shorter than K.
+    std::vector<std::pair<int64_t, int64_t>> tiles;
     for (int64_t m0 : {4, 6, 8, 12})
       for (int64_t vectors : {1, 2, 3, 4})
         if (fits(m0, vectors))
-          space.push_back({{"m0", m0}, {"vectors", vectors}});
+          tiles.push_back({m0, vectors});
+    for (auto [m0, vectors] : tiles)
+      space.push_back({{"m0", m0}, {"vectors", vectors}});
+    int64_t sizeK = keyNumber(k.key, "_k");
+    for (int64_t kc : {64, 128, 256, 512})
+      for (auto [m0, vectors] : tiles)
+        if (kc < sizeK)
+          space.push_back({{"m0", m0}, {"vectors", vectors}, {"kc", kc}});
   } else if (k.section == "blocked_conv") {
+    // Columns x channel blocks; where the columns leave a tail, the tails of
+    // 2-4 rows may share one tile (the cost model's count otherwise).
+    size_t outputs = k.key.find("_o");
+    int64_t width = outputs == std::string::npos
+                        ? 0
+                        : keyNumber(StringRef(k.key).drop_front(outputs), "x");
+    std::vector<TuningParams> shared;
     for (int64_t vectors : {2, 1, 4})
-      for (int64_t rows : {7, 8, 6, 5, 4, 10, 12, 14})
-        if (fits(rows, vectors) && k.outputBlocks > 0 &&
-            k.outputBlocks % vectors == 0)
-          space.push_back({{"rows", rows}, {"vectors", vectors}});
+      for (int64_t rows : {7, 8, 6, 5, 4, 10, 12, 14}) {
+        if (!fits(rows, vectors) || k.outputBlocks <= 0 ||
+            k.outputBlocks % vectors != 0 || (width && rows > width))
+          continue;
+        space.push_back({{"rows", rows}, {"vectors", vectors}});
+        int64_t tail = width ? width % rows : 0;
+        for (int64_t lines : {2, 3, 4})
+          if (tail && tail * lines * vectors + vectors + 1 <= k.registers)
+            shared.push_back(
+                {{"rows", rows}, {"vectors", vectors}, {"lines", lines}});
+      }
+    llvm::append_range(space, shared);
   } else if (k.section == "depthwise") {
-    for (int64_t rows : {4, 6, 8, 12, 14, 2})
-      space.push_back({{"rows", rows}});
+    // Output rows x column vectors per tile.
+    for (int64_t vectors : {1, 2})
+      for (int64_t rows : {4, 6, 8, 12, 14, 2})
+        if (rows * vectors <= 12)
+          space.push_back({{"rows", rows}, {"vectors", vectors}});
   } else if (k.section == "gspc") {
     // Input tiles: the largest divisors of CPG up to two vectors; output
     // tiles: vectors down to 4 lanes that pad at most half the channels.
@@ -160,51 +202,102 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
   return space;
 }
 
+namespace {
+
+/// A key's fields: tag letters and the numbers after them ("o28x28" is
+/// ("o", {28, 28}), "max" is ("max", {})).
+struct KeyField {
+  std::string tag;
+  SmallVector<int64_t> numbers;
+};
+
+SmallVector<KeyField> keyFields(StringRef key) {
+  SmallVector<KeyField> fields;
+  SmallVector<StringRef> parts;
+  key.split(parts, '_');
+  for (StringRef part : parts) {
+    KeyField field;
+    StringRef rest = part.drop_while([](char c) { return llvm::isAlpha(c); });
+    field.tag = part.take_front(part.size() - rest.size()).str();
+    SmallVector<StringRef> numbers;
+    rest.split(numbers, 'x', -1, /*KeepEmpty=*/false);
+    for (StringRef n : numbers) {
+      int64_t value = 0;
+      if (!n.getAsInteger(10, value))
+        field.numbers.push_back(value);
+    }
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
+} // namespace
+
+std::optional<double> dlas::kernelClassDistance(StringRef section, StringRef a,
+                                                StringRef b) {
+  SmallVector<KeyField> fa = keyFields(a), fb = keyFields(b);
+  if (fa.size() != fb.size())
+    return std::nullopt;
+  double distance = 0;
+  for (auto [x, y] : llvm::zip(fa, fb)) {
+    if (x.tag != y.tag || x.numbers.size() != y.numbers.size())
+      return std::nullopt;
+    // The window, stride and dilation make the kernel's loop structure.
+    if (section != "gemm" && llvm::is_contained({"k", "s", "d"}, x.tag)) {
+      if (x.numbers != y.numbers)
+        return std::nullopt;
+      continue;
+    }
+    for (auto [p, q] : llvm::zip(x.numbers, y.numbers))
+      if (p > 0 && q > 0)
+        distance += std::fabs(std::log(double(p) / double(q)));
+  }
+  return distance;
+}
+
 std::vector<TuningParams> dlas::transferCandidates(const TunableKernel &k,
                                                    const TuningDatabase &from,
-                                                   StringRef cpu,
-                                                   size_t limit) {
-  // Other shapes of the section, by their best speedup over the default.
-  std::vector<std::pair<double, TuningParams>> ranked;
+                                                   StringRef cpu, size_t limit,
+                                                   double minGain) {
+  // Kernels of the class whose best beat their default, by distance.
+  struct Source {
+    double distance, ratio;
+    size_t index;
+    TuningParams params;
+  };
+  std::vector<Source> sources;
   for (const KernelRecord &r : from.records()) {
     if (r.target != cpu || r.section != k.section || r.key == k.key)
       continue;
     const KernelRecord::Result *best = r.best();
     if (!best || !r.defaultMs || *r.defaultMs <= 0)
       continue;
-    ranked.push_back({best->ms / *r.defaultMs, best->params});
+    double ratio = best->ms / *r.defaultMs;
+    std::optional<double> distance = kernelClassDistance(k.section, k.key, r.key);
+    if (distance && ratio < 1.0 - minGain)
+      sources.push_back({*distance, ratio, sources.size(), best->params});
   }
-  // By ratio, ties in the database's order (the sort is stable on the
-  // index).
-  std::vector<size_t> order(ranked.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  llvm::sort(order, [&](size_t a, size_t b) {
-    return ranked[a].first < ranked[b].first ||
-           (ranked[a].first == ranked[b].first && a < b);
+  llvm::sort(sources, [](const Source &x, const Source &y) {
+    return std::tie(x.distance, x.ratio, x.index) <
+           std::tie(y.distance, y.ratio, y.index);
   });
   // Valid for this kernel: what its own space would hold.
   std::vector<TuningParams> space = candidateSpace(k);
   std::vector<TuningParams> picked;
-  for (size_t i : order) {
-    auto &[ratio, params] = ranked[i];
+  for (const Source &source : sources) {
     if (picked.size() >= limit)
       break;
-    if (ratio < 1.0 && llvm::is_contained(space, params) &&
-        !llvm::is_contained(picked, params))
-      picked.push_back(params);
+    if (llvm::is_contained(space, source.params) &&
+        !llvm::is_contained(picked, source.params))
+      picked.push_back(source.params);
   }
   return picked;
 }
 
 namespace {
 
-/// One dlas-run of the model: each layer function's summed median and the
-/// whole model's median.
-struct Measurement {
-  std::map<std::string, double> layerMs;
-  double totalMs = 0;
-};
+/// Tuning-file entries: section -> "<cpu>/<key>" -> parameters.
+using TuningEntries = std::map<std::string, std::map<std::string, TuningParams>>;
 
 /// A new temporary file's path in `path` (the caller removes it).
 llvm::Error temporaryFile(StringRef suffix, SmallVectorImpl<char> &path) {
@@ -215,8 +308,10 @@ llvm::Error temporaryFile(StringRef suffix, SmallVectorImpl<char> &path) {
   return llvm::Error::success();
 }
 
-llvm::Expected<Measurement> measure(const TunerOptions &options,
-                                    StringRef tuningFile, bool profile) {
+/// The whole model's median time through dlas-run, with `tuningFile` when
+/// not empty: the check, after the search, that the layers' gains add up.
+llvm::Expected<double> modelMs(const TunerOptions &options,
+                               StringRef tuningFile) {
   SmallVector<std::string> args = {
       options.dlasRun,         options.model,
       "--random-inputs",       "--warmup",
@@ -224,8 +319,6 @@ llvm::Expected<Measurement> measure(const TunerOptions &options,
       std::to_string(options.repeat), "--num-threads",
       std::to_string(options.threads), "--target",
       options.target};
-  if (profile)
-    args.push_back("--profile");
   if (!tuningFile.empty()) {
     args.push_back("--tuning-file");
     args.push_back(tuningFile.str());
@@ -245,49 +338,19 @@ llvm::Expected<Measurement> measure(const TunerOptions &options,
   StringRef text = buffer ? (*buffer)->getBuffer() : StringRef();
   if (rc != 0)
     return llvm::createStringError(
-        "dlas-run failed (" + (error.empty() ? "exit " + std::to_string(rc) : error) +
+        "dlas-run failed (" +
+        (error.empty() ? "exit " + std::to_string(rc) : error) +
         "): " + text.take_back(600).str());
-  Measurement m;
   llvm::Regex total("time: .* median ([0-9.]+) ms");
-  llvm::Regex layer("^ *#[0-9]+ +([0-9.]+) ms +[0-9.]+% +(.*)$");
-  SmallVector<StringRef> lines;
-  text.split(lines, '\n');
-  for (StringRef line : lines) {
-    SmallVector<StringRef> match;
-    if (total.match(line, &match))
-      m.totalMs = std::stod(match[1].str());
-    else if (layer.match(line, &match)) {
-      // "<node name>: <function>", or the function alone.
-      StringRef name = match[2].trim();
-      size_t colon = name.rfind(": ");
-      if (colon != StringRef::npos)
-        name = name.drop_front(colon + 2);
-      m.layerMs[name.str()] += std::stod(match[1].str());
-    }
-  }
-  if (m.totalMs <= 0)
+  SmallVector<StringRef> match;
+  if (!total.match(text, &match))
     return llvm::createStringError("no time in dlas-run's output: " +
                                    text.take_back(600).str());
-  return m;
+  return std::stod(match[1].str());
 }
 
-/// The time of `k` in `m`: its layers' medians summed; nullopt when the
-/// profile has none of them.
-std::optional<double> kernelMs(const TunableKernel &k, const Measurement &m) {
-  double sum = 0;
-  bool any = false;
-  for (const std::string &layer : k.layers)
-    if (auto it = m.layerMs.find(layer); it != m.layerMs.end()) {
-      sum += it->second;
-      any = true;
-    }
-  return any ? std::optional<double>(sum) : std::nullopt;
-}
-
-/// Writes a tuning file with `entries` (section -> "<cpu>/<key>" -> params).
-llvm::Error writeTuningFile(
-    StringRef path,
-    const std::map<std::string, std::map<std::string, TuningParams>> &entries) {
+/// Writes a tuning file with `entries`.
+llvm::Error writeTuningFile(StringRef path, const TuningEntries &entries) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
@@ -309,53 +372,89 @@ llvm::Error writeTuningFile(
   return llvm::Error::success();
 }
 
-/// Runs the model alternately without and with the winners (`tuned`),
-/// options.confirmPairs times, and returns the "<section>/<cpu>/<key>" of
-/// the winners whose median gain over the pairs reaches minGain.
-llvm::Expected<std::set<std::string>> confirmWinners(
-    const TunerOptions &options, ArrayRef<TunableKernel> kernels,
-    StringRef cpu,
-    const std::map<std::string, std::map<std::string, TuningParams>> &tuned,
-    StringRef file, llvm::raw_ostream &os) {
-  if (llvm::Error e = writeTuningFile(file, tuned))
-    return std::move(e);
-  std::map<std::string, std::vector<double>> ratios;
-  for (int64_t pair = 0; pair < options.confirmPairs; ++pair) {
-    llvm::Expected<Measurement> before = measure(options, "", true);
-    if (!before)
-      return before.takeError();
-    llvm::Expected<Measurement> after = measure(options, file, true);
-    if (!after)
-      return after.takeError();
-    for (const TunableKernel &k : kernels) {
-      std::string id = k.section + "/" + cpu.str() + "/" + k.key;
-      auto section = tuned.find(k.section);
-      if (section == tuned.end() ||
-          !section->second.count(cpu.str() + "/" + k.key))
-        continue;
-      std::optional<double> a = kernelMs(k, *before), b = kernelMs(k, *after);
-      if (a && b && *a > 0)
-        ratios[id].push_back(*b / *a);
-    }
-  }
-  std::set<std::string> kept;
-  for (auto &[id, r] : ratios) {
-    llvm::sort(r);
-    double median = r[r.size() / 2];
-    bool keep = median < 1.0 - options.minGain;
-    if (keep)
-      kept.insert(id);
-    os << llvm::formatv("confirm {0}: tuned/default {1:f3} over {2} pair(s): "
-                        "{3}\n",
-                        id, median, r.size(), keep ? "kept" : "dropped");
-  }
-  return kept;
-}
-
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
       .count();
+}
+
+/// Compiles a kernel's layer with one set of parameters for it. A kernel
+/// is measured on the first layer that holds it: layers with the same
+/// shape key run the same kernel.
+class KernelMeter {
+public:
+  KernelMeter(LayerBench &bench, const TunerOptions &options, StringRef cpu,
+              StringRef file)
+      : bench(bench), options(options), cpu(cpu), file(file) {}
+
+  /// `k`'s layer with `params` for `k` (null: the cost model's).
+  llvm::Expected<std::unique_ptr<CompiledLayer>>
+  compile(const TunableKernel &k, const TuningParams *params) {
+    if (!params)
+      return bench.compile(k.layers.front(), "");
+    TuningEntries entries;
+    entries[k.section][cpu + "/" + k.key] = *params;
+    if (llvm::Error e = writeTuningFile(file, entries))
+      return std::move(e);
+    return bench.compile(k.layers.front(), file);
+  }
+
+  /// The median time of `k`'s layer with `params` (null: the default);
+  /// the compiled layer is kept in `layer` for a later head-to-head.
+  llvm::Expected<double> measure(const TunableKernel &k,
+                                 const TuningParams *params,
+                                 std::unique_ptr<CompiledLayer> &layer) {
+    llvm::Expected<std::unique_ptr<CompiledLayer>> compiled =
+        compile(k, params);
+    if (!compiled)
+      return compiled.takeError();
+    layer = std::move(*compiled);
+    return layer->time(options.warmup, options.repeat);
+  }
+
+private:
+  LayerBench &bench;
+  const TunerOptions &options;
+  std::string cpu, file;
+};
+
+/// Times `k`'s layer alternately with the cost model's parameters and with
+/// `best`, options.confirmPairs times: the median of the tuned/default
+/// ratios. The layers compiled during the search are reused; a kernel whose
+/// best came from the database is compiled here.
+llvm::Expected<double> confirmRatio(KernelMeter &meter, const TunableKernel &k,
+                                    const TuningParams &best,
+                                    std::unique_ptr<CompiledLayer> &byDefault,
+                                    std::unique_ptr<CompiledLayer> &tuned,
+                                    const TunerOptions &options) {
+  for (auto [layer, params] :
+       {std::pair{&byDefault, (const TuningParams *)nullptr},
+        std::pair{&tuned, &best}}) {
+    if (*layer)
+      continue;
+    llvm::Expected<std::unique_ptr<CompiledLayer>> compiled =
+        meter.compile(k, params);
+    if (!compiled)
+      return compiled.takeError();
+    *layer = std::move(*compiled);
+  }
+  SmallVector<double> ratios;
+  for (int64_t pair = 0; pair < options.confirmPairs; ++pair) {
+    llvm::Expected<double> a = byDefault->time(options.warmup, options.repeat);
+    if (!a)
+      return a.takeError();
+    llvm::Expected<double> b = tuned->time(options.warmup, options.repeat);
+    if (!b)
+      return b.takeError();
+    ratios.push_back(*a > 0 ? *b / *a : 1.0);
+  }
+  llvm::sort(ratios);
+  return ratios[ratios.size() / 2];
+}
+
+std::string firstLine(llvm::Error error) {
+  std::string text = llvm::toString(std::move(error));
+  return text.substr(0, std::min<size_t>(text.find('\n'), 300));
 }
 
 } // namespace
@@ -365,9 +464,11 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   auto start = std::chrono::steady_clock::now();
   CPUPipelineOptions pipeline;
   pipeline.target = options.target;
+  FailureOr<OwningOpRef<ModuleOp>> laidOut = layOutModel(module, pipeline);
   std::string cpu;
   FailureOr<std::vector<TunableKernel>> found =
-      findTunableKernels(module, pipeline, cpu);
+      succeeded(laidOut) ? findTunableKernels(**laidOut, pipeline, cpu)
+                         : FailureOr<std::vector<TunableKernel>>(failure());
   if (failed(found))
     return llvm::createStringError("the model does not compile up to its "
                                    "lowering decisions (see above)");
@@ -397,19 +498,27 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   // What to measure per kernel: the untried part of its space (or, for a
   // kernel the database has no results for, the transferred candidates).
   std::vector<std::vector<TuningParams>> queues(kernels.size());
-  bool needDefault = false;
   size_t transferred = 0;
+  std::string transferLines;
+  llvm::raw_string_ostream transferLog(transferLines);
   for (auto [k, queue] : llvm::zip(kernels, queues)) {
     KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
     bool fresh = record.results.empty();
     std::vector<TuningParams> space =
-        transfer && fresh ? transferCandidates(k, *transfer, cpu,
-                                               options.maxCandidates
-                                                   ? options.maxCandidates
-                                                   : 4)
-                          : candidateSpace(k);
-    if (transfer && fresh)
+        transfer && fresh
+            ? transferCandidates(k, *transfer, cpu,
+                                 options.maxCandidates ? options.maxCandidates
+                                                       : kTransferCandidates,
+                                 options.minGain)
+            : candidateSpace(k);
+    if (transfer && fresh) {
       ++transferred;
+      transferLog << "transfer " << k.section << "/" << k.key << ": "
+         << (space.empty() ? std::string("nothing of its class gained")
+                           : llvm::join(llvm::map_range(space, formatParams),
+                                        "; "))
+         << "\n";
+    }
     // The first max-candidates of the space, less what was measured: a
     // second run with the same limit measures nothing.
     if (options.maxCandidates && space.size() > options.maxCandidates)
@@ -417,7 +526,6 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
     for (TuningParams &p : space)
       if (!record.tried(p))
         queue.push_back(std::move(p));
-    needDefault |= !record.defaultMs;
   }
   size_t pending = 0;
   for (auto &q : queues)
@@ -430,92 +538,117 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
                         .str()
                   : std::string())
      << "\n";
+  os << transferLines;
   os.flush();
 
-  SmallString<128> roundFile;
-  if (llvm::Error e = temporaryFile("json", roundFile))
+  SmallString<128> candidateFile;
+  if (llvm::Error e = temporaryFile("json", candidateFile))
     return e;
-  llvm::FileRemover removeRoundFile(roundFile);
+  llvm::FileRemover removeCandidateFile(candidateFile);
   auto saveDb = [&]() -> llvm::Error {
     return options.dbPath.empty() ? llvm::Error::success()
                                   : db.save(options.dbPath);
   };
+  // The measured code runs here, on OpenMP threads when threads > 1.
+  configureOpenMPThreads(options.threads);
+  LayerBench bench(**laidOut, pipeline);
+  KernelMeter meter(bench, options, cpu, candidateFile);
 
-  if (needDefault) {
-    llvm::Expected<Measurement> m = measure(options, "", /*profile=*/true);
-    if (!m)
-      return m.takeError();
-    for (const TunableKernel &k : kernels)
-      if (std::optional<double> ms = kernelMs(k, *m))
-        db.getOrCreate(cpu, k.section, k.key).defaultMs = *ms;
-    os << llvm::formatv("[{0,6:f1} s] defaults measured: model {1:f3} ms\n",
-                        secondsSince(start), m->totalMs);
+  // Defaults: each kernel with the cost model's parameters, for the
+  // kernels with candidates to measure.
+  // The layers compiled with each kernel's default and its best candidate
+  // so far, for the head-to-head confirmation.
+  std::vector<std::unique_ptr<CompiledLayer>> defaultLayers(kernels.size()),
+      bestLayers(kernels.size());
+  size_t defaults = 0;
+  for (auto [i, k, queue] : llvm::enumerate(kernels, queues)) {
+    KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
+    if (record.defaultMs || queue.empty())
+      continue;
+    if (secondsSince(start) > options.budgetSeconds)
+      break;
+    llvm::Expected<double> ms = meter.measure(k, nullptr, defaultLayers[i]);
+    if (!ms) {
+      os << "kernel " << k.section << "/" << k.key
+         << " not tuned: its default does not run: " << firstLine(ms.takeError())
+         << "\n";
+      queue.clear();
+      continue;
+    }
+    record.defaultMs = *ms;
+    ++defaults;
+  }
+  if (defaults) {
+    os << llvm::formatv("[{0,6:f1} s] defaults measured: {1} kernel(s)\n",
+                        secondsSince(start), defaults);
     os.flush();
     if (llvm::Error e = saveDb())
       return e;
   }
 
-  for (size_t round = 1;; ++round) {
-    std::map<std::string, std::map<std::string, TuningParams>> entries;
-    std::vector<std::pair<size_t, TuningParams>> trying;
-    // A layer's time is charged to the kernels it holds: one candidate per
-    // layer and round keeps the charge clean (a GSPC packing and the
-    // blocked kernel that runs it share their layer).
-    std::set<std::string> layersUsed;
-    for (auto [i, queue] : llvm::enumerate(queues)) {
-      if (queue.empty() ||
-          llvm::any_of(kernels[i].layers, [&](const std::string &layer) {
-            return layersUsed.count(layer);
-          }))
+  // Rounds of one candidate per kernel, the kernels that take the most of
+  // the model's time (default time times layers) first, so that a budget
+  // that runs out mid-round has spent itself on them.
+  std::vector<size_t> order(kernels.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  auto weight = [&](size_t i) {
+    KernelRecord &r = db.getOrCreate(cpu, kernels[i].section, kernels[i].key);
+    return r.defaultMs.value_or(0) * kernels[i].layers.size();
+  };
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return weight(a) > weight(b) || (weight(a) == weight(b) && a < b);
+  });
+  bool outOfBudget = false;
+  for (size_t round = 1; !outOfBudget; ++round) {
+    size_t measured = 0, improved = 0;
+    for (size_t i : order) {
+      std::vector<TuningParams> &queue = queues[i];
+      if (queue.empty())
         continue;
-      layersUsed.insert(kernels[i].layers.begin(), kernels[i].layers.end());
+      if (secondsSince(start) > options.budgetSeconds) {
+        outOfBudget = true;
+        break;
+      }
       TuningParams params = queue.front();
       queue.erase(queue.begin());
-      entries[kernels[i].section][cpu + "/" + kernels[i].key] = params;
-      trying.push_back({i, params});
-    }
-    if (trying.empty())
-      break;
-    if (secondsSince(start) > options.budgetSeconds) {
-      os << llvm::formatv("budget of {0} s spent; candidates left "
-                          "unmeasured\n",
-                          options.budgetSeconds);
-      break;
-    }
-    if (llvm::Error e = writeTuningFile(roundFile, entries))
-      return e;
-    llvm::Expected<Measurement> m = measure(options, roundFile, true);
-    if (!m) {
-      // A candidate set that does not build or run is recorded as failed,
-      // so that it is not tried again.
-      os << "round " << round << " failed, its candidates are dropped: "
-         << llvm::toString(m.takeError()) << "\n";
-      for (auto &[i, params] : trying)
-        db.getOrCreate(cpu, kernels[i].section, kernels[i].key)
-            .results.push_back({params, INFINITY});
-    } else {
-      size_t improved = 0;
-      for (auto &[i, params] : trying) {
-        std::optional<double> ms = kernelMs(kernels[i], *m);
-        if (!ms)
-          continue;
-        KernelRecord &record =
-            db.getOrCreate(cpu, kernels[i].section, kernels[i].key);
-        record.results.push_back({params, *ms});
-        improved += record.defaultMs && *ms < *record.defaultMs;
+      const TunableKernel &k = kernels[i];
+      KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
+      std::unique_ptr<CompiledLayer> layer;
+      const KernelRecord::Result *best = record.best();
+      double bestMs = best ? best->ms : INFINITY;
+      llvm::Expected<double> ms = meter.measure(k, &params, layer);
+      if (!ms) {
+        // A candidate that does not build or run is recorded as failed, so
+        // that it is not tried again.
+        os << "candidate " << formatParams(params) << " of " << k.section
+           << "/" << k.key << " failed: " << firstLine(ms.takeError()) << "\n";
+        record.results.push_back({params, INFINITY});
+        continue;
       }
-      os << llvm::formatv("[{0,6:f1} s] round {1}: {2} kernel(s) measured, "
-                          "{3} faster than the default; model {4:f3} ms\n",
-                          secondsSince(start), round, trying.size(), improved,
-                          m->totalMs);
+      record.results.push_back({params, *ms});
+      if (*ms < bestMs)
+        bestLayers[i] = std::move(layer);
+      ++measured;
+      improved += record.defaultMs && *ms < *record.defaultMs;
     }
+    if (measured == 0 && !outOfBudget)
+      break;
+    if (measured)
+      os << llvm::formatv("[{0,6:f1} s] round {1}: {2} kernel(s) measured, "
+                          "{3} faster than the default\n",
+                          secondsSince(start), round, measured, improved);
     os.flush();
     if (llvm::Error e = saveDb())
       return e;
   }
+  if (outOfBudget)
+    os << llvm::formatv("budget of {0} s spent; candidates left unmeasured\n",
+                        options.budgetSeconds);
 
-  // The tuning file: each kernel's best result that beats its default.
-  std::map<std::string, std::map<std::string, TuningParams>> tuned;
+  // The tuning file: each kernel's best result that beats its default,
+  // confirmed head to head.
+  TuningEntries tuned;
   os << "kernel                                     default ms    best ms  "
         "gain  parameters\n";
   for (const TunableKernel &k : kernels) {
@@ -531,15 +664,27 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
                         best->ms > 0 ? *record.defaultMs / best->ms : 1.0,
                         formatParams(best->params), keep ? "" : " (not kept)");
   }
-  if (options.confirmPairs > 0 && !tuned.empty()) {
-    llvm::Expected<std::set<std::string>> confirmed =
-        confirmWinners(options, kernels, cpu, tuned, roundFile, os);
-    if (!confirmed)
-      return confirmed.takeError();
-    for (auto &[section, entries] : tuned)
-      for (auto it = entries.begin(); it != entries.end();)
-        it = confirmed->count(section + "/" + it->first) ? std::next(it)
-                                                         : entries.erase(it);
+  if (options.confirmPairs > 0) {
+    for (auto [i, k] : llvm::enumerate(kernels)) {
+      auto section = tuned.find(k.section);
+      std::string entry = cpu + "/" + k.key;
+      if (section == tuned.end() || !section->second.count(entry))
+        continue;
+      llvm::Expected<double> ratio =
+          confirmRatio(meter, k, section->second[entry], defaultLayers[i],
+                       bestLayers[i], options);
+      bool keep = ratio && *ratio < 1.0 - options.minGain;
+      if (!ratio)
+        os << "confirm " << k.section << "/" << entry
+           << ": failed, dropped: " << firstLine(ratio.takeError()) << "\n";
+      else
+        os << llvm::formatv("confirm {0}/{1}: tuned/default {2:f3} over {3} "
+                            "pair(s): {4}\n",
+                            k.section, entry, *ratio, options.confirmPairs,
+                            keep ? "kept" : "dropped");
+      if (!keep)
+        section->second.erase(entry);
+    }
     for (auto it = tuned.begin(); it != tuned.end();)
       it = it->second.empty() ? tuned.erase(it) : std::next(it);
   }
@@ -550,16 +695,15 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   os << llvm::formatv("search: {0:f1} s; tuning file {1} ({2} section(s))\n",
                       searchSeconds, options.output, tuned.size());
   if (options.verify && !options.output.empty()) {
-    llvm::Expected<Measurement> before = measure(options, "", false);
+    llvm::Expected<double> before = modelMs(options, "");
     if (!before)
       return before.takeError();
-    llvm::Expected<Measurement> after = measure(options, options.output, false);
+    llvm::Expected<double> after = modelMs(options, options.output);
     if (!after)
       return after.takeError();
     os << llvm::formatv("model: {0:f3} ms with the cost model, {1:f3} ms "
                         "tuned ({2:f3}x)\n",
-                        before->totalMs, after->totalMs,
-                        before->totalMs / after->totalMs);
+                        *before, *after, *before / *after);
   }
   return llvm::Error::success();
 }

@@ -56,10 +56,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
-#include <limits>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 using namespace mlir;
 using namespace mlir::dlas;
@@ -176,7 +172,7 @@ static cl::opt<int> compileThreads(
     cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string> ompLibrary(
     "omp-library", cl::desc("OpenMP runtime the JIT code links against"),
-    cl::init("/usr/lib/llvm-22/lib/libomp.so"), cl::cat(runCategory));
+    cl::init(kDefaultOpenMPLibrary.str()), cl::cat(runCategory));
 static cl::opt<bool> profileLayers(
     "profile",
     cl::desc("Print the median time of every layer (nn op) over the timed "
@@ -477,26 +473,6 @@ std::string calibrationOptionError() {
   if (!(calibrationPercentile > 50.0 && calibrationPercentile <= 100.0))
     return "--calibration-percentile must be in (50, 100]";
   return "";
-}
-
-/// Pins the JIT code's OpenMP threads one per hardware thread when a
-/// thread count above 1 was asked for (--num-threads, OMP_NUM_THREADS) and
-/// the environment does not already say how to place them: unpinned, this
-/// 2-vCPU VM's scheduler kept both threads of a 2-thread run on one CPU in
-/// about a third of the processes (a 0.008 ms depthwise layer took 0.07 ms
-/// in them; pinned, 14 of 14 runs took 0.008-0.009 ms). libomp reads these
-/// when it starts, after this (the JIT loads it). Runs with one thread, or
-/// OpenMP's default, are left as they were: concurrent 1-thread runs (lit's
-/// workers) would all land on the first CPU.
-static void pinOpenMPThreadsByDefault() {
-  for (const char *name : {"OMP_PROC_BIND", "OMP_PLACES", "KMP_AFFINITY"})
-    if (std::getenv(name))
-      return;
-  const char *threads = std::getenv("OMP_NUM_THREADS");
-  if (!threads || std::atoi(threads) <= 1)
-    return;
-  ::setenv("OMP_PROC_BIND", "close", /*overwrite=*/0);
-  ::setenv("OMP_PLACES", "threads", /*overwrite=*/0);
 }
 
 /// The GPU runtime's entry points, bound into the JIT for code from
@@ -808,9 +784,7 @@ int runMain() {
   }
   // Parallel loops call the OpenMP runtime; it reads the thread count from
   // the environment when it starts.
-  if (numThreads > 0)
-    setenv("OMP_NUM_THREADS", std::to_string(numThreads).c_str(), 1);
-  pinOpenMPThreadsByDefault();
+  configureOpenMPThreads(numThreads);
   JITOptions jitOptions;
   jitOptions.cpu = codeTarget->first;
   jitOptions.features = codeTarget->second;
@@ -955,21 +929,6 @@ int runMain() {
 }
 
 } // namespace
-
-/// Every layer returns a freshly allocated activation buffer. The JIT code
-/// runs on its own thread, whose glibc arena unmaps an emptied heap and
-/// serves large blocks with mmap, so each run page-faulted and zeroed every
-/// activation anew (about 5000 faults, a third of MobileNetV2's time). One
-/// arena that keeps freed memory lets the next run reuse mapped pages, as
-/// the main thread (where PyTorch runs) does.
-static void keepFreedMemoryMapped() {
-#ifdef __GLIBC__
-  mallopt(M_ARENA_MAX, 1);
-  // 32 MiB is the largest mmap threshold glibc accepts.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-#endif
-}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);

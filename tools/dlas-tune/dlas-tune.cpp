@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/InitAllPasses.h"
+#include "DLAS/Runner/JIT.h"
 #include "DLAS/Runner/Model.h"
 #include "DLAS/Support/ToolOptions.h"
 #include "DLAS/Tuner/Tuner.h"
@@ -22,6 +23,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/thread.h"
 
 using namespace mlir;
 using namespace mlir::dlas;
@@ -57,12 +60,13 @@ static cl::opt<std::string> target(
              "the host must run it"),
     cl::init("host"), cl::cat(category));
 static cl::opt<int> repeat("repeat",
-                           cl::desc("Timed runs of the model per round"),
+                           cl::desc("Timed runs of a layer per measurement"),
                            cl::init(10), cl::cat(category));
-static cl::opt<int> warmup("warmup", cl::desc("Untimed runs per round"),
+static cl::opt<int> warmup("warmup",
+                           cl::desc("Untimed runs of a layer per measurement"),
                            cl::init(2), cl::cat(category));
 static cl::opt<int> numThreads("num-threads",
-                               cl::desc("OpenMP threads the model runs on"),
+                               cl::desc("OpenMP threads the layers run on"),
                                cl::init(1), cl::cat(category));
 static cl::opt<int> maxCandidates(
     "max-candidates",
@@ -70,9 +74,9 @@ static cl::opt<int> maxCandidates(
     cl::init(0), cl::cat(category));
 static cl::opt<int> confirmPairs(
     "confirm",
-    cl::desc("Head-to-head runs (without, then with the winners) that must "
-             "confirm each kernel's gain before it goes into the tuning file "
-             "(0: keep what the search found)"),
+    cl::desc("Head-to-head timings of each winner's layer (default, then "
+             "tuned) that must confirm its gain before it goes into the "
+             "tuning file (0: keep what the search found)"),
     cl::init(3), cl::cat(category));
 static cl::opt<bool> noVerify(
     "no-verify",
@@ -111,6 +115,8 @@ static std::optional<double> parseDuration(StringRef text) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
   mlir::dlas::registerAllPasses();
   cl::HideUnrelatedOptions(category);
   if (!parseToolOptions(argc, argv, "DLAS auto-tuner\n"))
@@ -167,7 +173,18 @@ int main(int argc, char **argv) {
       loadModel(&context, inputFilename, entryName, sourceMgr);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
-  if (llvm::Error e = tuneModel(**loaded, options, llvm::outs()))
-    return fail(llvm::toString(std::move(e)));
+  // The measured code may keep large vectors on the stack (as dlas-run
+  // does, a thread with a 512 MiB stack runs it) and allocates its
+  // activations on every run.
+  keepFreedMemoryMapped();
+  llvm::Error result = llvm::Error::success();
+  std::optional<unsigned> stackSize = 512u << 20;
+  llvm::thread runner(stackSize, [&] {
+    llvm::consumeError(std::move(result));
+    result = tuneModel(**loaded, options, llvm::outs());
+  });
+  runner.join();
+  if (result)
+    return fail(llvm::toString(std::move(result)));
   return 0;
 }

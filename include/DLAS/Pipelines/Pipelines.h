@@ -342,6 +342,14 @@ void buildTargetStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildNNToLinalgStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildCPUCodegenStrategyStage(OpPassManager &pm,
                                   const CPUPipelineOptions &options);
+/// The strategy stage's two halves: the activation layout, decided for
+/// the whole model (dlas-blocked-layout), then each layer's kernels
+/// (GSPC packing, convolution algorithm, loop order, microkernel tiles),
+/// decided from the layer alone and the tuning file: dlas-tune re-runs
+/// only the second half on one layer to measure a candidate.
+void buildCPULayoutStage(OpPassManager &pm, const CPUPipelineOptions &options);
+void buildCPUKernelDecisionStage(OpPassManager &pm,
+                                 const CPUPipelineOptions &options);
 void buildEntryABIStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildBufferizationStage(OpPassManager &pm);
 void buildLoopLoweringStage(OpPassManager &pm, const CPUPipelineOptions &options);

@@ -18,6 +18,21 @@
 
 namespace mlir::dlas {
 
+/// The OpenMP runtime JIT code links against unless told otherwise.
+inline constexpr llvm::StringLiteral kDefaultOpenMPLibrary =
+    "/usr/lib/llvm-22/lib/libomp.so";
+
+/// Sets the thread count of the JIT code's OpenMP loops (OMP_NUM_THREADS;
+/// `threads` <= 0 keeps the environment's) and pins the threads one per
+/// hardware thread when there are several and the environment does not
+/// place them. Call it before the first JIT with OpenMP code starts: libomp
+/// reads the environment once.
+void configureOpenMPThreads(int threads);
+
+/// glibc malloc settings that keep freed memory mapped, so that timed runs
+/// do not page-fault every activation buffer anew.
+void keepFreedMemoryMapped();
+
 /// How to build and start the JIT for a lowered module.
 struct JITOptions {
   /// The CPU and LLVM feature string to generate code for (the module's
@@ -27,7 +42,7 @@ struct JITOptions {
   /// Threads for LLVM's optimization and code generation; 0: all cores.
   unsigned compileThreads = 0;
   /// The OpenMP runtime loaded when the module has OpenMP ops.
-  std::string ompLibrary;
+  std::string ompLibrary = kDefaultOpenMPLibrary.str();
 };
 
 /// Removes `module`'s `llvm.global_ctors` (or `_dtors`) list and returns its

@@ -3,13 +3,12 @@
 // The auto-tuner behind dlas-tune. It compiles a model up to the lowering
 // decisions to learn its tunable kernels (each microkernel decision and
 // each GSPC packing, by tuning-file section and shape key) and the layer
-// functions holding them; then it measures candidate parameters in
-// rounds: each round gives every kernel one untried candidate in a tuning
-// file, runs the model once through dlas-run --profile and charges each
-// layer's median time to its kernels' candidates. So one compile and run
-// measures a candidate of every kernel at once. Results go to a
-// TuningDatabase; the best parameters that beat the cost model's become a
-// tuning file that dlas-run, dlas-compile and the pipeline read.
+// functions holding them; then it measures candidate parameters one layer
+// at a time (LayerBench: the layer alone, its kernels decided with the
+// candidate in a tuning file, compiled and timed in this process), in
+// rounds of one candidate per kernel. Results go to a TuningDatabase; the
+// best parameters that beat the cost model's, confirmed head to head,
+// become a tuning file that dlas-run, dlas-compile and the pipeline read.
 //
 // Transfer-tuning: a kernel that the database has not measured takes as
 // candidates the best parameters of the same section's other shapes in a
@@ -39,26 +38,45 @@ struct TunableKernel {
   int64_t groupInputs = 0, groupOutputs = 0;
 };
 
-/// The tunable kernels of `module` (compiled, on a copy, up to the
-/// decisions with `options`) and its target's CPU name.
+/// The tunable kernels of `laidOut` (a model through layOutModel; its
+/// kernels are decided on a copy with `options`) and its target's CPU
+/// name.
 FailureOr<std::vector<TunableKernel>>
-findTunableKernels(ModuleOp module, const CPUPipelineOptions &options,
+findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
                    std::string &cpu);
 
 /// The parameters worth measuring for `kernel`, the space's order.
 std::vector<TuningParams> candidateSpace(const TunableKernel &kernel);
 
+/// How many candidates transfer-tuning tries per kernel unless
+/// --max-candidates says otherwise.
+inline constexpr size_t kTransferCandidates = 2;
+
+/// The shape distance between two keys of tuning-file section `section`
+/// when they are of the same kernel class, nullopt otherwise. Keys are
+/// `_`-separated fields of a tag and numbers ("c64_f128_o28x28_k3x3_s2x2");
+/// the same class has the same tags (so the same pooling kind, and GEMMs
+/// with and without batch dims apart) and, in the convolution and pooling
+/// sections, the same window, stride and dilation (the `k`, `s` and `d`
+/// fields); its distance is the sum of |log(a / b)| over the other numbers
+/// (channels, sizes): 0 for the same shape.
+std::optional<double> kernelClassDistance(StringRef section, StringRef a,
+                                          StringRef b);
+
 /// The candidates transfer-tuning tries for `kernel`: the best parameters
-/// of the same section's other kernels in `from` on `cpu`, fastest
-/// relative to their default first, valid for `kernel`, at most `limit`.
+/// of other kernels of its class (kernelClassDistance) in `from` on `cpu`
+/// that beat their default by `minGain` or more, nearest shape first (then
+/// the larger gain), valid for `kernel`, at most `limit`.
 std::vector<TuningParams> transferCandidates(const TunableKernel &kernel,
                                              const TuningDatabase &from,
-                                             StringRef cpu, size_t limit);
+                                             StringRef cpu, size_t limit,
+                                             double minGain);
 
 struct TunerOptions {
   std::string model, dlasRun, target = "host", dbPath, transferFrom, output;
   /// Stop starting rounds after this many seconds.
   double budgetSeconds = 600;
+  /// Timed and untimed runs of a layer per measurement; OpenMP threads.
   int64_t repeat = 10, warmup = 2, threads = 1;
   /// At most this many candidates per kernel (0: all).
   size_t maxCandidates = 0;
@@ -69,7 +87,8 @@ struct TunerOptions {
   /// still reaches minGain (a search round's single measurement may be
   /// noise). 0: keep what the search found.
   int64_t confirmPairs = 3;
-  /// Measure the model with and without the tuning file at the end.
+  /// Measure the whole model (through dlas-run) with and without the
+  /// tuning file at the end.
   bool verify = true;
   /// Only list the tunable kernels and their candidate counts.
   bool listOnly = false;
