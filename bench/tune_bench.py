@@ -79,7 +79,10 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=30, help="timed runs per model time")
     parser.add_argument("--tune-repeat", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--reuse-full", action="store_true",
+                        help="keep the full-tuning databases, files and search times "
+                        "of an earlier run in --workdir (re-run transfer and timing only)")
     parser.add_argument("--target", default="host")
     parser.add_argument("--dlas-run", default="build/bin/dlas-run")
     parser.add_argument("--dlas-tune", default="build/bin/dlas-tune")
@@ -99,12 +102,20 @@ def main():
     full = {}
     for name in models:
         db = os.path.join(args.workdir, f"{name}.db.json")
-        if os.path.exists(db):
-            os.remove(db)
         out = os.path.join(args.workdir, f"{name}.tuned.json")
-        seconds, rounds, text = tune(args, onnx[name], db, out)
+        record = os.path.join(args.workdir, f"{name}.full.json")
+        if args.reuse_full and os.path.exists(record):
+            with open(record) as f:
+                seconds, rounds = json.load(f)
+            print(f"{name}: full tuning of an earlier run, {seconds:.0f} s", flush=True)
+        else:
+            if os.path.exists(db):
+                os.remove(db)
+            seconds, rounds, text = tune(args, onnx[name], db, out)
+            with open(record, "w") as f:
+                json.dump([seconds, rounds], f)
+            print(f"{name}: full tuning {seconds:.0f} s, {rounds} rounds", flush=True)
         full[name] = (seconds, rounds, db, out)
-        print(f"{name}: full tuning {seconds:.0f} s, {rounds} rounds", flush=True)
     rows = []
     for name in models:
         others = os.path.join(args.workdir, f"{name}.others.db.json")
@@ -142,7 +153,9 @@ def main():
                 f"- host: {host}\n- target: {args.target}; {args.threads} thread(s)\n"
                 "- full: the whole candidate space of every kernel (within the budget); "
                 "transfer: a fresh database, candidates from the other models' full-tuning "
-                "databases only.\n- model times: dlas-run medians, best of "
+                "databases only.\n- search s: dlas-tune's wall time (each candidate "
+                "compiled and timed on its layer alone, confirmation included, the "
+                "final whole-model check not).\n- model times: dlas-run medians, best of "
                 f"{args.rounds} back-to-back rounds.\n\n")
         f.write("| model | default ms | full-tuned ms | speedup | search s (rounds) | "
                 "transfer ms | speedup | search s (rounds) | share of full's gain | "

@@ -267,7 +267,8 @@ std::vector<TuningParams> dlas::transferCandidates(const TunableKernel &k,
   };
   std::vector<Source> sources;
   for (const KernelRecord &r : from.records()) {
-    if (r.target != cpu || r.section != k.section || r.key == k.key)
+    // The same shape tuned in another model is the nearest source of all.
+    if (r.target != cpu || r.section != k.section)
       continue;
     const KernelRecord::Result *best = r.best();
     if (!best || !r.defaultMs || *r.defaultMs <= 0)

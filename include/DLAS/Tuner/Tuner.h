@@ -64,9 +64,10 @@ std::optional<double> kernelClassDistance(StringRef section, StringRef a,
                                           StringRef b);
 
 /// The candidates transfer-tuning tries for `kernel`: the best parameters
-/// of other kernels of its class (kernelClassDistance) in `from` on `cpu`
-/// that beat their default by `minGain` or more, nearest shape first (then
-/// the larger gain), valid for `kernel`, at most `limit`.
+/// of the kernels of its class (kernelClassDistance) in `from` on `cpu`
+/// that beat their default by `minGain` or more, nearest shape first (the
+/// same shape, tuned in another model, at distance 0; then the larger
+/// gain), valid for `kernel`, at most `limit`.
 std::vector<TuningParams> transferCandidates(const TunableKernel &kernel,
                                              const TuningDatabase &from,
                                              StringRef cpu, size_t limit,
