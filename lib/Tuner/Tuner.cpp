@@ -81,7 +81,7 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
   CPUTargetAttr target = lookupCPUTarget(*copy);
   if (!target)
     return laidOut.emitError() << "the model has no target after the "
-                                 "pipeline's target stage";
+                                  "pipeline's target stage";
   cpu = target.getCpu().str();
   int64_t lanes = target.lanes(32), registers = target.getVectorRegisters();
   std::vector<TunableKernel> kernels;
@@ -255,10 +255,10 @@ std::optional<double> dlas::kernelClassDistance(StringRef section, StringRef a,
   return distance;
 }
 
-std::vector<TuningParams> dlas::transferCandidates(const TunableKernel &k,
-                                                   const TuningDatabase &from,
-                                                   StringRef cpu, size_t limit,
-                                                   double minGain) {
+std::vector<TuningParams>
+dlas::transferCandidates(const TunableKernel &k, const TuningDatabase &from,
+                         StringRef cpu, int64_t threads, size_t limit,
+                         double minGain) {
   // Kernels of the class whose best beat their default, by distance.
   struct Source {
     double distance, ratio;
@@ -268,13 +268,14 @@ std::vector<TuningParams> dlas::transferCandidates(const TunableKernel &k,
   std::vector<Source> sources;
   for (const KernelRecord &r : from.records()) {
     // The same shape tuned in another model is the nearest source of all.
-    if (r.target != cpu || r.section != k.section)
+    if (r.target != cpu || r.section != k.section || r.threads != threads)
       continue;
     const KernelRecord::Result *best = r.best();
     if (!best || !r.defaultMs || *r.defaultMs <= 0)
       continue;
     double ratio = best->ms / *r.defaultMs;
-    std::optional<double> distance = kernelClassDistance(k.section, k.key, r.key);
+    std::optional<double> distance =
+        kernelClassDistance(k.section, k.key, r.key);
     if (distance && ratio < 1.0 - minGain)
       sources.push_back({*distance, ratio, sources.size(), best->params});
   }
@@ -298,7 +299,8 @@ std::vector<TuningParams> dlas::transferCandidates(const TunableKernel &k,
 namespace {
 
 /// Tuning-file entries: section -> "<cpu>/<key>" -> parameters.
-using TuningEntries = std::map<std::string, std::map<std::string, TuningParams>>;
+using TuningEntries =
+    std::map<std::string, std::map<std::string, TuningParams>>;
 
 /// A new temporary file's path in `path` (the caller removes it).
 llvm::Error temporaryFile(StringRef suffix, SmallVectorImpl<char> &path) {
@@ -313,13 +315,17 @@ llvm::Error temporaryFile(StringRef suffix, SmallVectorImpl<char> &path) {
 /// not empty: the check, after the search, that the layers' gains add up.
 llvm::Expected<double> modelMs(const TunerOptions &options,
                                StringRef tuningFile) {
-  SmallVector<std::string> args = {
-      options.dlasRun,         options.model,
-      "--random-inputs",       "--warmup",
-      std::to_string(options.warmup), "--repeat",
-      std::to_string(options.repeat), "--num-threads",
-      std::to_string(options.threads), "--target",
-      options.target};
+  SmallVector<std::string> args = {options.dlasRun,
+                                   options.model,
+                                   "--random-inputs",
+                                   "--warmup",
+                                   std::to_string(options.warmup),
+                                   "--repeat",
+                                   std::to_string(options.repeat),
+                                   "--num-threads",
+                                   std::to_string(options.threads),
+                                   "--target",
+                                   options.target};
   if (!tuningFile.empty()) {
     args.push_back("--tuning-file");
     args.push_back(tuningFile.str());
@@ -503,11 +509,12 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   std::string transferLines;
   llvm::raw_string_ostream transferLog(transferLines);
   for (auto [k, queue] : llvm::zip(kernels, queues)) {
-    KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
+    KernelRecord &record =
+        db.getOrCreate(cpu, k.section, k.key, options.threads);
     bool fresh = record.results.empty();
     std::vector<TuningParams> space =
         transfer && fresh
-            ? transferCandidates(k, *transfer, cpu,
+            ? transferCandidates(k, *transfer, cpu, options.threads,
                                  options.maxCandidates ? options.maxCandidates
                                                        : kTransferCandidates,
                                  options.minGain)
@@ -515,10 +522,11 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
     if (transfer && fresh) {
       ++transferred;
       transferLog << "transfer " << k.section << "/" << k.key << ": "
-         << (space.empty() ? std::string("nothing of its class gained")
-                           : llvm::join(llvm::map_range(space, formatParams),
-                                        "; "))
-         << "\n";
+                  << (space.empty()
+                          ? std::string("nothing of its class gained")
+                          : llvm::join(llvm::map_range(space, formatParams),
+                                       "; "))
+                  << "\n";
     }
     // The first max-candidates of the space, less what was measured: a
     // second run with the same limit measures nothing.
@@ -563,7 +571,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
       bestLayers(kernels.size());
   size_t defaults = 0;
   for (auto [i, k, queue] : llvm::enumerate(kernels, queues)) {
-    KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
+    KernelRecord &record =
+        db.getOrCreate(cpu, k.section, k.key, options.threads);
     if (record.defaultMs || queue.empty())
       continue;
     if (secondsSince(start) > options.budgetSeconds)
@@ -571,8 +580,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
     llvm::Expected<double> ms = meter.measure(k, nullptr, defaultLayers[i]);
     if (!ms) {
       os << "kernel " << k.section << "/" << k.key
-         << " not tuned: its default does not run: " << firstLine(ms.takeError())
-         << "\n";
+         << " not tuned: its default does not run: "
+         << firstLine(ms.takeError()) << "\n";
       queue.clear();
       continue;
     }
@@ -594,7 +603,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   auto weight = [&](size_t i) {
-    KernelRecord &r = db.getOrCreate(cpu, kernels[i].section, kernels[i].key);
+    KernelRecord &r = db.getOrCreate(cpu, kernels[i].section, kernels[i].key,
+                                     options.threads);
     return r.defaultMs.value_or(0) * kernels[i].layers.size();
   };
   llvm::sort(order, [&](size_t a, size_t b) {
@@ -614,7 +624,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
       TuningParams params = queue.front();
       queue.erase(queue.begin());
       const TunableKernel &k = kernels[i];
-      KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
+      KernelRecord &record =
+          db.getOrCreate(cpu, k.section, k.key, options.threads);
       std::unique_ptr<CompiledLayer> layer;
       const KernelRecord::Result *best = record.best();
       double bestMs = best ? best->ms : INFINITY;
@@ -622,8 +633,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
       if (!ms) {
         // A candidate that does not build or run is recorded as failed, so
         // that it is not tried again.
-        os << "candidate " << formatParams(params) << " of " << k.section
-           << "/" << k.key << " failed: " << firstLine(ms.takeError()) << "\n";
+        os << "candidate " << formatParams(params) << " of " << k.section << "/"
+           << k.key << " failed: " << firstLine(ms.takeError()) << "\n";
         record.results.push_back({params, INFINITY});
         continue;
       }
@@ -653,7 +664,8 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   os << "kernel                                     default ms    best ms  "
         "gain  parameters\n";
   for (const TunableKernel &k : kernels) {
-    KernelRecord &record = db.getOrCreate(cpu, k.section, k.key);
+    KernelRecord &record =
+        db.getOrCreate(cpu, k.section, k.key, options.threads);
     const KernelRecord::Result *best = record.best();
     if (!record.defaultMs || !best)
       continue;

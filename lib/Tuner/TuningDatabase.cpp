@@ -36,18 +36,24 @@ bool KernelRecord::tried(const TuningParams &params) const {
 }
 
 KernelRecord *TuningDatabase::find(StringRef target, StringRef section,
-                                   StringRef key) {
+                                   StringRef key, int64_t threads) {
   for (KernelRecord &k : kernels)
-    if (k.target == target && k.section == section && k.key == key)
+    if (k.target == target && k.section == section && k.key == key &&
+        k.threads == threads)
       return &k;
   return nullptr;
 }
 
 KernelRecord &TuningDatabase::getOrCreate(StringRef target, StringRef section,
-                                          StringRef key) {
-  if (KernelRecord *k = find(target, section, key))
+                                          StringRef key, int64_t threads) {
+  if (KernelRecord *k = find(target, section, key, threads))
     return *k;
-  kernels.push_back({target.str(), section.str(), key.str(), {}, {}});
+  KernelRecord record;
+  record.target = target.str();
+  record.section = section.str();
+  record.key = key.str();
+  record.threads = threads;
+  kernels.push_back(std::move(record));
   return kernels.back();
 }
 
@@ -97,6 +103,13 @@ llvm::Expected<KernelRecord> readRecord(const llvm::json::Value &value,
     *slot = text->str();
   }
   where += " ('" + record.key + "')";
+  if (const llvm::json::Value *t = object->get("threads")) {
+    std::optional<int64_t> threads = t->getAsInteger();
+    if (!threads || *threads < 1)
+      return llvm::createStringError(where +
+                                     ": 'threads' must be a positive integer");
+    record.threads = *threads;
+  }
   if (const llvm::json::Value *d = object->get("default_ms")) {
     llvm::Expected<double> ms = readMs(d, where + ": 'default_ms'");
     if (!ms)
@@ -155,9 +168,10 @@ llvm::Expected<TuningDatabase> TuningDatabase::load(StringRef path) {
     llvm::Expected<KernelRecord> record = readRecord(k, db.kernels.size());
     if (!record)
       return fail(llvm::toString(record.takeError()));
-    if (db.find(record->target, record->section, record->key))
+    if (db.find(record->target, record->section, record->key, record->threads))
       return fail("kernel '" + record->target + "/" + record->section + "/" +
-                  record->key + "' appears twice");
+                  record->key + "' appears twice (" +
+                  std::to_string(record->threads) + " thread(s))");
     db.kernels.push_back(std::move(*record));
   }
   return db;
@@ -180,6 +194,7 @@ llvm::Error TuningDatabase::save(StringRef path) const {
             json.attribute("target", k.target);
             json.attribute("section", k.section);
             json.attribute("key", k.key);
+            json.attribute("threads", k.threads);
             if (k.defaultMs)
               json.attribute("default_ms", *k.defaultMs);
             json.attributeArray("results", [&] {

@@ -50,10 +50,10 @@
 #include "llvm/Support/thread.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -170,9 +170,10 @@ static cl::opt<int> compileThreads(
     cl::desc("Threads for LLVM's optimization and code generation, which "
              "compile the layer functions in parallel (0: all cores)"),
     cl::init(0), cl::cat(runCategory));
-static cl::opt<std::string> ompLibrary(
-    "omp-library", cl::desc("OpenMP runtime the JIT code links against"),
-    cl::init(kDefaultOpenMPLibrary.str()), cl::cat(runCategory));
+static cl::opt<std::string>
+    ompLibrary("omp-library",
+               cl::desc("OpenMP runtime the JIT code links against"),
+               cl::init(kDefaultOpenMPLibrary.str()), cl::cat(runCategory));
 static cl::opt<bool> profileLayers(
     "profile",
     cl::desc("Print the median time of every layer (nn op) over the timed "

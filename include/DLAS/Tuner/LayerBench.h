@@ -59,8 +59,8 @@ public:
   /// its declarations and the layer, made public), its kernels decided
   /// with `tuningFile` ("": the cost model's), lowered and JIT-compiled;
   /// its inputs are seeded random values. Errors name the layer.
-  llvm::Expected<std::unique_ptr<CompiledLayer>>
-  compile(StringRef layer, StringRef tuningFile);
+  llvm::Expected<std::unique_ptr<CompiledLayer>> compile(StringRef layer,
+                                                         StringRef tuningFile);
 
 private:
   ModuleOp laidOut;

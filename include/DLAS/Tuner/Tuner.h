@@ -64,14 +64,14 @@ std::optional<double> kernelClassDistance(StringRef section, StringRef a,
                                           StringRef b);
 
 /// The candidates transfer-tuning tries for `kernel`: the best parameters
-/// of the kernels of its class (kernelClassDistance) in `from` on `cpu`
-/// that beat their default by `minGain` or more, nearest shape first (the
-/// same shape, tuned in another model, at distance 0; then the larger
-/// gain), valid for `kernel`, at most `limit`.
+/// of the kernels of its class (kernelClassDistance) in `from` measured on
+/// `cpu` with `threads` threads that beat their default by `minGain` or more,
+/// nearest shape first (the same shape, tuned in another model, at distance 0;
+/// then the larger gain), valid for `kernel`, at most `limit`.
 std::vector<TuningParams> transferCandidates(const TunableKernel &kernel,
                                              const TuningDatabase &from,
-                                             StringRef cpu, size_t limit,
-                                             double minGain);
+                                             StringRef cpu, int64_t threads,
+                                             size_t limit, double minGain);
 
 struct TunerOptions {
   std::string model, dlasRun, target = "host", dbPath, transferFrom, output;

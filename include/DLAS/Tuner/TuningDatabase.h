@@ -1,15 +1,15 @@
 //===- TuningDatabase.h - measured kernel parameters, kept ------*- C++ -*-===//
 //
 // What dlas-tune has measured: per kernel (target CPU, tuning-file section,
-// shape key) the time with the cost model's parameters and with each
-// candidate tried. Kept in a JSON file across runs, so that a kernel tuned
-// once costs nothing the next time, and read by transfer-tuning, which
-// tries the best parameters of a kernel class's other shapes. Format:
+// shape key) and thread count, the time with the cost model's parameters
+// and with each candidate tried. Kept in a JSON file across runs, so that a
+// kernel tuned once costs nothing the next time, and read by transfer-tuning,
+// which tries the best parameters of a kernel class's shapes. Format:
 //
 //   {"dlas_tuning_db": 1,
 //    "kernels": [
 //      {"target": "znver5", "section": "blocked_conv",
-//       "key": "c64_f64_o56x56_k3x3_s1x1", "default_ms": 0.91,
+//       "key": "c64_f64_o56x56_k3x3_s1x1", "threads": 1, "default_ms": 0.91,
 //       "results": [{"params": {"rows": 7, "vectors": 2}, "ms": 0.86}]}]}
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +35,10 @@ std::string formatParams(const TuningParams &params);
 /// One kernel's measurements.
 struct KernelRecord {
   std::string target, section, key;
+  /// The OpenMP threads the times were measured on ("threads", 1 when the
+  /// file leaves it out): parameters that win on one thread may lose on
+  /// two, so measurements of different counts are kept apart.
+  int64_t threads = 1;
   /// With no tuning entry (the cost model's parameters); nullopt: not
   /// measured yet.
   std::optional<double> defaultMs;
@@ -58,11 +62,12 @@ public:
   /// interrupted run leaves the last complete one).
   llvm::Error save(llvm::StringRef path) const;
 
-  /// The record of a kernel, created empty when `create` and missing.
+  /// The record of a kernel measured on `threads` threads: null when
+  /// missing (find), created empty then (getOrCreate).
   KernelRecord *find(llvm::StringRef target, llvm::StringRef section,
-                     llvm::StringRef key);
+                     llvm::StringRef key, int64_t threads);
   KernelRecord &getOrCreate(llvm::StringRef target, llvm::StringRef section,
-                            llvm::StringRef key);
+                            llvm::StringRef key, int64_t threads);
 
   const std::vector<KernelRecord> &records() const { return kernels; }
 
