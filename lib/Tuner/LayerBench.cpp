@@ -8,6 +8,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/DynamicLibrary.h"
 
 #include <chrono>
 #include <random>
@@ -33,7 +35,27 @@ CompiledLayer::~CompiledLayer() {
   runner.reset();
 }
 
+/// Releases the OpenMP runtime's worker threads, when it is loaded. After a
+/// parallel region libomp's workers spin for a while (KMP_BLOCKTIME, 200
+/// ms) waiting for the next: on a 2-core machine they would take a core
+/// from the next candidate's compile. The next measurement's warm-up runs
+/// start them again.
+static void pauseOpenMP() {
+  using PauseFn = int (*)(int);
+  // Looked up until found: the JIT loads libomp with the first layer that
+  // has parallel loops.
+  static PauseFn pause = nullptr;
+  if (!pause)
+    pause = reinterpret_cast<PauseFn>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "omp_pause_resource_all"));
+  constexpr int ompPauseSoft = 1;
+  if (pause)
+    pause(ompPauseSoft);
+}
+
 llvm::Expected<double> CompiledLayer::time(int64_t warmup, int64_t repeat) {
+  llvm::scope_exit releaseThreads(pauseOpenMP);
   for (int64_t i = 0; i < warmup; ++i)
     if (llvm::Error e = runner->run())
       return std::move(e);

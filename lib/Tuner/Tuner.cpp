@@ -70,6 +70,37 @@ TunableKernel &addKernel(std::vector<TunableKernel> &kernels,
 
 } // namespace
 
+/// Grouped convolutions that the cost model leaves to the flat GEMM: a
+/// `gspc` entry packs them, so GSPC is their other algorithm, and its
+/// tiles are their candidates (measured against the flat GEMM, their
+/// default).
+static void addGSPCAlternatives(ModuleOp laidOut, int64_t lanes,
+                                int64_t registers,
+                                std::vector<TunableKernel> &kernels) {
+  std::set<std::string> packed;
+  for (const TunableKernel &k : kernels)
+    if (k.section == "gspc")
+      packed.insert(k.key);
+  laidOut->walk([&](func::FuncOp layer) {
+    layer.walk([&](linalg::Conv2DNgchwGfchwOp conv) {
+      std::optional<gspc::GroupedShape> shape = gspc::GroupedShape::of(conv);
+      bool f32 = llvm::all_of(conv->getOperandTypes(), [](Type t) {
+        return getElementTypeOrSelf(t).isF32();
+      });
+      if (!shape || !f32 || !conv.hasPureTensorSemantics() ||
+          packed.count(shape->key()))
+        return;
+      TunableKernel &k =
+          addKernel(kernels, "gspc", shape->key(), layer.getSymName());
+      k.groupInputs = shape->cpg;
+      k.groupOutputs = shape->kpg;
+      k.lanes = lanes;
+      k.registers = registers;
+      k.otherAlgorithm = true;
+    });
+  });
+}
+
 FailureOr<std::vector<TunableKernel>>
 dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
                          std::string &cpu) {
@@ -115,6 +146,7 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
       }
     });
   });
+  addGSPCAlternatives(laidOut, lanes, registers, kernels);
   return kernels;
 }
 
@@ -483,7 +515,10 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   if (options.listOnly) {
     for (const TunableKernel &k : kernels)
       os << k.section << " " << k.key << ": " << candidateSpace(k).size()
-         << " candidate(s), layer(s) " << llvm::join(k.layers, ", ") << "\n";
+         << " candidate(s), layer(s) " << llvm::join(k.layers, ", ")
+         << (k.otherAlgorithm ? " (the cost model's flat GEMM against GSPC)"
+                              : "")
+         << "\n";
     return llvm::Error::success();
   }
   TuningDatabase db;

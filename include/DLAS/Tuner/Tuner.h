@@ -36,11 +36,16 @@ struct TunableKernel {
   /// gspc: input and output channels per group.
   int64_t lanes = 0, registers = 0, outputBlocks = 0;
   int64_t groupInputs = 0, groupOutputs = 0;
+  /// A `gspc` kernel of a grouped convolution that the cost model runs as
+  /// a flat GEMM: its candidates switch the algorithm to GSPC.
+  bool otherAlgorithm = false;
 };
 
 /// The tunable kernels of `laidOut` (a model through layOutModel; its
 /// kernels are decided on a copy with `options`) and its target's CPU
-/// name.
+/// name. Besides the decided kernels, every f32 grouped convolution that
+/// the cost model does not pack is a `gspc` kernel whose candidates make
+/// it GSPC: the tuner chooses between the two algorithms.
 FailureOr<std::vector<TunableKernel>>
 findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
                    std::string &cpu);
