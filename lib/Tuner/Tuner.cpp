@@ -60,7 +60,10 @@ TunableKernel &addKernel(std::vector<TunableKernel> &kernels,
     return k.section == section && k.key == key;
   });
   if (it == kernels.end()) {
-    kernels.push_back({section.str(), key.str(), {}});
+    TunableKernel kernel;
+    kernel.section = section.str();
+    kernel.key = key.str();
+    kernels.push_back(std::move(kernel));
     it = std::prev(kernels.end());
   }
   if (!llvm::is_contained(it->layers, layer.str()))
@@ -69,6 +72,28 @@ TunableKernel &addKernel(std::vector<TunableKernel> &kernels,
 }
 
 } // namespace
+
+/// The parameters of decision `d` in its tuning-file section's names.
+static TuningParams decidedParams(MicrokernelAttr d) {
+  StringRef section = sectionOf(d.getKind());
+  if (section == "gemm")
+    return {{"m0", d.getRows()}, {"vectors", d.getVectors()}, {"kc", d.getKc()}};
+  if (section == "depthwise")
+    return {{"rows", d.getRows()}, {"vectors", d.getVectors()}};
+  return {{"rows", d.getRows()},
+          {"vectors", d.getVectors()},
+          {"lines", d.getLines()}};
+}
+
+bool dlas::isDefaultCandidate(const TunableKernel &k,
+                              const TuningParams &candidate) {
+  if (k.defaults.empty())
+    return false;
+  return llvm::all_of(candidate, [&](const auto &entry) {
+    auto it = k.defaults.find(entry.first);
+    return it != k.defaults.end() && it->second == entry.second;
+  });
+}
 
 /// Grouped convolutions that the cost model leaves to the flat GEMM: a
 /// `gspc` entry packs them, so GSPC is their other algorithm, and its
@@ -133,6 +158,7 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
         }
         k.lanes = lanes;
         k.registers = registers;
+        k.defaults = decidedParams(d);
       }
       // GSPC packings record their tuning key on the packed convolution:
       // x[n, g, C, H, W, ti] and y[n, g, F, OH, OW, to].
@@ -143,6 +169,7 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
         k.groupOutputs = dimOf(op, 2, 2) * dimOf(op, 2, 5);
         k.lanes = lanes;
         k.registers = registers;
+        k.defaults = {{"ti", dimOf(op, 0, 5)}, {"to", dimOf(op, 2, 5)}};
       }
     });
   });
@@ -556,19 +583,20 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
             : candidateSpace(k);
     if (transfer && fresh) {
       ++transferred;
-      transferLog << "transfer " << k.section << "/" << k.key << ": "
-                  << (space.empty()
-                          ? std::string("nothing of its class gained")
-                          : llvm::join(llvm::map_range(space, formatParams),
-                                       "; "))
-                  << "\n";
+      transferLog << "transfer " << k.section << "/" << k.key << ": ";
+      if (space.empty())
+        transferLog << "nothing of its class gained";
+      for (auto [i, p] : llvm::enumerate(space))
+        transferLog << (i ? "; " : "") << formatParams(p)
+                    << (isDefaultCandidate(k, p) ? " (its default)" : "");
+      transferLog << "\n";
     }
     // The first max-candidates of the space, less what was measured: a
     // second run with the same limit measures nothing.
     if (options.maxCandidates && space.size() > options.maxCandidates)
       space.resize(options.maxCandidates);
     for (TuningParams &p : space)
-      if (!record.tried(p))
+      if (!record.tried(p) && !isDefaultCandidate(k, p))
         queue.push_back(std::move(p));
   }
   size_t pending = 0;

@@ -39,7 +39,14 @@ struct TunableKernel {
   /// A `gspc` kernel of a grouped convolution that the cost model runs as
   /// a flat GEMM: its candidates switch the algorithm to GSPC.
   bool otherAlgorithm = false;
+  /// The cost model's parameters, in the section's names: a candidate that
+  /// sets only these values is the default and is not measured again.
+  TuningParams defaults;
 };
+
+/// True when `candidate` sets only what `kernel`'s cost model chose anyway.
+bool isDefaultCandidate(const TunableKernel &kernel,
+                        const TuningParams &candidate);
 
 /// The tunable kernels of `laidOut` (a model through layOutModel; its
 /// kernels are decided on a copy with `options`) and its target's CPU
