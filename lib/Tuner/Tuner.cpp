@@ -525,54 +525,74 @@ std::string firstLine(llvm::Error error) {
 
 } // namespace
 
-llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
-                            llvm::raw_ostream &os) {
-  auto start = std::chrono::steady_clock::now();
-  CPUPipelineOptions pipeline;
-  pipeline.target = options.target;
-  FailureOr<OwningOpRef<ModuleOp>> laidOut = layOutModel(module, pipeline);
-  std::string cpu;
-  FailureOr<std::vector<TunableKernel>> found =
-      succeeded(laidOut) ? findTunableKernels(**laidOut, pipeline, cpu)
-                         : FailureOr<std::vector<TunableKernel>>(failure());
-  if (failed(found))
-    return llvm::createStringError("the model does not compile up to its "
-                                   "lowering decisions (see above)");
-  std::vector<TunableKernel> &kernels = *found;
-  if (options.listOnly) {
-    for (const TunableKernel &k : kernels)
-      os << k.section << " " << k.key << ": " << candidateSpace(k).size()
-         << " candidate(s), layer(s) " << llvm::join(k.layers, ", ")
-         << (k.otherAlgorithm ? " (the cost model's flat GEMM against GSPC)"
-                              : "")
-         << "\n";
-    return llvm::Error::success();
-  }
-  TuningDatabase db;
-  if (!options.dbPath.empty() && llvm::sys::fs::exists(options.dbPath)) {
-    llvm::Expected<TuningDatabase> loaded = TuningDatabase::load(options.dbPath);
-    if (!loaded)
-      return loaded.takeError();
-    db = std::move(*loaded);
-  }
-  std::optional<TuningDatabase> transfer;
-  if (!options.transferFrom.empty()) {
-    llvm::Expected<TuningDatabase> loaded =
-        TuningDatabase::load(options.transferFrom);
-    if (!loaded)
-      return loaded.takeError();
-    transfer = std::move(*loaded);
-  }
+namespace {
 
-  // What to measure per kernel: the untried part of its space (or, for a
-  // kernel the database has no results for, the transferred candidates).
-  std::vector<std::vector<TuningParams>> queues(kernels.size());
-  size_t transferred = 0;
+/// One search over a model's kernels: what to measure per kernel, the
+/// database the results go to, and the layers kept for the head-to-head
+/// confirmation.
+class Search {
+public:
+  /// `start`: when the run began (the search's time includes compiling
+  /// the model up to its decisions).
+  Search(const TunerOptions &options, llvm::raw_ostream &os,
+         ArrayRef<TunableKernel> kernels, StringRef cpu, TuningDatabase &db,
+         KernelMeter &meter, std::chrono::steady_clock::time_point start)
+      : options(options), os(os), kernels(kernels), cpu(cpu), db(db),
+        meter(meter), start(start), queues(kernels.size()),
+        defaultLayers(kernels.size()), bestLayers(kernels.size()) {}
+
+  /// Queues each kernel's candidates: the untried part of its space, or,
+  /// for a kernel `db` has no results for, what `transfer` offers; less
+  /// the cost model's own choice. Prints the plan.
+  void plan(const TuningDatabase *transfer);
+  /// Measures the default of every kernel with candidates.
+  llvm::Error measureDefaults();
+  /// Rounds of one candidate per kernel until the queues or the budget run
+  /// out.
+  llvm::Error runRounds();
+  /// Each kernel's best result that beats its default by minGain and (with
+  /// confirmPairs) holds head to head; prints the summary.
+  TuningEntries chooseWinners();
+
+  double elapsed() const { return secondsSince(start); }
+
+private:
+  KernelRecord &recordOf(const TunableKernel &k) {
+    return db.getOrCreate(cpu, k.section, k.key, options.threads);
+  }
+  bool outOfBudget() const { return elapsed() > options.budgetSeconds; }
+  llvm::Error saveDb() {
+    return options.dbPath.empty() ? llvm::Error::success()
+                                  : db.save(options.dbPath);
+  }
+  /// The order of a round: the kernels that take most of the model's time
+  /// (default time times layers) first, so that a budget that runs out
+  /// mid-round has been spent on them.
+  std::vector<size_t> roundOrder();
+  /// Measures the next candidate of kernel `i`; false when it failed.
+  bool measureNext(size_t i, size_t &improved);
+  /// Drops the winners whose gain does not hold head to head.
+  void confirm(TuningEntries &tuned);
+
+  const TunerOptions &options;
+  llvm::raw_ostream &os;
+  ArrayRef<TunableKernel> kernels;
+  std::string cpu;
+  TuningDatabase &db;
+  KernelMeter &meter;
+  std::chrono::steady_clock::time_point start;
+  std::vector<std::vector<TuningParams>> queues;
+  /// The layers compiled with each kernel's default and with its best
+  /// candidate so far.
+  std::vector<std::unique_ptr<CompiledLayer>> defaultLayers, bestLayers;
+};
+
+void Search::plan(const TuningDatabase *transfer) {
+  size_t transferred = 0, pending = 0;
   std::string transferLines;
   llvm::raw_string_ostream transferLog(transferLines);
   for (auto [k, queue] : llvm::zip(kernels, queues)) {
-    KernelRecord &record =
-        db.getOrCreate(cpu, k.section, k.key, options.threads);
+    KernelRecord &record = recordOf(k);
     bool fresh = record.results.empty();
     std::vector<TuningParams> space =
         transfer && fresh
@@ -598,47 +618,23 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
     for (TuningParams &p : space)
       if (!record.tried(p) && !isDefaultCandidate(k, p))
         queue.push_back(std::move(p));
+    pending += queue.size();
   }
-  size_t pending = 0;
-  for (auto &q : queues)
-    pending += q.size();
   os << "dlas-tune: " << kernels.size() << " tunable kernel(s) on " << cpu
-     << ", " << pending << " candidate(s) to measure"
-     << (transfer ? llvm::formatv(" ({0} kernel(s) from the transfer "
-                                  "database)",
-                                  transferred)
-                        .str()
-                  : std::string())
-     << "\n";
-  os << transferLines;
+     << ", " << pending << " candidate(s) to measure";
+  if (transfer)
+    os << " (" << transferred << " kernel(s) from the transfer database)";
+  os << "\n" << transferLines;
   os.flush();
+}
 
-  SmallString<128> candidateFile;
-  if (llvm::Error e = temporaryFile("json", candidateFile))
-    return e;
-  llvm::FileRemover removeCandidateFile(candidateFile);
-  auto saveDb = [&]() -> llvm::Error {
-    return options.dbPath.empty() ? llvm::Error::success()
-                                  : db.save(options.dbPath);
-  };
-  // The measured code runs here, on OpenMP threads when threads > 1.
-  configureOpenMPThreads(options.threads);
-  LayerBench bench(**laidOut, pipeline);
-  KernelMeter meter(bench, options, cpu, candidateFile);
-
-  // Defaults: each kernel with the cost model's parameters, for the
-  // kernels with candidates to measure.
-  // The layers compiled with each kernel's default and its best candidate
-  // so far, for the head-to-head confirmation.
-  std::vector<std::unique_ptr<CompiledLayer>> defaultLayers(kernels.size()),
-      bestLayers(kernels.size());
+llvm::Error Search::measureDefaults() {
   size_t defaults = 0;
   for (auto [i, k, queue] : llvm::enumerate(kernels, queues)) {
-    KernelRecord &record =
-        db.getOrCreate(cpu, k.section, k.key, options.threads);
+    KernelRecord &record = recordOf(k);
     if (record.defaultMs || queue.empty())
       continue;
-    if (secondsSince(start) > options.budgetSeconds)
+    if (outOfBudget())
       break;
     llvm::Expected<double> ms = meter.measure(k, nullptr, defaultLayers[i]);
     if (!ms) {
@@ -651,84 +647,86 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
     record.defaultMs = *ms;
     ++defaults;
   }
-  if (defaults) {
-    os << llvm::formatv("[{0,6:f1} s] defaults measured: {1} kernel(s)\n",
-                        secondsSince(start), defaults);
-    os.flush();
-    if (llvm::Error e = saveDb())
-      return e;
-  }
+  if (!defaults)
+    return llvm::Error::success();
+  os << llvm::formatv("[{0,6:f1} s] defaults measured: {1} kernel(s)\n",
+                      elapsed(), defaults);
+  os.flush();
+  return saveDb();
+}
 
-  // Rounds of one candidate per kernel, the kernels that take the most of
-  // the model's time (default time times layers) first, so that a budget
-  // that runs out mid-round has spent itself on them.
+std::vector<size_t> Search::roundOrder() {
+  std::vector<double> weight;
+  for (const TunableKernel &k : kernels)
+    weight.push_back(recordOf(k).defaultMs.value_or(0) * k.layers.size());
   std::vector<size_t> order(kernels.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  auto weight = [&](size_t i) {
-    KernelRecord &r = db.getOrCreate(cpu, kernels[i].section, kernels[i].key,
-                                     options.threads);
-    return r.defaultMs.value_or(0) * kernels[i].layers.size();
-  };
   llvm::sort(order, [&](size_t a, size_t b) {
-    return weight(a) > weight(b) || (weight(a) == weight(b) && a < b);
+    return weight[a] > weight[b] || (weight[a] == weight[b] && a < b);
   });
-  bool outOfBudget = false;
-  for (size_t round = 1; !outOfBudget; ++round) {
-    size_t measured = 0, improved = 0;
+  return order;
+}
+
+bool Search::measureNext(size_t i, size_t &improved) {
+  TuningParams params = queues[i].front();
+  queues[i].erase(queues[i].begin());
+  const TunableKernel &k = kernels[i];
+  KernelRecord &record = recordOf(k);
+  const KernelRecord::Result *best = record.best();
+  double bestMs = best ? best->ms : INFINITY;
+  std::unique_ptr<CompiledLayer> layer;
+  llvm::Expected<double> ms = meter.measure(k, &params, layer);
+  if (!ms) {
+    // A candidate that does not build or run is recorded as failed, so
+    // that it is not tried again.
+    os << "candidate " << formatParams(params) << " of " << k.section << "/"
+       << k.key << " failed: " << firstLine(ms.takeError()) << "\n";
+    record.results.push_back({params, INFINITY});
+    return false;
+  }
+  record.results.push_back({params, *ms});
+  if (*ms < bestMs)
+    bestLayers[i] = std::move(layer);
+  improved += record.defaultMs && *ms < *record.defaultMs;
+  return true;
+}
+
+llvm::Error Search::runRounds() {
+  std::vector<size_t> order = roundOrder();
+  bool budgetSpent = false;
+  for (size_t round = 1; !budgetSpent; ++round) {
+    size_t measured = 0, improved = 0, tried = 0;
     for (size_t i : order) {
-      std::vector<TuningParams> &queue = queues[i];
-      if (queue.empty())
+      if (queues[i].empty())
         continue;
-      if (secondsSince(start) > options.budgetSeconds) {
-        outOfBudget = true;
+      if ((budgetSpent = outOfBudget()))
         break;
-      }
-      TuningParams params = queue.front();
-      queue.erase(queue.begin());
-      const TunableKernel &k = kernels[i];
-      KernelRecord &record =
-          db.getOrCreate(cpu, k.section, k.key, options.threads);
-      std::unique_ptr<CompiledLayer> layer;
-      const KernelRecord::Result *best = record.best();
-      double bestMs = best ? best->ms : INFINITY;
-      llvm::Expected<double> ms = meter.measure(k, &params, layer);
-      if (!ms) {
-        // A candidate that does not build or run is recorded as failed, so
-        // that it is not tried again.
-        os << "candidate " << formatParams(params) << " of " << k.section << "/"
-           << k.key << " failed: " << firstLine(ms.takeError()) << "\n";
-        record.results.push_back({params, INFINITY});
-        continue;
-      }
-      record.results.push_back({params, *ms});
-      if (*ms < bestMs)
-        bestLayers[i] = std::move(layer);
-      ++measured;
-      improved += record.defaultMs && *ms < *record.defaultMs;
+      ++tried;
+      measured += measureNext(i, improved);
     }
-    if (measured == 0 && !outOfBudget)
+    if (tried == 0)
       break;
     if (measured)
       os << llvm::formatv("[{0,6:f1} s] round {1}: {2} kernel(s) measured, "
                           "{3} faster than the default\n",
-                          secondsSince(start), round, measured, improved);
+                          elapsed(), round, measured, improved);
     os.flush();
     if (llvm::Error e = saveDb())
       return e;
   }
-  if (outOfBudget)
+  if (budgetSpent)
     os << llvm::formatv("budget of {0} s spent; candidates left unmeasured\n",
                         options.budgetSeconds);
+  return llvm::Error::success();
+}
 
-  // The tuning file: each kernel's best result that beats its default,
-  // confirmed head to head.
+TuningEntries Search::chooseWinners() {
   TuningEntries tuned;
   os << "kernel                                     default ms    best ms  "
         "gain  parameters\n";
   for (const TunableKernel &k : kernels) {
-    KernelRecord &record =
-        db.getOrCreate(cpu, k.section, k.key, options.threads);
+    KernelRecord &record = recordOf(k);
     const KernelRecord::Result *best = record.best();
     if (!record.defaultMs || !best)
       continue;
@@ -740,46 +738,116 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
                         best->ms > 0 ? *record.defaultMs / best->ms : 1.0,
                         formatParams(best->params), keep ? "" : " (not kept)");
   }
-  if (options.confirmPairs > 0) {
-    for (auto [i, k] : llvm::enumerate(kernels)) {
-      auto section = tuned.find(k.section);
-      std::string entry = cpu + "/" + k.key;
-      if (section == tuned.end() || !section->second.count(entry))
-        continue;
-      llvm::Expected<double> ratio =
-          confirmRatio(meter, k, section->second[entry], defaultLayers[i],
-                       bestLayers[i], options);
-      bool keep = ratio && *ratio < 1.0 - options.minGain;
-      if (!ratio)
-        os << "confirm " << k.section << "/" << entry
-           << ": failed, dropped: " << firstLine(ratio.takeError()) << "\n";
-      else
-        os << llvm::formatv("confirm {0}/{1}: tuned/default {2:f3} over {3} "
-                            "pair(s): {4}\n",
-                            k.section, entry, *ratio, options.confirmPairs,
-                            keep ? "kept" : "dropped");
-      if (!keep)
-        section->second.erase(entry);
-    }
-    for (auto it = tuned.begin(); it != tuned.end();)
-      it = it->second.empty() ? tuned.erase(it) : std::next(it);
+  if (options.confirmPairs > 0)
+    confirm(tuned);
+  return tuned;
+}
+
+void Search::confirm(TuningEntries &tuned) {
+  for (auto [i, k] : llvm::enumerate(kernels)) {
+    auto section = tuned.find(k.section);
+    std::string entry = cpu + "/" + k.key;
+    if (section == tuned.end() || !section->second.count(entry))
+      continue;
+    llvm::Expected<double> ratio =
+        confirmRatio(meter, k, section->second[entry], defaultLayers[i],
+                     bestLayers[i], options);
+    bool keep = ratio && *ratio < 1.0 - options.minGain;
+    if (!ratio)
+      os << "confirm " << k.section << "/" << entry
+         << ": failed, dropped: " << firstLine(ratio.takeError()) << "\n";
+    else
+      os << llvm::formatv("confirm {0}/{1}: tuned/default {2:f3} over {3} "
+                          "pair(s): {4}\n",
+                          k.section, entry, *ratio, options.confirmPairs,
+                          keep ? "kept" : "dropped");
+    if (!keep)
+      section->second.erase(entry);
   }
+  for (auto it = tuned.begin(); it != tuned.end();)
+    it = it->second.empty() ? tuned.erase(it) : std::next(it);
+}
+
+/// Prints the whole model's time with and without the tuning file.
+llvm::Error verifyModel(const TunerOptions &options, llvm::raw_ostream &os) {
+  llvm::Expected<double> before = modelMs(options, "");
+  if (!before)
+    return before.takeError();
+  llvm::Expected<double> after = modelMs(options, options.output);
+  if (!after)
+    return after.takeError();
+  os << llvm::formatv("model: {0:f3} ms with the cost model, {1:f3} ms "
+                      "tuned ({2:f3}x)\n",
+                      *before, *after, *before / *after);
+  return llvm::Error::success();
+}
+
+/// Reads the database at `path` when the file exists (an empty one
+/// otherwise).
+llvm::Expected<TuningDatabase> loadIfPresent(StringRef path) {
+  if (path.empty() || !llvm::sys::fs::exists(path))
+    return TuningDatabase();
+  return TuningDatabase::load(path);
+}
+
+} // namespace
+
+llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
+                            llvm::raw_ostream &os) {
+  auto start = std::chrono::steady_clock::now();
+  CPUPipelineOptions pipeline;
+  pipeline.target = options.target;
+  FailureOr<OwningOpRef<ModuleOp>> laidOut = layOutModel(module, pipeline);
+  std::string cpu;
+  FailureOr<std::vector<TunableKernel>> found =
+      succeeded(laidOut) ? findTunableKernels(**laidOut, pipeline, cpu)
+                         : FailureOr<std::vector<TunableKernel>>(failure());
+  if (failed(found))
+    return llvm::createStringError("the model does not compile up to its "
+                                   "lowering decisions (see above)");
+  std::vector<TunableKernel> &kernels = *found;
+  if (options.listOnly) {
+    for (const TunableKernel &k : kernels)
+      os << k.section << " " << k.key << ": " << candidateSpace(k).size()
+         << " candidate(s), layer(s) " << llvm::join(k.layers, ", ")
+         << (k.otherAlgorithm ? " (the cost model's flat GEMM against GSPC)"
+                              : "")
+         << "\n";
+    return llvm::Error::success();
+  }
+  llvm::Expected<TuningDatabase> db = loadIfPresent(options.dbPath);
+  if (!db)
+    return db.takeError();
+  std::optional<TuningDatabase> transfer;
+  if (!options.transferFrom.empty()) {
+    llvm::Expected<TuningDatabase> loaded =
+        TuningDatabase::load(options.transferFrom);
+    if (!loaded)
+      return loaded.takeError();
+    transfer = std::move(*loaded);
+  }
+
+  SmallString<128> candidateFile;
+  if (llvm::Error e = temporaryFile("json", candidateFile))
+    return e;
+  llvm::FileRemover removeCandidateFile(candidateFile);
+  // The measured code runs here, on OpenMP threads when threads > 1.
+  configureOpenMPThreads(options.threads);
+  LayerBench bench(**laidOut, pipeline);
+  KernelMeter meter(bench, options, cpu, candidateFile);
+  Search search(options, os, kernels, cpu, *db, meter, start);
+  search.plan(transfer ? &*transfer : nullptr);
+  if (llvm::Error e = search.measureDefaults())
+    return e;
+  if (llvm::Error e = search.runRounds())
+    return e;
+  TuningEntries tuned = search.chooseWinners();
   if (!options.output.empty())
     if (llvm::Error e = writeTuningFile(options.output, tuned))
       return e;
-  double searchSeconds = secondsSince(start);
   os << llvm::formatv("search: {0:f1} s; tuning file {1} ({2} section(s))\n",
-                      searchSeconds, options.output, tuned.size());
-  if (options.verify && !options.output.empty()) {
-    llvm::Expected<double> before = modelMs(options, "");
-    if (!before)
-      return before.takeError();
-    llvm::Expected<double> after = modelMs(options, options.output);
-    if (!after)
-      return after.takeError();
-    os << llvm::formatv("model: {0:f3} ms with the cost model, {1:f3} ms "
-                        "tuned ({2:f3}x)\n",
-                        *before, *after, *before / *after);
-  }
+                      search.elapsed(), options.output, tuned.size());
+  if (options.verify && !options.output.empty())
+    return verifyModel(options, os);
   return llvm::Error::success();
 }
