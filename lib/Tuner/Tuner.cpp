@@ -811,7 +811,7 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
       os << k.section << " " << k.key << ": " << candidateSpace(k).size()
          << " candidate(s), layer(s) " << llvm::join(k.layers, ", ")
          << (k.otherAlgorithm ? " (the cost model's flat GEMM against GSPC)"
-                              : "")
+                              : "; cost model: " + formatParams(k.defaults))
          << "\n";
     return llvm::Error::success();
   }
