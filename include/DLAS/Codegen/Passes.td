@@ -383,9 +383,11 @@ def GroupedConvPacking : Pass<"dlas-grouped-conv-packing", "mlir::ModuleOp"> {
     vectors of the target (at most `max-pad` of the output channels
     padding; a group narrower than a vector wastes lanes, where the flat
     implicit GEMM vectorizes along the image instead) and whose output
-    plane is at most 196 positions (measured: GSPC from NCHW beats the flat
-    GEMM at 7x7 to 14x14 and loses from 16x16 up, where the GEMM's rows
-    are long and the NCHW conversions cost most); `never` leaves them to
+    plane is at most 196 positions on 16-lane targets (measured: GSPC
+    from NCHW beats the flat GEMM at 7x7 to 14x14 and loses from 16x16 up,
+    where the GEMM's rows are long and the NCHW conversions cost most) and
+    1024 on 8-lane targets (measured by dlas-tune on x86-64-v3: GSPC wins
+    up to 32x32 and loses at 56x56); `never` leaves them to
     `dlas-select-conv-algorithm`. Grouped convolutions whose groups are
     whole channel blocks are taken earlier by `dlas-blocked-layout`, which
     runs them as GSPC with TI = TO = the block inside the blocked layout,

@@ -37,13 +37,19 @@ namespace {
 constexpr llvm::StringLiteral kTilesAttrName = "dlas.gspc_tiles";
 /// The tuning file's section for this pass.
 constexpr llvm::StringLiteral kTuningSection = "gspc";
-/// auto: the largest output plane (OH*OW) packed from NCHW. Measured on
-/// ResNet-34's and WRN-40-2's 3x3 layers (x86-64-v4, 1 thread, NCHW in and
-/// out): GSPC beat the flat GEMM at 7x7, 8x8 and 14x14 (512 channels 7x7,
-/// g = 2: 0.58 against 0.74 ms) and lost from 16x16 up (64 channels 56x56,
-/// g = 4: 0.55 against 0.33 ms), where the GEMM's rows are long and the
-/// input and output conversions cost most.
-constexpr int64_t kMaxPlane = 196;
+/// auto: the largest output plane (OH*OW) packed from NCHW, by the
+/// target's f32 lanes.
+/// - 16 lanes: measured on ResNet-34's and WRN-40-2's 3x3 layers
+///   (x86-64-v4, 1 thread, NCHW in and out): GSPC beat the flat GEMM at
+///   7x7, 8x8 and 14x14 (512 channels 7x7, g = 2: 0.58 against 0.74 ms) and
+///   lost from 16x16 up (64 channels 56x56, g = 4: 0.55 against 0.33 ms),
+///   where the GEMM's rows are long and the conversions cost most.
+/// - 8 lanes: dlas-tune, measuring both on each layer (x86-64-v3 on Zen 3,
+///   bench/results/2026-11-27-x86-64-v3-wrn-tuning.md), found GSPC faster
+///   on WRN-40-2's 16x16 and 32x32 layers (g = 2 and 4, 16-64 channels;
+///   wrn40_2_g2 1.15x) and on ResNet-34's 28x28 g = 16 layer, and the flat
+///   GEMM faster at 56x56.
+int64_t maxPlane(int64_t lanes) { return lanes <= 8 ? 1024 : 196; }
 
 struct Tiles {
   int64_t ti = 0, to = 0;
@@ -352,10 +358,10 @@ struct GroupedConvPackingPass
       t.to = 0;
       return t;
     }
-    if (s.oh * s.ow > kMaxPlane) {
+    if (s.oh * s.ow > maxPlane(lanes)) {
       why = llvm::formatv("output plane {0}x{1} > {2}: the flat GEMM's rows "
                           "are long enough, and GSPC pays the NCHW packing",
-                          s.oh, s.ow, kMaxPlane)
+                          s.oh, s.ow, maxPlane(lanes))
                 .str();
       t.to = 0;
       return t;

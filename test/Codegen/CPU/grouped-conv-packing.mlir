@@ -84,3 +84,19 @@ func.func @narrow_groups(%x: tensor<1x32x8x8xf32>, %w: tensor<32x8x3x3xf32>) -> 
   return %y : tensor<1x32x8x8xf32>
 }
 }
+
+// -----
+
+// 8-lane targets pack larger planes (up to 1024 positions, measured by
+// dlas-tune on x86-64-v3): a 28x28 layer with 8 output channels per group
+// is GSPC there, a 56x56 one stays with the flat GEMM.
+// CHECK-LABEL: func.func @avx2_planes
+// AUTO: remark: GSPC: TI = 8, TO = 8 (8 output channels per group fill 8-lane vectors (0% padding)), key 'g4_c32_f32_o28x28_k3x3_s1x1'
+// AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: output plane 56x56 > 1024
+module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16, l1 = 32768, l2 = 524288, l3 = 33554432, fma_per_cycle = 2>} {
+func.func @avx2_planes(%x: tensor<1x32x28x28xf32>, %w: tensor<32x8x3x3xf32>, %x2: tensor<1x32x56x56xf32>) -> (tensor<1x32x28x28xf32>, tensor<1x32x56x56xf32>) {
+  %y = nn.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x28x28xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x28x28xf32>
+  %y2 = nn.conv2d %x2, %w {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x56x56xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x56x56xf32>
+  return %y, %y2 : tensor<1x32x28x28xf32>, tensor<1x32x56x56xf32>
+}
+}
