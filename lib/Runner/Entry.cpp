@@ -79,6 +79,14 @@ llvm::Expected<EntrySignature> dlas::entrySignature(FunctionType type,
   return sig;
 }
 
+void dlas::fillRandom(NpyArray &array, Type elementType, std::mt19937 &rng) {
+  bool isFloat = isa<FloatType>(elementType);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(-8, 8);
+  for (int64_t i = 0, e = array.numElements(); i < e; ++i)
+    array.set(i, isFloat ? real(rng) : integer(rng));
+}
+
 double dlas::medianOf(ArrayRef<double> values) {
   if (values.empty())
     return 0.0;

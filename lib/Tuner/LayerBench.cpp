@@ -30,11 +30,6 @@ dlas::layOutModel(ModuleOp model, const CPUPipelineOptions &options) {
   return copy;
 }
 
-CompiledLayer::~CompiledLayer() {
-  // The runner frees the last results through the engine's code.
-  runner.reset();
-}
-
 /// Releases the OpenMP runtime's worker threads, when it is loaded. After a
 /// parallel region libomp's workers spin for a while (KMP_BLOCKTIME, 200
 /// ms) waiting for the next: on a 2-core machine they would take a core
@@ -94,8 +89,7 @@ FailureOr<OwningOpRef<ModuleOp>> cutLayer(ModuleOp laidOut, StringRef layer) {
   return module;
 }
 
-/// Seeded values in [-1, 1] (floats) or [-8, 8] (integers), as dlas-run's
-/// --random-inputs.
+/// A seeded random input of `type` (fillRandom), which must be static.
 llvm::Expected<NpyArray> randomInput(ShapedType type, std::mt19937 &rng) {
   std::optional<NpyDType> dtype = npyDTypeOf(type.getElementType());
   if (!dtype || !type.hasStaticShape())
@@ -104,11 +98,7 @@ llvm::Expected<NpyArray> randomInput(ShapedType type, std::mt19937 &rng) {
   llvm::Expected<NpyArray> array = NpyArray::allocate(*dtype, type.getShape());
   if (!array)
     return array.takeError();
-  bool isFloat = isa<FloatType>(type.getElementType());
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> integer(-8, 8);
-  for (int64_t i = 0, e = array->numElements(); i < e; ++i)
-    array->set(i, isFloat ? real(rng) : integer(rng));
+  fillRandom(*array, type.getElementType(), rng);
   return array;
 }
 

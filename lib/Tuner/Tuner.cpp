@@ -179,16 +179,40 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
 
 namespace {
 
-/// The number after `prefix` in a shape key ("_k" in "m64_n224_k288": 288),
-/// or 0.
-int64_t keyNumber(StringRef key, StringRef prefix) {
-  size_t at = key.find(prefix);
-  if (at == StringRef::npos)
-    return 0;
-  StringRef digits = key.drop_front(at + prefix.size());
-  digits = digits.take_while([](char c) { return llvm::isDigit(c); });
-  int64_t value = 0;
-  return digits.getAsInteger(10, value) ? 0 : value;
+/// A key's fields: tag letters and the numbers after them ("o28x28" is
+/// ("o", {28, 28}), "max" is ("max", {})).
+struct KeyField {
+  std::string tag;
+  SmallVector<int64_t> numbers;
+};
+
+SmallVector<KeyField> keyFields(StringRef key) {
+  SmallVector<KeyField> fields;
+  SmallVector<StringRef> parts;
+  key.split(parts, '_');
+  for (StringRef part : parts) {
+    KeyField field;
+    StringRef rest = part.drop_while([](char c) { return llvm::isAlpha(c); });
+    field.tag = part.take_front(part.size() - rest.size()).str();
+    SmallVector<StringRef> numbers;
+    rest.split(numbers, 'x', -1, /*KeepEmpty=*/false);
+    for (StringRef n : numbers) {
+      int64_t value = 0;
+      if (!n.getAsInteger(10, value))
+        field.numbers.push_back(value);
+    }
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
+/// The numbers of `key`'s field tagged `tag` ("k" in "m64_n224_k288":
+/// {288}; "o" in "c64_f64_o56x56_...": {56, 56}); empty when none.
+SmallVector<int64_t> keyNumbers(StringRef key, StringRef tag) {
+  for (KeyField &field : keyFields(key))
+    if (field.tag == tag)
+      return std::move(field.numbers);
+  return {};
 }
 
 } // namespace
@@ -210,7 +234,8 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
           tiles.push_back({m0, vectors});
     for (auto [m0, vectors] : tiles)
       space.push_back({{"m0", m0}, {"vectors", vectors}});
-    int64_t sizeK = keyNumber(k.key, "_k");
+    SmallVector<int64_t> contraction = keyNumbers(k.key, "k");
+    int64_t sizeK = contraction.empty() ? 0 : contraction.front();
     for (int64_t kc : {64, 128, 256, 512})
       for (auto [m0, vectors] : tiles)
         if (kc < sizeK)
@@ -218,10 +243,8 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
   } else if (k.section == "blocked_conv") {
     // Columns x channel blocks; where the columns leave a tail, the tails of
     // 2-4 rows may share one tile (the cost model's count otherwise).
-    size_t outputs = k.key.find("_o");
-    int64_t width = outputs == std::string::npos
-                        ? 0
-                        : keyNumber(StringRef(k.key).drop_front(outputs), "x");
+    SmallVector<int64_t> output = keyNumbers(k.key, "o");
+    int64_t width = output.size() == 2 ? output[1] : 0;
     std::vector<TuningParams> shared;
     for (int64_t vectors : {2, 1, 4})
       for (int64_t rows : {7, 8, 6, 5, 4, 10, 12, 14}) {
@@ -260,37 +283,6 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
   }
   return space;
 }
-
-namespace {
-
-/// A key's fields: tag letters and the numbers after them ("o28x28" is
-/// ("o", {28, 28}), "max" is ("max", {})).
-struct KeyField {
-  std::string tag;
-  SmallVector<int64_t> numbers;
-};
-
-SmallVector<KeyField> keyFields(StringRef key) {
-  SmallVector<KeyField> fields;
-  SmallVector<StringRef> parts;
-  key.split(parts, '_');
-  for (StringRef part : parts) {
-    KeyField field;
-    StringRef rest = part.drop_while([](char c) { return llvm::isAlpha(c); });
-    field.tag = part.take_front(part.size() - rest.size()).str();
-    SmallVector<StringRef> numbers;
-    rest.split(numbers, 'x', -1, /*KeepEmpty=*/false);
-    for (StringRef n : numbers) {
-      int64_t value = 0;
-      if (!n.getAsInteger(10, value))
-        field.numbers.push_back(value);
-    }
-    fields.push_back(std::move(field));
-  }
-  return fields;
-}
-
-} // namespace
 
 std::optional<double> dlas::kernelClassDistance(StringRef section, StringRef a,
                                                 StringRef b) {

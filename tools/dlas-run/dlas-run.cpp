@@ -347,11 +347,7 @@ FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
     return failure();
   }
   NpyArray array = std::move(*allocated);
-  bool isFloat = isa<FloatType>(type.getElementType());
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> integer(-8, 8);
-  for (int64_t i = 0, e = array.numElements(); i < e; ++i)
-    array.set(i, isFloat ? real(rng) : integer(rng));
+  fillRandom(array, type.getElementType(), rng);
   return std::move(array);
 }
 

@@ -19,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <random>
 
 namespace mlir::dlas {
 
@@ -39,6 +40,11 @@ struct EntrySignature {
 /// argument or result of another type.
 llvm::Expected<EntrySignature> entrySignature(FunctionType type,
                                               StringRef entry);
+
+/// Fills `array` with seeded values: uniform in [-1, 1] for a float element
+/// type, integers in [-8, 8] otherwise (dlas-run's --random-inputs, and
+/// what dlas-tune runs layers on).
+void fillRandom(NpyArray &array, Type elementType, std::mt19937 &rng);
 
 /// Median of `values` (0 when empty).
 double medianOf(ArrayRef<double> values);

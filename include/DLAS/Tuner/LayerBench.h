@@ -33,13 +33,14 @@ FailureOr<OwningOpRef<ModuleOp>> layOutModel(ModuleOp model,
 /// One layer compiled alone, with its inputs, ready to time.
 class CompiledLayer {
 public:
-  ~CompiledLayer();
   /// The median of `repeat` timed runs after `warmup` untimed ones, in ms.
   llvm::Expected<double> time(int64_t warmup, int64_t repeat);
 
 private:
   friend class LayerBench;
   CompiledLayer() = default;
+  // Destroyed in reverse order: the runner (which frees the last results
+  // and refers to the signature and inputs) before the engine.
   std::unique_ptr<JIT> engine;
   EntrySignature signature;
   SmallVector<NpyArray> inputs;
