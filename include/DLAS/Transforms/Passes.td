@@ -144,6 +144,43 @@ def VectorizableLoopOrder : Pass<"dlas-vectorizable-loop-order"> {
   ];
 }
 
+def CollapseContiguousLoops : Pass<"dlas-collapse-contiguous-loops"> {
+  let summary = "Merge the loops of a linalg op that walk contiguous memory into one";
+  let description = [{
+    The ops that no kernel pass took (quantize, standalone elementwise ops,
+    fills, reductions) become plain loop nests, and LLVM vectorizes their
+    innermost loop. On a 14x14 or 7x7 feature map that loop has 14 or 7
+    iterations: most of it is the scalar remainder. A ResNet-50 int8
+    quantize layer on 1024x14x14 took 0.19 ms; the same elements as one
+    loop take 0.04 ms.
+
+    This pass merges adjacent loops of every linalg op on buffers wherever
+    the merged loop still walks each operand in order (upstream
+    `linalg::collapseOpIterationDims`, checked with
+    `areDimSequencesPreserved`): a run of loops merges when they have the
+    same iterator type and every operand either indexes all of them,
+    consecutively, or none. Operands must be contiguous buffers (identity
+    layout or contiguous row-major strides) and indexing maps projected
+    permutations (no strided windows); ops whose body reads
+    `linalg.index`, and ops with a `dlas.lowering` decision, are left alone.
+    Named ops are generalized first when something merges.
+
+    Before (a per-channel operand keeps the channel loop apart):
+    ```mlir
+    linalg.generic {indexing_maps = [(n, c, h, w) -> (n, c, h, w),
+                                     (n, c, h, w) -> (c),
+                                     (n, c, h, w) -> (n, c, h, w)], ...}
+      ins(%x, %s : memref<1x8x14x14xf32>, memref<8xf32>) outs(%y : ...)
+    ```
+    After: loops (n), (c), (h * w) over `memref<1x8x196xf32>` views.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numCollapsed", "collapsed", "Linalg ops whose loops were merged">
+  ];
+}
+
 def InstrumentLayers : Pass<"dlas-instrument-layers", "mlir::ModuleOp"> {
   let summary = "Time every layer call for a per-layer profile";
   let description = [{

@@ -569,7 +569,7 @@ public:
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
         chunks(chunks), multiply(multiply),
-        quadLayout(multiply != Int8Multiply::widen),
+        quadLayout(multiply != Int8Multiply::widen), tileVectors(p.vectors),
         vecType(types.accVector(vw)), inVecType(types.inputVector(vw)) {}
 
   /// k values per k block: the decision's, a multiple of 4 with quads (a
@@ -930,6 +930,27 @@ private:
                             });
   }
 
+  /// Runs `body(false)` for a column tile that lies inside N and
+  /// `body(true)` for the last, partial one (when N is not a multiple of
+  /// n0): masked loads of bytes and halves are scalarized on AVX2, so the
+  /// full tiles must not pay for them.
+  void splitAtPartialTile(Value col, function_ref<void(bool)> body) {
+    int64_t n0 = p.vectors * vw;
+    if (g.sizeN % n0 == 0)
+      return body(false);
+    Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                       add(col, n0), index(g.sizeN));
+    auto branch = [&](bool masked) {
+      return [&, masked](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nested.getBlock());
+        body(masked);
+        scf::YieldOp::create(b, loc);
+      };
+    };
+    scf::IfOp::create(b, loc, full, branch(false), branch(true));
+  }
+
   /// Copies rows [kc, kcEnd) of B into column-tile panels Bp[tile][k][n0],
   /// zero past N, so that the kernels stream it contiguously.
   void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
@@ -940,26 +961,31 @@ private:
     Value zeros = types.zero(b, loc, inVecType);
     forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
-      loop(kc, kcEnd, 1, [&](Value k) {
-        SmallVector<Value> dims = dimValues();
-        dims[g.k[0]] = k;
-        Value row = arith::SubIOp::create(b, loc, k, kc);
-        for (int64_t j = 0; j < p.vectors; ++j) {
-          dims[g.n] = add(col, j * vw);
-          Value v;
-          if (g.sizeN % n0 == 0) {
-            v = vector::LoadOp::create(b, loc, inVecType, g.b->get(),
-                                       indices(bMap, dims));
-          } else {
-            Value left = arith::SubIOp::create(b, loc, index(g.sizeN), dims[g.n]);
-            Value mask = vector::CreateMaskOp::create(
-                b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
-            v = vector::MaskedLoadOp::create(b, loc, inVecType, g.b->get(),
-                                             indices(bMap, dims), mask, zeros);
+      splitAtPartialTile(col, [&](bool masked) {
+        loop(kc, kcEnd, 1, [&](Value k) {
+          SmallVector<Value> dims = dimValues();
+          dims[g.k[0]] = k;
+          Value row = arith::SubIOp::create(b, loc, k, kc);
+          for (int64_t j = 0; j < p.vectors; ++j) {
+            dims[g.n] = add(col, j * vw);
+            Value v;
+            if (!masked) {
+              v = vector::LoadOp::create(b, loc, inVecType, g.b->get(),
+                                         indices(bMap, dims));
+            } else {
+              Value left =
+                  arith::SubIOp::create(b, loc, index(g.sizeN), dims[g.n]);
+              Value mask = vector::CreateMaskOp::create(
+                  b, loc, VectorType::get({vw}, b.getI1Type()),
+                  ValueRange{left});
+              v = vector::MaskedLoadOp::create(b, loc, inVecType, g.b->get(),
+                                               indices(bMap, dims), mask,
+                                               zeros);
+            }
+            vector::StoreOp::create(b, loc, v, bp,
+                                    ValueRange{tile, row, index(j * vw)});
           }
-          vector::StoreOp::create(b, loc, v, bp,
-                                  ValueRange{tile, row, index(j * vw)});
-        }
+        });
       });
     });
   }
@@ -977,7 +1003,7 @@ private:
     Value bias = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(VectorType::get({4 * vw}, i8),
                                        b.getI8IntegerAttr(-128)));
-    bool exact = g.sizeN % n0 == 0 && sizeK % 4 == 0;
+    bool wholeQuads = sizeK % 4 == 0;
     // Lane-wise interleave of two vectors of `lanes` elements.
     auto interleave = [&](Value x, Value y, int64_t lanes) {
       SmallVector<int64_t> mask;
@@ -989,46 +1015,57 @@ private:
     Value quadHi = arith::CeilDivUIOp::create(b, loc, kcEnd, index(4));
     forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
-      loop(quadLo, quadHi, 1, [&](Value q) {
-        Value row = arith::SubIOp::create(b, loc, q, quadLo);
-        Value k0 = arith::MulIOp::create(b, loc, q, index(4));
-        for (int64_t j = 0; j < p.vectors; ++j) {
-          SmallVector<Value> dims = dimValues();
-          dims[g.n] = add(col, j * vw);
-          SmallVector<Value> rows;
-          for (int64_t t = 0; t < 4; ++t) {
-            Value k = add(k0, t);
-            dims[g.k[0]] = min(k, index(sizeK - 1));
-            if (exact) {
-              rows.push_back(vector::LoadOp::create(
-                  b, loc, byteVector, g.b->get(), indices(bMap, dims)));
-              continue;
+      splitAtPartialTile(col, [&](bool masked) {
+        loop(quadLo, quadHi, 1, [&](Value q) {
+          Value row = arith::SubIOp::create(b, loc, q, quadLo);
+          Value k0 = arith::MulIOp::create(b, loc, q, index(4));
+          for (int64_t j = 0; j < p.vectors; ++j) {
+            SmallVector<Value> dims = dimValues();
+            dims[g.n] = add(col, j * vw);
+            SmallVector<Value> rows;
+            for (int64_t t = 0; t < 4; ++t) {
+              Value k = add(k0, t);
+              dims[g.k[0]] = min(k, index(sizeK - 1));
+              if (!masked) {
+                // Rows past K (the last quad's) read row K - 1, then zeros.
+                Value row = vector::LoadOp::create(
+                    b, loc, byteVector, g.b->get(), indices(bMap, dims));
+                if (!wholeQuads)
+                  row = arith::SelectOp::create(
+                      b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            k, index(sizeK)),
+                      row, zeros);
+                rows.push_back(row);
+                continue;
+              }
+              // Columns left in this vector, none past K.
+              Value left =
+                  arith::SubIOp::create(b, loc, index(g.sizeN), dims[g.n]);
+              Value inK = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::slt, k, index(sizeK));
+              left = arith::SelectOp::create(b, loc, inK, left, index(0));
+              Value mask = vector::CreateMaskOp::create(
+                  b, loc, VectorType::get({vw}, b.getI1Type()),
+                  ValueRange{left});
+              rows.push_back(vector::MaskedLoadOp::create(
+                  b, loc, byteVector, g.b->get(), indices(bMap, dims), mask,
+                  zeros));
             }
-            // Columns left in this vector, none past K.
-            Value left = arith::SubIOp::create(b, loc, index(g.sizeN),
-                                               dims[g.n]);
-            Value inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                              k, index(sizeK));
-            left = arith::SelectOp::create(b, loc, inK, left, index(0));
-            Value mask = vector::CreateMaskOp::create(
-                b, loc, VectorType::get({vw}, b.getI1Type()), ValueRange{left});
-            rows.push_back(vector::MaskedLoadOp::create(
-                b, loc, byteVector, g.b->get(), indices(bMap, dims), mask,
-                zeros));
+            Value pairs01 =
+                vector::BitCastOp::create(b, loc, VectorType::get({vw}, i16),
+                                          interleave(rows[0], rows[1], vw));
+            Value pairs23 =
+                vector::BitCastOp::create(b, loc, VectorType::get({vw}, i16),
+                                          interleave(rows[2], rows[3], vw));
+            Value quads =
+                vector::BitCastOp::create(b, loc, VectorType::get({4 * vw}, i8),
+                                          interleave(pairs01, pairs23, vw));
+            quads = arith::XOrIOp::create(b, loc, quads, bias);
+            vector::StoreOp::create(b, loc, quads, bp,
+                                    ValueRange{tile, row, index(j * 4 * vw)});
           }
-          Value pairs01 = vector::BitCastOp::create(
-              b, loc, VectorType::get({vw}, i16),
-              interleave(rows[0], rows[1], vw));
-          Value pairs23 = vector::BitCastOp::create(
-              b, loc, VectorType::get({vw}, i16),
-              interleave(rows[2], rows[3], vw));
-          Value quads = vector::BitCastOp::create(
-              b, loc, VectorType::get({4 * vw}, i8),
-              interleave(pairs01, pairs23, vw));
-          quads = arith::XOrIOp::create(b, loc, quads, bias);
-          vector::StoreOp::create(b, loc, quads, bp,
-                                  ValueRange{tile, row, index(j * 4 * vw)});
-        }
+        });
       });
     });
   }
@@ -1050,6 +1087,16 @@ private:
         };
         if (g.sizeN % n0 == 0)
           return panelsLoop(false);
+        // The last tile computes only the vectors that hold columns of C,
+        // masked only where the last of them is partial: N = 49 in 16-wide
+        // tiles (ResNet-50's 7x7 layers) otherwise spends a whole tile on
+        // one column.
+        int64_t partial = g.sizeN % n0;
+        auto partialTile = [&] {
+          tileVectors = llvm::divideCeil(partial, vw);
+          panelsLoop(partial % vw != 0);
+          tileVectors = p.vectors;
+        };
         Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
                                            add(col, n0), index(g.sizeN));
         scf::IfOp::create(
@@ -1063,7 +1110,7 @@ private:
             [&](OpBuilder &nested, Location) {
               OpBuilder::InsertionGuard guard(b);
               b.setInsertionPointToStart(nested.getBlock());
-              panelsLoop(true);
+              partialTile();
               scf::YieldOp::create(b, loc);
             });
       });
@@ -1076,7 +1123,7 @@ private:
     AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     AffineMap cMap = g.op.getMatchingIndexingMap(g.c);
     SmallVector<Value> cols, masks;
-    for (int64_t j = 0; j < p.vectors; ++j) {
+    for (int64_t j = 0; j < tileVectors; ++j) {
       cols.push_back(add(col, j * vw));
       if (masked) {
         Value left = arith::SubIOp::create(b, loc, index(g.sizeN), cols[j]);
@@ -1109,7 +1156,7 @@ private:
       int64_t segments = rowSegments(g, vw);
       Value width = index(g.rowWidth);
       auto maskType = VectorType::get({vw}, b.getI1Type());
-      for (int64_t j = 0; j < p.vectors; ++j) {
+      for (int64_t j = 0; j < tileVectors; ++j) {
         Value inRow = arith::RemUIOp::create(b, loc, cols[j], width);
         Value lo = index(0);
         Value hi = arith::SubIOp::create(b, loc, width, inRow);
@@ -1132,14 +1179,14 @@ private:
     auto loadC = [&] {
       SmallVector<Value> values;
       for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < p.vectors; ++j)
+        for (int64_t j = 0; j < tileVectors; ++j)
           values.push_back(load(g.c->get(), cIndices(i, j), j));
       return values;
     };
     auto initial = [&] {
       SmallVector<Value> values;
       for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < p.vectors; ++j)
+        for (int64_t j = 0; j < tileVectors; ++j)
           values.push_back(nb.initRead ? readTile(*nb.initRead, at, i, j)
                                        : vector::BroadcastOp::create(
                                              b, loc, vecType, nb.initValue));
@@ -1194,8 +1241,8 @@ private:
 
     auto store = [&](Value view, ArrayRef<Value> values) {
       for (int64_t i = 0; i < rows; ++i) {
-        for (int64_t j = 0; j < p.vectors; ++j) {
-          Value v = values[i * p.vectors + j];
+        for (int64_t j = 0; j < tileVectors; ++j) {
+          Value v = values[i * tileVectors + j];
           if (masked)
             vector::MaskedStoreOp::create(b, loc, view, cIndices(i, j),
                                           masks[j], v);
@@ -1208,9 +1255,9 @@ private:
     auto finish = [&] {
       SmallVector<Value> values = acc;
       for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < p.vectors; ++j)
-          values[i * p.vectors + j] =
-              applyEpilogues(values[i * p.vectors + j], at, i, j);
+        for (int64_t j = 0; j < tileVectors; ++j)
+          values[i * tileVectors + j] =
+              applyEpilogues(values[i * tileVectors + j], at, i, j);
       store(nb.resultView, values);
     };
     if (nb.epilogues.empty() || singleKBlock)
@@ -1311,8 +1358,8 @@ private:
           b, loc, rowSums, packedIndices(dims, ValueRange{add(rowBase, i)}));
       Value bias = vector::BroadcastOp::create(
           b, loc, vecType, arith::ShLIOp::create(b, loc, sum, shift));
-      for (int64_t j = 0; j < p.vectors; ++j) {
-        Value &a = acc[i * p.vectors + j];
+      for (int64_t j = 0; j < tileVectors; ++j) {
+        Value &a = acc[i * tileVectors + j];
         a = arith::SelectOp::create(b, loc, first,
                                     arith::SubIOp::create(b, loc, a, bias), a);
       }
@@ -1372,7 +1419,7 @@ private:
           b.setInsertionPointToStart(nested.getBlock());
           Value within = arith::SubIOp::create(b, loc, q, quadLo);
           SmallVector<Value> bs;
-          for (int64_t j = 0; j < p.vectors; ++j)
+          for (int64_t j = 0; j < tileVectors; ++j)
             bs.push_back(vector::LoadOp::create(
                 b, loc, byteVector, bp,
                 ValueRange{tile, within, index(j * 4 * vw)}));
@@ -1391,8 +1438,8 @@ private:
             Value splat = vector::BitCastOp::create(
                 b, loc, byteVector,
                 vector::BroadcastOp::create(b, loc, i32Vector, word));
-            for (int64_t j = 0; j < p.vectors; ++j) {
-              Value &a = result[i * p.vectors + j];
+            for (int64_t j = 0; j < tileVectors; ++j) {
+              Value &a = result[i * tileVectors + j];
               a = quadProduct(a, bs[j], splat);
             }
           }
@@ -1414,13 +1461,13 @@ private:
     if (p.packB) {
       // Packed panels are zero-padded: no masks needed.
       Value row = arith::SubIOp::create(b, loc, ks[0], kcLo);
-      for (int64_t j = 0; j < p.vectors; ++j)
+      for (int64_t j = 0; j < tileVectors; ++j)
         bs.push_back(types.promote(
             b, loc,
             vector::LoadOp::create(b, loc, inVecType, bp,
                                    ValueRange{tile, row, index(j * vw)})));
     }
-    for (int64_t j = 0; j < p.vectors && !p.packB; ++j) {
+    for (int64_t j = 0; j < tileVectors && !p.packB; ++j) {
       dims[g.n] = cols[j];
       if (!g.rowWidth) {
         bs.push_back(types.promote(b, loc, load(g.b->get(), indices(bMap, dims), j)));
@@ -1460,8 +1507,8 @@ private:
               b, loc, ap,
               packedIndices(dims, ValueRange{block, panel, within, index(i)})));
       Value splat = vector::BroadcastOp::create(b, loc, vecType, a);
-      for (int64_t j = 0; j < p.vectors; ++j) {
-        Value &acc = result[i * p.vectors + j];
+      for (int64_t j = 0; j < tileVectors; ++j) {
+        Value &acc = result[i * tileVectors + j];
         acc = types.multiplyAdd(b, loc, splat, bs[j], acc);
       }
     }
@@ -1483,6 +1530,9 @@ private:
   /// k quads (`quadLayout`).
   Int8Multiply multiply;
   bool quadLayout;
+  /// Column vectors of the register tile being emitted: p.vectors, fewer
+  /// in the last, partial column tile.
+  int64_t tileVectors;
   Value rowSums;
   /// Accumulator vectors; operand vectors (before `types.promote`).
   VectorType vecType, inVecType;

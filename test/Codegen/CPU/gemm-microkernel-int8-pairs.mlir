@@ -55,3 +55,31 @@ func.func @argument(%a: memref<16x32xi8>, %b: memref<32x64xi8>, %c: memref<16x64
   linalg.matmul ins(%a, %b : memref<16x32xi8>, memref<32x64xi8>) outs(%c : memref<16x64xi32>)
   return
 }
+
+// -----
+
+// N = 36 in 16-wide tiles: two full tiles and a partial one of 4 columns.
+// Masked byte loads are scalarized on AVX2, so B's packing takes them in
+// the partial tile only; the partial tile computes one vector per row (not
+// two) and stores it masked.
+// CHECK-LABEL: func @partial_tile
+// CHECK: scf.if
+// CHECK-COUNT-8: vector.load %{{.*}} : memref<8x36xi8>, vector<8xi8>
+// CHECK-NOT: vector.maskedload
+// CHECK: } else {
+// CHECK-COUNT-8: vector.maskedload %{{.*}} : memref<8x36xi8>, vector<8xi1>, vector<8xi8> into vector<8xi8>
+// CHECK: scf.if
+// CHECK-COUNT-12: llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"
+// CHECK-COUNT-12: vector.store %{{.*}} : memref<6x36xi32>, vector<8xi32>
+// CHECK: } else {
+// CHECK-COUNT-6: llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"
+// CHECK-NOT: pmadd.ub.sw
+// CHECK-COUNT-6: vector.maskedstore %{{.*}} : memref<6x36xi32>, vector<8xi1>, vector<8xi32>
+// V4-LABEL: func @partial_tile
+// PRINT: remark: microkernel 6x16 (m0=6, vectors=2, {{.*}}int8 pairs, overridden) key 'm6_n36_k8'
+memref.global "private" constant @w36 : memref<6x8xi8> = dense<[[1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8], [-64, 63, 0, 0, 0, 0, 0, -1]]>
+func.func @partial_tile(%b: memref<8x36xi8>, %c: memref<6x36xi32>) {
+  %a = memref.get_global @w36 : memref<6x8xi8>
+  linalg.matmul {dlas.gemm_tiles = {m0 = 6, vectors = 2}} ins(%a, %b : memref<6x8xi8>, memref<8x36xi8>) outs(%c : memref<6x36xi32>)
+  return
+}
