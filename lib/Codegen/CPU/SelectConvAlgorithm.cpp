@@ -183,6 +183,10 @@ LogicalResult rewriteIm2Col(RewriterBase &rewriter,
       [](OpBuilder &b, Location loc, ValueRange args) {
         linalg::YieldOp::create(b, loc, args[0]);
       });
+  // After bufferization dlas-vectorize-im2col copies the rows as vectors.
+  patches->setAttr(dlas::kIm2ColAttrName, rewriter.getDenseI64ArrayAttr(
+                                              {kh, kw, strides[0], strides[1],
+                                               dilations[0], dilations[1]}));
   Value x = tensor::CollapseShapeOp::create(
       rewriter, loc, patches.getResult(0),
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});

@@ -52,11 +52,13 @@ func.func @stride1(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor
 
 // Strided dense: im2col patches P[N, C*Kh*Kw, Ho, Wo], the (c, kh, kw) row
 // index split by div/mod of the outer loop only, collapsed to the GEMM's
-// [N, C*Kh*Kw, Ho*Wo].
+// [N, C*Kh*Kw, Ho*Wo]; the copy is marked with its window (KH, KW,
+// strides, dilations) for dlas-vectorize-im2col.
 // AUTO-DAG: #[[PATCH:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 9, d2 * 2 + (d1 mod 9) floordiv 3, d3 * 2 + d1 mod 3)>
 // AUTO-LABEL: func @strided
 // AUTO: tensor.empty() : tensor<1x72x4x4xf32>
 // AUTO: linalg.generic {indexing_maps = [#[[PATCH]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// AUTO-SAME: dlas.im2col = array<i64: 3, 3, 2, 2, 1, 1>
 // AUTO: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x72x4x4xf32> into tensor<1x72x16xf32>
 // AUTO: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x72xf32>, tensor<1x72x16xf32>)
 // AUTO-NOT: linalg.conv_2d_nchw_fchw

@@ -16,6 +16,11 @@
 
 namespace mlir::dlas {
 
+/// Marks the patch copy of an im2col convolution (set by
+/// dlas-select-conv-algorithm, read by dlas-vectorize-im2col):
+/// `array<i64: KH, KW, sh, sw, dh, dw>`.
+inline constexpr llvm::StringLiteral kIm2ColAttrName = "dlas.im2col";
+
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);
 
