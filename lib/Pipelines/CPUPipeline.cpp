@@ -87,6 +87,9 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
     mixed.print = options.printPrecision;
     pm.addPass(nn::createMixedPrecision(mixed));
     pm.addPass(createCanonicalizerPass());
+    // Layers that read the same tensor quantize it alike (a bottleneck's
+    // first 1x1 convolution and its downsample): one quantize serves both.
+    pm.addPass(createCSEPass());
   }
   if (options.outlineLayers)
     pm.addPass(nn::createOutlineLayers());
