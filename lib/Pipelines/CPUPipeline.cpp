@@ -222,9 +222,9 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   // Weights leave the module after the microkernels packed them.
   if (options.externalWeights)
     pm.addPass(createExternalizeWeights());
-  VectorizeIm2ColOptions im2colOptions;
-  im2colOptions.parallel = options.threading;
-  pm.addNestedPass<func::FuncOp>(createVectorizeIm2Col(im2colOptions));
+  VectorizeRowCopiesOptions rowCopyOptions;
+  rowCopyOptions.parallel = options.threading;
+  pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));
   // What no kernel took becomes loops that LLVM vectorizes innermost: one
   // loop over a whole contiguous map, not 14 iterations of its rows.
   pm.addNestedPass<func::FuncOp>(createCollapseContiguousLoops());

@@ -822,33 +822,42 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def VectorizeIm2Col : Pass<"dlas-vectorize-im2col"> {
-  let summary = "Copy im2col patch rows with vector loads and stores";
+def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
+  let summary = "Copy im2col patches and strided buffers row by row with "
+                "vector loads and stores";
   let description = [{
-    `dlas-select-conv-algorithm` builds an im2col convolution's patch
-    matrix `P[n, q, oh, ow] = X[n, c, oh*sh + kh*dh, ow*sw + kw*dw]`
-    (`q = (c, kh, kw)` flattened) as one `linalg.generic` marked
-    `dlas.im2col = array<i64: KH, KW, sh, sw, dh, dw>`. Lowered as loops,
-    LLVM unrolls its short constant rows (OW = 56, 28, 14, 7) fully and,
-    unable to rule out aliasing, copies them a byte or a float at a time:
-    on ResNet-50's int8 56x56 3x3 layers the patches took 0.42 ms of 1.75.
+    Two kinds of copies are left as loop nests after bufferization whose
+    rows LLVM copies one element at a time: their rows are short constant
+    loops (OW = 56, 28, 14, 7) that it unrolls fully, and it cannot rule out
+    that source and destination alias, so it does not vectorize them.
 
-    This pass, on buffers, replaces each marked generic by
-    `scf.parallel` over `q` (an OpenMP loop under threading), then per
-    `(n, oh)` a row copy with vectors of up to 32 bytes (no more than OW
-    elements), the last one overlapping the one before where OW is not a
-    multiple (no masks: masked byte loads are scalarized on AVX2). A stride
-    `s` loads `s` times the elements and keeps every s-th lane with a
-    shuffle, where the row holds them (`W >= (KW - 1) * dw + s * OW`);
-    elsewhere, and for rows of one element, the copy stays scalar.
-    Generics on operands that are not row-contiguous are left alone.
+    * The patch matrix of an im2col convolution,
+      `P[n, q, oh, ow] = X[n, c, oh*sh + kh*dh, ow*sw + kw*dw]`
+      (`q = (c, kh, kw)` flattened), which `dlas-select-conv-algorithm`
+      builds as one `linalg.generic` marked
+      `dlas.im2col = array<i64: KH, KW, sh, sw, dh, dw>`. On ResNet-50's
+      int8 56x56 3x3 layers the patches took 0.42 ms of 1.75.
+    * `linalg.copy` between buffers that are not one contiguous run (those
+      stay `memref.copy`, a memcpy): the interior of a padded map, slices.
+
+    Each becomes loops over the rows (the patch rows `q`, or the first
+    dimension with more than one row, as `scf.parallel`: an OpenMP loop
+    under threading) and per row vectors of up to 32 bytes (no more
+    elements than the row has), the last one flush with the row's end,
+    overlapping the one before where the width is not a multiple (no masks:
+    masked byte loads are scalarized on AVX2). An im2col stride `s` loads
+    `s` times the elements and keeps every s-th lane with a shuffle, where
+    the input row holds them (`W >= (KW - 1) * dw + s * OW`); elsewhere, and
+    for rows of one element, the copy stays scalar. Operands whose rows are
+    not contiguous (innermost stride other than 1) are left alone.
   }];
   let options = [
     Option<"parallel", "parallel", "bool", "true",
-           "Emit the loop over patch rows as scf.parallel">
+           "Emit the outer loop over rows as scf.parallel">
   ];
   let statistics = [
-    Statistic<"numVectorized", "vectorized", "im2col copies vectorized">
+    Statistic<"numIm2Col", "im2col", "im2col patch copies vectorized">,
+    Statistic<"numCopies", "copies", "Strided copies vectorized">
   ];
   let dependentDialects = ["mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect",

@@ -183,7 +183,7 @@ LogicalResult rewriteIm2Col(RewriterBase &rewriter,
       [](OpBuilder &b, Location loc, ValueRange args) {
         linalg::YieldOp::create(b, loc, args[0]);
       });
-  // After bufferization dlas-vectorize-im2col copies the rows as vectors.
+  // After bufferization dlas-vectorize-row-copies copies the rows as vectors.
   patches->setAttr(dlas::kIm2ColAttrName, rewriter.getDenseI64ArrayAttr(
                                               {kh, kw, strides[0], strides[1],
                                                dilations[0], dilations[1]}));

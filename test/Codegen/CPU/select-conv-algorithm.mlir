@@ -53,7 +53,7 @@ func.func @stride1(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor
 // Strided dense: im2col patches P[N, C*Kh*Kw, Ho, Wo], the (c, kh, kw) row
 // index split by div/mod of the outer loop only, collapsed to the GEMM's
 // [N, C*Kh*Kw, Ho*Wo]; the copy is marked with its window (KH, KW,
-// strides, dilations) for dlas-vectorize-im2col.
+// strides, dilations) for dlas-vectorize-row-copies.
 // AUTO-DAG: #[[PATCH:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 9, d2 * 2 + (d1 mod 9) floordiv 3, d3 * 2 + d1 mod 3)>
 // AUTO-LABEL: func @strided
 // AUTO: tensor.empty() : tensor<1x72x4x4xf32>

@@ -17,7 +17,7 @@
 namespace mlir::dlas {
 
 /// Marks the patch copy of an im2col convolution (set by
-/// dlas-select-conv-algorithm, read by dlas-vectorize-im2col):
+/// dlas-select-conv-algorithm, read by dlas-vectorize-row-copies):
 /// `array<i64: KH, KW, sh, sw, dh, dw>`.
 inline constexpr llvm::StringLiteral kIm2ColAttrName = "dlas.im2col";
 

@@ -1,5 +1,5 @@
-// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-im2col))" | FileCheck %s
-// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-im2col{parallel=0}))" | FileCheck %s --check-prefix=SERIAL
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies))" | FileCheck %s
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{parallel=0}))" | FileCheck %s --check-prefix=SERIAL
 
 // 56-wide rows of bytes: a 32-byte vector and one flush with the row's end.
 // CHECK-LABEL: func.func @stride1
@@ -91,5 +91,45 @@ func.func @one_column(%x: memref<1x1x3x3xf32>, %p: memref<1x9x1x1xf32>) {
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   }
+  return
+}
+
+// The interior of a padded map (how tensor.pad bufferizes): rows of 14
+// bytes as an 8-byte vector and one flush with the row's end (bytes 6-13),
+// the channel loop parallel.
+// CHECK-LABEL: func.func @padded_interior
+// CHECK: %[[V:.*]] = memref.subview
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%c256)
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %c14
+// CHECK: %[[A:.*]] = vector.load %arg0[%{{.*}}, %[[C]], %[[H]], %c0{{.*}}] : memref<1x256x14x14xi8>, vector<8xi8>
+// CHECK: vector.store %[[A]], %[[V]][%{{.*}}, %[[C]], %[[H]], %c0{{.*}}] : memref<1x256x14x14xi8, strided<[65536, 256, 16, 1], offset: 17>>, vector<8xi8>
+// CHECK: %[[B:.*]] = vector.load %arg0[%{{.*}}, %[[C]], %[[H]], %c6{{.*}}] : memref<1x256x14x14xi8>, vector<8xi8>
+// CHECK: vector.store %[[B]], %[[V]][%{{.*}}, %[[C]], %[[H]], %c6{{.*}}]
+// CHECK-NOT: linalg.copy
+// SERIAL-LABEL: func.func @padded_interior
+// SERIAL-NOT: scf.parallel
+// SERIAL: vector.load
+func.func @padded_interior(%x: memref<1x256x14x14xi8>, %p: memref<1x256x16x16xi8>) {
+  %v = memref.subview %p[0, 0, 1, 1] [1, 256, 14, 14] [1, 1, 1, 1] : memref<1x256x16x16xi8> to memref<1x256x14x14xi8, strided<[65536, 256, 16, 1], offset: 17>>
+  linalg.copy ins(%x : memref<1x256x14x14xi8>) outs(%v : memref<1x256x14x14xi8, strided<[65536, 256, 16, 1], offset: 17>>)
+  return
+}
+
+// f32 rows of 56: one 8-float vector per 8 columns, 7 in all.
+// CHECK-LABEL: func.func @f32_rows
+// CHECK-COUNT-7: vector.store %{{.*}} : memref<3x56xf32, strided<[64, 1]>>, vector<8xf32>
+// CHECK-NOT: vector.store
+func.func @f32_rows(%x: memref<3x56xf32>, %y: memref<3x56xf32, strided<[64, 1]>>) {
+  linalg.copy ins(%x : memref<3x56xf32>) outs(%y : memref<3x56xf32, strided<[64, 1]>>)
+  return
+}
+
+// Copies whose rows are not contiguous, or of one dimension, are left alone.
+// CHECK-LABEL: func.func @not_rows
+// CHECK: linalg.copy
+// CHECK: linalg.copy
+func.func @not_rows(%x: memref<4x8xf32, strided<[1, 4]>>, %y: memref<4x8xf32>, %a: memref<8xf32, strided<[2]>>, %b: memref<8xf32>) {
+  linalg.copy ins(%x : memref<4x8xf32, strided<[1, 4]>>) outs(%y : memref<4x8xf32>)
+  linalg.copy ins(%a : memref<8xf32, strided<[2]>>) outs(%b : memref<8xf32>)
   return
 }

@@ -1,0 +1,270 @@
+//===- VectorizeRowCopies.cpp - the dlas-vectorize-row-copies pass --------===//
+//
+// im2col patch matrices and strided copies, row by row with vector loads
+// and stores (see Passes.td). Each destination row is a run of elements of
+// one source row, taken every `stride` elements: a plain copy for stride
+// 1, a load of `stride` times as many elements and a lane shuffle
+// otherwise.
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Codegen/CPU/Microkernels.h"
+#include "DLAS/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_VECTORIZEROWCOPIES
+#include "DLAS/Codegen/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+
+namespace {
+
+/// Bytes per copy vector: one AVX2 register.
+constexpr int64_t kVectorBytes = 32;
+
+/// The window of a marked patch copy: `dlas.im2col`'s six numbers.
+struct Im2ColWindow {
+  int64_t kh, kw, strideH, strideW, dilationH, dilationW;
+};
+
+/// Whether `type` is a buffer of rank `rank` (at least 2) with static shape
+/// whose rows are contiguous (vector loads need a unit innermost stride).
+bool hasContiguousRows(Type type, std::optional<int64_t> rank = 4) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || memref.getRank() < 2 ||
+      (rank && memref.getRank() != *rank))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(memref.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// The window of `op` when it is a patch copy this pass can rewrite.
+std::optional<Im2ColWindow> im2colWindow(linalg::GenericOp op) {
+  auto marker = op->getAttrOfType<DenseI64ArrayAttr>(dlas::kIm2ColAttrName);
+  if (!marker || marker.size() != 6 || !op.hasPureBufferSemantics() ||
+      op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Value input = op.getDpsInputOperand(0)->get();
+  Value output = op.getDpsInitOperand(0)->get();
+  if (!hasContiguousRows(input.getType()) ||
+      !hasContiguousRows(output.getType()) ||
+      getElementTypeOrSelf(input) != getElementTypeOrSelf(output))
+    return std::nullopt;
+  ArrayRef<int64_t> v = marker.asArrayRef();
+  if (llvm::any_of(v, [](int64_t x) { return x < 1; }))
+    return std::nullopt;
+  return Im2ColWindow{v[0], v[1], v[2], v[3], v[4], v[5]};
+}
+
+/// Row copies `dst[..., j] = src[..., column + s * j]`, j in [0, width),
+/// with vectors.
+class RowCopier {
+public:
+  /// `strideFits`: whether a stride's last vector (which reads s - 1
+  /// elements past the last one it keeps) still lies in the source row.
+  RowCopier(OpBuilder &b, Location loc, Type elementType, int64_t width,
+            int64_t stride, bool strideFits)
+      : b(b), loc(loc), elementType(elementType), width(width), stride(stride) {
+    int64_t bytes =
+        std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+    lanes = kVectorBytes / bytes;
+    while (lanes > width)
+      lanes /= 2;
+    if (stride > 1 && !strideFits)
+      lanes = 1;
+  }
+
+  void copy(Value src, ValueRange srcRow, Value column, Value dst,
+            ValueRange dstRow) {
+    if (lanes < 2) {
+      loop(b, loc, width, [&](Value j) {
+        SmallVector<Value> from(srcRow), to(dstRow);
+        from.push_back(arith::AddIOp::create(b, loc, column, mul(j, stride)));
+        to.push_back(j);
+        Value v = memref::LoadOp::create(b, loc, src, from);
+        memref::StoreOp::create(b, loc, v, dst, to);
+      });
+      return;
+    }
+    // Vector starts: every `lanes` elements, and the last one flush with
+    // the row's end (overlapping the one before; a copy may rewrite what
+    // it already wrote).
+    SmallVector<int64_t> starts;
+    for (int64_t j = 0; j + lanes <= width; j += lanes)
+      starts.push_back(j);
+    if (width % lanes != 0)
+      starts.push_back(width - lanes);
+    auto loadType = VectorType::get({lanes * stride}, elementType);
+    SmallVector<int64_t> everyS;
+    for (int64_t l = 0; l < lanes; ++l)
+      everyS.push_back(l * stride);
+    for (int64_t j : starts) {
+      SmallVector<Value> from(srcRow), to(dstRow);
+      from.push_back(add(column, j * stride));
+      to.push_back(index(j));
+      Value v = vector::LoadOp::create(b, loc, loadType, src, from);
+      if (stride > 1)
+        v = vector::ShuffleOp::create(b, loc, v, v, everyS);
+      vector::StoreOp::create(b, loc, v, dst, to);
+    }
+  }
+
+  static void loop(OpBuilder &b, Location loc, int64_t count,
+                   function_ref<void(Value)> body) {
+    if (count == 1)
+      return body(arith::ConstantIndexOp::create(b, loc, 0));
+    dlas::buildForLoop(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                       arith::ConstantIndexOp::create(b, loc, count), 1, body);
+  }
+
+  /// `body(iv)` over [0, count), as scf.parallel when asked.
+  static void outerLoop(OpBuilder &b, Location loc, int64_t count,
+                        bool parallel, function_ref<void(Value)> body) {
+    if (!parallel || count == 1)
+      return loop(b, loc, count, body);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero},
+        ValueRange{arith::ConstantIndexOp::create(b, loc, count)},
+        ValueRange{one}, [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          body(ivs[0]);
+        });
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value mul(Value v, int64_t c) {
+    return c == 1 ? v : arith::MulIOp::create(b, loc, v, index(c)).getResult();
+  }
+  Value add(Value v, int64_t c) {
+    // Folds to a constant where the row starts at a constant column.
+    return c == 0 ? v : b.createOrFold<arith::AddIOp>(loc, v, index(c));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type elementType;
+  int64_t width, stride, lanes;
+};
+
+/// The patch copy: per patch row q (in parallel when asked), per (n, oh),
+/// one row of OW elements.
+void emitIm2Col(OpBuilder &b, linalg::GenericOp op, Im2ColWindow window,
+                bool parallel) {
+  Location loc = op.getLoc();
+  Value input = op.getDpsInputOperand(0)->get();
+  Value output = op.getDpsInitOperand(0)->get();
+  auto inType = cast<MemRefType>(input.getType());
+  auto outType = cast<MemRefType>(output.getType());
+  int64_t outWidth = outType.getDimSize(3);
+  // A stride's last vector reads up to column (KW - 1) * dw + s * OW - 1
+  // (s - 1 past the last element it keeps).
+  bool strideFits =
+      (window.kw - 1) * window.dilationW + window.strideW * outWidth <=
+      inType.getDimSize(3);
+  RowCopier row(b, loc, inType.getElementType(), outWidth, window.strideW,
+                strideFits);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto mul = [&](Value v, int64_t c) -> Value {
+    return c == 1 ? v : arith::MulIOp::create(b, loc, v, index(c)).getResult();
+  };
+  RowCopier::outerLoop(b, loc, outType.getDimSize(1), parallel, [&](Value q) {
+    int64_t taps = window.kh * window.kw;
+    Value channel = arith::DivUIOp::create(b, loc, q, index(taps));
+    Value tap = arith::RemUIOp::create(b, loc, q, index(taps));
+    Value kh = arith::DivUIOp::create(b, loc, tap, index(window.kw));
+    Value kw = arith::RemUIOp::create(b, loc, tap, index(window.kw));
+    Value rowOffset = mul(kh, window.dilationH);
+    Value column = mul(kw, window.dilationW);
+    RowCopier::loop(b, loc, outType.getDimSize(0), [&](Value n) {
+      RowCopier::loop(b, loc, outType.getDimSize(2), [&](Value oh) {
+        Value inRow =
+            arith::AddIOp::create(b, loc, mul(oh, window.strideH), rowOffset);
+        row.copy(input, ValueRange{n, channel, inRow}, column, output,
+                 ValueRange{n, q, oh});
+      });
+    });
+  });
+}
+
+/// Whether `op` is a copy between buffers with contiguous rows and the
+/// same shape and element type.
+bool isStridedRowCopy(linalg::CopyOp op) {
+  if (!op.hasPureBufferSemantics())
+    return false;
+  Type src = op.getInputs()[0].getType(), dst = op.getOutputs()[0].getType();
+  return hasContiguousRows(src, std::nullopt) &&
+         hasContiguousRows(dst, std::nullopt) &&
+         cast<MemRefType>(src).getShape() == cast<MemRefType>(dst).getShape() &&
+         getElementTypeOrSelf(src) == getElementTypeOrSelf(dst);
+}
+
+/// The copy: loops over all dims but the last (the first with more than
+/// one row in parallel when asked), a vector row copy inside.
+void emitRowCopy(OpBuilder &b, linalg::CopyOp op, bool parallel) {
+  Location loc = op.getLoc();
+  Value src = op.getInputs()[0], dst = op.getOutputs()[0];
+  auto type = cast<MemRefType>(src.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  RowCopier row(b, loc, type.getElementType(), shape.back(), 1, true);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  std::function<void(unsigned, SmallVector<Value>, bool)> nest =
+      [&](unsigned dim, SmallVector<Value> ivs, bool parallelLeft) {
+        if (dim + 1 == shape.size())
+          return row.copy(src, ivs, zero, dst, ivs);
+        bool here = parallelLeft && shape[dim] > 1;
+        RowCopier::outerLoop(b, loc, shape[dim], here, [&](Value iv) {
+          SmallVector<Value> next = ivs;
+          next.push_back(iv);
+          nest(dim + 1, next, parallelLeft && !here);
+        });
+      };
+  nest(0, {}, parallel);
+}
+
+struct VectorizeRowCopiesPass
+    : dlas::impl::VectorizeRowCopiesBase<VectorizeRowCopiesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::GenericOp, Im2ColWindow>> patches;
+    SmallVector<linalg::CopyOp> copies;
+    getOperation()->walk([&](Operation *op) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+        if (std::optional<Im2ColWindow> window = im2colWindow(generic))
+          patches.push_back({generic, *window});
+      } else if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+        if (isStridedRowCopy(copy))
+          copies.push_back(copy);
+      }
+    });
+    OpBuilder b(&getContext());
+    for (auto [op, window] : patches) {
+      b.setInsertionPoint(op);
+      emitIm2Col(b, op, window, parallel);
+      op->erase();
+      ++numIm2Col;
+    }
+    for (linalg::CopyOp op : copies) {
+      b.setInsertionPoint(op);
+      emitRowCopy(b, op, parallel);
+      op->erase();
+      ++numCopies;
+    }
+  }
+};
+
+} // namespace
