@@ -1,10 +1,10 @@
 //===- CollapseContiguousLoops.cpp - dlas-collapse-contiguous-loops -------===//
 #include "DLAS/Dialect/DLAS/DLASDialect.h"
+#include "DLAS/Transforms/Buffers.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlas {
@@ -16,14 +16,10 @@ using namespace mlir;
 
 namespace {
 
-/// Whether a collapse_shape of `type` along any reassociation is a view of
-/// the same bytes in the same order.
-bool isContiguousBuffer(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return !isa<ShapedType>(type); // scalars ride along
-  return memref.getLayout().isIdentity() ||
-         memref::isStaticShapeAndContiguousRowMajor(memref);
+/// Operands a collapse_shape views in the same order: contiguous buffers
+/// and scalars.
+bool isCollapsibleOperand(Type type) {
+  return isa<ShapedType>(type) ? dlas::isContiguousMemRef(type) : true;
 }
 
 /// The op's loops grouped into maximal runs that one loop can walk, or an
@@ -32,7 +28,7 @@ SmallVector<ReassociationIndices> contiguousLoopRuns(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.hasIndexSemantics() ||
       op->hasAttr(dlas::DLASDialect::kLoweringAttrName))
     return {};
-  if (!llvm::all_of(op->getOperandTypes(), isContiguousBuffer))
+  if (!llvm::all_of(op->getOperandTypes(), isCollapsibleOperand))
     return {};
   // Strided windows (d4 * 2 + d2) and other affine expressions do not
   // collapse; upstream asserts on them.

@@ -1,9 +1,9 @@
 //===- MemRefCopyToLinalg.cpp - the dlas-memref-copy-to-linalg pass -------===//
+#include "DLAS/Transforms/Buffers.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlas {
@@ -14,14 +14,6 @@ namespace mlir::dlas {
 using namespace mlir;
 
 namespace {
-/// Whether the LLVM lowering turns a copy from or to `type` into a memcpy:
-/// one contiguous run of elements, in row-major order.
-bool isContiguous(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  return memref && (memref.getLayout().isIdentity() ||
-                    memref::isStaticShapeAndContiguousRowMajor(memref));
-}
-
 struct MemRefCopyToLinalgPass
     : dlas::impl::MemRefCopyToLinalgBase<MemRefCopyToLinalgPass> {
   void runOnOperation() override {
@@ -32,8 +24,8 @@ struct MemRefCopyToLinalgPass
     // nothing to vectorize (DenseNet-121's 58 concatenations were a
     // sixth of its LLVM dialect).
     getOperation()->walk([&](memref::CopyOp op) {
-      if (!isContiguous(op.getSource().getType()) ||
-          !isContiguous(op.getTarget().getType()))
+      if (!dlas::isContiguousMemRef(op.getSource().getType()) ||
+          !dlas::isContiguousMemRef(op.getTarget().getType()))
         copies.push_back(op);
     });
     IRRewriter rewriter(&getContext());
