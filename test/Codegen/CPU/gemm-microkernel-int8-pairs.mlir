@@ -87,9 +87,9 @@ func.func @partial_tile(%b: memref<8x36xi8>, %c: memref<6x36xi32>) {
 
 // -----
 
-// Threads with B packed and fewer than 8 column tiles (N = 20: 3 tiles of
-// 8): per k block the tiles are packed in parallel, then the threads split
-// the row panels (8 of 12 rows) rather than the 3 tiles.
+// Threads with B packed and few column tiles against the row panels (N =
+// 20: 3 tiles of 8; 8 panels of 12 rows): per k block the tiles are packed
+// in parallel, then the threads split the row panels rather than the tiles.
 // PAR-LABEL: func @few_tiles
 // PAR: scf.for
 // PAR: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c3{{.*}}) step
