@@ -608,7 +608,11 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
       of column tiles, or, with fewer than 8 tiles (N = 49 at 7x7), over
       chunks of row panels; one chunk per OpenMP thread
       (`omp_get_max_threads()` at run time, or `parallel-chunks`), so that
-      each thread reads the operand it does not split once;
+      each thread reads the operand it does not split once; with B packed
+      per k block (a region per k block: the threads pack it together),
+      over the column tiles, or over the row panels where the tiles are
+      few against them (fewer than 16 and at most half the panels: at
+      14x14, 13 tiles balanced 7/6 on 2 threads);
     * inside it, loops `kc` (a B micro-panel of `kc` rows x `n0` columns in
       L1), `mc` (an A block of `mc` rows x `kc` in L2), the column tiles of
       `n0 = vectors * vector-width`, then the m0-row panels;
@@ -617,8 +621,10 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
       broadcasts of A and `m0 * vectors` vector.fma, and a
       `memref.prefetch` of A `prefetch-bytes` ahead (inside a whole model
       the weights stream from memory: ResNet-50 48 -> 44 ms, MobileNetV2
-      5.0 -> 4.5 ms at 1 thread). Column tails use
-      masked loads and stores; a row tail uses a kernel with fewer rows.
+      5.0 -> 4.5 ms at 1 thread). Column tails use masked loads and
+      stores in the last column tile alone, which also holds only the
+      vectors that reach into N (B's packing too: AVX2 has no masked byte
+      load, LLVM scalarizes it); a row tail uses a kernel with fewer rows.
 
     Operands may also be bf16/f16 (widened on load into f32 FMAs) or i8
     into i32 accumulators. Int8 with a packable B on a target with
