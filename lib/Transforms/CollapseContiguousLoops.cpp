@@ -58,14 +58,15 @@ SmallVector<ReassociationIndices> contiguousLoopRuns(linalg::LinalgOp op) {
 struct CollapseContiguousLoopsPass
     : dlas::impl::CollapseContiguousLoopsBase<CollapseContiguousLoopsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<ReassociationIndices>>>
+        ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!contiguousLoopRuns(op).empty())
-        ops.push_back(op);
+      if (SmallVector<ReassociationIndices> runs = contiguousLoopRuns(op);
+          !runs.empty())
+        ops.push_back({op, std::move(runs)});
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
-      SmallVector<ReassociationIndices> runs = contiguousLoopRuns(op);
+    for (auto &[op, runs] : ops) {
       rewriter.setInsertionPoint(op);
       // collapseOpIterationDims takes generics and copies only.
       if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation())) {

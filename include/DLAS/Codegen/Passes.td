@@ -851,7 +851,8 @@ def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
     under threading) and per row vectors of up to 32 bytes (no more
     elements than the row has), the last one flush with the row's end,
     overlapping the one before where the width is not a multiple (no masks:
-    masked byte loads are scalarized on AVX2). An im2col stride `s` loads
+    masked byte loads are scalarized on AVX2); rows of more than 8 vectors
+    copy them in a loop. An im2col stride `s` loads
     `s` times the elements and keeps every s-th lane with a shuffle, where
     the input row holds them (`W >= (KW - 1) * dw + s * OW`); elsewhere, and
     for rows of one element, the copy stays scalar. Operands whose rows are

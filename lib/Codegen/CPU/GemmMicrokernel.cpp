@@ -959,8 +959,8 @@ private:
 
   /// Runs `body(false)` for a column tile that lies inside N and
   /// `body(true)` for the last, partial one (when N is not a multiple of
-  /// n0): masked loads of bytes and halves are scalarized on AVX2, so the
-  /// full tiles must not pay for them.
+  /// n0), one scf.if per tile: masked loads of bytes and halves are
+  /// scalarized on AVX2, so the full tiles must not pay for them.
   void splitAtPartialTile(Value col, function_ref<void(bool)> body) {
     int64_t n0 = p.vectors * vw;
     if (g.sizeN % n0 == 0)
@@ -1107,39 +1107,20 @@ private:
       Value mcEnd = min(add(mc, panelsPerBlock), end);
       forEachTile(tileFirst, tileEnd, parallelTiles, [&](Value tile) {
         Value col = arith::MulIOp::create(b, loc, tile, index(n0));
-        auto panelsLoop = [&](bool masked) {
-          loop(mc, mcEnd, 1, [&](Value panel) {
-            emitKernel(panel, tile, col, kc, kcEnd, rows, masked);
-          });
-        };
-        if (g.sizeN % n0 == 0)
-          return panelsLoop(false);
         // The last tile computes only the vectors that hold columns of C,
         // masked only where the last of them is partial: N = 49 in 16-wide
         // tiles (ResNet-50's 7x7 layers) otherwise spends a whole tile on
         // one column.
-        int64_t partial = g.sizeN % n0;
-        auto partialTile = [&] {
-          tileVectors = llvm::divideCeil(partial, vw);
-          panelsLoop(partial % vw != 0);
+        splitAtPartialTile(col, [&](bool partialTile) {
+          int64_t partial = g.sizeN % n0;
+          if (partialTile)
+            tileVectors = llvm::divideCeil(partial, vw);
+          bool masked = partialTile && partial % vw != 0;
+          loop(mc, mcEnd, 1, [&](Value panel) {
+            emitKernel(panel, tile, col, kc, kcEnd, rows, masked);
+          });
           tileVectors = p.vectors;
-        };
-        Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                           add(col, n0), index(g.sizeN));
-        scf::IfOp::create(
-            b, loc, full,
-            [&](OpBuilder &nested, Location) {
-              OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPointToStart(nested.getBlock());
-              panelsLoop(false);
-              scf::YieldOp::create(b, loc);
-            },
-            [&](OpBuilder &nested, Location) {
-              OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPointToStart(nested.getBlock());
-              partialTile();
-              scf::YieldOp::create(b, loc);
-            });
+        });
       });
     });
   }

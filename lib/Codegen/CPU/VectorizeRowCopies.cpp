@@ -27,6 +27,20 @@ namespace {
 
 /// Bytes per copy vector: one AVX2 register.
 constexpr int64_t kVectorBytes = 32;
+/// Rows of more vectors than this copy them in a loop rather than
+/// unrolled (a wide slice would otherwise emit one load and store per
+/// vector of every row).
+constexpr int64_t kMaxUnrolledVectors = 8;
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+/// v * c, folded where v is a constant.
+Value mulConstant(OpBuilder &b, Location loc, Value v, int64_t c) {
+  return c == 1
+             ? v
+             : b.createOrFold<arith::MulIOp>(loc, v, constantIndex(b, loc, c));
+}
 
 /// The window of a marked patch copy: `dlas.im2col`'s six numbers.
 struct Im2ColWindow {
@@ -87,42 +101,51 @@ public:
     if (lanes < 2) {
       loop(b, loc, width, [&](Value j) {
         SmallVector<Value> from(srcRow), to(dstRow);
-        from.push_back(arith::AddIOp::create(b, loc, column, mul(j, stride)));
+        from.push_back(arith::AddIOp::create(b, loc, column,
+                                             mulConstant(b, loc, j, stride)));
         to.push_back(j);
         Value v = memref::LoadOp::create(b, loc, src, from);
         memref::StoreOp::create(b, loc, v, dst, to);
       });
       return;
     }
-    // Vector starts: every `lanes` elements, and the last one flush with
-    // the row's end (overlapping the one before; a copy may rewrite what
-    // it already wrote).
-    SmallVector<int64_t> starts;
-    for (int64_t j = 0; j + lanes <= width; j += lanes)
-      starts.push_back(j);
-    if (width % lanes != 0)
-      starts.push_back(width - lanes);
-    auto loadType = VectorType::get({lanes * stride}, elementType);
-    SmallVector<int64_t> everyS;
-    for (int64_t l = 0; l < lanes; ++l)
-      everyS.push_back(l * stride);
-    for (int64_t j : starts) {
+    auto copyVector = [&](Value j) {
       SmallVector<Value> from(srcRow), to(dstRow);
-      from.push_back(add(column, j * stride));
-      to.push_back(index(j));
-      Value v = vector::LoadOp::create(b, loc, loadType, src, from);
-      if (stride > 1)
+      // Folds to a constant where the row starts at a constant column.
+      from.push_back(b.createOrFold<arith::AddIOp>(
+          loc, column, mulConstant(b, loc, j, stride)));
+      to.push_back(j);
+      Value v = vector::LoadOp::create(
+          b, loc, VectorType::get({lanes * stride}, elementType), src, from);
+      if (stride > 1) {
+        SmallVector<int64_t> everyS;
+        for (int64_t l = 0; l < lanes; ++l)
+          everyS.push_back(l * stride);
         v = vector::ShuffleOp::create(b, loc, v, v, everyS);
+      }
       vector::StoreOp::create(b, loc, v, dst, to);
-    }
+    };
+    // Every `lanes` elements, then one vector flush with the row's end
+    // (overlapping the one before; a copy may rewrite what it already
+    // wrote).
+    int64_t whole = width / lanes;
+    if (whole > kMaxUnrolledVectors)
+      dlas::buildForLoop(b, loc, constantIndex(b, loc, 0),
+                         constantIndex(b, loc, whole * lanes), lanes,
+                         copyVector);
+    else
+      for (int64_t j = 0; j < whole; ++j)
+        copyVector(constantIndex(b, loc, j * lanes));
+    if (width % lanes != 0)
+      copyVector(constantIndex(b, loc, width - lanes));
   }
 
   static void loop(OpBuilder &b, Location loc, int64_t count,
                    function_ref<void(Value)> body) {
     if (count == 1)
-      return body(arith::ConstantIndexOp::create(b, loc, 0));
-    dlas::buildForLoop(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                       arith::ConstantIndexOp::create(b, loc, count), 1, body);
+      return body(constantIndex(b, loc, 0));
+    dlas::buildForLoop(b, loc, constantIndex(b, loc, 0),
+                       constantIndex(b, loc, count), 1, body);
   }
 
   /// `body(iv)` over [0, count), as scf.parallel when asked.
@@ -130,28 +153,17 @@ public:
                         bool parallel, function_ref<void(Value)> body) {
     if (!parallel || count == 1)
       return loop(b, loc, count, body);
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{zero},
-        ValueRange{arith::ConstantIndexOp::create(b, loc, count)},
-        ValueRange{one}, [&](OpBuilder &nested, Location, ValueRange ivs) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getBlock());
-          body(ivs[0]);
-        });
+    scf::ParallelOp::create(b, loc, ValueRange{constantIndex(b, loc, 0)},
+                            ValueRange{constantIndex(b, loc, count)},
+                            ValueRange{constantIndex(b, loc, 1)},
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              OpBuilder::InsertionGuard guard(b);
+                              b.setInsertionPointToStart(nested.getBlock());
+                              body(ivs[0]);
+                            });
   }
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value mul(Value v, int64_t c) {
-    return c == 1 ? v : arith::MulIOp::create(b, loc, v, index(c)).getResult();
-  }
-  Value add(Value v, int64_t c) {
-    // Folds to a constant where the row starts at a constant column.
-    return c == 0 ? v : b.createOrFold<arith::AddIOp>(loc, v, index(c));
-  }
-
   OpBuilder &b;
   Location loc;
   Type elementType;
@@ -175,12 +187,8 @@ void emitIm2Col(OpBuilder &b, linalg::GenericOp op, Im2ColWindow window,
       inType.getDimSize(3);
   RowCopier row(b, loc, inType.getElementType(), outWidth, window.strideW,
                 strideFits);
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  auto mul = [&](Value v, int64_t c) -> Value {
-    return c == 1 ? v : arith::MulIOp::create(b, loc, v, index(c)).getResult();
-  };
+  auto index = [&](int64_t v) { return constantIndex(b, loc, v); };
+  auto mul = [&](Value v, int64_t c) { return mulConstant(b, loc, v, c); };
   RowCopier::outerLoop(b, loc, outType.getDimSize(1), parallel, [&](Value q) {
     int64_t taps = window.kh * window.kw;
     Value channel = arith::DivUIOp::create(b, loc, q, index(taps));
@@ -220,7 +228,7 @@ void emitRowCopy(OpBuilder &b, linalg::CopyOp op, bool parallel) {
   auto type = cast<MemRefType>(src.getType());
   ArrayRef<int64_t> shape = type.getShape();
   RowCopier row(b, loc, type.getElementType(), shape.back(), 1, true);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value zero = constantIndex(b, loc, 0);
   std::function<void(unsigned, SmallVector<Value>, bool)> nest =
       [&](unsigned dim, SmallVector<Value> ivs, bool parallelLeft) {
         if (dim + 1 == shape.size())

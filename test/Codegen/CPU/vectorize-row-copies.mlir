@@ -133,3 +133,15 @@ func.func @not_rows(%x: memref<4x8xf32, strided<[1, 4]>>, %y: memref<4x8xf32>, %
   linalg.copy ins(%a : memref<8xf32, strided<[2]>>) outs(%b : memref<8xf32>)
   return
 }
+
+// Rows of more than 8 vectors copy in a loop (here 1000 floats: 125
+// vectors of 8 by steps of 8 elements) rather than unrolled.
+// CHECK-LABEL: func.func @wide_rows
+// CHECK: scf.for %[[J:.*]] = %c0{{.*}} to %c1000 step %c8
+// CHECK: %[[W:.*]] = vector.load %arg0[%{{.*}}, %[[J]]] : memref<2x1000xf32>, vector<8xf32>
+// CHECK: vector.store %[[W]], %arg1[%{{.*}}, %[[J]]] : memref<2x1000xf32, strided<[1024, 1]>>, vector<8xf32>
+// CHECK-NOT: vector.store
+func.func @wide_rows(%x: memref<2x1000xf32>, %y: memref<2x1000xf32, strided<[1024, 1]>>) {
+  linalg.copy ins(%x : memref<2x1000xf32>) outs(%y : memref<2x1000xf32, strided<[1024, 1]>>)
+  return
+}
