@@ -127,6 +127,18 @@ void dlas::buildCPULayoutStage(OpPassManager &pm,
   }
 }
 
+SelectConvAlgorithmOptions
+dlas::convAlgorithmOptions(const CPUPipelineOptions &options) {
+  SelectConvAlgorithmOptions convOptions;
+  convOptions.algorithm = options.convAlgorithm;
+  convOptions.print = options.printConvAlgorithms;
+  convOptions.winograd = options.winograd;
+  convOptions.microkernels = options.microkernels;
+  convOptions.compactFlatMinWidth = options.compactFlatMinWidth;
+  convOptions.tuningFile = options.tuningFile;
+  return convOptions;
+}
+
 void dlas::buildCPUKernelDecisionStage(OpPassManager &pm,
                                        const CPUPipelineOptions &options) {
   // Loop order first: the innermost loop walks contiguous output memory
@@ -141,13 +153,8 @@ void dlas::buildCPUKernelDecisionStage(OpPassManager &pm,
     gspcOptions.print = options.printConvAlgorithms;
     pm.addPass(createGroupedConvPacking(gspcOptions));
   }
-  SelectConvAlgorithmOptions convOptions;
-  convOptions.algorithm = options.convAlgorithm;
-  convOptions.print = options.printConvAlgorithms;
-  convOptions.winograd = options.winograd;
-  convOptions.microkernels = options.microkernels;
-  convOptions.compactFlatMinWidth = options.compactFlatMinWidth;
-  pm.addNestedPass<func::FuncOp>(createSelectConvAlgorithm(convOptions));
+  pm.addNestedPass<func::FuncOp>(
+      createSelectConvAlgorithm(convAlgorithmOptions(options)));
   pm.addPass(createCanonicalizerPass());
   if (options.vectorizableLoopOrder)
     pm.addNestedPass<func::FuncOp>(createVectorizableLoopOrder());

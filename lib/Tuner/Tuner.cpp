@@ -2,7 +2,9 @@
 #include "DLAS/Tuner/Tuner.h"
 
 #include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/CPU/ConvAlgorithm.h"
 #include "DLAS/Codegen/CPU/GroupedConv.h"
+#include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Dialect/DLAS/DLASDialect.h"
 #include "DLAS/Transforms/Passes.h"
@@ -73,6 +75,46 @@ TunableKernel &addKernel(std::vector<TunableKernel> &kernels,
 
 } // namespace
 
+namespace {
+
+/// A key's fields: tag letters and the numbers after them ("o28x28" is
+/// ("o", {28, 28}), "max" is ("max", {})).
+struct KeyField {
+  std::string tag;
+  SmallVector<int64_t> numbers;
+};
+
+SmallVector<KeyField> keyFields(StringRef key) {
+  SmallVector<KeyField> fields;
+  SmallVector<StringRef> parts;
+  key.split(parts, '_');
+  for (StringRef part : parts) {
+    KeyField field;
+    StringRef rest = part.drop_while([](char c) { return llvm::isAlpha(c); });
+    field.tag = part.take_front(part.size() - rest.size()).str();
+    SmallVector<StringRef> numbers;
+    rest.split(numbers, 'x', -1, /*KeepEmpty=*/false);
+    for (StringRef n : numbers) {
+      int64_t value = 0;
+      if (!n.getAsInteger(10, value))
+        field.numbers.push_back(value);
+    }
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
+/// The numbers of `key`'s field tagged `tag` ("k" in "m64_n224_k288":
+/// {288}; "o" in "c64_f64_o56x56_...": {56, 56}); empty when none.
+SmallVector<int64_t> keyNumbers(StringRef key, StringRef tag) {
+  for (KeyField &field : keyFields(key))
+    if (field.tag == tag)
+      return std::move(field.numbers);
+  return {};
+}
+
+} // namespace
+
 /// The parameters of decision `d` in its tuning-file section's names.
 static TuningParams decidedParams(MicrokernelAttr d) {
   StringRef section = sectionOf(d.getKind());
@@ -126,6 +168,37 @@ static void addGSPCAlternatives(ModuleOp laidOut, int64_t lanes,
   });
 }
 
+/// Dense f32 convolutions with a choice of algorithms: `conv_algorithm`
+/// kernels whose default is what dlas-select-conv-algorithm chooses with
+/// `options`.
+static void addConvAlgorithms(ModuleOp laidOut,
+                              const CPUPipelineOptions &options,
+                              std::vector<TunableKernel> &kernels) {
+  SelectConvAlgorithmOptions chooser = convAlgorithmOptions(options);
+  chooser.tuningFile = "";
+  laidOut->walk([&](func::FuncOp layer) {
+    layer.walk([&](linalg::Conv2DNchwFchwOp conv) {
+      SmallVector<ConvAlgorithm> algorithms = tunableConvAlgorithms(conv);
+      std::optional<std::string> key = convAlgorithmKey(conv);
+      bool f32 = llvm::all_of(conv->getOperandTypes(), [](Type t) {
+        return getElementTypeOrSelf(t).isF32();
+      });
+      std::string why;
+      FailureOr<ConvAlgorithm> chosen =
+          chooseConvAlgorithm(conv, chooser, /*tuning=*/nullptr, why);
+      if (algorithms.empty() || !key || !f32 || failed(chosen) ||
+          conv->hasAttr(kConvAlgorithmAttrName))
+        return;
+      TunableKernel &k =
+          addKernel(kernels, kConvAlgorithmSection, *key, layer.getSymName());
+      k.choices.clear();
+      for (ConvAlgorithm a : algorithms)
+        k.choices.push_back(convAlgorithmName(a).str());
+      k.defaults = {{"algorithm", convAlgorithmName(*chosen).str()}};
+    });
+  });
+}
+
 FailureOr<std::vector<TunableKernel>>
 dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
                          std::string &cpu) {
@@ -159,6 +232,17 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
         k.lanes = lanes;
         k.registers = registers;
         k.defaults = decidedParams(d);
+        if (d.getKind() == MicrokernelKind::gemm) {
+          SmallVector<int64_t> m = keyNumbers(d.getKey(), "m");
+          SmallVector<int64_t> n = keyNumbers(d.getKey(), "n");
+          if (m.size() == 1 && n.size() == 1)
+            k.threadSplit =
+                stringifyThreadSplit(
+                    gemmThreadSplit(d.getSplit(), m[0], n[0], d.getRows(),
+                                    d.getVectors() * d.getLanes(),
+                                    d.getPackB()))
+                    .str();
+        }
       }
       // GSPC packings record their tuning key on the packed convolution:
       // x[n, g, C, H, W, ti] and y[n, g, F, OH, OW, to].
@@ -174,48 +258,18 @@ dlas::findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
     });
   });
   addGSPCAlternatives(laidOut, lanes, registers, kernels);
+  addConvAlgorithms(laidOut, options, kernels);
   return kernels;
 }
 
-namespace {
-
-/// A key's fields: tag letters and the numbers after them ("o28x28" is
-/// ("o", {28, 28}), "max" is ("max", {})).
-struct KeyField {
-  std::string tag;
-  SmallVector<int64_t> numbers;
-};
-
-SmallVector<KeyField> keyFields(StringRef key) {
-  SmallVector<KeyField> fields;
-  SmallVector<StringRef> parts;
-  key.split(parts, '_');
-  for (StringRef part : parts) {
-    KeyField field;
-    StringRef rest = part.drop_while([](char c) { return llvm::isAlpha(c); });
-    field.tag = part.take_front(part.size() - rest.size()).str();
-    SmallVector<StringRef> numbers;
-    rest.split(numbers, 'x', -1, /*KeepEmpty=*/false);
-    for (StringRef n : numbers) {
-      int64_t value = 0;
-      if (!n.getAsInteger(10, value))
-        field.numbers.push_back(value);
-    }
-    fields.push_back(std::move(field));
+void dlas::setTuningThreads(std::vector<TunableKernel> &kernels,
+                            int64_t threads) {
+  for (TunableKernel &k : kernels) {
+    k.threads = threads;
+    if (threads > 1 && !k.threadSplit.empty())
+      k.defaults["split"] = k.threadSplit;
   }
-  return fields;
 }
-
-/// The numbers of `key`'s field tagged `tag` ("k" in "m64_n224_k288":
-/// {288}; "o" in "c64_f64_o56x56_...": {56, 56}); empty when none.
-SmallVector<int64_t> keyNumbers(StringRef key, StringRef tag) {
-  for (KeyField &field : keyFields(key))
-    if (field.tag == tag)
-      return std::move(field.numbers);
-  return {};
-}
-
-} // namespace
 
 std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
   std::vector<TuningParams> space;
@@ -225,6 +279,11 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
     return rows * vectors + vectors + 1 <= k.registers;
   };
   if (k.section == "gemm") {
+    // With threads, the other way of sharing the work first (the cost
+    // model's tile).
+    if (k.threads > 1 && !k.threadSplit.empty())
+      space.push_back(
+          {{"split", std::string(k.threadSplit == "rows" ? "tiles" : "rows")}});
     // Register tiles with the cost model's k block (an L1 share), then each
     // tile with explicit k blocks shorter than K.
     std::vector<std::pair<int64_t, int64_t>> tiles;
@@ -265,6 +324,9 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
       for (int64_t rows : {4, 6, 8, 12, 14, 2})
         if (rows * vectors <= 12)
           space.push_back({{"rows", rows}, {"vectors", vectors}});
+  } else if (k.section == kConvAlgorithmSection) {
+    for (const std::string &algorithm : k.choices)
+      space.push_back({{"algorithm", algorithm}});
   } else if (k.section == "gspc") {
     // Input tiles: the largest divisors of CPG up to two vectors; output
     // tiles: vectors down to 4 lanes that pad at most half the channels.
@@ -422,7 +484,7 @@ llvm::Error writeTuningFile(StringRef path, const TuningEntries &entries) {
         for (const auto &entry : section.second)
           json.attributeObject(entry.first, [&] {
             for (const auto &[name, value] : entry.second)
-              json.attribute(name, value);
+              json.attribute(name, toJSONValue(value));
           });
       });
   });
@@ -445,13 +507,18 @@ public:
               StringRef file)
       : bench(bench), options(options), cpu(cpu), file(file) {}
 
+  /// Entries every layer compiles with (the algorithms chosen before its
+  /// kernels are tuned).
+  void setBase(TuningEntries entries) { base = std::move(entries); }
+
   /// `k`'s layer with `params` for `k` (null: the cost model's).
   llvm::Expected<std::unique_ptr<CompiledLayer>>
   compile(const TunableKernel &k, const TuningParams *params) {
-    if (!params)
+    TuningEntries entries = base;
+    if (params)
+      entries[k.section][cpu + "/" + k.key] = *params;
+    if (entries.empty())
       return bench.compile(k.layers.front(), "");
-    TuningEntries entries;
-    entries[k.section][cpu + "/" + k.key] = *params;
     if (llvm::Error e = writeTuningFile(file, entries))
       return std::move(e);
     return bench.compile(k.layers.front(), file);
@@ -474,6 +541,7 @@ private:
   LayerBench &bench;
   const TunerOptions &options;
   std::string cpu, file;
+  TuningEntries base;
 };
 
 /// Times `k`'s layer alternately with the cost model's parameters and with
@@ -533,6 +601,13 @@ public:
         meter(meter), start(start), queues(kernels.size()),
         defaultLayers(kernels.size()), bestLayers(kernels.size()) {}
 
+  /// plan, measureDefaults and runRounds.
+  llvm::Error run(const TuningDatabase *transfer) {
+    plan(transfer);
+    if (llvm::Error e = measureDefaults())
+      return e;
+    return runRounds();
+  }
   /// Queues each kernel's candidates: the untried part of its space, or,
   /// for a kernel `db` has no results for, what `transfer` offers; less
   /// the cost model's own choice. Prints the plan.
@@ -798,6 +873,7 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
     return llvm::createStringError("the model does not compile up to its "
                                    "lowering decisions (see above)");
   std::vector<TunableKernel> &kernels = *found;
+  setTuningThreads(kernels, options.threads);
   if (options.listOnly) {
     for (const TunableKernel &k : kernels)
       os << k.section << " " << k.key << ": " << candidateSpace(k).size()
@@ -827,13 +903,51 @@ llvm::Error dlas::tuneModel(ModuleOp module, const TunerOptions &options,
   configureOpenMPThreads(options.threads);
   LayerBench bench(**laidOut, pipeline);
   KernelMeter meter(bench, options, cpu, candidateFile);
+  const TuningDatabase *transferDb = transfer ? &*transfer : nullptr;
+
+  // The convolutions' algorithms first: they decide which microkernels
+  // (and shape keys) the model has.
+  auto isAlgorithm = [](const TunableKernel &k) {
+    return k.section == kConvAlgorithmSection;
+  };
+  std::vector<TunableKernel> algorithms;
+  llvm::copy_if(kernels, std::back_inserter(algorithms), isAlgorithm);
+  llvm::erase_if(kernels, isAlgorithm);
+  TuningEntries tuned;
+  SmallString<128> algorithmFile;
+  std::optional<llvm::FileRemover> removeAlgorithmFile;
+  if (!algorithms.empty()) {
+    os << "dlas-tune: convolution algorithms\n";
+    Search search(options, os, algorithms, cpu, *db, meter, start);
+    if (llvm::Error e = search.run(transferDb))
+      return e;
+    tuned = search.chooseWinners();
+  }
+  if (!tuned.empty()) {
+    if (llvm::Error e = temporaryFile("json", algorithmFile))
+      return e;
+    removeAlgorithmFile.emplace(algorithmFile);
+    if (llvm::Error e = writeTuningFile(algorithmFile, tuned))
+      return e;
+    CPUPipelineOptions withAlgorithms;
+    withAlgorithms.copyOptionValuesFrom(pipeline);
+    withAlgorithms.tuningFile = algorithmFile.str().str();
+    FailureOr<std::vector<TunableKernel>> ofAlgorithms =
+        findTunableKernels(**laidOut, withAlgorithms, cpu);
+    if (failed(ofAlgorithms))
+      return llvm::createStringError("the model does not compile with the "
+                                     "chosen convolution algorithms");
+    kernels = std::move(*ofAlgorithms);
+    setTuningThreads(kernels, options.threads);
+    llvm::erase_if(kernels, isAlgorithm);
+    meter.setBase(tuned);
+    os << "dlas-tune: the kernels of the chosen algorithms\n";
+  }
   Search search(options, os, kernels, cpu, *db, meter, start);
-  search.plan(transfer ? &*transfer : nullptr);
-  if (llvm::Error e = search.measureDefaults())
+  if (llvm::Error e = search.run(transferDb))
     return e;
-  if (llvm::Error e = search.runRounds())
-    return e;
-  TuningEntries tuned = search.chooseWinners();
+  for (auto &[section, entries] : search.chooseWinners())
+    tuned[section].insert(entries.begin(), entries.end());
   if (!options.output.empty())
     if (llvm::Error e = writeTuningFile(options.output, tuned))
       return e;

@@ -13,10 +13,22 @@ using namespace mlir;
 using namespace mlir::dlas;
 using llvm::StringRef;
 
+std::string dlas::formatValue(const TuningValue &value) {
+  if (const auto *n = std::get_if<int64_t>(&value))
+    return std::to_string(*n);
+  return std::get<std::string>(value);
+}
+
+llvm::json::Value dlas::toJSONValue(const TuningValue &value) {
+  if (const auto *n = std::get_if<int64_t>(&value))
+    return *n;
+  return std::get<std::string>(value);
+}
+
 std::string dlas::formatParams(const TuningParams &params) {
   std::string text;
   for (const auto &[name, value] : params)
-    text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
+    text += (text.empty() ? "" : " ") + name + "=" + formatValue(value);
   return text;
 }
 
@@ -66,10 +78,15 @@ llvm::Expected<TuningParams> readParams(const llvm::json::Value *value,
     return llvm::createStringError(where + ": 'params' must be an object");
   TuningParams params;
   for (const auto &[name, v] : *object) {
+    if (std::optional<StringRef> text = v.getAsString();
+        text && !text->empty()) {
+      params[name.str()] = text->str();
+      continue;
+    }
     std::optional<int64_t> n = v.getAsInteger();
     if (!n || *n < 1)
       return llvm::createStringError(where + ": parameter '" + name.str() +
-                                     "' must be a positive integer");
+                                     "' must be a positive integer or a name");
     params[name.str()] = *n;
   }
   return params;
@@ -202,7 +219,7 @@ llvm::Error TuningDatabase::save(StringRef path) const {
                 json.object([&] {
                   json.attributeObject("params", [&] {
                     for (const auto &[name, value] : r.params)
-                      json.attribute(name, value);
+                      json.attribute(name, toJSONValue(value));
                   });
                   if (std::isfinite(r.ms))
                     json.attribute("ms", r.ms);

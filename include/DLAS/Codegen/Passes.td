@@ -172,9 +172,18 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     ResNet-50's 14x14x256 layer, Winograd takes 0.86 ms against 1.06 flat
     while the layer's weights stay in cache, but 1.8 against 1.3 inside the
     whole model, where its 16/9 larger transformed filter streams from
-    memory. Forced
+    memory.
+
+    Per convolution, from weakest to strongest: the cost model, the
+    `algorithm` option, the `tuning-file`'s `conv_algorithm` entry for the
+    convolution's shape key (dense convolutions:
+    `[b<N>_]c<C>_f<F>_i<H>x<W>_o<OH>x<OW>_k<KH>x<KW>_s<SH>x<SW>[_d<DH>x<DW>]`,
+    with the padded input's size; `{"algorithm": "im2col"}`; dlas-tune
+    measures flat, im2col and Winograd against each other and writes it),
+    and the op's own `dlas.conv_algorithm = "im2col"`. Requested
     algorithms that do not apply to a convolution fall back and say so.
-    `print` reports each choice as a remark.
+    `print` reports each choice, and a dense convolution's key, as a
+    remark.
   }];
   let options = [
     Option<"algorithm", "algorithm", "std::string", "\"auto\"",
@@ -199,8 +208,12 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
            "only the OH*OW output positions (B rows jump by Wp - OW per "
            "output row; the microkernel loads a vector per row it touches) "
            "instead of OH*Wp; narrower ones keep the padded width">,
+    Option<"tuningFile", "tuning-file", "std::string", "\"\"",
+           "JSON tuning file whose `conv_algorithm` section sets the algorithm "
+           "of dense convolutions per shape key">,
     Option<"print", "print", "bool", "false",
-           "Report the algorithm chosen for each convolution as a remark">
+           "Report the algorithm chosen for each convolution (and a dense "
+           "one's tuning key) as a remark">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

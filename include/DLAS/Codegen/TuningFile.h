@@ -9,6 +9,8 @@
 //     "gemm":      { "m64_n3136_k576": {"m0": 6, "vectors": 4, "kc": 96},
 //                    "*": {"pack_b": true} },
 //     "depthwise": { "conv_c96_o56x56_k3x3_s2x2": {"rows": 4} }
+//     "conv_algorithm": { "c64_f64_i56x56_o56x56_k3x3_s1x1":
+//                           {"algorithm": "im2col"} }
 //   }
 //
 // Each section maps a shape key (what the pass's `print` remark reports for
@@ -31,16 +33,26 @@
 
 namespace mlir::dlas {
 
-/// The entries a section allows: integer ones must be positive.
+/// An entry whose value is one of a few names ("algorithm": "im2col").
+struct TuningChoice {
+  StringRef key;
+  ArrayRef<StringRef> values;
+};
+
+/// The entries a section allows: integer ones must be positive, choices
+/// one of their names.
 struct TuningSchema {
   StringRef section;
   ArrayRef<StringRef> integerKeys;
   ArrayRef<StringRef> boolKeys;
+  ArrayRef<TuningChoice> choiceKeys = {};
 };
 
-/// The sections DLAS's passes read: "gemm" (dlas-gemm-microkernel) and
-/// "depthwise" (dlas-depthwise-microkernel). Every pass validates the whole
-/// file, so that a typo is reported whichever pass reads it.
+/// The sections DLAS's passes read: "gemm" (dlas-gemm-microkernel),
+/// "depthwise" (dlas-depthwise-microkernel), "blocked_conv"
+/// (dlas-blocked-conv-microkernel), "gspc" (dlas-grouped-conv-packing) and
+/// "conv_algorithm" (dlas-select-conv-algorithm). Every pass validates the
+/// whole file, so that a typo is reported whichever pass reads it.
 ArrayRef<TuningSchema> tuningSchemas();
 
 class TuningTable {

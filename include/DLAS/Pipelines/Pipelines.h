@@ -350,6 +350,12 @@ void buildCPUCodegenStrategyStage(OpPassManager &pm,
 void buildCPULayoutStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildCPUKernelDecisionStage(OpPassManager &pm,
                                  const CPUPipelineOptions &options);
+
+struct SelectConvAlgorithmOptions;
+/// The options the kernel-decision stage gives dlas-select-conv-algorithm
+/// (dlas-tune asks its choice for the same convolutions).
+SelectConvAlgorithmOptions
+convAlgorithmOptions(const CPUPipelineOptions &options);
 void buildEntryABIStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildBufferizationStage(OpPassManager &pm);
 void buildLoopLoweringStage(OpPassManager &pm, const CPUPipelineOptions &options);

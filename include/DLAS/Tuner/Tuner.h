@@ -10,6 +10,9 @@
 // best parameters that beat the cost model's, confirmed head to head,
 // become a tuning file that dlas-run, dlas-compile and the pipeline read.
 //
+// Dense convolutions' algorithms are chosen first (a `conv_algorithm`
+// stage), then the microkernels of the chosen algorithms are tuned.
+//
 // Transfer-tuning: a kernel that the database has not measured takes as
 // candidates the best parameters of the same section's other shapes in a
 // second database (another model's), instead of the whole space.
@@ -39,6 +42,14 @@ struct TunableKernel {
   /// A `gspc` kernel of a grouped convolution that the cost model runs as
   /// a flat GEMM: its candidates switch the algorithm to GSPC.
   bool otherAlgorithm = false;
+  /// `conv_algorithm`: the algorithms measured against each other.
+  std::vector<std::string> choices;
+  /// `gemm`: how the cost model's kernel splits its work between threads
+  /// ("tiles" or "rows"); with more than one thread the other split is a
+  /// candidate.
+  std::string threadSplit;
+  /// The OpenMP threads the kernel is tuned for.
+  int64_t threads = 1;
   /// The cost model's parameters, in the section's names: a candidate that
   /// sets only these values is the default and is not measured again.
   TuningParams defaults;
@@ -52,10 +63,19 @@ bool isDefaultCandidate(const TunableKernel &kernel,
 /// kernels are decided on a copy with `options`) and its target's CPU
 /// name. Besides the decided kernels, every f32 grouped convolution that
 /// the cost model does not pack is a `gspc` kernel whose candidates make
-/// it GSPC: the tuner chooses between the two algorithms.
+/// it GSPC: the tuner chooses between the two algorithms; and every f32
+/// dense NCHW convolution with a choice of algorithms (flat, im2col,
+/// Winograd: dlas-select-conv-algorithm's) is a `conv_algorithm` kernel.
+/// The microkernels of a convolution are those of its algorithm in
+/// `options` (its tuning file included): dlas-tune chooses the algorithms
+/// first, then tunes the kernels they make.
 FailureOr<std::vector<TunableKernel>>
 findTunableKernels(ModuleOp laidOut, const CPUPipelineOptions &options,
                    std::string &cpu);
+
+/// Sets each kernel's thread count; with more than one, a GEMM's thread
+/// split joins its defaults (so that its candidates include the other).
+void setTuningThreads(std::vector<TunableKernel> &kernels, int64_t threads);
 
 /// The parameters worth measuring for `kernel`, the space's order.
 std::vector<TuningParams> candidateSpace(const TunableKernel &kernel);

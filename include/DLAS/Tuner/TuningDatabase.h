@@ -18,17 +18,27 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace mlir::dlas {
 
-/// One candidate's parameters: tuning-file entries (positive integers).
-using TuningParams = std::map<std::string, int64_t>;
+/// One tuning-file entry's value: a positive integer (a tile size) or a
+/// name (an algorithm, a thread split).
+using TuningValue = std::variant<int64_t, std::string>;
 
+/// One candidate's parameters: tuning-file entries.
+using TuningParams = std::map<std::string, TuningValue>;
+
+/// "7", "im2col".
+std::string formatValue(const TuningValue &value);
+/// The value as JSON: a number or a string.
+llvm::json::Value toJSONValue(const TuningValue &value);
 /// "rows=7 vectors=2", for progress lines.
 std::string formatParams(const TuningParams &params);
 

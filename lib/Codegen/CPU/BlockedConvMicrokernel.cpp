@@ -443,7 +443,7 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
       tiles.rows, tiles.vectors, tiles.lines, cv.ranges[cv.f], /*kc=*/0,
       /*mc=*/0,
       /*packB=*/false, input, acc, fusion.init, fusion.epilogues,
-      /*padding=*/false, key, source, /*group=*/0);
+      /*padding=*/false, key, source, /*group=*/0, ThreadSplit::automatic);
   return success();
 }
 

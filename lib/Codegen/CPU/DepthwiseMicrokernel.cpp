@@ -456,7 +456,7 @@ LogicalResult dlas::decideStencil(linalg::LinalgOp op, const TargetShape &target
       op->getContext(), kindOf(d.reduction), tiles.rows, tiles.vectors,
       /*lines=*/1, target.vectorWidth, /*kc=*/0, /*mc=*/0, /*packB=*/false,
       input, acc, fusion.init, fusion.epilogues, padding, key, source,
-      /*group=*/0);
+      /*group=*/0, ThreadSplit::automatic);
   return success();
 }
 

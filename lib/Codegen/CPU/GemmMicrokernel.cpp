@@ -73,6 +73,9 @@ struct KernelParams {
   int64_t m0, vectors, kc, mc;
   /// Copy B into contiguous column-tile panels per k block.
   bool packB;
+  /// How the threads share the work (`automatic`: from the tile and panel
+  /// counts, in emit()).
+  dlas::ThreadSplit split = dlas::ThreadSplit::automatic;
   /// Column tiles per B block (BLIS's nc): a kc x nc slice of B, an eighth
   /// of L2, stays there next to the A block (half of L2) across the row
   /// blocks. Derived from kc after the overrides (a quarter and a half of
@@ -331,14 +334,26 @@ LogicalResult applyOverride(linalg::LinalgOp op, Attribute attr,
       p.packB = flag.getValue();
       continue;
     }
+    if (key == "split") {
+      auto name = dyn_cast<StringAttr>(entry.getValue());
+      std::optional<dlas::ThreadSplit> split =
+          name ? dlas::symbolizeThreadSplit(name.getValue()) : std::nullopt;
+      if (!split)
+        return op->emitError() << "'" << kGemmTilesAttrName
+                               << "' entry 'split' must be \"auto\", "
+                                  "\"tiles\" or \"rows\"";
+      p.split = *split;
+      continue;
+    }
     int64_t *slot = key == "m0"        ? &p.m0
                     : key == "vectors" ? &p.vectors
                     : key == "kc"      ? &p.kc
                     : key == "mc"      ? &p.mc
                                        : nullptr;
     if (!slot)
-      return op->emitError() << "'" << kGemmTilesAttrName << "' has unknown key '"
-                             << key << "' (expected m0, vectors, kc, mc, pack_b)";
+      return op->emitError()
+             << "'" << kGemmTilesAttrName << "' has unknown key '" << key
+             << "' (expected m0, vectors, kc, mc, pack_b, split)";
     if (!value || value.getInt() < 1)
       return op->emitError() << "'" << kGemmTilesAttrName << "' entry '" << key
                              << "' must be a positive integer";
@@ -381,10 +396,26 @@ Int8Multiply int8MultiplyFor(const Gemm &g, const KernelParams &p, Type input,
 
 /// The kernel parameters a decision records.
 KernelParams paramsOf(MicrokernelAttr decision) {
-  return {decision.getRows(), decision.getVectors(), decision.getKc(),
-          decision.getMc(), decision.getPackB()};
+  KernelParams p{decision.getRows(), decision.getVectors(), decision.getKc(),
+                 decision.getMc(), decision.getPackB()};
+  p.split = decision.getSplit();
+  return p;
 }
 } // namespace
+
+dlas::ThreadSplit dlas::gemmThreadSplit(ThreadSplit requested, int64_t sizeM,
+                                        int64_t sizeN, int64_t m0,
+                                        int64_t tileColumns, bool packB) {
+  int64_t tiles = llvm::divideCeil(sizeN, tileColumns);
+  int64_t fullPanels = sizeM / m0;
+  if (requested == ThreadSplit::rows && fullPanels >= 2)
+    return ThreadSplit::rows;
+  if (requested == ThreadSplit::tiles && tiles >= 2)
+    return ThreadSplit::tiles;
+  bool rows = packB ? tiles < 2 * kMinParallelTiles && fullPanels >= 2 * tiles
+                    : tiles < kMinParallelTiles && fullPanels >= 2;
+  return rows ? ThreadSplit::rows : ThreadSplit::tiles;
+}
 
 LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
                                const TuningTable *tuning, const GemmPins &pins,
@@ -446,7 +477,7 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
       op->getContext(), MicrokernelKind::gemm, params.m0, params.vectors,
       /*lines=*/1, target.vectorWidth, params.kc, params.mc, params.packB,
       input, acc, fusion.init, fusion.epilogues, /*padding=*/false, key, source,
-      /*group=*/0);
+      /*group=*/0, params.split);
   return success();
 }
 
@@ -793,13 +824,17 @@ public:
     // 14x14 13 tiles against 42 panels of 6 rows), they split the panels
     // instead, which balance: ResNet-50's int8 layer4 scaled 1.65x at 2
     // threads (now 1.92x), its 14x14 layers 1.75x (now 1.9x).
+    // A decision's `split` (from a tuning file: dlas-tune measures both)
+    // overrides these rules where its side has two chunks to give.
+    bool splitRows = dlas::gemmThreadSplit(p.split, g.sizeM, g.sizeN, p.m0, n0,
+                                           p.packB) == dlas::ThreadSplit::rows;
     if (parallel && p.packB)
-      split = tiles < 2 * kMinParallelTiles && fullPanels >= 2 * tiles
-                  ? Split::RowsPerKBlock
-                  : Split::TilesPerKBlock;
-    else if (parallel && tiles >= kMinParallelTiles)
+      split = splitRows ? Split::RowsPerKBlock : Split::TilesPerKBlock;
+    else if (parallel && !splitRows &&
+             (tiles >= dlas::kMinParallelTiles ||
+              p.split == dlas::ThreadSplit::tiles))
       split = Split::Tiles;
-    else if (parallel && fullPanels >= 2)
+    else if (parallel && splitRows)
       split = Split::Rows;
     loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
       batchValues.assign(batchIvs.begin(), batchIvs.end());
@@ -939,9 +974,6 @@ private:
     return c == 0 ? v : arith::AddIOp::create(b, loc, v, index(c)).getResult();
   }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-
-  /// Fewer column tiles than this run in parallel over rows instead.
-  static constexpr int64_t kMinParallelTiles = 8;
 
   /// Runs `body(tile)` over the column tiles, in parallel when asked.
   void forEachTile(Value first, Value end, bool inParallel,
@@ -1673,25 +1705,25 @@ struct GemmMicrokernelPass
       if (Value sums = emitter.rowSumsBuffer(); sums && !packedNow)
         memref::DeallocOp::create(b, op.getLoc(), sums);
       if (print)
-        op->emitRemark() << "microkernel " << params.m0 << "x"
-                         << params.vectors * target.vectorWidth
-                         << " (m0=" << params.m0
-                         << ", vectors=" << params.vectors
-                         << ", kc=" << params.kc << ", mc=" << params.mc
-                         << (params.packB ? ", B packed" : "")
-                         << (multiply == Int8Multiply::dotProduct ? ", VNNI"
-                             : multiply == Int8Multiply::pairs ? ", int8 pairs"
-                                                               : "")
-                         << dlas::sourceNote(decision) << ") key '" << key
-                         << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
-                         << " K=" << gemm->sizeK << ", A packed "
-                         << (packedNow ? "at compile time" : "at run time")
-                         << "; init "
-                         << (neighbours.init
-                                 ? neighbours.init->getName().getStringRef()
-                                 : StringRef("loaded"))
-                         << ", " << neighbours.epilogues.size()
-                         << " epilogue op(s) fused";
+        op->emitRemark()
+            << "microkernel " << params.m0 << "x"
+            << params.vectors * target.vectorWidth << " (m0=" << params.m0
+            << ", vectors=" << params.vectors << ", kc=" << params.kc
+            << ", mc=" << params.mc << (params.packB ? ", B packed" : "")
+            << (params.split == dlas::ThreadSplit::automatic
+                    ? ""
+                    : ", threads split " +
+                          dlas::stringifyThreadSplit(params.split).str())
+            << (multiply == Int8Multiply::dotProduct ? ", VNNI"
+                : multiply == Int8Multiply::pairs    ? ", int8 pairs"
+                                                     : "")
+            << dlas::sourceNote(decision) << ") key '" << key
+            << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
+            << " K=" << gemm->sizeK << ", A packed "
+            << (packedNow ? "at compile time" : "at run time") << "; init "
+            << (neighbours.init ? neighbours.init->getName().getStringRef()
+                                : StringRef("loaded"))
+            << ", " << neighbours.epilogues.size() << " epilogue op(s) fused";
       Value a = gemm->a->get();
       for (linalg::GenericOp epilogue : llvm::reverse(neighbours.epilogues))
         epilogue->erase();

@@ -1,5 +1,6 @@
 //===- SelectConvAlgorithm.cpp - the dlas-select-conv-algorithm pass ------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
+#include "DLAS/Codegen/CPU/ConvAlgorithm.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Support/ConstantData.h"
@@ -22,23 +23,7 @@ using namespace mlir;
 
 namespace {
 
-enum class ConvAlgorithm { Direct, Gemm, Im2Col, Flat, Winograd };
-
-StringRef name(ConvAlgorithm a) {
-  switch (a) {
-  case ConvAlgorithm::Direct:
-    return "direct";
-  case ConvAlgorithm::Gemm:
-    return "gemm";
-  case ConvAlgorithm::Im2Col:
-    return "im2col";
-  case ConvAlgorithm::Flat:
-    return "flat";
-  case ConvAlgorithm::Winograd:
-    return "winograd";
-  }
-  llvm_unreachable("unknown algorithm");
-}
+using dlas::ConvAlgorithm;
 
 bool allOnes(ArrayRef<int64_t> values) {
   return llvm::all_of(values, [](int64_t v) { return v == 1; });
@@ -710,152 +695,268 @@ private:
   Value zero;
 };
 
+/// The L1 size the cost model assumes: the option, else the target's,
+/// else 48 KiB (a fixed value, so that the choice never depends on the
+/// machine the compiler runs on).
+int64_t l1Bytes(Operation *op,
+                const dlas::SelectConvAlgorithmOptions &options) {
+  if (options.l1CacheBytes > 0)
+    return options.l1CacheBytes;
+  if (dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op))
+    return target.getL1();
+  return 48 * 1024;
+}
+
+bool isInt8(linalg::LinalgOp conv) {
+  return getElementTypeOrSelf(conv.getDpsInputs()[0].getType()).isInteger(8);
+}
+
+/// The f32 lanes of the kernels on `op`'s target (0 without one).
+int64_t targetLanes(Operation *op) {
+  dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op);
+  return target ? target.lanes(32) : 0;
+}
+
+/// What `wanted`, requested by `who`, becomes for `conv`: itself where it
+/// applies, else the nearest that does (`why` says which).
+ConvAlgorithm requestedAlgorithm(linalg::LinalgOp conv, ConvAlgorithm wanted,
+                                 StringRef who, std::string &why) {
+  auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+  bool unitStride = allOnes(convAttr(conv, "strides"));
+  bool stridedFlat = dense && allOnes(convAttr(conv, "dilations"));
+  auto instead = [&](StringRef needs, ConvAlgorithm other) {
+    why = (who + " " + dlas::convAlgorithmName(wanted) + " needs " + needs +
+           "; " + dlas::convAlgorithmName(other) + " instead")
+              .str();
+    return other;
+  };
+  if (wanted == ConvAlgorithm::Gemm && !(dense && isPointwise(dense)))
+    return instead("a dense 1x1 kernel",
+                   dense ? ConvAlgorithm::Im2Col : ConvAlgorithm::Direct);
+  if (wanted == ConvAlgorithm::Im2Col && !dense)
+    return instead("a dense convolution", ConvAlgorithm::Direct);
+  if (wanted == ConvAlgorithm::Flat && !unitStride && !stridedFlat)
+    return instead("stride 1, or a dense undilated kernel for its phase split",
+                   ConvAlgorithm::Direct);
+  if (wanted == ConvAlgorithm::Winograd && !(dense && winogradApplies(dense)))
+    return instead("a dense 3x3 stride-1 undilated convolution with a "
+                   "constant filter",
+                   ConvAlgorithm::Direct);
+  why = who.str();
+  return wanted;
+}
+
+/// The cost model's algorithm for `conv`.
+ConvAlgorithm
+costModelAlgorithm(linalg::LinalgOp conv,
+                   const dlas::SelectConvAlgorithmOptions &options,
+                   std::string &why) {
+  ConvKind kind = *convKind(conv);
+  bool unitStride = allOnes(convAttr(conv, "strides"));
+  auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+  bool pointwise = dense && isPointwise(dense);
+  bool winogradApplicable = dense && winogradApplies(dense);
+  bool stridedFlat = dense && allOnes(convAttr(conv, "dilations"));
+  bool microkernels = options.microkernels;
+  // Rules from measurements on AVX-512 (bench/results): the innermost
+  // vectorized loop should be long and contiguous, and copies are paid
+  // only where nothing else gives such a loop.
+  if (pointwise)
+    return why = unitStride ? "1x1 kernel: a GEMM without copies"
+                            : "strided 1x1 kernel: subsampled input, GEMM",
+           ConvAlgorithm::Gemm;
+  // vpdpbusd and vpmaddubsw need B packed in k quads, which the flat
+  // convolution's shifted rows do not allow; the im2col matrix packs
+  // like a matrix.
+  if (dense && microkernels && isInt8(conv)) {
+    dlas::Int8Multiply multiply =
+        dlas::int8MultiplyOf(dlas::lookupCPUTarget(conv), targetLanes(conv));
+    if (multiply == dlas::Int8Multiply::dotProduct)
+      return why = "int8 with VNNI: im2col, for the GEMM on vpdpbusd",
+             ConvAlgorithm::Im2Col;
+    if (multiply == dlas::Int8Multiply::pairs)
+      return why = "int8: im2col, for the GEMM on vpmaddubsw pairs",
+             ConvAlgorithm::Im2Col;
+  }
+  if (kind == ConvKind::Depthwise && microkernels)
+    return why = "depthwise: direct, for the depthwise microkernel",
+           ConvAlgorithm::Direct;
+  if (winogradApplicable && options.winograd && microkernels &&
+      isWinogradWorthIt(dense))
+    return why = "3x3 stride 1, constant filter, >= " +
+                 std::to_string(kMinWinogradChannels) +
+                 " channels, >= " + std::to_string(kMinWinogradTiles) +
+                 " tiles: Winograd F(2x2,3x3), 2.25x fewer multiplies",
+           ConvAlgorithm::Winograd;
+  if (unitStride && kind != ConvKind::Depthwise && microkernels)
+    return why = std::string("stride 1, ") +
+                 (kind == ConvKind::Dense ? "dense" : "grouped") +
+                 ": flat implicit GEMM for the microkernel",
+           ConvAlgorithm::Flat;
+  if (!unitStride && stridedFlat && microkernels)
+    return why = "strided dense: flat implicit GEMM over the input's "
+                 "stride phases (one copy of the input, im2col makes "
+                 "KH*KW/(sh*sw))",
+           ConvAlgorithm::Flat;
+  if (unitStride) {
+    // The flat loop sweeps the whole output plane once per filter tap:
+    // worth it while that plane stays in L1 next to its input rows.
+    auto resultType = cast<RankedTensorType>(conv->getResultTypes()[0]);
+    auto inputType = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
+    int64_t plane = resultType.getDimSize(resultType.getRank() - 2) *
+                    inputType.getDimSize(inputType.getRank() - 1) * 4;
+    int64_t width = resultType.getDimSize(resultType.getRank() - 1);
+    // Grouped and depthwise rows of at least min-direct-width run as fast
+    // direct (the window unrolled around a vectorized row).
+    if (kind != ConvKind::Dense && width >= options.minDirectWidth)
+      return why = "stride 1, output width " + std::to_string(width) +
+                   " >= " + std::to_string(options.minDirectWidth) +
+                   ": direct rows",
+             ConvAlgorithm::Direct;
+    if (plane * 3 <= l1Bytes(conv, options))
+      return why = "stride 1, output plane " + std::to_string(plane) +
+                   " B fits a third of L1: innermost loop over Ho*Wp, no copy",
+             ConvAlgorithm::Flat;
+    if (kind != ConvKind::Dense)
+      return why = "stride 1, output plane " + std::to_string(plane) +
+                   " B too large for L1: direct rows",
+             ConvAlgorithm::Direct;
+    return why = "stride 1, output plane " + std::to_string(plane) +
+                 " B too large for L1: im2col",
+           ConvAlgorithm::Im2Col;
+  }
+  if (kind == ConvKind::Dense)
+    return why = "strided: im2col makes the innermost loop Ho*Wo",
+           ConvAlgorithm::Im2Col;
+  return why = std::string("strided ") +
+               (kind == ConvKind::Grouped ? "grouped" : "depthwise") +
+               ": no copy-free long loop",
+         ConvAlgorithm::Direct;
+}
+
+} // namespace
+
+StringRef dlas::convAlgorithmName(ConvAlgorithm algorithm) {
+  switch (algorithm) {
+  case ConvAlgorithm::Direct:
+    return "direct";
+  case ConvAlgorithm::Gemm:
+    return "gemm";
+  case ConvAlgorithm::Im2Col:
+    return "im2col";
+  case ConvAlgorithm::Flat:
+    return "flat";
+  case ConvAlgorithm::Winograd:
+    return "winograd";
+  }
+  llvm_unreachable("unknown algorithm");
+}
+
+std::optional<ConvAlgorithm> dlas::parseConvAlgorithm(StringRef name) {
+  for (ConvAlgorithm a :
+       {ConvAlgorithm::Direct, ConvAlgorithm::Gemm, ConvAlgorithm::Im2Col,
+        ConvAlgorithm::Flat, ConvAlgorithm::Winograd})
+    if (convAlgorithmName(a) == name)
+      return a;
+  return std::nullopt;
+}
+
+std::optional<std::string> dlas::convAlgorithmKey(linalg::LinalgOp conv) {
+  auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+  if (!dense)
+    return std::nullopt;
+  auto input = dyn_cast<RankedTensorType>(dense.getInputs()[0].getType());
+  auto filter = dyn_cast<RankedTensorType>(dense.getInputs()[1].getType());
+  auto output = dyn_cast<RankedTensorType>(dense.getOutputs()[0].getType());
+  if (!input || !filter || !output || !input.hasStaticShape() ||
+      !filter.hasStaticShape() || !output.hasStaticShape())
+    return std::nullopt;
+  SmallVector<int64_t> strides = convAttr(conv, "strides");
+  SmallVector<int64_t> dilations = convAttr(conv, "dilations");
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  if (input.getDimSize(0) != 1)
+    os << "b" << input.getDimSize(0) << "_";
+  os << "c" << input.getDimSize(1) << "_f" << filter.getDimSize(0) << "_i"
+     << input.getDimSize(2) << "x" << input.getDimSize(3) << "_o"
+     << output.getDimSize(2) << "x" << output.getDimSize(3) << "_k"
+     << filter.getDimSize(2) << "x" << filter.getDimSize(3) << "_s"
+     << strides[0] << "x" << strides[1];
+  if (!allOnes(dilations))
+    os << "_d" << dilations[0] << "x" << dilations[1];
+  return key;
+}
+
+SmallVector<ConvAlgorithm> dlas::tunableConvAlgorithms(linalg::LinalgOp conv) {
+  auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+  // A 1x1 kernel is one GEMM whichever way it is written.
+  if (!convAlgorithmKey(conv) || isPointwise(dense))
+    return {};
+  SmallVector<ConvAlgorithm> algorithms;
+  if (allOnes(convAttr(conv, "strides")) ||
+      allOnes(convAttr(conv, "dilations")))
+    algorithms.push_back(ConvAlgorithm::Flat);
+  algorithms.push_back(ConvAlgorithm::Im2Col);
+  if (winogradApplies(dense))
+    algorithms.push_back(ConvAlgorithm::Winograd);
+  if (algorithms.size() < 2)
+    return {};
+  return algorithms;
+}
+
+FailureOr<ConvAlgorithm>
+dlas::chooseConvAlgorithm(linalg::LinalgOp conv,
+                          const SelectConvAlgorithmOptions &options,
+                          const TuningTable *tuning, std::string &why) {
+  if (Attribute attr = conv->getAttr(kConvAlgorithmAttrName)) {
+    auto name = dyn_cast<StringAttr>(attr);
+    std::optional<ConvAlgorithm> wanted =
+        name ? parseConvAlgorithm(name.getValue()) : std::nullopt;
+    if (!wanted)
+      return conv->emitError()
+             << "'" << kConvAlgorithmAttrName
+             << "' must be one of \"direct\", \"gemm\", \"im2col\", "
+                "\"flat\", \"winograd\"";
+    return requestedAlgorithm(conv, *wanted, "overridden", why);
+  }
+  if (std::optional<std::string> key = convAlgorithmKey(conv); key && tuning) {
+    dlas::CPUTargetAttr target = dlas::lookupCPUTarget(conv);
+    if (DictionaryAttr entry = tuning->lookup(kConvAlgorithmSection, *key,
+                                              target ? target.getCpu() : ""))
+      if (auto name = entry.getAs<StringAttr>("algorithm"))
+        return requestedAlgorithm(conv, *parseConvAlgorithm(name.getValue()),
+                                  "tuned", why);
+  }
+  if (options.algorithm != "auto")
+    return requestedAlgorithm(conv, *parseConvAlgorithm(options.algorithm),
+                              "forced", why);
+  return costModelAlgorithm(conv, options, why);
+}
+
+namespace {
+
 struct SelectConvAlgorithmPass
     : dlas::impl::SelectConvAlgorithmBase<SelectConvAlgorithmPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (algorithm != "auto" && algorithm != "direct" && algorithm != "gemm" &&
-        algorithm != "im2col" && algorithm != "flat" && algorithm != "winograd")
+    if (algorithm != "auto" && !dlas::parseConvAlgorithm(algorithm))
       return emitError(UnknownLoc::get(context))
              << getArgument() << ": algorithm '" << algorithm
              << "' is not one of auto, direct, gemm, im2col, flat, winograd";
-    return success();
+    return dlas::loadTuningFile(context, tuningFile, tuningTable);
   }
 
-  /// The L1 size the cost model assumes: the option, else the target's,
-  /// else 48 KiB (a fixed value, so that the choice never depends on the
-  /// machine the compiler runs on).
-  int64_t l1Bytes(Operation *op) const {
-    if (l1CacheBytes > 0)
-      return l1CacheBytes;
-    if (dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op))
-      return target.getL1();
-    return 48 * 1024;
-  }
-
-  static bool isInt8(linalg::LinalgOp conv) {
-    return getElementTypeOrSelf(conv.getDpsInputs()[0].getType())
-        .isInteger(8);
-  }
-
-  /// The f32 lanes of the kernels on `op`'s target (0 without one).
-  static int64_t targetLanes(Operation *op) {
-    dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op);
-    return target ? target.lanes(32) : 0;
-  }
-
-  ConvAlgorithm choose(linalg::LinalgOp conv, ConvKind kind, bool unitStride,
-                       std::string &why) {
-    auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
-    bool pointwise = dense && isPointwise(dense);
-    bool winogradApplicable = dense && winogradApplies(dense);
-    bool stridedFlat = dense && allOnes(convAttr(conv, "dilations"));
-    auto fallback = [&](ConvAlgorithm wanted) {
-      // What a forced algorithm becomes where it does not apply.
-      if (wanted == ConvAlgorithm::Gemm && !pointwise)
-        return why = "forced gemm needs a dense 1x1 kernel; " +
-                     std::string(dense ? "im2col" : "direct") + " instead",
-               dense ? ConvAlgorithm::Im2Col : ConvAlgorithm::Direct;
-      if (wanted == ConvAlgorithm::Im2Col && !dense)
-        return why = "forced im2col applies to dense convolutions; direct "
-                     "instead",
-               ConvAlgorithm::Direct;
-      if (wanted == ConvAlgorithm::Flat && !unitStride && !stridedFlat)
-        return why = "forced flat needs stride 1, or a dense undilated "
-                     "kernel for its phase split; direct instead",
-               ConvAlgorithm::Direct;
-      if (wanted == ConvAlgorithm::Winograd && !winogradApplicable)
-        return why = "forced winograd needs a dense 3x3 stride-1 undilated "
-                     "convolution with a constant filter; direct instead",
-               ConvAlgorithm::Direct;
-      return why = "forced", wanted;
-    };
-    if (algorithm == "direct")
-      return why = "forced", ConvAlgorithm::Direct;
-    if (algorithm == "im2col")
-      return fallback(ConvAlgorithm::Im2Col);
-    if (algorithm == "gemm")
-      return fallback(ConvAlgorithm::Gemm);
-    if (algorithm == "flat")
-      return fallback(ConvAlgorithm::Flat);
-    if (algorithm == "winograd")
-      return fallback(ConvAlgorithm::Winograd);
-
-    // Rules from measurements on AVX-512 (bench/results): the innermost
-    // vectorized loop should be long and contiguous, and copies are paid
-    // only where nothing else gives such a loop.
-    if (pointwise)
-      return why = unitStride ? "1x1 kernel: a GEMM without copies"
-                              : "strided 1x1 kernel: subsampled input, GEMM",
-             ConvAlgorithm::Gemm;
-    // vpdpbusd and vpmaddubsw need B packed in k quads, which the flat
-    // convolution's shifted rows do not allow; the im2col matrix packs
-    // like a matrix.
-    if (dense && microkernels && isInt8(conv)) {
-      dlas::Int8Multiply multiply =
-          dlas::int8MultiplyOf(dlas::lookupCPUTarget(conv), targetLanes(conv));
-      if (multiply == dlas::Int8Multiply::dotProduct)
-        return why = "int8 with VNNI: im2col, for the GEMM on vpdpbusd",
-               ConvAlgorithm::Im2Col;
-      if (multiply == dlas::Int8Multiply::pairs)
-        return why = "int8: im2col, for the GEMM on vpmaddubsw pairs",
-               ConvAlgorithm::Im2Col;
-    }
-    if (kind == ConvKind::Depthwise && microkernels)
-      return why = "depthwise: direct, for the depthwise microkernel",
-             ConvAlgorithm::Direct;
-    if (winogradApplicable && winograd && microkernels &&
-        isWinogradWorthIt(dense))
-      return why = "3x3 stride 1, constant filter, >= " +
-                   std::to_string(kMinWinogradChannels) + " channels, >= " +
-                   std::to_string(kMinWinogradTiles) +
-                   " tiles: Winograd F(2x2,3x3), 2.25x fewer multiplies",
-             ConvAlgorithm::Winograd;
-    if (unitStride && kind != ConvKind::Depthwise && microkernels)
-      return why = std::string("stride 1, ") +
-                       (kind == ConvKind::Dense ? "dense" : "grouped") +
-                       ": flat implicit GEMM for the microkernel",
-             ConvAlgorithm::Flat;
-    if (!unitStride && stridedFlat && microkernels)
-      return why = "strided dense: flat implicit GEMM over the input's "
-                   "stride phases (one copy of the input, im2col makes "
-                   "KH*KW/(sh*sw))",
-             ConvAlgorithm::Flat;
-    if (unitStride) {
-      // The flat loop sweeps the whole output plane once per filter tap:
-      // worth it while that plane stays in L1 next to its input rows.
-      auto resultType = cast<RankedTensorType>(conv->getResultTypes()[0]);
-      auto inputType = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
-      int64_t plane = resultType.getDimSize(resultType.getRank() - 2) *
-                      inputType.getDimSize(inputType.getRank() - 1) * 4;
-      int64_t width = resultType.getDimSize(resultType.getRank() - 1);
-      // Grouped and depthwise rows of at least min-direct-width run as fast
-      // direct (the window unrolled around a vectorized row).
-      if (kind != ConvKind::Dense && width >= minDirectWidth)
-        return why = "stride 1, output width " + std::to_string(width) +
-                     " >= " + std::to_string(minDirectWidth) + ": direct rows",
-               ConvAlgorithm::Direct;
-      if (plane * 3 <= l1Bytes(conv))
-        return why =
-                   "stride 1, output plane " + std::to_string(plane) +
-                   " B fits a third of L1: innermost loop over Ho*Wp, no copy",
-               ConvAlgorithm::Flat;
-      if (kind != ConvKind::Dense)
-        return why = "stride 1, output plane " + std::to_string(plane) +
-                     " B too large for L1: direct rows",
-               ConvAlgorithm::Direct;
-      return why = "stride 1, output plane " + std::to_string(plane) +
-                   " B too large for L1: im2col",
-             ConvAlgorithm::Im2Col;
-    }
-    if (kind == ConvKind::Dense)
-      return why = "strided: im2col makes the innermost loop Ho*Wo",
-             ConvAlgorithm::Im2Col;
-    return why = std::string("strided ") +
-                 (kind == ConvKind::Grouped ? "grouped" : "depthwise") +
-                 ": no copy-free long loop",
-           ConvAlgorithm::Direct;
+  /// The options as chooseConvAlgorithm takes them.
+  dlas::SelectConvAlgorithmOptions options() const {
+    dlas::SelectConvAlgorithmOptions o;
+    o.algorithm = algorithm;
+    o.minDirectWidth = minDirectWidth;
+    o.l1CacheBytes = l1CacheBytes;
+    o.microkernels = microkernels;
+    o.winograd = winograd;
+    o.compactFlatMinWidth = compactFlatMinWidth;
+    return o;
   }
 
   void runOnOperation() override {
@@ -865,6 +966,7 @@ struct SelectConvAlgorithmPass
         convs.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    dlas::SelectConvAlgorithmOptions chooser = options();
     for (linalg::LinalgOp conv : convs) {
       auto resultType = dyn_cast<RankedTensorType>(conv->getResultTypes()[0]);
       auto inputType =
@@ -883,10 +985,19 @@ struct SelectConvAlgorithmPass
       SmallVector<int64_t> strides = convAttr(conv, "strides");
       SmallVector<int64_t> dilations = convAttr(conv, "dilations");
       std::string why;
-      ConvAlgorithm choice = choose(conv, kind, allOnes(strides), why);
-      if (print)
-        conv.emitRemark() << "convolution algorithm: " << name(choice) << " ("
-                          << why << ")";
+      FailureOr<ConvAlgorithm> chosen =
+          dlas::chooseConvAlgorithm(conv, chooser, tuningTable.get(), why);
+      if (failed(chosen))
+        return signalPassFailure();
+      ConvAlgorithm choice = *chosen;
+      if (print) {
+        InFlightDiagnostic remark =
+            conv.emitRemark()
+            << "convolution algorithm: " << dlas::convAlgorithmName(choice)
+            << " (" << why << ")";
+        if (std::optional<std::string> key = dlas::convAlgorithmKey(conv))
+          remark << ", key " << *key;
+      }
       rewriter.setInsertionPoint(conv);
       switch (choice) {
       case ConvAlgorithm::Direct:
@@ -930,9 +1041,10 @@ struct SelectConvAlgorithmPass
                           .rewrite()))
           ++numWinograd;
         break;
-
       }
     }
   }
+
+  std::shared_ptr<const dlas::TuningTable> tuningTable;
 };
 } // namespace

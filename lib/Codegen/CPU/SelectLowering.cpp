@@ -112,11 +112,11 @@ Operation *materializePad(tensor::PadOp pad) {
 
 /// `decision` with fusion group `group`.
 MicrokernelAttr withGroup(MicrokernelAttr d, int64_t group) {
-  return MicrokernelAttr::get(d.getContext(), d.getKind(), d.getRows(),
-                              d.getVectors(), d.getLines(), d.getLanes(),
-                              d.getKc(), d.getMc(), d.getPackB(), d.getInput(),
-                              d.getAcc(), d.getInit(), d.getEpilogues(),
-                              d.getPadding(), d.getKey(), d.getSource(), group);
+  return MicrokernelAttr::get(
+      d.getContext(), d.getKind(), d.getRows(), d.getVectors(), d.getLines(),
+      d.getLanes(), d.getKc(), d.getMc(), d.getPackB(), d.getInput(),
+      d.getAcc(), d.getInit(), d.getEpilogues(), d.getPadding(), d.getKey(),
+      d.getSource(), group, d.getSplit());
 }
 
 /// True when `decision` folds any partner op.

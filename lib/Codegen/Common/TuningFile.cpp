@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -46,11 +47,25 @@ DictionaryAttr entryToDictionary(Builder &b, const llvm::json::Object &entry,
       attrs.push_back(b.getNamedAttr(key, b.getBoolAttr(*flag)));
       continue;
     }
+    const TuningChoice *choice = llvm::find_if(
+        schema.choiceKeys, [&](const TuningChoice &c) { return c.key == key; });
+    if (choice != schema.choiceKeys.end()) {
+      std::optional<StringRef> name = value.getAsString();
+      if (!name || !llvm::is_contained(choice->values, *name)) {
+        why = "entry '" + key.str() + "' must be one of " +
+              llvm::join(choice->values, ", ");
+        return nullptr;
+      }
+      attrs.push_back(b.getNamedAttr(key, b.getStringAttr(*name)));
+      continue;
+    }
     std::string expected;
     llvm::raw_string_ostream os(expected);
-    llvm::interleaveComma(llvm::concat<const StringRef>(schema.integerKeys,
-                                                        schema.boolKeys),
-                          os);
+    SmallVector<StringRef> known(schema.integerKeys);
+    llvm::append_range(known, schema.boolKeys);
+    for (const TuningChoice &c : schema.choiceKeys)
+      known.push_back(c.key);
+    llvm::interleaveComma(known, os);
     why = "unknown entry '" + key.str() + "' (expected " + expected + ")";
     return nullptr;
   }
@@ -146,11 +161,17 @@ ArrayRef<TuningSchema> mlir::dlas::tuningSchemas() {
   static const StringRef rowsAndVectors[] = {"rows", "vectors"};
   static const StringRef blockedTiles[] = {"rows", "vectors", "lines"};
   static const StringRef gspcIntegers[] = {"ti", "to"};
+  static const StringRef threadSplits[] = {"tiles", "rows"};
+  static const TuningChoice gemmChoices[] = {{"split", threadSplits}};
+  static const StringRef convAlgorithms[] = {"direct", "gemm", "im2col", "flat",
+                                             "winograd"};
+  static const TuningChoice convChoices[] = {{"algorithm", convAlgorithms}};
   static const TuningSchema schemas[] = {
-      {"gemm", gemmIntegers, gemmBools},
+      {"gemm", gemmIntegers, gemmBools, gemmChoices},
       {"depthwise", rowsAndVectors, {}},
       {"blocked_conv", blockedTiles, {}},
       {"gspc", gspcIntegers, {}},
+      {"conv_algorithm", {}, {}, convChoices},
   };
   return schemas;
 }

@@ -10,7 +10,7 @@ func.func @not_a_dictionary(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: me
 // -----
 
 func.func @unknown_key(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
-  // expected-error @+1 {{'dlas.gemm_tiles' has unknown key 'nr' (expected m0, vectors, kc, mc, pack_b)}}
+  // expected-error @+1 {{'dlas.gemm_tiles' has unknown key 'nr' (expected m0, vectors, kc, mc, pack_b, split)}}
   linalg.matmul {dlas.gemm_tiles = {nr = 8}}
       ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
   return
@@ -21,6 +21,15 @@ func.func @unknown_key(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<
 func.func @not_positive(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
   // expected-error @+1 {{'dlas.gemm_tiles' entry 'kc' must be a positive integer}}
   linalg.matmul {dlas.gemm_tiles = {kc = 0}}
+      ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+func.func @unknown_split(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {
+  // expected-error @+1 {{'dlas.gemm_tiles' entry 'split' must be "auto", "tiles" or "rows"}}
+  linalg.matmul {dlas.gemm_tiles = {split = "columns"}}
       ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
   return
 }

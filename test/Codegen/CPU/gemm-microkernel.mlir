@@ -181,6 +181,41 @@ func.func @few_columns(%a: memref<256x300xf32>, %b: memref<300x49xf32>, %c: memr
 
 // -----
 
+// A decision's `split` (a tuning file's, here the op's override) makes the
+// threads split the few column tiles all the same: each chunk walks its
+// tiles in B blocks (21 tiles), and the k blocks (kc = 96) inside them.
+// CHECK-LABEL: func @few_columns_split_tiles
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[CHUNK]]
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c21
+// CHECK-NOT: scf.for
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c300 step %c96
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @few_columns_split_tiles(%a: memref<256x300xf32>, %b: memref<300x49xf32>, %c: memref<256x49xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 16, vectors = 1, split = "tiles"}} ins(%a, %b : memref<256x300xf32>, memref<300x49xf32>) outs(%c : memref<256x49xf32>)
+  return
+}
+
+// -----
+
+// ... and many column tiles split by row panels: the k blocks outside, each
+// chunk's panels inside them.
+// CHECK-LABEL: func @many_columns_split_rows
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[CHUNK]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// CHECK-NOT: scf.for
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @many_columns_split_rows(%a: memref<64x128xf32>, %b: memref<128x1024xf32>, %c: memref<64x1024xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 8, vectors = 1, kc = 32, split = "rows"}} ins(%a, %b : memref<64x128xf32>, memref<128x1024xf32>) outs(%c : memref<64x1024xf32>)
+  return
+}
+
+// -----
+
 // Many column tiles (64 here): one parallel region over 8 chunks of 8
 // tiles, outside the k blocks (kc = 32: 4 blocks), so that each thread
 // keeps its columns of C across k.

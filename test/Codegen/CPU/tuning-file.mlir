@@ -27,6 +27,16 @@ func.func @wildcard(%a: memref<20x48xf32>, %b: memref<48x80xf32>, %c: memref<20x
 
 // -----
 
+// A thread split from the file (dlas-tune measures both where threads > 1).
+// CHECK: remark: microkernel 4x16 (m0=4, vectors=1, {{.*}}threads split rows, tuned) key 'm64_n48_k16'
+// HEURISTIC-NOT: threads split
+func.func @split(%a: memref<64x16xf32>, %b: memref<16x48xf32>, %c: memref<64x48xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x48xf32>) outs(%c : memref<64x48xf32>)
+  return
+}
+
+// -----
+
 // The op's own attribute wins over the file, entry by entry.
 // CHECK: remark: microkernel 2x32 (m0=2, vectors=2, kc=8, mc={{[0-9]+}}, overridden) key 'm16_n64_k32'
 func.func @attribute_wins(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {

@@ -99,8 +99,15 @@ func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows =
 
 // -----
 
-// expected-error @+1 {{kc, mc and pack_b are a gemm decision's, not a depthwise's}}
+// expected-error @+1 {{kc, mc, pack_b and split are a gemm decision's, not a depthwise's}}
 func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 1, vectors = 1, lanes = 8, pack_b = true, input = f32, acc = f32, key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kc, mc, pack_b and split are a gemm decision's, not a blocked_conv's}}
+func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = blocked_conv, rows = 1, vectors = 1, lanes = 8, input = f32, acc = f32, key = "k", source = cost_model, split = rows>} {
   return
 }
 

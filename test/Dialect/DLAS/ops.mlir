@@ -15,13 +15,16 @@ module attributes {dlas.target = #dlas.cpu_target<cpu = "znver3", features = "+a
 // RUN: dlas-opt %s --split-input-file | dlas-opt --split-input-file | FileCheck %s --check-prefix=DECISION
 
 // DECISION: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96, pack_b = true, input = f32, acc = f32, init = fill, epilogues = 2, key = "m16_n64_k32", source = cost_model>}
+// DECISION: linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 2, lanes = 8, kc = 32, mc = 96, input = f32, acc = f32, key = "m16_n64_k32", source = tuning_file, split = rows>}
 // DECISION: linalg.generic {{.*}}dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, input = f32, acc = f32, padding = true, key = "conv_c2_o4x4_k3x3_s1x1", source = tuning_file>
 // DECISION: dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 1, vectors = 1, lanes = 8, input = bf16, acc = f32, init = broadcast, key = "k", source = override>
 // DECISION: dlas.lowering = #dlas.microkernel<kind = blocked_depthwise, rows = 1, vectors = 1, lanes = 8, input = i8, acc = i32, key = "k", source = cost_model>
 func.func @decisions(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %r = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 6, vectors = 2, lanes = 8, kc = 256, mc = 96, pack_b = true, input = f32, acc = f32, init = fill, epilogues = 2, key = "m16_n64_k32", source = cost_model>}
       ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
-  return %r : tensor<16x64xf32>
+  %s = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 4, vectors = 2, lanes = 8, kc = 32, mc = 96, input = f32, acc = f32, key = "m16_n64_k32", source = tuning_file, split = rows>}
+      ins(%a, %b : tensor<16x32xf32>, tensor<32x64xf32>) outs(%r : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %s : tensor<16x64xf32>
 }
 #in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>

@@ -183,6 +183,19 @@ void parallelChunks(OpBuilder &b, Location loc, Operation *anchor,
                     int64_t count, int64_t parts,
                     function_ref<void(Value first, Value end)> body);
 
+/// Fewer column tiles than this run in parallel over row panels instead.
+inline constexpr int64_t kMinParallelTiles = 8;
+
+/// How dlas-gemm-microkernel's threads share a GEMM of `sizeM` x `sizeN`
+/// (per batch) with `m0`-row panels and `tileColumns`-column tiles:
+/// `requested` where its side has two chunks to give, else by the tile and
+/// panel counts: rows when the tiles are few (fewer than 8, or with B
+/// packed per k block fewer than 16 and at most half the panels), tiles
+/// otherwise. Never `automatic`. dlas-tune reads it as a decision's
+/// default split.
+ThreadSplit gemmThreadSplit(ThreadSplit requested, int64_t sizeM, int64_t sizeN,
+                            int64_t m0, int64_t tileColumns, bool packB);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_CODEGEN_CPU_MICROKERNELS_H

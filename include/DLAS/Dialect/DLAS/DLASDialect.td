@@ -179,6 +179,15 @@ def DLAS_FusionRole : I32EnumAttr<"FusionRole",
   let genSpecializedAttr = 0;
 }
 
+def DLAS_ThreadSplit : I32EnumAttr<"ThreadSplit",
+    "how a GEMM's threads share its work", [
+  I32EnumAttrCase<"automatic", 0, "auto">,
+  I32EnumAttrCase<"tiles", 1>,
+  I32EnumAttrCase<"rows", 2>]> {
+  let cppNamespace = "::mlir::dlas";
+  let genSpecializedAttr = 0;
+}
+
 def DLAS_DecisionSource : I32EnumAttr<"DecisionSource",
     "where a decision's tiles come from", [
   I32EnumAttrCase<"cost_model", 0>,
@@ -239,7 +248,10 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
       bufferized IR for candidates; 0 on a decision written by hand or made
       on memrefs, whose partners the kernel locates itself;
     * `key`: the tuning-file key of the op's shape; `source`: where the tile
-      came from (`cost_model`, `tuning_file` or a per-op `override`).
+      came from (`cost_model`, `tuning_file` or a per-op `override`);
+    * `split` (GEMM only; `auto` when left out): how the threads share the
+      contraction: chunks of column `tiles` or of row panels (`rows`);
+      `auto` lets the kernel pass choose from the tile and panel counts.
 
     ```mlir
     %r = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm,
@@ -265,7 +277,9 @@ def DLAS_MicrokernelAttr : DLAS_Attr<"Microkernel", "microkernel"> {
     DLAS_BoolParameter<"a constant pad of the input is folded">:$padding,
     StringRefParameter<"tuning-file key">:$key,
     "::mlir::dlas::DecisionSource":$source,
-    DefaultValuedParameter<"int64_t", "0">:$group
+    DefaultValuedParameter<"int64_t", "0">:$group,
+    DefaultValuedParameter<"::mlir::dlas::ThreadSplit",
+                           "::mlir::dlas::ThreadSplit::automatic">:$split
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

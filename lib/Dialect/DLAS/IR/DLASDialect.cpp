@@ -252,13 +252,12 @@ static bool isKnownTypePair(Type input, Type acc) {
   return input.isInteger(8) && acc.isInteger(32);
 }
 
-LogicalResult
-MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        MicrokernelKind kind, int64_t rows, int64_t vectors,
-                        int64_t lines, int64_t lanes, int64_t kc, int64_t mc,
-                        bool packB, Type input, Type acc, FusedInit init,
-                        int64_t epilogues, bool padding, StringRef key,
-                        DecisionSource source, int64_t group) {
+LogicalResult MicrokernelAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, MicrokernelKind kind,
+    int64_t rows, int64_t vectors, int64_t lines, int64_t lanes, int64_t kc,
+    int64_t mc, bool packB, Type input, Type acc, FusedInit init,
+    int64_t epilogues, bool padding, StringRef key, DecisionSource source,
+    int64_t group, ThreadSplit split) {
   if (rows < 1 || vectors < 1)
     return emitError() << "the register tile must be positive, got rows = "
                        << rows << ", vectors = " << vectors;
@@ -272,8 +271,9 @@ MicrokernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (gemm && (kc < 1 || mc < 1))
     return emitError() << "a gemm decision needs positive kc and mc, got kc = "
                        << kc << ", mc = " << mc;
-  if (!gemm && (kc != 0 || mc != 0 || packB))
-    return emitError() << "kc, mc and pack_b are a gemm decision's, not a "
+  if (!gemm && (kc != 0 || mc != 0 || packB || split != ThreadSplit::automatic))
+    return emitError() << "kc, mc, pack_b and split are a gemm decision's, "
+                          "not a "
                        << stringifyMicrokernelKind(kind) << "'s";
   if (padding && !isStencilKind(kind))
     return emitError() << "only a depthwise or pooling decision folds "
