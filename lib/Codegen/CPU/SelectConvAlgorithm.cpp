@@ -919,7 +919,11 @@ dlas::chooseConvAlgorithm(linalg::LinalgOp conv,
                 "\"flat\", \"winograd\"";
     return requestedAlgorithm(conv, *wanted, "overridden", why);
   }
-  if (std::optional<std::string> key = convAlgorithmKey(conv); key && tuning) {
+  // Entries are measured on f32 layers (dlas-tune's); an int8
+  // convolution's algorithm follows its multiply kernel (im2col for the
+  // k-quad GEMMs).
+  std::optional<std::string> key = convAlgorithmKey(conv);
+  if (key && tuning && !isInt8(conv)) {
     dlas::CPUTargetAttr target = dlas::lookupCPUTarget(conv);
     if (DictionaryAttr entry = tuning->lookup(kConvAlgorithmSection, *key,
                                               target ? target.getCpu() : ""))
