@@ -174,24 +174,28 @@ static void addGSPCAlternatives(ModuleOp laidOut, int64_t lanes,
 static void addConvAlgorithms(ModuleOp laidOut,
                               const CPUPipelineOptions &options,
                               std::vector<TunableKernel> &kernels) {
+  // The cost model's choice, without a tuning file (none is passed).
   SelectConvAlgorithmOptions chooser = convAlgorithmOptions(options);
-  chooser.tuningFile = "";
   laidOut->walk([&](func::FuncOp layer) {
     layer.walk([&](linalg::Conv2DNchwFchwOp conv) {
-      SmallVector<ConvAlgorithm> algorithms = tunableConvAlgorithms(conv);
-      std::optional<std::string> key = convAlgorithmKey(conv);
       bool f32 = llvm::all_of(conv->getOperandTypes(), [](Type t) {
         return getElementTypeOrSelf(t).isF32();
       });
+      // An op's own dlas.conv_algorithm is the user's choice, not tuned.
+      if (!f32 || conv->hasAttr(kConvAlgorithmAttrName))
+        return;
+      SmallVector<ConvAlgorithm> algorithms = tunableConvAlgorithms(conv);
+      if (algorithms.empty())
+        return;
       std::string why;
       FailureOr<ConvAlgorithm> chosen =
           chooseConvAlgorithm(conv, chooser, /*tuning=*/nullptr, why);
-      if (algorithms.empty() || !key || !f32 || failed(chosen) ||
-          conv->hasAttr(kConvAlgorithmAttrName))
+      if (failed(chosen))
         return;
-      TunableKernel &k =
-          addKernel(kernels, kConvAlgorithmSection, *key, layer.getSymName());
-      k.choices.clear();
+      TunableKernel &k = addKernel(kernels, kConvAlgorithmSection,
+                                   *convAlgorithmKey(conv), layer.getSymName());
+      if (!k.defaults.empty())
+        return; // the same shape in another layer
       for (ConvAlgorithm a : algorithms)
         k.choices.push_back(convAlgorithmName(a).str());
       k.defaults = {{"algorithm", convAlgorithmName(*chosen).str()}};
