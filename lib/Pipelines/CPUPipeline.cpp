@@ -277,6 +277,9 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   // Expanding a subview at a dynamic offset computes it with affine.apply.
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
+  // Constant-mask tail stores as unmasked pieces where the target's masked
+  // stores are slow (vmaskmovps on AVX2) or scalarized (bytes).
+  pm.addNestedPass<func::FuncOp>(createSplitMaskedStores());
   // Before the generic conversion: masks (of the microkernels' column
   // tails) are materialized here, as compares of a step vector.
   pm.addPass(createConvertVectorToLLVMPass());

@@ -886,6 +886,49 @@ def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def SplitMaskedStores : Pass<"dlas-split-masked-stores"> {
+  let summary = "Store the enabled run of a constant-mask vector store as "
+                "unmasked pieces where the target's masked stores are slow";
+  let description = [{
+    The kernels store a row's or a tile's last, partial vector with
+    `vector.maskedstore` under a constant mask (a 7x7 depthwise plane's
+    7-wide rows, a GEMM's last column tile). Without AVX-512 that is
+    `vmaskmovps`, which AMD Zen 2/3 execute at about one per 14 cycles (one
+    per cycle unmasked): on Zen 3 the 7 masked row stores of a 7x7 depthwise
+    channel cost more than its 57 FMAs. Masked stores of 8- and 16-bit
+    elements have no instruction at all before AVX-512BW, and LLVM
+    scalarizes them into a branch per lane.
+
+    Where the mask is a constant (`vector.constant_mask`, a
+    `vector.create_mask` of a constant, or an `arith.constant` of `i1`s) and
+    enables one run of lanes, the store becomes plain `vector.store`s of
+    `vector.extract_strided_slice`s of that run, largest powers of two first
+    (7 lanes: 4, 2 and 1); an all-false mask stores nothing, an all-true one
+    is a plain store. Masks with gaps or that are not constant stay.
+
+    The target decides (`dlas.target`, no host query): a target with
+    AVX-512F keeps its masked stores of 32- and 64-bit elements (`vmovups`
+    under a k-mask, one per cycle), one with AVX-512BW those of 8- and
+    16-bit elements too; everything else is split, as is everything in a
+    module without a target.
+
+    ```mlir
+    vector.maskedstore %y[%c, %r, %c0], %mask7, %v
+        : memref<512x7x7xf32>, vector<8xi1>, vector<8xf32>
+    // becomes, for x86-64-v3:
+    %lo = vector.extract_strided_slice %v {offsets = [0], sizes = [4], strides = [1]}
+    vector.store %lo, %y[%c, %r, %c0] : memref<512x7x7xf32>, vector<4xf32>
+    // ... 2 lanes at %c0 + 4, 1 lane at %c0 + 6
+    ```
+  }];
+  let statistics = [
+    Statistic<"numSplit", "split", "Masked stores split into pieces">,
+    Statistic<"numPieces", "pieces", "Unmasked stores emitted for them">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
   let summary = "Lower sparse.conv2d and sparse.linear to vectorized loops "
                 "over the non-zeros";

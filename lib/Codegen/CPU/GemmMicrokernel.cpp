@@ -1148,8 +1148,12 @@ private:
           if (partialTile)
             tileVectors = llvm::divideCeil(partial, vw);
           bool masked = partialTile && partial % vw != 0;
+          // The partial tile is the last one: its column as a constant
+          // makes the tail masks constants, whose stores
+          // dlas-split-masked-stores splits where masked stores are slow.
+          Value tileCol = partialTile ? index(g.sizeN - partial) : col;
           loop(mc, mcEnd, 1, [&](Value panel) {
-            emitKernel(panel, tile, col, kc, kcEnd, rows, masked);
+            emitKernel(panel, tile, tileCol, kc, kcEnd, rows, masked);
           });
           tileVectors = p.vectors;
         });
