@@ -165,14 +165,19 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     stride-1 convolutions go `flat`: that is an implicit GEMM whose B rows
     are shifted views of the padded input, with no im2col copy; strided
     dense ones go `flat` over their stride phases (ResNet-50's stem
-    1.46 -> 1.16 ms, its strided 3x3 layers unchanged within noise). With
-    `winograd` as well, dense 3x3 stride-1 convolutions with a constant
-    filter, at least 128 input and output channels and at least 32 2x2
-    output tiles go `winograd` instead. That is off by default: measured on
-    ResNet-50's 14x14x256 layer, Winograd takes 0.86 ms against 1.06 flat
-    while the layer's weights stay in cache, but 1.8 against 1.3 inside the
-    whole model, where its 16/9 larger transformed filter streams from
-    memory.
+    1.46 -> 1.16 ms, its strided 3x3 layers unchanged within noise).
+    Dense 3x3 stride-1 convolutions with a constant filter go `winograd`
+    instead where the `winograd` rule applies and they are large enough:
+    the smaller of input and output channels and the 2x2 output tiles at
+    least 64 and 16 on targets of 8 f32 lanes (AVX2), 128 and 32 on 16-lane
+    ones. `winograd=auto` (the default) applies it on 8-lane targets only,
+    `on` everywhere, `off` nowhere. The split is measured: on Zen 3
+    (x86-64-v3) Winograd made GoogLeNet 40.3 -> 31.8 ms and Inception-v3
+    180 -> 138 ms (1 thread; 1.17x and 1.31x at 2); on Zen 5 (AVX-512),
+    ResNet-50's 14x14x256 layer took 0.86 ms against 1.06 flat while the
+    layer's weights stayed in cache but 1.8 against 1.3 inside the whole
+    model, where its 16/9 larger transformed filter streams from memory
+    and the 16-lane GEMM it competes with is twice as fast.
 
     Per convolution, from weakest to strongest: the cost model, the
     `algorithm` option, the `tuning-file`'s `conv_algorithm` entry for the
@@ -199,11 +204,11 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     Option<"microkernels", "microkernels", "bool", "false",
            "Contractions will become GEMM microkernels (dlas-gemm-microkernel): "
            "dense stride-1 convolutions go flat (an implicit GEMM)">,
-    Option<"winograd", "winograd", "bool", "false",
-           "Let the cost model pick Winograd F(2x2,3x3) (with microkernels, "
-           ">= 128 channels, >= 32 tiles): it wins on a layer whose weights "
-           "stay in cache, loses inside a whole model where its 16/9 larger "
-           "transformed filter streams from memory">,
+    Option<"winograd", "winograd", "std::string", "\"auto\"",
+           "When the cost model picks Winograd F(2x2,3x3) (with microkernels): "
+           "auto on targets of at most 8 f32 lanes (AVX2: >= 64 channels, "
+           ">= 16 tiles), on for every target (16 lanes: >= 128 channels, "
+           ">= 32 tiles), off never">,
     Option<"compactFlatMinWidth", "compact-flat-min-width", "int64_t", "16",
            "With microkernels, flat convolutions at least this wide compute "
            "only the OH*OW output positions (B rows jump by Wp - OW per "

@@ -122,12 +122,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(dlas-grouped-conv-packing; never also keeps them out "
                      "of the blocked layout)"),
       llvm::cl::init("auto")};
-  PassOptions::Option<bool> winograd{
+  PassOptions::Option<std::string> winograd{
       *this, "winograd",
-      llvm::cl::desc("Let the convolution cost model pick Winograd "
-                     "F(2x2,3x3) for large 3x3 layers (off: it loses inside "
-                     "whole models, see dlas-select-conv-algorithm)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("When the convolution cost model picks Winograd "
+                     "F(2x2,3x3) for large 3x3 layers: auto (targets of at "
+                     "most 8 f32 lanes, where it wins inside whole models), "
+                     "on, off (dlas-select-conv-algorithm)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> compactFlatMinWidth{
       *this, "compact-flat-min-width",
       llvm::cl::desc("Flat convolutions at least this wide compute only "

@@ -417,13 +417,49 @@ LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
   return success();
 }
 
-/// Channels below which Winograd's transforms cost more than they save
-/// (ResNet-50's 56x56x64 layer: 1.6 ms against 1.06 flat).
-constexpr int64_t kMinWinogradChannels = 128;
-/// 2x2 output tiles per image below which the batched GEMM streams its
-/// 16 x F x C transformed filter for too little work (7x7x512: 1.4 ms
-/// against 1.2 flat; 14x14x256, 49 tiles: 0.84 against 1.07).
-constexpr int64_t kMinWinogradTiles = 32;
+/// The f32 lanes of the kernels on `op`'s target (0 without one).
+int64_t targetLanes(Operation *op) {
+  dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op);
+  return target ? target.lanes(32) : 0;
+}
+
+/// From which size the cost model picks Winograd F(2x2,3x3): the smaller
+/// of input and output channels, and 2x2 output tiles per image.
+struct WinogradRule {
+  int64_t minChannels, minTiles;
+  /// The f32 lanes of the targets it was measured for.
+  int64_t lanes;
+};
+
+/// 16-lane targets (measured on Zen 5, AVX-512): below 128 channels the
+/// transforms cost more than they save (ResNet-50's 56x56x64 layer: 1.6 ms
+/// against 1.06 flat), below 32 tiles the batched GEMM streams its 16 x F x
+/// C transformed filter for too little work (7x7x512: 1.4 ms against 1.2).
+constexpr WinogradRule kWideVectorWinograd{128, 32, 16};
+/// 8-lane targets (measured on Zen 3, AVX2, inside whole models: GoogLeNet
+/// 40.3 -> 31.8 ms, Inception-v3 180 -> 138 ms at 1 thread, 1.17x and
+/// 1.31x at 2): with half the FMA width the multiplies saved weigh twice
+/// as much against the memory-bound transforms; 64 channels won on every
+/// layer measured, 32 (DenseNet-121's 128 -> 32 layers) gained 4% there
+/// and lost 2% on Inception-v3, tile counts down to 16 (7x7) won.
+constexpr WinogradRule kNarrowVectorWinograd{64, 16, 8};
+
+/// Whether a `winograd` option value is one the pass takes.
+bool isWinogradMode(StringRef mode) {
+  return llvm::is_contained({"auto", "on", "off", "true", "false"}, mode);
+}
+
+/// The cost model's Winograd rule for `conv` under the `winograd` option:
+/// `auto` on targets of at most 8 f32 lanes (AVX2), `on` (`true`) on every
+/// target, `off` (`false`) nowhere.
+std::optional<WinogradRule> winogradRule(linalg::LinalgOp conv,
+                                         StringRef mode) {
+  int64_t lanes = targetLanes(conv);
+  bool narrow = lanes > 0 && lanes <= 8;
+  if (mode == "off" || mode == "false" || (mode == "auto" && !narrow))
+    return std::nullopt;
+  return narrow ? kNarrowVectorWinograd : kWideVectorWinograd;
+}
 
 /// The f32 values of a constant filter (a dense or dense_resource
 /// arith.constant), row-major; empty when the filter is not constant.
@@ -450,12 +486,11 @@ int64_t winogradChannels(linalg::Conv2DNchwFchwOp conv) {
 /// The transforms cost O(C * tiles) additions and memory passes against
 /// the GEMM's O(F * C * tiles) multiplies saved: they pay once both channel
 /// counts are large (measured, bench/results).
-bool isWinogradWorthIt(linalg::Conv2DNchwFchwOp conv) {
+bool isWinogradWorthIt(linalg::Conv2DNchwFchwOp conv, WinogradRule rule) {
   auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
   int64_t tiles = llvm::divideCeil(outType.getDimSize(2), 2) *
                   llvm::divideCeil(outType.getDimSize(3), 2);
-  return winogradChannels(conv) >= kMinWinogradChannels &&
-         tiles >= kMinWinogradTiles;
+  return winogradChannels(conv) >= rule.minChannels && tiles >= rule.minTiles;
 }
 
 /// Winograd F(2x2, 3x3) (Lavin & Gray): per 4x4 input tile d and filter g,
@@ -711,12 +746,6 @@ bool isInt8(linalg::LinalgOp conv) {
   return getElementTypeOrSelf(conv.getDpsInputs()[0].getType()).isInteger(8);
 }
 
-/// The f32 lanes of the kernels on `op`'s target (0 without one).
-int64_t targetLanes(Operation *op) {
-  dlas::CPUTargetAttr target = dlas::lookupCPUTarget(op);
-  return target ? target.lanes(32) : 0;
-}
-
 /// What `wanted`, requested by `who`, becomes for `conv`: itself where it
 /// applies, else the nearest that does (`why` says which).
 ConvAlgorithm requestedAlgorithm(linalg::LinalgOp conv, ConvAlgorithm wanted,
@@ -781,12 +810,15 @@ costModelAlgorithm(linalg::LinalgOp conv,
   if (kind == ConvKind::Depthwise && microkernels)
     return why = "depthwise: direct, for the depthwise microkernel",
            ConvAlgorithm::Direct;
-  if (winogradApplicable && options.winograd && microkernels &&
-      isWinogradWorthIt(dense))
+  std::optional<WinogradRule> winograd =
+      winogradApplicable && microkernels ? winogradRule(conv, options.winograd)
+                                         : std::nullopt;
+  if (winograd && isWinogradWorthIt(dense, *winograd))
     return why = "3x3 stride 1, constant filter, >= " +
-                 std::to_string(kMinWinogradChannels) +
-                 " channels, >= " + std::to_string(kMinWinogradTiles) +
-                 " tiles: Winograd F(2x2,3x3), 2.25x fewer multiplies",
+                 std::to_string(winograd->minChannels) +
+                 " channels, >= " + std::to_string(winograd->minTiles) +
+                 " tiles (the " + std::to_string(winograd->lanes) +
+                 "-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies",
            ConvAlgorithm::Winograd;
   if (unitStride && kind != ConvKind::Depthwise && microkernels)
     return why = std::string("stride 1, ") +
@@ -948,6 +980,10 @@ struct SelectConvAlgorithmPass
       return emitError(UnknownLoc::get(context))
              << getArgument() << ": algorithm '" << algorithm
              << "' is not one of auto, direct, gemm, im2col, flat, winograd";
+    if (!isWinogradMode(winograd))
+      return emitError(UnknownLoc::get(context))
+             << getArgument() << ": winograd '" << winograd
+             << "' is not one of auto, on, off";
     return dlas::loadTuningFile(context, tuningFile, tuningTable);
   }
 

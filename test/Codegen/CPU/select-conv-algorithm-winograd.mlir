@@ -3,7 +3,8 @@
 // transforms, one batched GEMM over the 16 tile positions.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true winograd=true print=true" -verify-diagnostics -o /dev/null
-// Off by default (it loses inside whole models): the large layer goes flat.
+// Off by default without a target (auto: on 8-lane targets only, see
+// select-conv-algorithm-winograd-targets.mlir): the large layer goes flat.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT: remark: convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
@@ -27,7 +28,7 @@
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
-  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles: Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
+  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
   return %0 : tensor<1x128x16x16xf32>
 }

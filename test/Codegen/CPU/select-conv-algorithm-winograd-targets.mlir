@@ -1,0 +1,54 @@
+// The cost model's Winograd rule follows the target: `winograd=auto` (the
+// default) applies it on 8-lane targets (AVX2) from 64 channels and 16 2x2
+// tiles, `on` also on 16-lane ones from 128 channels and 32 tiles, `off`
+// nowhere. The IR is the same on every host: only the named target counts.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=znver3 --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX512
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v4 --dlas-select-conv-algorithm="microkernels=true winograd=on print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX512ON
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 vector-bits=256" --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true winograd=off print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-cpu-pipeline="target=x86-64-v3 print-conv-algorithms" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
+// RUN: dlas-opt %s --split-input-file --dlas-cpu-pipeline="target=x86-64-v3 winograd=off print-conv-algorithms" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: not dlas-opt %s --dlas-select-conv-algorithm="winograd=maybe" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: dlas-select-conv-algorithm: winograd 'maybe' is not one of auto, on, off
+
+// 64 channels, 14x14 (49 tiles).
+// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)
+// AVX512: remark: convolution algorithm: flat
+// AVX512ON: remark: convolution algorithm: flat
+// OFF: remark: convolution algorithm: flat
+func.func @c64_14x14(%x: tensor<1x64x16x16xf32>, %o: tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32> {
+  %w = arith.constant dense<0.5> : tensor<96x64x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x64x16x16xf32>, tensor<96x64x3x3xf32>) outs(%o : tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32>
+  return %0 : tensor<1x96x14x14xf32>
+}
+
+// -----
+
+// 128 channels, 16x16 (64 tiles): Winograd under both rules.
+// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule)
+// AVX512: remark: convolution algorithm: flat
+// AVX512ON: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule)
+// OFF: remark: convolution algorithm: flat
+func.func @c128_16x16(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
+  return %0 : tensor<1x128x16x16xf32>
+}
+
+// -----
+
+// Too few output channels (32) or too few tiles (5x5: 9): flat everywhere.
+// AVX2-COUNT-2: remark: convolution algorithm: flat
+// AVX512-COUNT-2: remark: convolution algorithm: flat
+// AVX512ON-COUNT-2: remark: convolution algorithm: flat
+func.func @small(%x: tensor<1x128x16x16xf32>, %y: tensor<1x64x7x7xf32>,
+                 %o: tensor<1x32x14x14xf32>, %p: tensor<1x64x5x5xf32>)
+    -> (tensor<1x32x14x14xf32>, tensor<1x64x5x5xf32>) {
+  %w = arith.constant dense<0.5> : tensor<32x128x3x3xf32>
+  %v = arith.constant dense<0.5> : tensor<64x64x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x16x16xf32>, tensor<32x128x3x3xf32>) outs(%o : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
+  %1 = linalg.conv_2d_nchw_fchw ins(%y, %v : tensor<1x64x7x7xf32>, tensor<64x64x3x3xf32>) outs(%p : tensor<1x64x5x5xf32>) -> tensor<1x64x5x5xf32>
+  return %0, %1 : tensor<1x32x14x14xf32>, tensor<1x64x5x5xf32>
+}
