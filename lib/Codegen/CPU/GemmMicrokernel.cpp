@@ -811,13 +811,7 @@ public:
     // panels. (Forking per k block measured up to 2x slower at 2 threads.)
     // B packing is shared by all threads per k block and keeps the split
     // of tiles inside it.
-    enum class Split {
-      None,
-      Tiles,
-      Rows,
-      TilesPerKBlock,
-      RowsPerKBlock
-    } split = Split::None;
+    Split split = Split::None;
     // With B packed per k block, the threads share the packing and then
     // split the tiles; where the tiles are few against the row panels
     // (int8 at 7x7: N = 49 is 4 tiles of 16, the last of one vector; at
@@ -836,87 +830,139 @@ public:
       split = Split::Tiles;
     else if (parallel && splitRows)
       split = Split::Rows;
-    loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
-      batchValues.assign(batchIvs.begin(), batchIvs.end());
-      Value kEnd = index(g.ranges[g.k[0]]);
-      lastK = kEnd;
-      auto kBlocks = [&](function_ref<void(Value, Value)> body) {
-        loop(index(0), kEnd, kcOuter, [&](Value kc) {
-          body(kc, min(add(kc, kcOuter), kEnd));
+    Value kEnd = index(g.ranges[g.k[0]]);
+    lastK = kEnd;
+    auto kBlocks = [&](function_ref<void(Value, Value)> body) {
+      loop(index(0), kEnd, kcOuter,
+           [&](Value kc) { body(kc, min(add(kc, kcOuter), kEnd)); });
+    };
+    // Rows [first, end) of full panels, then the tail panel, over tiles
+    // [tileFirst, tileEnd).
+    auto allPanels = [&](Value kc, Value kcEnd, Value tileFirst, Value tileEnd,
+                         bool parallelTiles) {
+      if (fullPanels > 0)
+        emitPanels(index(0), index(fullPanels), p.m0, kc, kcEnd, tileFirst,
+                   tileEnd, parallelTiles);
+      if (tailRows != 0)
+        emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                   kcEnd, tileFirst, tileEnd, parallelTiles);
+    };
+    // Column tiles [first, end) in B blocks of ncTiles tiles, each through
+    // all k blocks, so that a kc x nc slice of B stays in L2 across the row
+    // blocks (one chunk per thread spans all of N at 1 thread: sgemm 2048
+    // took 112 ms without this, 80 with it).
+    auto tileRange = [&](Value first, Value end) {
+      loop(first, end, p.ncTiles, [&](Value nc) {
+        Value ncEnd = min(add(nc, p.ncTiles), end);
+        kBlocks([&](Value kc, Value kcEnd) {
+          allPanels(kc, kcEnd, nc, ncEnd, false);
         });
-      };
-      // Rows [first, end) of full panels, then the tail panel, over tiles
-      // [tileFirst, tileEnd).
-      auto allPanels = [&](Value kc, Value kcEnd, Value tileFirst,
-                           Value tileEnd, bool parallelTiles) {
-        if (fullPanels > 0)
-          emitPanels(index(0), index(fullPanels), p.m0, kc, kcEnd, tileFirst,
-                     tileEnd, parallelTiles);
-        if (tailRows != 0)
-          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                     kcEnd, tileFirst, tileEnd, parallelTiles);
-      };
-      switch (split) {
-      case Split::Tiles: {
-        dlas::parallelChunks(b, loc, g.op, tiles, chunks, [&](Value first,
-                                                             Value end) {
-          // B blocks of ncTiles column tiles, each through all k blocks,
-          // so that a kc x nc slice of B stays in L2 across the row
-          // blocks (one chunk per thread spans all of N at 1 thread:
-          // sgemm 2048 took 112 ms without this, 80 with it).
-          loop(first, end, p.ncTiles, [&](Value nc) {
-            Value ncEnd = min(add(nc, p.ncTiles), end);
-            kBlocks([&](Value kc, Value kcEnd) {
-              allPanels(kc, kcEnd, nc, ncEnd, false);
+      });
+    };
+    // A batched GEMM (groups, Winograd positions) that would split its
+    // column tiles, or not split at all, shares one parallel region among
+    // its (batch, tile) pairs instead of forking once per batch: WRN-40-2's
+    // 16 groups of 2-4 channels forked 16 times a layer and ran slower at 2
+    // threads than at 1. Row splits keep their per-batch regions (their
+    // batches are large: Winograd's 16 positions of a whole layer).
+    int64_t batches = 1;
+    for (unsigned d : g.batch)
+      batches *= g.ranges[d];
+    if (batches > 1 && (split == Split::Tiles ||
+                        (parallel && !p.packB && split == Split::None))) {
+      dlas::parallelChunks(
+          b, loc, g.op, batches * tiles, chunks, [&](Value first, Value end) {
+            Value perBatch = index(tiles);
+            Value firstBatch = arith::DivUIOp::create(b, loc, first, perBatch);
+            Value endBatch = arith::CeilDivUIOp::create(b, loc, end, perBatch);
+            loop(firstBatch, endBatch, 1, [&](Value batch) {
+              setBatchValues(batch);
+              Value base = arith::MulIOp::create(b, loc, batch, perBatch);
+              Value tileFirst = arith::SubIOp::create(
+                  b, loc, arith::MaxUIOp::create(b, loc, first, base), base);
+              Value tileEnd = arith::SubIOp::create(
+                  b, loc, min(end, add(base, tiles)), base);
+              tileRange(tileFirst, tileEnd);
             });
           });
-        });
-        return;
-      }
-      case Split::Rows: {
-        dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
-                             [&](Value first, Value end) {
-          kBlocks([&](Value kc, Value kcEnd) {
-            emitPanels(first, end, p.m0, kc, kcEnd, index(0), index(tiles),
-                       false);
-          });
-        });
-        if (tailRows != 0)
-          kBlocks([&](Value kc, Value kcEnd) {
-            emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                       kcEnd, index(0), index(tiles), false);
-          });
-        return;
-      }
-      case Split::RowsPerKBlock:
-        kBlocks([&](Value kc, Value kcEnd) {
-          packBlockOfB(kc, kcEnd, tiles);
-          dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
-                               [&](Value first, Value end) {
-                                 emitPanels(first, end, p.m0, kc, kcEnd,
-                                            index(0), index(tiles), false);
-                               });
-          if (tailRows != 0)
-            emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                       kcEnd, index(0), index(tiles), false);
-        });
-        return;
-      case Split::None:
-      case Split::TilesPerKBlock:
-        kBlocks([&](Value kc, Value kcEnd) {
-          if (p.packB)
-            packBlockOfB(kc, kcEnd, tiles);
-          allPanels(kc, kcEnd, index(0), index(tiles),
-                    split == Split::TilesPerKBlock);
-        });
-        return;
-      }
-    });
+    } else {
+      loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
+        batchValues.assign(batchIvs.begin(), batchIvs.end());
+        emitBatch(split, tiles, fullPanels, tailRows, kBlocks, allPanels,
+                  tileRange);
+      });
+    }
     if (p.packB)
       memref::DeallocOp::create(b, loc, bp);
   }
 
 private:
+  enum class Split { None, Tiles, Rows, TilesPerKBlock, RowsPerKBlock };
+
+  /// The batch ivs of linear batch `batch` (row-major over g.batch).
+  void setBatchValues(Value batch) {
+    batchValues.assign(g.batch.size(), Value());
+    for (int64_t i = g.batch.size() - 1; i >= 0; --i) {
+      Value extent = index(g.ranges[g.batch[i]]);
+      batchValues[i] =
+          i == 0 ? batch
+                 : arith::RemUIOp::create(b, loc, batch, extent).getResult();
+      if (i != 0)
+        batch = arith::DivUIOp::create(b, loc, batch, extent);
+    }
+  }
+
+  /// One batch's GEMM, its threads split as `split` says.
+  void emitBatch(Split split, int64_t tiles, int64_t fullPanels,
+                 int64_t tailRows,
+                 function_ref<void(function_ref<void(Value, Value)>)> kBlocks,
+                 function_ref<void(Value, Value, Value, Value, bool)> allPanels,
+                 function_ref<void(Value, Value)> tileRange) {
+    switch (split) {
+    case Split::Tiles: {
+      dlas::parallelChunks(b, loc, g.op, tiles, chunks, tileRange);
+      return;
+    }
+    case Split::Rows: {
+      dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
+                           [&](Value first, Value end) {
+                             kBlocks([&](Value kc, Value kcEnd) {
+                               emitPanels(first, end, p.m0, kc, kcEnd, index(0),
+                                          index(tiles), false);
+                             });
+                           });
+      if (tailRows != 0)
+        kBlocks([&](Value kc, Value kcEnd) {
+          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                     kcEnd, index(0), index(tiles), false);
+        });
+      return;
+    }
+    case Split::RowsPerKBlock:
+      kBlocks([&](Value kc, Value kcEnd) {
+        packBlockOfB(kc, kcEnd, tiles);
+        dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
+                             [&](Value first, Value end) {
+                               emitPanels(first, end, p.m0, kc, kcEnd, index(0),
+                                          index(tiles), false);
+                             });
+        if (tailRows != 0)
+          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                     kcEnd, index(0), index(tiles), false);
+      });
+      return;
+    case Split::None:
+    case Split::TilesPerKBlock:
+      kBlocks([&](Value kc, Value kcEnd) {
+        if (p.packB)
+          packBlockOfB(kc, kcEnd, tiles);
+        allPanels(kc, kcEnd, index(0), index(tiles),
+                  split == Split::TilesPerKBlock);
+      });
+      return;
+    }
+  }
+
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   void loop(int64_t lb, int64_t ub, function_ref<void(Value)> body) {

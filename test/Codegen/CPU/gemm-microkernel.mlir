@@ -256,6 +256,36 @@ func.func @grouped(%x: memref<1x4x3x110xf32>, %w: memref<4x4x3x3x3xf32>, %y: mem
 
 // -----
 
+// Many small groups (16 of 2 filters x 2 channels): one parallel region
+// over the (group, column tile) pairs, each chunk walking its groups and
+// their tiles, instead of one region per group (16 forks per layer).
+// CHECK-LABEL: func @grouped_one_region
+// CHECK: scf.parallel (%[[CHUNK:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: %[[FIRST_GROUP:.*]] = arith.divui %{{.*}}, %[[TILES:.*]] : index
+// CHECK: %[[END_GROUP:.*]] = arith.ceildivui %{{.*}}, %[[TILES]] : index
+// CHECK: scf.for %[[GROUP:.*]] = %[[FIRST_GROUP]] to %[[END_GROUP]]
+// CHECK: arith.muli %[[GROUP]], %[[TILES]]
+// CHECK: arith.maxui
+// CHECK-NOT: scf.parallel
+// CHECK: vector.fma
+// CHECK-NOT: scf.parallel
+// CHECK: return
+// PRINT: remark: microkernel {{.*}} key 'b16_m2_n80_k18' for M=2 N=80 K=18
+#g1x = affine_map<(n, g, f, p, c, kh, kw) -> (n, g, c, p + kh * 10 + kw)>
+#g1w = affine_map<(n, g, f, p, c, kh, kw) -> (g, f, c, kh, kw)>
+#g1y = affine_map<(n, g, f, p, c, kh, kw) -> (n, g, f, p)>
+func.func @grouped_one_region(%x: memref<1x16x2x110xf32>, %w: memref<16x2x2x3x3xf32>, %y: memref<1x16x2x80xf32>) {
+  linalg.generic {indexing_maps = [#g1x, #g1w, #g1y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x16x2x110xf32>, memref<16x2x2x3x3xf32>) outs(%y : memref<1x16x2x80xf32>) {
+  ^bb0(%in: f32, %f: f32, %o: f32):
+    %m = arith.mulf %in, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
 // A compact flat convolution's B: output p = oh * 20 + ow reads input
 // p + (p floordiv 20) * 2 + tap. Each B vector is one masked load per
 // output row it touches (two at 16 lanes of 20-wide rows), merged; the lane
