@@ -811,7 +811,13 @@ public:
     // panels. (Forking per k block measured up to 2x slower at 2 threads.)
     // B packing is shared by all threads per k block and keeps the split
     // of tiles inside it.
-    Split split = Split::None;
+    enum class Split {
+      None,
+      Tiles,
+      Rows,
+      TilesPerKBlock,
+      RowsPerKBlock
+    } split = Split::None;
     // With B packed per k block, the threads share the packing and then
     // split the tiles; where the tiles are few against the row panels
     // (int8 at 7x7: N = 49 is 4 tiles of 16, the last of one vector; at
@@ -865,9 +871,10 @@ public:
     // 16 groups of 2-4 channels forked 16 times a layer and ran slower at 2
     // threads than at 1. Row splits keep their per-batch regions (their
     // batches are large: Winograd's 16 positions of a whole layer).
-    int64_t batches = 1;
+    SmallVector<int64_t> batchBasis;
     for (unsigned d : g.batch)
-      batches *= g.ranges[d];
+      batchBasis.push_back(g.ranges[d]);
+    int64_t batches = computeProduct(batchBasis);
     if (batches > 1 && (split == Split::Tiles ||
                         (parallel && !p.packB && split == Split::None))) {
       dlas::parallelChunks(
@@ -876,7 +883,10 @@ public:
             Value firstBatch = arith::DivUIOp::create(b, loc, first, perBatch);
             Value endBatch = arith::CeilDivUIOp::create(b, loc, end, perBatch);
             loop(firstBatch, endBatch, 1, [&](Value batch) {
-              setBatchValues(batch);
+              auto ivs = affine::AffineDelinearizeIndexOp::create(b, loc, batch,
+                                                                  batchBasis);
+              batchValues.assign(ivs.getResults().begin(),
+                                 ivs.getResults().end());
               Value base = arith::MulIOp::create(b, loc, batch, perBatch);
               Value tileFirst = arith::SubIOp::create(
                   b, loc, arith::MaxUIOp::create(b, loc, first, base), base);
@@ -888,8 +898,49 @@ public:
     } else {
       loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
         batchValues.assign(batchIvs.begin(), batchIvs.end());
-        emitBatch(split, tiles, fullPanels, tailRows, kBlocks, allPanels,
-                  tileRange);
+        switch (split) {
+        case Split::Tiles: {
+          dlas::parallelChunks(b, loc, g.op, tiles, chunks, tileRange);
+          return;
+        }
+        case Split::Rows: {
+          dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
+                               [&](Value first, Value end) {
+                                 kBlocks([&](Value kc, Value kcEnd) {
+                                   emitPanels(first, end, p.m0, kc, kcEnd,
+                                              index(0), index(tiles), false);
+                                 });
+                               });
+          if (tailRows != 0)
+            kBlocks([&](Value kc, Value kcEnd) {
+              emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                         kcEnd, index(0), index(tiles), false);
+            });
+          return;
+        }
+        case Split::RowsPerKBlock:
+          kBlocks([&](Value kc, Value kcEnd) {
+            packBlockOfB(kc, kcEnd, tiles);
+            dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
+                                 [&](Value first, Value end) {
+                                   emitPanels(first, end, p.m0, kc, kcEnd,
+                                              index(0), index(tiles), false);
+                                 });
+            if (tailRows != 0)
+              emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
+                         kcEnd, index(0), index(tiles), false);
+          });
+          return;
+        case Split::None:
+        case Split::TilesPerKBlock:
+          kBlocks([&](Value kc, Value kcEnd) {
+            if (p.packB)
+              packBlockOfB(kc, kcEnd, tiles);
+            allPanels(kc, kcEnd, index(0), index(tiles),
+                      split == Split::TilesPerKBlock);
+          });
+          return;
+        }
       });
     }
     if (p.packB)
@@ -897,72 +948,6 @@ public:
   }
 
 private:
-  enum class Split { None, Tiles, Rows, TilesPerKBlock, RowsPerKBlock };
-
-  /// The batch ivs of linear batch `batch` (row-major over g.batch).
-  void setBatchValues(Value batch) {
-    batchValues.assign(g.batch.size(), Value());
-    for (int64_t i = g.batch.size() - 1; i >= 0; --i) {
-      Value extent = index(g.ranges[g.batch[i]]);
-      batchValues[i] =
-          i == 0 ? batch
-                 : arith::RemUIOp::create(b, loc, batch, extent).getResult();
-      if (i != 0)
-        batch = arith::DivUIOp::create(b, loc, batch, extent);
-    }
-  }
-
-  /// One batch's GEMM, its threads split as `split` says.
-  void emitBatch(Split split, int64_t tiles, int64_t fullPanels,
-                 int64_t tailRows,
-                 function_ref<void(function_ref<void(Value, Value)>)> kBlocks,
-                 function_ref<void(Value, Value, Value, Value, bool)> allPanels,
-                 function_ref<void(Value, Value)> tileRange) {
-    switch (split) {
-    case Split::Tiles: {
-      dlas::parallelChunks(b, loc, g.op, tiles, chunks, tileRange);
-      return;
-    }
-    case Split::Rows: {
-      dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
-                           [&](Value first, Value end) {
-                             kBlocks([&](Value kc, Value kcEnd) {
-                               emitPanels(first, end, p.m0, kc, kcEnd, index(0),
-                                          index(tiles), false);
-                             });
-                           });
-      if (tailRows != 0)
-        kBlocks([&](Value kc, Value kcEnd) {
-          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                     kcEnd, index(0), index(tiles), false);
-        });
-      return;
-    }
-    case Split::RowsPerKBlock:
-      kBlocks([&](Value kc, Value kcEnd) {
-        packBlockOfB(kc, kcEnd, tiles);
-        dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
-                             [&](Value first, Value end) {
-                               emitPanels(first, end, p.m0, kc, kcEnd, index(0),
-                                          index(tiles), false);
-                             });
-        if (tailRows != 0)
-          emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
-                     kcEnd, index(0), index(tiles), false);
-      });
-      return;
-    case Split::None:
-    case Split::TilesPerKBlock:
-      kBlocks([&](Value kc, Value kcEnd) {
-        if (p.packB)
-          packBlockOfB(kc, kcEnd, tiles);
-        allPanels(kc, kcEnd, index(0), index(tiles),
-                  split == Split::TilesPerKBlock);
-      });
-      return;
-    }
-  }
-
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   void loop(int64_t lb, int64_t ub, function_ref<void(Value)> body) {

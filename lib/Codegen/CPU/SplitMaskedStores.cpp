@@ -48,9 +48,8 @@ std::optional<LaneRun> constantLaneRun(Value mask) {
   DenseIntElementsAttr bits;
   if (!matchPattern(mask, m_Constant(&bits)))
     return std::nullopt;
+  // A splat's values iterate all its lanes too.
   SmallVector<bool> on = llvm::to_vector(bits.getValues<bool>());
-  if (on.size() == 1) // a splat
-    on.assign(lanes, on.front());
   auto firstOn = llvm::find(on, true);
   if (firstOn == on.end())
     return LaneRun{0, 0};
