@@ -91,11 +91,12 @@ static cl::opt<std::string> calibration(
     "calibration",
     cl::desc("--precision=int8: the calibration file (dlas-run --calibrate)"),
     cl::value_desc("FILE"), cl::cat(category));
-static cl::opt<std::string> keepF32(
-    "keep-f32",
-    cl::desc("Layer kinds --precision keeps in f32: a comma list of "
-             "first-conv, classifier, softmax, or none (default: all three)"),
-    cl::cat(category));
+static cl::opt<std::string>
+    keepF32("keep-f32",
+            cl::desc("Layer kinds --precision keeps in f32: a comma list of "
+                     "first-conv, classifier, softmax, depthwise, or none "
+                     "(default: the first three, and depthwise for int8)"),
+            cl::cat(category));
 static cl::opt<std::string> gpuFormat(
     "gpu-format",
     cl::desc("GPU targets: device code as bin (cubin, needs the CUDA "

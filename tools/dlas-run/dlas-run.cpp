@@ -210,11 +210,12 @@ static cl::opt<bool> printPrecision(
     "print-precision",
     cl::desc("Print every layer's precision and the reason"),
     cl::cat(runCategory));
-static cl::opt<std::string> keepF32(
-    "keep-f32",
-    cl::desc("Layer kinds --precision keeps in f32: a comma list of "
-             "first-conv, classifier, softmax, or none (default: all three)"),
-    cl::cat(runCategory));
+static cl::opt<std::string>
+    keepF32("keep-f32",
+            cl::desc("Layer kinds --precision keeps in f32: a comma list of "
+                     "first-conv, classifier, softmax, depthwise, or none "
+                     "(default: the first three, and depthwise for int8)"),
+            cl::cat(runCategory));
 static cl::opt<std::string> calibrateDir(
     "calibrate",
     cl::desc("Run the f32 model on the samples in DIR (a .npy file per "

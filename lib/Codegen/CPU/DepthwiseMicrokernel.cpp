@@ -77,6 +77,12 @@ struct Depthwise {
   /// A linalg.fill or a per-channel linalg.broadcast of the output.
   Operation *init = nullptr;
   SmallVector<linalg::GenericOp> epilogues;
+  /// The buffer each epilogue reads the running value from (the output,
+  /// or an earlier out-of-place epilogue's result).
+  SmallVector<Value> epilogueSources;
+  /// Where the kernel stores: the output, or the last out-of-place
+  /// epilogue's buffer (int8's dequantize into f32, requantize into i8).
+  Value result;
 };
 
 struct Tiles {
@@ -99,7 +105,7 @@ std::optional<Reduction> windowReduction(linalg::LinalgOp op) {
                   (combine->getOperand(0) == x && combine->getOperand(1) == out);
   if (!operands)
     return std::nullopt;
-  if (isa<arith::MaximumFOp>(combine))
+  if (isa<arith::MaximumFOp, arith::MaxSIOp>(combine))
     return Reduction::Max;
   if (isa<arith::AddFOp>(combine))
     return Reduction::Sum;
@@ -118,6 +124,22 @@ StringRef kernelName(Reduction reduction) {
   llvm_unreachable("unknown reduction");
 }
 
+/// The element types the stencils take: a convolution's operands in f32,
+/// bf16, f16 or i8 with the kernels' accumulator (f32, or i32 for i8) as
+/// its output; a max pool in f32 or i8 (exact in either); a sum in f32.
+bool stencilTypesSupported(Reduction reduction, Type x, Type w, Type out) {
+  switch (reduction) {
+  case Reduction::MulAdd:
+    return dlas::isKernelInputType(x) && w == x &&
+           out == dlas::kernelAccumulatorType(x);
+  case Reduction::Max:
+    return out == x && (x.isF32() || x.isInteger(8));
+  case Reduction::Sum:
+    return out == x && x.isF32();
+  }
+  llvm_unreachable("unknown reduction");
+}
+
 /// Matches `op` as a depthwise convolution or NCHW pooling (without its
 /// neighbours); on failure `why` says what does not fit.
 FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
@@ -131,8 +153,8 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
     return reject("not a two-input, one-output, 6-loop op");
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return reject("needs static f32 operands (the kernels build f32 code)");
+    if (!type || !type.hasStaticShape())
+      return reject("needs static operands");
   }
   std::optional<Reduction> reduction = windowReduction(op);
   if (!reduction)
@@ -141,7 +163,7 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   AffineMap outMap = op.getMatchingIndexingMap(out);
   if (outMap.getNumResults() != 4 || !outMap.isProjectedPermutation())
     return reject("output is not y[n, c, oh, ow]");
-  if (!dlas::isContiguousF32(out->get()))
+  if (!dlas::isContiguous(out->get()))
     return reject("output is not contiguous");
   unsigned n = outMap.getDimPosition(0), c = outMap.getDimPosition(1),
            oh = outMap.getDimPosition(2), ow = outMap.getDimPosition(3);
@@ -192,13 +214,20 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   if (!window(xMap.getResult(2), oh, kh, d.sH, d.dH) ||
       !window(xMap.getResult(3), ow, kw, d.sW, d.dW))
     return reject("input rows/columns are not oh*s + kh*d, ow*s + kw*d");
-  if (!dlas::isContiguousF32(x->get()))
+  if (!dlas::isContiguous(x->get()))
     return reject("input is not contiguous");
+  if (!stencilTypesSupported(*reduction, getElementTypeOrSelf(x->get()),
+                             getElementTypeOrSelf(w->get()),
+                             getElementTypeOrSelf(out->get())))
+    return reject("element types not supported: f32 (or bf16, f16 into f32, "
+                  "i8 into i32) for a convolution, f32 or i8 for a max "
+                  "pool, f32 for a sum");
   d.op = op;
   d.reduction = *reduction;
   d.input = x->get();
   d.filter = w->get();
   d.output = out->get();
+  d.result = d.output;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   d.N = ranges[n];
   d.C = ranges[c];
@@ -250,7 +279,8 @@ void foldPadding(Depthwise &d, const dlas::BoundPartners &partners) {
     source = c.getInputs()[0];
   else if (auto c = dyn_cast<memref::CopyOp>(copy); c && c.getTarget() == view)
     source = c.getSource();
-  if (!source || !dlas::isContiguousF32(source) ||
+  if (!source || !dlas::isContiguous(source) ||
+      getElementTypeOrSelf(source) != getElementTypeOrSelf(d.input) ||
       copy->getBlock() != block || !fill->isBeforeInBlock(copy) ||
       !copy->isBeforeInBlock(d.op))
     return;
@@ -293,69 +323,127 @@ void foldInit(Depthwise &d, const dlas::BoundPartners &partners) {
     d.init = before;
 }
 
-/// How `operand` of epilogue `g` is read, if it can be.
+/// How `operand` of epilogue `g`, which reads the running value from
+/// `source`, is read, if it can be.
 std::optional<EpilogueOperand> classifyEpilogueOperand(const Depthwise &d,
                                                        linalg::GenericOp g,
-                                                       OpOperand &operand) {
+                                                       OpOperand &operand,
+                                                       Value source) {
   AffineMap map = g.getMatchingIndexingMap(&operand);
   Value v = operand.get();
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  Type element = type.getElementType();
+  // f32 operands, and the i32 zero points of int8's dequantize.
+  bool readable = element.isF32() || element.isInteger(32);
+  auto shape = cast<ShapedType>(d.output.getType()).getShape();
   if (map.isIdentity()) {
-    if (v == d.output)
+    if (v == source)
       return EpilogueOperand::Output;
-    if (dlas::isContiguousF32(v) && v.getType() == d.output.getType())
+    // Buffers the chain writes hold stale values once it is fused.
+    bool written = v == d.output || llvm::any_of(d.epilogues, [&](auto e) {
+                     return e.getDpsInitOperand(0)->get() == v;
+                   });
+    if (readable && !written && dlas::isContiguous(v) &&
+        type.getShape() == shape)
       return EpilogueOperand::Full;
     return std::nullopt;
   }
-  auto type = dyn_cast<MemRefType>(v.getType());
-  if (map.getNumResults() == 1 && map.getDimPosition(0) == 1 && type &&
-      type.getRank() == 1 && type.getElementType().isF32() &&
-      type.getDimSize(0) == d.C)
+  if (readable && map.getNumResults() == 1 && map.getDimPosition(0) == 1 &&
+      type.getRank() == 1 && type.getDimSize(0) == d.C)
     return EpilogueOperand::PerChannel;
   return std::nullopt;
 }
 
-/// True when `g` computes out = f(out, ...) elementwise in place with a
-/// body of arith/math ops that have vector forms.
-bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g) {
-  if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
-      g.getDpsInitOperand(0)->get() != d.output ||
-      g.getNumLoops() != 4 || g.getNumReductionLoops() != 0 ||
-      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+/// True when nothing but the stencil, its init, the fused epilogues, `next`
+/// and deallocations uses `buffer`, a local allocation: the kernel may then
+/// stop writing it.
+bool onlyFoldedUsers(const Depthwise &d, Value buffer, linalg::GenericOp next) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
     return false;
-  for (OpOperand *operand : g.getDpsInputOperands())
-    if (!classifyEpilogueOperand(d, g, *operand))
-      return false;
-  return dlas::isVectorizableElementwiseBody(g.getBody());
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    return user == d.op || user == d.init || user == next ||
+           isa<memref::DeallocOp>(user) ||
+           llvm::is_contained(d.epilogues, user);
+  });
 }
 
-/// Collects the in-place elementwise ops that follow the convolution on
-/// its output, up to the first op that could observe or change memory, and
-/// at most `limit` of them.
+/// True when `g` computes f(running value, ...) elementwise with a body of
+/// arith/math ops that have vector forms, reading the running value from
+/// `source`: in place, or into a fresh buffer of the same shape (int8's
+/// i32 -> f32 dequantize, f32 -> i8 requantize) when nothing else reads
+/// `source`.
+bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g, Value source) {
+  if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != 4 || g.getNumReductionLoops() != 0 ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      !dlas::isVectorizableElementwiseBody(g.getBody()))
+    return false;
+  bool readsSource = false;
+  for (OpOperand *operand : g.getDpsInputOperands()) {
+    std::optional<EpilogueOperand> kind =
+        classifyEpilogueOperand(d, g, *operand, source);
+    if (!kind)
+      return false;
+    readsSource |= *kind == EpilogueOperand::Output;
+  }
+  Value out = g.getDpsInitOperand(0)->get();
+  bool outReadInBody =
+      !g.getBody()->getArgument(g.getNumDpsInputs()).use_empty();
+  if (out == source)
+    return readsSource || outReadInBody;
+  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  // The kernel writes `out` where the stencil was: nothing before `g` may
+  // use it.
+  Block *block = d.op->getBlock();
+  bool usedBefore = llvm::any_of(out.getUsers(), [&](Operation *user) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    return !ancestor || ancestor->isBeforeInBlock(g);
+  });
+  return readsSource && !outReadInBody && alloc && alloc->getBlock() == block &&
+         alloc.getOperands().empty() && !usedBefore &&
+         dlas::isEpilogueResultType(cast<ShapedType>(source.getType()),
+                                    cast<ShapedType>(out.getType())) &&
+         onlyFoldedUsers(d, source, g);
+}
+
+/// Collects the elementwise ops that follow the convolution on its output
+/// (in place, or each into a fresh buffer the next one reads), up to the
+/// first op that could observe or change memory, and at most `limit` of
+/// them.
 void foldEpilogues(Depthwise &d, int64_t limit,
                    const dlas::BoundPartners &partners) {
   llvm::SmallPtrSet<Value, 4> freed;
+  Value current = d.output;
   for (Operation *op = d.op->getNextNode(); op; op = op->getNextNode()) {
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
       if (int64_t(d.epilogues.size()) == limit)
-        return;
-      bool readsFreed = llvm::any_of(g.getDpsInputs(), [&](Value v) {
-        return freed.contains(v);
-      });
-      if (readsFreed || !partners.acceptsEpilogue(g, d.epilogues.size()) ||
-          !isFusableEpilogue(d, g))
-        return;
+        break;
+      bool touchesFreed = llvm::any_of(
+          g->getOperands(), [&](Value v) { return freed.contains(v); });
+      if (touchesFreed || !partners.acceptsEpilogue(g, d.epilogues.size()) ||
+          !isFusableEpilogue(d, g, current))
+        break;
       d.epilogues.push_back(g);
+      d.epilogueSources.push_back(current);
+      current = g.getDpsInitOperand(0)->get();
       continue;
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      if (dealloc.getMemref() == d.output)
-        return;
+      if (dealloc.getMemref() == current)
+        break;
       freed.insert(dealloc.getMemref());
       continue;
     }
+    // A fresh buffer aliases nothing the chain reads or writes (an
+    // out-of-place epilogue's own result is allocated between the ops).
+    if (isa<memref::AllocOp>(op))
+      continue;
     if (!isMemoryEffectFree(op))
-      return;
+      break;
   }
+  d.result = current;
 }
 
 /// The tuning-file key of a stencil:
@@ -467,7 +555,23 @@ public:
   DepthwiseEmitter(OpBuilder &b, const Depthwise &d, Tiles tiles,
                    dlas::KernelTypes types, int64_t vectorWidth, bool rowMajor)
       : b(b), loc(d.op->getLoc()), d(d), tiles(tiles), rowMajor(rowMajor),
-        vw(vectorWidth), types(types), vecType(types.accVector(vw)) {}
+        vw(vectorWidth), types(types), vecType(types.accVector(vw)),
+        int8InF32(isInt8ExactInF32(d, types)),
+        computeType(int8InF32 ? VectorType::get({vw}, b.getF32Type())
+                              : vecType) {}
+
+  /// True when an i8 x i8 -> i32 convolution's sums are computed exactly
+  /// in f32: every partial sum of KH*KW products of at most 2^14, plus a
+  /// zero init, stays below 2^24. FMAs on f32 run twice as many per cycle
+  /// as vpmulld + vpaddd (and one instruction instead of two), and the
+  /// input converts once per load, not once per tap.
+  static bool isInt8ExactInF32(const Depthwise &d, dlas::KernelTypes types) {
+    if (d.reduction != Reduction::MulAdd || !types.input.isInteger(8) ||
+        !types.acc.isInteger(32) || !d.init ||
+        !matchPattern(dlas::fillValue(d.init, d.output), m_Zero()))
+      return false;
+    return d.KH * d.KW * 128 * 128 < (int64_t(1) << 24);
+  }
 
   void emit(bool parallel) {
     auto body = [&](Value n, Value c) {
@@ -499,8 +603,19 @@ private:
   Value mul(Value v, int64_t k) {
     return k == 1 ? v : arith::MulIOp::create(b, loc, v, index(k)).getResult();
   }
+  /// `v` (input elements, scalar or vector) as the arithmetic's elements.
+  Value promote(Value v) {
+    if (!int8InF32)
+      return types.promote(b, loc, v);
+    Type f32 = b.getF32Type();
+    if (auto vector = dyn_cast<VectorType>(v.getType()))
+      f32 = vector.clone(f32);
+    return arith::SIToFPOp::create(b, loc, f32, v);
+  }
+
   Value splat(Value scalar) {
-    return vector::BroadcastOp::create(b, loc, vecType, scalar);
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get({vw}, scalar.getType()), scalar);
   }
 
   void loop(Value lb, Value ub, int64_t step, function_ref<void(Value)> body) {
@@ -538,22 +653,21 @@ private:
     taps.clear();
     for (int64_t kh = 0; kh < d.KH && d.reduction == Reduction::MulAdd; ++kh)
       for (int64_t kw = 0; kw < d.KW; ++kw)
-        taps.push_back(splat(types.promote(
-            b, loc,
-            memref::LoadOp::create(b, loc, d.filter,
-                                   ValueRange{c, index(kh), index(kw)}))));
+        taps.push_back(splat(promote(memref::LoadOp::create(
+            b, loc, d.filter, ValueRange{c, index(kh), index(kw)}))));
     initVector = Value();
     if (auto bias = dyn_cast_or_null<linalg::BroadcastOp>(d.init))
       initVector = splat(memref::LoadOp::create(b, loc, bias.getInput(), c));
     else if (d.init)
-      initVector = splat(dlas::fillValue(d.init, d.output));
-    padVector =
-        d.pad.value ? splat(types.promote(b, loc, d.pad.value)) : Value();
-    zeroVector = types.zero(b, loc, vecType);
+      initVector = int8InF32 ? types.zero(b, loc, computeType)
+                             : splat(dlas::fillValue(d.init, d.output));
+    padVector = d.pad.value ? splat(promote(d.pad.value)) : Value();
+    zeroVector = types.zero(b, loc, computeType);
     channelValues.clear();
-    for (linalg::GenericOp g : d.epilogues)
-      for (OpOperand *operand : g.getDpsInputOperands())
-        if (classifyEpilogueOperand(d, g, *operand) ==
+    for (auto [epilogue, source] : llvm::zip(d.epilogues, d.epilogueSources))
+      for (OpOperand *operand :
+           linalg::GenericOp(epilogue).getDpsInputOperands())
+        if (classifyEpilogueOperand(d, epilogue, *operand, source) ==
             EpilogueOperand::PerChannel)
           channelValues[operand] = splat(
               memref::LoadOp::create(b, loc, operand->get(), c));
@@ -633,10 +747,12 @@ private:
   Value loadOutputShaped(Value buffer, Value oh, Value col,
                          ArrayRef<bool> lanes) {
     SmallVector<Value> indices{n, c, oh, col};
+    auto type = VectorType::get({vw}, getElementTypeOrSelf(buffer));
     if (llvm::all_of(lanes, [](bool l) { return l; }))
-      return vector::LoadOp::create(b, loc, vecType, buffer, indices);
-    return vector::MaskedLoadOp::create(b, loc, vecType, buffer, indices,
-                                        maskConstant(lanes), zeroVector);
+      return vector::LoadOp::create(b, loc, type, buffer, indices);
+    return vector::MaskedLoadOp::create(b, loc, type, buffer, indices,
+                                        maskConstant(lanes),
+                                        types.zero(b, loc, type));
   }
 
   /// Input row `ih` (known valid), columns for output vector `v` shifted by
@@ -663,6 +779,8 @@ private:
       return padVector ? padVector : zeroVector;
     if (llvm::all_of(lanes, [](bool l) { return l; })) {
       row = vector::LoadOp::create(b, loc, spanType, d.input, indices);
+    } else if (types.input.getIntOrFloatBitWidth() < 32 && d.W >= span) {
+      row = shiftedRowLoad(ih, (*ow0Const + v * vw) * d.sW + shift, span);
     } else {
       Value pass = vector::BroadcastOp::create(
           b, loc, spanType,
@@ -671,12 +789,46 @@ private:
                                          maskConstant(lanes), pass);
     }
     if (d.sW == 1)
-      return types.promote(b, loc, row);
+      return promote(row);
     SmallVector<int64_t> every;
     for (int64_t l = 0; l < vw; ++l)
       every.push_back(l * d.sW);
-    return types.promote(b, loc,
-                         vector::ShuffleOp::create(b, loc, row, row, every));
+    return promote(vector::ShuffleOp::create(b, loc, row, row, every));
+  }
+
+  /// The `span` input elements of row `ih` from column `first`, a window
+  /// that crosses the row's start or end (W >= span): one plain load of
+  /// the span inside the row, shuffled into place with the pad value
+  /// where the window lies outside. AVX2 has no masked load of bytes or
+  /// halves; LLVM inserts such a masked load's lanes one by one.
+  Value shiftedRowLoad(Value ih, int64_t first, int64_t span) {
+    auto spanType = VectorType::get({span}, types.input);
+    int64_t start = std::clamp<int64_t>(first, 0, d.W - span);
+    Value row = vector::LoadOp::create(b, loc, spanType, d.input,
+                                       ValueRange{n, c, ih, index(start)});
+    Value pad = vector::BroadcastOp::create(
+        b, loc, spanType,
+        d.pad.value ? d.pad.value : types.zero(b, loc, types.input));
+    // Shuffle indices: [0, span) the loaded row, [span, 2*span) the pad.
+    SmallVector<int64_t> placed;
+    for (int64_t l = 0; l < span; ++l) {
+      int64_t column = first + l;
+      placed.push_back(column >= 0 && column < d.W ? column - start : span);
+    }
+    return vector::ShuffleOp::create(b, loc, row, pad, placed);
+  }
+
+  /// True when `pad` is the reduction's identity: 0 for sums, -inf (or
+  /// the least integer) for max.
+  bool isIdentityPad(Value pad) {
+    APFloat floatValue(0.0f);
+    APInt intValue;
+    if (d.reduction != Reduction::Max)
+      return matchPattern(pad, m_AnyZeroFloat()) || matchPattern(pad, m_Zero());
+    if (matchPattern(pad, m_ConstantFloat(&floatValue)))
+      return floatValue.isInfinity() && floatValue.isNegative();
+    return matchPattern(pad, m_ConstantInt(&intValue)) &&
+           intValue.isMinSignedValue();
   }
 
   /// One block of `blockRows` output rows from `oh0` by one column tile.
@@ -696,14 +848,9 @@ private:
                        : loadOutputShaped(d.output, ohs[r], cols[v],
                                           outputLanes(ow0Const, v * vw));
     // Rows wholly in the padding change nothing when the pad value is the
-    // reduction's identity (0 for sums, -inf for max): they are skipped.
-    APFloat padConstant(0.0f);
-    bool identityPad =
-        !d.pad.value ||
-        (d.reduction == Reduction::Max
-             ? matchPattern(d.pad.value, m_ConstantFloat(&padConstant)) &&
-                   padConstant.isInfinity() && padConstant.isNegative()
-             : matchPattern(d.pad.value, m_AnyZeroFloat()));
+    // reduction's identity (0 for sums, -inf or the least integer for
+    // max): they are skipped.
+    bool identityPad = !d.pad.value || isIdentityPad(d.pad.value);
     int64_t span = (blockRows - 1) * d.sH + (d.KH - 1) * d.dH + 1;
     Value firstRow = mul(oh0, d.sH);
     for (int64_t rel = 0; rel < span; ++rel) {
@@ -737,10 +884,16 @@ private:
             Value &a = acc[r * vectors + v];
             switch (d.reduction) {
             case Reduction::MulAdd:
-              a = types.multiplyAdd(b, loc, x, taps[kh * d.KW + kw], a);
+              a = int8InF32
+                      ? vector::FMAOp::create(b, loc, x, taps[kh * d.KW + kw],
+                                              a)
+                            .getResult()
+                      : types.multiplyAdd(b, loc, x, taps[kh * d.KW + kw], a);
               break;
             case Reduction::Max:
-              a = arith::MaximumFOp::create(b, loc, a, x);
+              a = isa<FloatType>(types.acc)
+                      ? arith::MaximumFOp::create(b, loc, a, x).getResult()
+                      : arith::MaxSIOp::create(b, loc, a, x).getResult();
               break;
             case Reduction::Sum:
               a = arith::AddFOp::create(b, loc, a, x);
@@ -755,12 +908,15 @@ private:
         SmallVector<bool> lanes = outputLanes(ow0Const, v * vw);
         if (llvm::none_of(lanes, [](bool l) { return l; }))
           continue;
-        Value value = applyEpilogues(acc[r * vectors + v], ohs[r], cols[v], lanes);
+        Value sum = acc[r * vectors + v];
+        if (int8InF32) // exact integers: the conversion is too
+          sum = arith::FPToSIOp::create(b, loc, vecType, sum);
+        Value value = applyEpilogues(sum, ohs[r], cols[v], lanes);
         SmallVector<Value> indices{n, c, ohs[r], cols[v]};
         if (llvm::all_of(lanes, [](bool l) { return l; }))
-          vector::StoreOp::create(b, loc, value, d.output, indices);
+          vector::StoreOp::create(b, loc, value, d.result, indices);
         else
-          vector::MaskedStoreOp::create(b, loc, d.output, indices,
+          vector::MaskedStoreOp::create(b, loc, d.result, indices,
                                         maskConstant(lanes), value);
       }
     }
@@ -769,12 +925,13 @@ private:
   /// The epilogues' bodies on vectors: clones of their scalar ops with
   /// vector results; values from outside are broadcast.
   Value applyEpilogues(Value acc, Value oh, Value col, ArrayRef<bool> lanes) {
-    for (linalg::GenericOp g : d.epilogues) {
+    for (auto [epilogue, source] : llvm::zip(d.epilogues, d.epilogueSources)) {
+      linalg::GenericOp g = epilogue;
       Block *body = g.getBody();
       IRMapping mapping;
       for (OpOperand *operand : g.getDpsInputOperands()) {
         BlockArgument arg = body->getArgument(operand->getOperandNumber());
-        switch (*classifyEpilogueOperand(d, g, *operand)) {
+        switch (*classifyEpilogueOperand(d, g, *operand, source)) {
         case EpilogueOperand::Output:
           mapping.map(arg, acc);
           break;
@@ -802,6 +959,9 @@ private:
   dlas::KernelTypes types;
   /// Accumulator (and output) vectors.
   VectorType vecType;
+  /// i8 sums computed in f32 (exact), and the arithmetic's vectors.
+  bool int8InF32;
+  VectorType computeType;
   // Per channel.
   Value n, c, initVector, padVector, zeroVector;
   SmallVector<Value> taps;
@@ -883,6 +1043,12 @@ struct DepthwiseMicrokernelPass
       }
       Tiles tiles{decision.getRows(), decision.getVectors()};
       std::string key = decision.getKey().str();
+      // An out-of-place epilogue's buffer is allocated after the stencil,
+      // where the kernel now writes it.
+      if (Operation *alloc = d.result.getDefiningOp();
+          alloc && alloc->getBlock() == op->getBlock() &&
+          op->isBeforeInBlock(alloc))
+        alloc->moveBefore(op);
 
       OpBuilder b(op);
       DepthwiseEmitter(b, d, tiles, dlas::KernelTypes::of(decision),

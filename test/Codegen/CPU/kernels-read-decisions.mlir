@@ -72,19 +72,21 @@ func.func @bf16(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf
 
 // -----
 
-func.func @i8_depthwise(%x: memref<1x8x10x10xi8>, %w: memref<8x3x3xi8>, %y: memref<1x8x8x8xi32>) {
-  // expected-error @+1 {{the depthwise kernel builds f32 code only (input = i8, acc = i32)}}
-  linalg.depthwise_conv_2d_nchw_chw {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, input = i8, acc = i32, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : memref<1x8x10x10xi8>, memref<8x3x3xi8>) outs(%y : memref<1x8x8x8xi32>)
+// A sum pool sums in f32 only (an i8 average pool would need i32 sums).
+func.func @i8_sum_pool(%x: memref<1x8x10x10xi8>, %w: memref<3x3xi8>, %y: memref<1x8x8x8xi32>) {
+  // expected-error @+1 {{the sum_pool kernel builds f32 code only (input = i8, acc = i32)}}
+  linalg.pooling_nchw_sum {dlas.lowering = #dlas.microkernel<kind = sum_pool, rows = 4, vectors = 1, lanes = 16, input = i8, acc = i32, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x8x10x10xi8>, memref<3x3xi8>) outs(%y : memref<1x8x8x8xi32>)
   return
 }
 
 // -----
 
-func.func @bf16_depthwise(%x: memref<1x8x10x10xbf16>, %w: memref<8x3x3xbf16>, %y: memref<1x8x8x8xf32>) {
-  // expected-error @+1 {{the depthwise kernel builds f32 code only (input = bf16, acc = f32)}}
-  linalg.depthwise_conv_2d_nchw_chw {dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 16, input = bf16, acc = f32, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : memref<1x8x10x10xbf16>, memref<8x3x3xbf16>) outs(%y : memref<1x8x8x8xf32>)
+// A max pool is exact in f32 and i8 only: bf16 into f32 is refused.
+func.func @bf16_max_pool(%x: memref<1x8x10x10xbf16>, %w: memref<3x3xbf16>, %y: memref<1x8x8x8xf32>) {
+  // expected-error @+1 {{the max_pool kernel builds f32 or i8 code only (input = bf16, acc = f32)}}
+  linalg.pooling_nchw_max {dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 4, vectors = 1, lanes = 16, input = bf16, acc = f32, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x8x10x10xbf16>, memref<3x3xbf16>) outs(%y : memref<1x8x8x8xf32>)
   return
 }
 

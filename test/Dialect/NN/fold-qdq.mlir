@@ -54,9 +54,10 @@ func.func @conv(%q: tensor<1x1x4x4xi8>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
-// Depthwise convolutions have no int8 kernel; a per-channel input, a
-// float input and an i32 one are no QDQ input: all stay as they are.
-// PRINT: dlas-fold-qdq: conv2d weight 2x1x1x1: float (depthwise: no int8 kernel)
+// Depthwise convolutions stay float (as under dlas-mixed-precision's
+// default guard); a per-channel input, a float input and an i32 one are no
+// QDQ input: all stay as they are.
+// PRINT: dlas-fold-qdq: conv2d weight 2x1x1x1: float (depthwise)
 // CHECK-LABEL: func @untouched
 // CHECK-NOT: xi32>
 // CHECK: return

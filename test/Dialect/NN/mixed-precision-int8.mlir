@@ -3,6 +3,7 @@
 // RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=none print" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json print" | FileCheck %s --check-prefix=GUARD
 // RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=none max-weight-error=1e-4 print" | FileCheck %s --check-prefix=BUDGET
+// RUN: dlas-opt %s --split-input-file --dlas-mixed-precision="policy=int8 calibration=%S/Inputs/int8-calibration.json keep-f32=first-conv,depthwise print" | FileCheck %s --check-prefix=NAMED
 // On a target whose int8 GEMM multiplies on vpmaddubsw (AVX2, no VNNI),
 // dense convolutions get 7-bit weights (max |w| / 63) and linear layers
 // and matmuls keep 8; with VNNI all keep 8, as without a target.
@@ -136,3 +137,24 @@ func.func @guarded(%x: tensor<1x1x4x4xf32>, %v: tensor<2x2x1x1xf32>) -> tensor<1
     }
   }
 #-}
+
+// -----
+
+// Depthwise convolutions: int8 (the stencil's i8 kernel) when keep-f32
+// leaves them out, f32 under the int8 policy's default guard (measured
+// slower in int8 on AVX2: docs/MixedPrecision.md), and f32 when named.
+// CHECK: dlas-mixed-precision: conv2d "dw" weight 2x1x3x3: int8 (weight error
+// CHECK-LABEL: func @depthwise
+// CHECK: nn.conv2d {{.*}} {groups = 2 : i64} : (tensor<1x2x4x4xi8>, tensor<2x1x3x3xi8>) -> tensor<1x2x2x2xi32>
+// GUARD: dlas-mixed-precision: conv2d "dw" weight 2x1x3x3: f32 (depthwise)
+// GUARD-LABEL: func @depthwise
+// GUARD: nn.conv2d {{.*}} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x2x2xf32>
+// NAMED: dlas-mixed-precision: conv2d "pw" weight 2x2x1x1: f32 (first convolution)
+// NAMED: dlas-mixed-precision: conv2d "dw" weight 2x1x3x3: f32 (depthwise)
+func.func @depthwise(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %pw = arith.constant dense<[[[[0.3]], [[-0.7]]], [[[0.11]], [[0.9]]]]> : tensor<2x2x1x1xf32>
+  %dw = arith.constant dense<[[[[0.5, -0.25, 0.125], [1.0, -1.0, 0.75], [0.0, 0.5, -0.5]]], [[[0.2, 0.4, -0.6], [0.8, -0.1, 0.3], [-0.9, 0.7, 0.05]]]]> : tensor<2x1x3x3xf32>
+  %0 = nn.conv2d %x, %pw : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("pw")
+  %1 = nn.conv2d %0, %dw {groups = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x2x2xf32> loc("dw")
+  return %1 : tensor<1x2x2x2xf32>
+}

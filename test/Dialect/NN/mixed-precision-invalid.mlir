@@ -5,7 +5,7 @@
 // RUN: not dlas-run %s --random-inputs --precision=int4 2>&1 | FileCheck %s --check-prefix=TOOL
 
 // UNKNOWN: error: dlas-mixed-precision: unknown policy 'fp8' (f32, bf16, fp16, int8 or auto)
-// KIND: error: dlas-mixed-precision: unknown keep-f32 kind 'stem' (first-conv, classifier, softmax or none)
+// KIND: error: dlas-mixed-precision: unknown keep-f32 kind 'stem' (first-conv, classifier, softmax, depthwise or none)
 // BUDGET: error: dlas-mixed-precision: max-weight-error must be a number, got nan
 // TOOL: error: dlas-mixed-precision: unknown policy 'int4'
 // TOOL: dlas-run: error: compilation pipeline failed

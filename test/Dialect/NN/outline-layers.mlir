@@ -140,3 +140,34 @@ func.func @pools(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x2x2xf32> {
   %p1 = nn.max_pool2d %r1 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x16x4x4xf32>) -> tensor<1x16x2x2xf32>
   return %p1 : tensor<1x16x2x2xf32>
 }
+
+// -----
+
+// A constant pad read only by a convolution joins the convolution's layer
+// (named after it), where the kernel folds it: int8 pads a convolution's
+// input with the zero point explicitly. A pad read twice, or an edge pad,
+// stays a layer of its own (here an edge pad read twice).
+// CHECK-LABEL: func.func @pad_prologue
+// CHECK: %[[A:.*]] = call @pad_prologue_layer0_conv2d(%arg0)
+// CHECK: %[[P:.*]] = call @pad_prologue_layer1_pad(%[[A]])
+// CHECK: call @pad_prologue_layer2_conv2d(%[[P]])
+// CHECK: call @pad_prologue_layer3_add(%[[P]])
+// CHECK: func.func private @pad_prologue_layer0_conv2d(%{{.*}}: tensor<1x2x4x4xi8>) -> tensor<1x2x4x4xi32>
+// CHECK-SAME: dlas.layer = "dw"
+// CHECK: nn.pad
+// CHECK-NEXT: nn.conv2d
+// CHECK: func.func private @pad_prologue_layer1_pad
+// CHECK-SAME: dlas.layer = "edge"
+// CHECK: func.func private @pad_prologue_layer2_conv2d(%{{.*}}: tensor<1x2x8x8xi32>)
+// CHECK-NOT: nn.pad
+// CHECK: return
+func.func @pad_prologue(%x: tensor<1x2x4x4xi8>) -> (tensor<1x2x6x6xi32>, tensor<1x2x8x8xi32>) {
+  %w = arith.constant dense<1> : tensor<2x1x3x3xi8>
+  %w32 = arith.constant dense<1> : tensor<2x1x3x3xi32>
+  %p = nn.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = -128.0 : f64} : (tensor<1x2x4x4xi8>) -> tensor<1x2x6x6xi8> loc("zero_point")
+  %0 = nn.conv2d %p, %w {groups = 2 : i64} : (tensor<1x2x6x6xi8>, tensor<2x1x3x3xi8>) -> tensor<1x2x4x4xi32> loc("dw")
+  %e = nn.pad %0 {pads = array<i64: 0, 0, 2, 2, 0, 0, 2, 2>, mode = #nn<pad_mode edge>} : (tensor<1x2x4x4xi32>) -> tensor<1x2x8x8xi32> loc("edge")
+  %1 = nn.conv2d %e, %w32 {groups = 2 : i64} : (tensor<1x2x8x8xi32>, tensor<2x1x3x3xi32>) -> tensor<1x2x6x6xi32>
+  %2 = nn.add %e, %e : (tensor<1x2x8x8xi32>, tensor<1x2x8x8xi32>) -> tensor<1x2x8x8xi32>
+  return %1, %2 : tensor<1x2x6x6xi32>, tensor<1x2x8x8xi32>
+}

@@ -22,8 +22,8 @@ Each case is a module in the nn dialect with constant f32 weights. For each:
    f32 result, within 5e-2 of max |expected|: the scheme, not just its
    reproduction, is sound.
 
-Depthwise convolutions stay f32 under the policy (no int8 kernel): their
-reference is the f32 layer (PyTorch), within 1e-4 relative.
+Depthwise convolutions run in int8 too (keep-f32=none lifts the policy's
+default depthwise guard): the stencil kernel on i8 with exact sums.
 
 Families: conv (nn_cases.py's convolution matrix: strides, padding,
 dilation, groups, depthwise, 1x1 to 7x7, NHWC; inputs alternately signed
@@ -98,10 +98,6 @@ class Layer:
         return self.kind == "conv2d" and self.groups == 1 and self.layout == "nchw"
 
     def forward_int8(self, x, lo, hi, pair_target=False):
-        if self.depthwise():
-            # The policy keeps depthwise convolutions in f32 (no int8
-            # kernel): DLAS must match the f32 layer.
-            return self.forward(x)
         x = x.numpy().astype(np.float32)
         s_x, zp_x = act_params(lo, hi)
         qx = np.clip(np.rint(x / s_x) + np.float32(zp_x), -128, 127)
@@ -358,10 +354,9 @@ def main():
                         f"calibration={calibration} keep-f32=none}},{cpu})")
             common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
                       "--pipeline", pipeline]
-            f32_only = all(layer.depthwise() for layer in c.layers)
             reference = base + (".int8-pairs.npy" if attached else ".int8.npy")
             exact = run(common + ["--expect", reference, "--max-rel-err",
-                                  "1e-4" if f32_only else EXACT])
+                                  EXACT])
             checks = [exact]
             # The comparison with f32 judges the scheme, which the exact
             # check pins on every target: the first target suffices (and

@@ -223,33 +223,38 @@ bool MicrokernelAttr::isStencil() const { return isStencilKind(getKind()); }
 bool MicrokernelAttr::isBlocked() const { return isBlockedKind(getKind()); }
 
 std::string MicrokernelAttr::unsupportedTypes() const {
-  Type input = getInput();
-  if (input.isF32() && getAcc().isF32())
+  Type input = getInput(), acc = getAcc();
+  if (input.isF32() && acc.isF32())
     return "";
-  // The GEMM kernel widens bf16/f16 operands on load into f32 accumulators.
-  if (getKind() == MicrokernelKind::gemm && getAcc().isF32() &&
-      (input.isBF16() || input.isF16()))
+  MicrokernelKind kind = getKind();
+  // The GEMM and depthwise kernels widen bf16/f16 operands on load into
+  // f32 accumulators, and i8 operands into i32 ones.
+  bool widens =
+      kind == MicrokernelKind::gemm || kind == MicrokernelKind::depthwise;
+  if (widens && ((acc.isF32() && (input.isBF16() || input.isF16())) ||
+                 (input.isInteger(8) && acc.isInteger(32))))
     return "";
-  // ... and i8 operands into i32 accumulators.
-  if (getKind() == MicrokernelKind::gemm && input.isInteger(8) &&
-      getAcc().isInteger(32))
+  // A max pool is exact in i8.
+  if (kind == MicrokernelKind::max_pool && input.isInteger(8) && acc == input)
     return "";
   std::string why;
   llvm::raw_string_ostream os(why);
-  os << "the " << stringifyMicrokernelKind(getKind()) << " kernel builds "
-     << (getKind() == MicrokernelKind::gemm ? "f32, bf16 or f16 inputs with "
-                                              "f32 accumulators, or i8 with i32"
-                                            : "f32 code")
-     << " only (input = " << input << ", acc = " << getAcc() << ")";
+  os << "the " << stringifyMicrokernelKind(kind) << " kernel builds "
+     << (widens ? "f32, bf16 or f16 inputs with f32 accumulators, or i8 "
+                  "with i32"
+         : kind == MicrokernelKind::max_pool ? "f32 or i8 code"
+                                             : "f32 code")
+     << " only (input = " << input << ", acc = " << acc << ")";
   return why;
 }
 
 /// The (input, accumulator) element type pairs a decision may name: f32,
-/// and the mixed-precision formats that the kernels will take.
+/// the mixed-precision formats that the kernels take, and i8 throughout
+/// (an int8 max pool).
 static bool isKnownTypePair(Type input, Type acc) {
   if (acc.isF32())
     return input.isF32() || input.isBF16() || input.isF16();
-  return input.isInteger(8) && acc.isInteger(32);
+  return input.isInteger(8) && (acc.isInteger(32) || acc.isInteger(8));
 }
 
 LogicalResult MicrokernelAttr::verify(
@@ -282,7 +287,7 @@ LogicalResult MicrokernelAttr::verify(
   if (!isKnownTypePair(input, acc))
     return emitError() << "input = " << input << " with acc = " << acc
                        << " is not a kernel format (f32, bf16 or f16 with "
-                          "f32 accumulators, i8 with i32)";
+                          "f32 accumulators, i8 with i32 or i8)";
   if (epilogues < 0)
     return emitError() << "epilogues must not be negative, got " << epilogues;
   if (key.empty())

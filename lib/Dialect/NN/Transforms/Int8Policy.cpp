@@ -198,8 +198,8 @@ LogicalResult Int8Rewriter::run() {
       ++stats.kept;
       continue;
     }
-    if (!hasInt8Kernel(layer.op)) {
-      report(layer, "f32", "depthwise: no int8 kernel");
+    if (guards.depthwise && isDepthwiseConv(layer.op)) {
+      report(layer, "f32", "depthwise");
       ++stats.kept;
       continue;
     }
@@ -308,12 +308,10 @@ FailureOr<std::string> nn::lowerLayerToInt8(Operation *op,
   return lowerLayer(op, input, maxWeightError, choice, detail);
 }
 
-bool nn::hasInt8Kernel(Operation *op) {
-  // The depthwise stencil kernel is f32-only: int8 would run as loops,
-  // several times slower than the f32 kernel (MobileNetV2 2.8x).
+bool nn::isDepthwiseConv(Operation *op) {
   auto conv = dyn_cast<Conv2DOp>(op);
-  return !(conv && conv.getGroups() > 1 &&
-           conv.getFilter().getType().getDimSize(1) == 1);
+  return conv && conv.getGroups() > 1 &&
+         conv.getFilter().getType().getDimSize(1) == 1;
 }
 
 LogicalResult nn::quantizeFunctionToInt8(FunctionOpInterface func,

@@ -8,7 +8,8 @@ namespace mlir::dlas::nn {
 
 /// Layer kinds the precision guard keeps in f32.
 struct Guards {
-  bool firstConv = false, classifier = false, softmax = false;
+  bool firstConv = false, classifier = false, softmax = false,
+       depthwise = false;
 };
 
 struct Int8Stats {
@@ -34,8 +35,9 @@ FailureOr<std::string> lowerLayerToInt8(Operation *op, QuantizationParams input,
                                         WeightScale choice,
                                         std::string &detail);
 
-/// A kernel exists for `op` in int8 (depthwise convolutions have none).
-bool hasInt8Kernel(Operation *op);
+/// True for a depthwise convolution (groups > 1, one input channel per
+/// group).
+bool isDepthwiseConv(Operation *op);
 
 } // namespace mlir::dlas::nn
 

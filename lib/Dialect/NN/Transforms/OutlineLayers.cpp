@@ -67,6 +67,20 @@ bool mayFusePool(Operation *op) {
          wholeBlocks(input.getDimSize(1)) && wholeBlocks(output.getDimSize(1));
 }
 
+/// True for a constant pad whose one user is a convolution in its block: it
+/// joins the convolution's layer, where the kernel folds it (the depthwise
+/// stencil reads the border as the pad value; int8 pads with the input's
+/// zero point, explicitly) instead of a layer writing a padded copy.
+bool isPrologue(Operation *op) {
+  auto pad = dyn_cast<nn::PadOp>(op);
+  if (!pad || pad.getMode() != nn::PadMode::Constant ||
+      !pad.getResult().hasOneUse())
+    return false;
+  Operation *user = *pad.getResult().getUsers().begin();
+  return isa<nn::Conv2DOp>(user) && user->getBlock() == op->getBlock() &&
+         user->getOperand(0) == pad.getResult();
+}
+
 /// `op` and the epilogue ops that consume its result one after the other,
 /// each the only user of the one before and in no other layer yet (a
 /// residual add joins the first of its two producers), then for a
@@ -74,7 +88,12 @@ bool mayFusePool(Operation *op) {
 /// layer function so that they can fuse.
 SmallVector<Operation *>
 epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
-  SmallVector<Operation *> chain{op};
+  SmallVector<Operation *> chain;
+  if (Operation *pad =
+          op->getNumOperands() ? op->getOperand(0).getDefiningOp() : nullptr;
+      pad && isPrologue(pad) && !taken.contains(pad))
+    chain.push_back(pad);
+  chain.push_back(op);
   while (chain.back()->getNumResults() == 1 &&
          chain.back()->getResult(0).hasOneUse()) {
     Operation *user = *chain.back()->getResult(0).getUsers().begin();
@@ -123,7 +142,7 @@ struct OutlineLayersPass : nn::impl::OutlineLayersBase<OutlineLayersPass> {
       SmallVector<SmallVector<Operation *>> layers;
       llvm::SmallPtrSet<Operation *, 16> grouped;
       func.walk([&](Operation *op) {
-        if (!isLayer(op) || grouped.contains(op))
+        if (!isLayer(op) || grouped.contains(op) || isPrologue(op))
           return;
         layers.push_back(epilogueChain(op, grouped));
         grouped.insert(layers.back().begin(), layers.back().end());
@@ -138,7 +157,11 @@ struct OutlineLayersPass : nn::impl::OutlineLayersBase<OutlineLayersPass> {
   Operation *outline(func::FuncOp caller, ArrayRef<Operation *> group,
                      size_t index, Operation *insertAfter,
                      SymbolTable &symbols) {
-    Operation *op = group.front(), *last = group.back();
+    Operation *last = group.back();
+    // The layer is named after its main op, not a pad before it.
+    Operation *op = group.front();
+    if (isPrologue(op))
+      op = group[1];
     llvm::SmallPtrSet<Operation *, 4> members(group.begin(), group.end());
     // Constant operands travel with the ops; the rest become arguments.
     SmallVector<Value> arguments;

@@ -169,7 +169,8 @@ def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
     * Layers stay in f32 when the guard says so: the kinds in `keep-f32`
       (`first-conv`: the first convolution of a function, which sees the
       raw input; `classifier`: its last linear layer or matmul; `softmax`:
-      every softmax and log-softmax), and every layer whose constant
+      every softmax and log-softmax; `depthwise`: depthwise convolutions,
+      kept by default under `policy=int8`), and every layer whose constant
       weights lose more than `max-weight-error` (relative L2) by rounding,
       which includes any weight that overflows f16.
     * Constant weights are converted at compile time (new `dense_resource`
@@ -216,7 +217,8 @@ def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
            "f32, bf16, fp16, int8 or auto">,
     ListOption<"keepF32", "keep-f32", "std::string",
                "Layer kinds that stay in f32: first-conv, classifier, "
-               "softmax (default: all three; `none` for none)">,
+               "softmax, depthwise (default: the first three, and "
+               "depthwise for policy=int8; `none` for none)">,
     Option<"maxWeightError", "max-weight-error", "double", "-1.0",
            "A layer whose constant weights lose more than this (relative "
            "L2 error of the rounding) stays in f32 (negative: the policy's "
