@@ -91,6 +91,14 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
     // first 1x1 convolution and its downsample): one quantize serves both.
     pm.addPass(createCSEPass());
   }
+  // int8 layers exchange i8 through max pools, concats and reshapes (the
+  // policy's quantizes, and those QDQ models leave, climb above them).
+  if (options.hoistQuantize && !options.calibrate &&
+      (options.precision == "int8" || options.foldQDQ)) {
+    pm.addNestedPass<func::FuncOp>(nn::createHoistQuantize());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   if (options.outlineLayers)
     pm.addPass(nn::createOutlineLayers());
   if (options.profileLayers)

@@ -47,6 +47,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run the float layers of QDQ-quantized models on the "
                      "int8 kernels (dlas-fold-qdq)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> hoistQuantize{
+      *this, "hoist-quantize",
+      llvm::cl::desc("Run max pools, concats and reshapes between int8 "
+                     "layers on i8 (dlas-hoist-quantize)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> foldBatchNorm{
       *this, "fold-batch-norm",
       llvm::cl::desc("Fold inference batch norms into the convolutions "

@@ -170,9 +170,11 @@ class Case:
     """A chain of layers (with flattens where a conv meets a linear)."""
 
     def __init__(self, name, layers, input_shape, gen, nonnegative=False,
-                 flatten_before=None):
+                 flatten_before=None, pools=None):
         self.name, self.layers = name, layers
         self.flatten_before = flatten_before
+        # {layer index: (kernel, stride, padding)}: a max pool before it.
+        self.pools = pools or {}
         self.samples = [self.draw(input_shape, gen, nonnegative) for _ in range(SAMPLES)]
         # The input run is the first sample: it lies inside the calibrated
         # range, so that the comparison with f32 measures rounding, not
@@ -189,6 +191,9 @@ class Case:
         vpmaddubsw target gives them); returns (output, layer inputs)."""
         inputs = []
         for i, layer in enumerate(self.layers):
+            if i in self.pools:
+                k, st, pd = self.pools[i]
+                x = F.max_pool2d(x, k, st, pd)
             if i == self.flatten_before:
                 x = x.reshape(x.shape[0], -1)
             inputs.append(x)
@@ -201,6 +206,14 @@ class Case:
         lines = []
         act = self.x
         for i, layer in enumerate(self.layers):
+            if i in self.pools:
+                k, st, pd = self.pools[i]
+                pooled = F.max_pool2d(act, k, st, pd)
+                lines.append(f"  %p{i} = nn.max_pool2d {x} {{kernel = array<i64: {k}, {k}>, "
+                             f"strides = array<i64: {st}, {st}>, "
+                             f"padding = array<i64: {pd}, {pd}, {pd}, {pd}>}} : "
+                             f"({xtype}) -> {ttype(pooled.shape)}")
+                x, xtype, act = f"%p{i}", ttype(pooled.shape), pooled
             if i == self.flatten_before:
                 flat = act.reshape(act.shape[0], -1)
                 lines.append(f"  %f{i} = nn.flatten {x} {{axis = 1 : i64}} : "
@@ -251,7 +264,17 @@ def network_cases(gen):
                     torch.randn(8, generator=gen), 2, (1, 1, 1, 1), relu=True),
               Layer("linear", torch.randn(10, 8 * 4 * 4, generator=gen) * 0.1,
                     torch.randn(10, generator=gen))]
-    return [Case("network", layers, (2, 3, 8, 8), gen, flatten_before=2)]
+    # Max pools between int8 layers: dlas-hoist-quantize runs them on i8
+    # (exact: the quantize commutes with max), the layers before store i8.
+    pooled = [Layer("conv2d", torch.randn(8, 3, 3, 3, generator=gen) * 0.3,
+                    torch.randn(8, generator=gen), 1, (1, 1, 1, 1), relu=True),
+              Layer("conv2d", torch.randn(16, 8, 3, 3, generator=gen) * 0.2,
+                    torch.randn(16, generator=gen), 1, (1, 1, 1, 1), relu=True),
+              Layer("linear", torch.randn(10, 16 * 3 * 3, generator=gen) * 0.1,
+                    torch.randn(10, generator=gen))]
+    return [Case("network", layers, (2, 3, 8, 8), gen, flatten_before=2),
+            Case("network_pools", pooled, (2, 3, 13, 13), gen, flatten_before=2,
+                 pools={1: (3, 2, 1), 2: (2, 2, 0)})]
 
 
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "matmul": matmul_cases,

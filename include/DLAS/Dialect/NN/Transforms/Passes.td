@@ -160,6 +160,40 @@ def FoldQDQ : Pass<"dlas-fold-qdq"> {
   ];
 }
 
+def HoistQuantize : Pass<"dlas-hoist-quantize"> {
+  let summary = "Move per-tensor nn.quantize above max pools, concats and reshapes, so that int8 layers exchange i8 tensors";
+  let description = [{
+    An int8 layer quantizes its f32 input; when that input is a max pool,
+    a concat or a reshape of the previous layers' f32 results, the pool
+    reads and writes f32 and the quantize runs as a pass of its own over
+    its output. These ops commute with a per-tensor quantize (it is
+    monotonic; the ops move or select elements): `quantize(max_pool(x))`
+    equals `max_pool(quantize(x))` exactly (the i8 pool pads with -128,
+    below every quantized value), and likewise for `concat` and
+    `reshape`/`flatten`. For such an op whose f32 result feeds only
+    per-tensor `nn.quantize` ops, this pass quantizes the op's inputs
+    instead and runs the op on i8, with the parameters of the widest
+    quantize (the largest scale); a user with other parameters gets that
+    i8 result requantized (`nn.quantize` of `nn.dequantize`, one rounding
+    more). It repeats to a fixed point, so a quantize climbs through
+    chains (GoogLeNet's concat, pool, concat) to the layers whose
+    epilogues then store i8. An op with any other user keeps f32.
+
+    ```mlir
+    %p = nn.max_pool2d %x {...} : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32>
+    %q = nn.quantize %p {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : ...
+    ```
+    becomes
+    ```mlir
+    %qx = nn.quantize %x {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : ...
+    %q = nn.max_pool2d %qx {...} : (tensor<1x8x8x8xi8>) -> tensor<1x8x4x4xi8>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numHoisted", "ops-hoisted", "Ops now running on i8">,
+  ];
+}
+
 def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Run layers in bf16 or f16 under a per-layer policy with an accuracy guard";
   let description = [{
