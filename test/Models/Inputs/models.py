@@ -317,6 +317,8 @@ def check_exported_model(name, args):
         # ones below (relative L2 error, top-5 agreement), not elementwise.
         cmd += ["--precision", args.precision, "--print-precision",
                 "--output-dir", os.path.dirname(base)]
+        if args.keep_f32:
+            cmd += ["--keep-f32", args.keep_f32]
     if args.precision == "int8":
         # Calibration first (f32, on the seeded samples), then the model
         # quantized from its file.
@@ -415,6 +417,9 @@ def main():
     parser.add_argument("--precision", default="f32",
                         help="dlas-run --precision (bf16, fp16, int8, auto): judge the "
                              "logits by --max-rel-l2 and --min-top5 against f32")
+    parser.add_argument("--keep-f32", default="",
+                        help="dlas-run --keep-f32: the layer kinds the precision "
+                             "guard keeps in f32 (default: dlas-run's)")
     parser.add_argument("--max-rel-l2", type=float, default=1e-2)
     parser.add_argument("--min-top5", type=float, default=0.95)
     parser.add_argument("--keep", action="store_true",
