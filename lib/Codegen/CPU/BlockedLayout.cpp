@@ -86,10 +86,6 @@ tensor::CollapseShapeOp groupedResult(linalg::Conv2DNgchwGfchwOp conv) {
   return collapse;
 }
 
-/// The largest output plane on which a grouped convolution with one
-/// output block per group is blocked (see whyGroupedNotBlocked).
-constexpr int64_t kMaxOneBlockPlane = 196;
-
 /// Why grouped `conv` stays in NCHW with channel block `block`, or empty
 /// when its groups are whole blocks (GSPC with TI = TO = block).
 std::string whyGroupedNotBlocked(linalg::Conv2DNgchwGfchwOp conv,
@@ -108,14 +104,12 @@ std::string whyGroupedNotBlocked(linalg::Conv2DNgchwGfchwOp conv,
   if (maxWidth > 0 && s->ow > maxWidth)
     return llvm::formatv("output width {0} > max-width {1}", s->ow, maxWidth);
   // One output block per group makes a one-vector register tile (an input
-  // broadcast per FMA); on large planes the flat GEMM, vectorized along
-  // the image, wins: x86-64-v4, 1 thread, 64 channels 56x56 g = 4: 0.41 ms
-  // blocked against 0.33 ms flat; WRN-40-2 32 channels 32x32 g = 2: 0.063
-  // against 0.053. From 14x14 down the blocked GSPC wins.
-  if (s->kpg == block && s->oh * s->ow > kMaxOneBlockPlane)
+  // broadcast per FMA): see kMaxOneVectorPlane (also WRN-40-2 32 channels
+  // 32x32 g = 2 on x86-64-v4: 0.063 ms blocked against 0.053 flat).
+  if (s->kpg == block && s->oh * s->ow > dlas::gspc::kMaxOneVectorPlane)
     return llvm::formatv("grouped: one {0}-channel output block per group on "
                          "a {1}x{2} plane (> {3}): the flat GEMM wins",
-                         block, s->oh, s->ow, kMaxOneBlockPlane);
+                         block, s->oh, s->ow, dlas::gspc::kMaxOneVectorPlane);
   Value init = conv.getOutputs()[0];
   if (!groupedSource(conv.getInputs()[0]) ||
       !(groupedSource(init) || init.getDefiningOp<linalg::FillOp>()) ||

@@ -48,7 +48,9 @@ constexpr llvm::StringLiteral kTuningSection = "gspc";
 ///   bench/results/2026-11-27-x86-64-v3-wrn-tuning.md), found GSPC faster
 ///   on WRN-40-2's 16x16 and 32x32 layers (g = 2 and 4, 16-64 channels;
 ///   wrn40_2_g2 1.15x) and on ResNet-34's 28x28 g = 16 layer, and the flat
-///   GEMM faster at 56x56.
+///   GEMM faster at 56x56. (Groups of one output vector are held to
+///   kMaxOneVectorPlane first: after the flat GEMM's batched region and
+///   constant tail masks, it beat GSPC on that 28x28 g = 16 layer.)
 int64_t maxPlane(int64_t lanes) { return lanes <= 8 ? 1024 : 196; }
 
 struct Tiles {
@@ -354,6 +356,14 @@ struct GroupedConvPackingPass
       why = llvm::formatv("{0} output channels per group fill no {1}-lane "
                           "vector: the flat GEMM vectorizes along the image",
                           s.kpg, lanes)
+                .str();
+      t.to = 0;
+      return t;
+    }
+    if (t.to >= s.kpg && s.oh * s.ow > kMaxOneVectorPlane) {
+      why = llvm::formatv("one {0}-lane output vector per group on a {1}x{2} "
+                          "plane (> {3}): the flat GEMM wins",
+                          t.to, s.oh, s.ow, kMaxOneVectorPlane)
                 .str();
       t.to = 0;
       return t;

@@ -56,13 +56,14 @@ func.func @runtime_filter(%x: tensor<1x32x7x7xf32>, %w: tensor<32x16x3x3xf32>) -
 
 // -----
 
-// The same layer at 28x28: auto leaves it to the flat GEMM. Strides and
+// The same layer at 28x28: auto leaves it to the flat GEMM (its 16
+// output channels per group are one 16-lane vector). Strides and
 // dilations carry into the packed convolution's input map.
 // (The maps print before the function.)
 // CHECK: #{{.*}} = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 * 2 + d7 * 2, d4 * 2 + d8 * 2, d9)>
 // CHECK-LABEL: func.func @large_plane
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x1x59x59x16xf32>, tensor<2x1x1x3x3x16x16xf32>) outs(%{{.*}} : tensor<1x2x1x28x28x16xf32>) attrs = {dlas.gspc = "g{{[^"]*}}"}
-// AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: output plane 28x28 > 196
+// AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: one 16-lane output vector per group on a 28x28 plane (> 196): the flat GEMM wins
 module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v4", features = "+avx,+avx2,+fma,+avx512f", vector_bits = 512, vector_registers = 32, l1 = 49152, l2 = 1048576, l3 = 33554432, fma_per_cycle = 2>} {
 func.func @large_plane(%x: tensor<1x32x59x59xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x28x28xf32> {
   %y = nn.conv2d %x, %w {groups = 2 : i64, strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x32x59x59xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x28x28xf32>
@@ -88,15 +89,33 @@ func.func @narrow_groups(%x: tensor<1x32x8x8xf32>, %w: tensor<32x8x3x3xf32>) -> 
 // -----
 
 // 8-lane targets pack larger planes (up to 1024 positions, measured by
-// dlas-tune on x86-64-v3): a 28x28 layer with 8 output channels per group
+// dlas-tune on x86-64-v3): a 28x28 layer with 16 output channels per group
 // is GSPC there, a 56x56 one stays with the flat GEMM.
 // CHECK-LABEL: func.func @avx2_planes
-// AUTO: remark: GSPC: TI = 8, TO = 8 (8 output channels per group fill 8-lane vectors (0% padding)), key 'g4_c32_f32_o28x28_k3x3_s1x1'
+// AUTO: remark: GSPC: TI = 8, TO = 8 (16 output channels per group fill 8-lane vectors (0% padding)), key 'g2_c32_f32_o28x28_k3x3_s1x1'
 // AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: output plane 56x56 > 1024
 module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16, l1 = 32768, l2 = 524288, l3 = 33554432, fma_per_cycle = 2>} {
-func.func @avx2_planes(%x: tensor<1x32x28x28xf32>, %w: tensor<32x8x3x3xf32>, %x2: tensor<1x32x56x56xf32>) -> (tensor<1x32x28x28xf32>, tensor<1x32x56x56xf32>) {
-  %y = nn.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x28x28xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x28x28xf32>
-  %y2 = nn.conv2d %x2, %w {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x56x56xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x56x56xf32>
+func.func @avx2_planes(%x: tensor<1x32x28x28xf32>, %w: tensor<32x16x3x3xf32>, %x2: tensor<1x32x56x56xf32>) -> (tensor<1x32x28x28xf32>, tensor<1x32x56x56xf32>) {
+  %y = nn.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x28x28xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x28x28xf32>
+  %y2 = nn.conv2d %x2, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x56x56xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x56x56xf32>
   return %y, %y2 : tensor<1x32x28x28xf32>, tensor<1x32x56x56xf32>
+}
+}
+
+// -----
+
+// 8-lane targets pack planes up to 32x32, but a group of one output vector
+// only up to 14x14 (its register tile is one vector wide; measured on
+// Zen 3: the flat GEMM wins at 28x28 and 32x32); two vectors per group
+// pack at 32x32.
+// AUTO: remark: grouped convolution stays for dlas-select-conv-algorithm: one 8-lane output vector per group on a 32x32 plane (> 196): the flat GEMM wins
+// AUTO: remark: GSPC: TI = 8, TO = 8 (16 output channels per group fill 8-lane vectors (0% padding)), key 'g2_c32_f32_o32x32_k3x3_s1x1'
+// AUTO: remark: GSPC: TI = 8, TO = 8 (8 output channels per group fill 8-lane vectors (0% padding)), key 'g4_c32_f32_o14x14_k3x3_s1x1'
+module attributes {dlas.target = #dlas.cpu_target<cpu = "x86-64-v3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16, l1 = 32768, l2 = 524288, l3 = 33554432, fma_per_cycle = 2>} {
+func.func @one_vector_groups(%x: tensor<1x32x32x32xf32>, %w4: tensor<32x8x3x3xf32>, %w2: tensor<32x16x3x3xf32>, %s: tensor<1x32x14x14xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, tensor<1x32x14x14xf32>) {
+  %a = nn.conv2d %x, %w4 {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x32x32xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x32x32xf32>
+  %b = nn.conv2d %x, %w2 {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x32x32xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x32x32xf32>
+  %c = nn.conv2d %s, %w4 {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x14x14xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x14x14xf32>
+  return %a, %b, %c : tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, tensor<1x32x14x14xf32>
 }
 }

@@ -20,6 +20,17 @@ namespace mlir::dlas::gspc {
 /// The narrowest output tile TO: one 128-bit vector of f32.
 constexpr int64_t kMinOutputTile = 4;
 
+/// The largest output plane on which GSPC (blocked or packed from NCHW)
+/// takes a group whose output channels make one vector: its register tile
+/// is then one vector wide (an input broadcast per FMA), and on larger
+/// planes the flat GEMM, vectorized along the image, wins. Measured:
+/// x86-64-v4, 1 thread, 64 channels 56x56 g = 4 0.41 ms GSPC against 0.33
+/// flat; x86-64-v3 on Zen 3, 1 and 2 threads, ResNet-34 128 channels 28x28
+/// g = 16 0.30 against 0.26 ms (1 thread), WRN-40-2 32 channels 32x32 g = 4
+/// 0.093 against 0.080; at 16x16 (64 channels, g = 8) within noise; from
+/// 14x14 down GSPC wins.
+constexpr int64_t kMaxOneVectorPlane = 196;
+
 /// The sizes of one grouped convolution: input [N, G, CPG, H, W] (already
 /// padded), filter [G, KPG, CPG, KH, KW], output [N, G, KPG, OH, OW].
 struct GroupedShape {
