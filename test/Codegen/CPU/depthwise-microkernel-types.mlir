@@ -1,9 +1,10 @@
 // RUN: dlas-opt %s --split-input-file --dlas-depthwise-microkernel="vector-width=8 vector-registers=16 rows=4 print" --canonicalize -verify-diagnostics | FileCheck %s
 
-// The stencils on i8: a depthwise convolution into i32 sums and an i8 max
-// pool, and epilogues that write another buffer of another type (int8's
-// dequantize into f32, its requantize into i8), which the kernel applies
-// in registers before its one store.
+// The stencils on narrow types (a depthwise convolution on i8 into i32
+// sums and on bf16 into f32, an i8 max pool) and epilogues that write
+// another buffer of another type (int8's dequantize into f32, its
+// requantize into i8), which the kernel applies in registers before its
+// one store.
 
 // An int8 depthwise layer as the int8 policy leaves it after
 // bufferization: the input padded with its zero point (-128), i32 sums
@@ -234,4 +235,41 @@ func.func @output_still_read(%x: memref<1x2x10x10xf32>, %w: memref<2x3x3xf32>) -
     linalg.yield %0 : i8
   }
   return %y, %q : memref<1x2x8x8xf32>, memref<1x2x8x8xi8>
+}
+
+// -----
+
+// bf16 operands widen into f32 sums (the mixed-precision policy's bf16
+// depthwise layers): taps and rows by arith.extf, the left border by a
+// plain load shuffled with the zero padding (no masked 16-bit loads).
+// CHECK-LABEL: func.func @bf16_into_f32
+// CHECK-COUNT-9: arith.extf {{.*}} : bf16 to f32
+// CHECK: vector.load {{.*}} : memref<1x2x8x8xbf16>, vector<8xbf16>
+// CHECK: vector.shuffle {{.*}} [8, 0, 1, 2, 3, 4, 5, 6] : vector<8xbf16>, vector<8xbf16>
+// CHECK: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK: vector.store {{.*}} : memref<1x2x8x8xf32>, vector<8xf32>
+#in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
+#out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+func.func @bf16_into_f32(%x: memref<1x2x8x8xbf16>, %w: memref<2x3x3xbf16>) -> memref<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %zero_bf16 = arith.constant 0.0 : bf16
+  %pad = memref.alloc() {alignment = 64 : i64} : memref<1x2x10x10xbf16>
+  linalg.fill ins(%zero_bf16 : bf16) outs(%pad : memref<1x2x10x10xbf16>)
+  %view = memref.subview %pad[0, 0, 1, 1] [1, 2, 8, 8] [1, 1, 1, 1] : memref<1x2x10x10xbf16> to memref<1x2x8x8xbf16, strided<[200, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<1x2x8x8xbf16>) outs(%view : memref<1x2x8x8xbf16, strided<[200, 100, 10, 1], offset: 11>>)
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x2x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x2x8x8xf32>)
+  // expected-remark @+1 {{padding folded, init linalg.fill, 0 epilogue op(s) fused}}
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%pad, %w : memref<1x2x10x10xbf16>, memref<2x3x3xbf16>) outs(%y : memref<1x2x8x8xf32>) {
+  ^bb0(%i: bf16, %f: bf16, %o: f32):
+    %0 = arith.extf %i : bf16 to f32
+    %1 = arith.extf %f : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  }
+  memref.dealloc %pad : memref<1x2x10x10xbf16>
+  return %y : memref<1x2x8x8xf32>
 }
