@@ -6,6 +6,8 @@
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 vector-bits=256" --dlas-gemm-microkernel=print -o /dev/null 2>&1 | FileCheck %s --check-prefix=V4Y
 // The kernels are vector<8xf32> on x86-64-v3.
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-gemm-microkernel --dlas-depthwise-microkernel | FileCheck %s --check-prefix=V3IR
+// A pass option packs B where the cost model would not.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-gemm-microkernel="print pack-b=always" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PACKED
 // Pass options still pin a value over the target's.
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-gemm-microkernel="print vector-width=16 vector-registers=32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
 // Without a target (and without both options) the passes refuse.
@@ -45,5 +47,18 @@ func.func @depthwise(%x: memref<1x4x10x10xf32>, %w: memref<4x3x3xf32>, %y: memre
     %a = arith.addf %o, %m : f32
     linalg.yield %a : f32
   }
+  return
+}
+
+// -----
+
+// One row panel (a classifier at batch 1, M = 1): B is read once either
+// way, so even where B is packed by default (16-register targets) it is
+// read in place; a pin still packs it.
+// V3: remark: microkernel 1x{{[0-9]+}} (m0=1, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) key 'm1_n1000_k2048'
+// V3-NOT: B packed
+// PACKED: remark: microkernel 1x{{[0-9]+}} ({{.*}}, B packed) key 'm1_n1000_k2048'
+func.func @one_row_panel(%a: memref<1x2048xf32>, %b: memref<2048x1000xf32>, %c: memref<1x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x2048xf32>, memref<2048x1000xf32>) outs(%c : memref<1x1000xf32>)
   return
 }
