@@ -489,7 +489,8 @@ def CPUSelectLowering : Pass<"dlas-cpu-select-lowering", "mlir::ModuleOp"> {
                "Pin m0, vectors, kc, mc of every GEMM (leading entries; 0 "
                "keeps the cost model's)">,
     Option<"gemmPackB", "gemm-pack-b", "std::string", "\"auto\"",
-           "Copy B into panels: auto (the target's rule), always, never">,
+           "Copy B into panels: auto (the target's rule: 16-register "
+           "targets pack, unless A has one row panel), always, never">,
     ListOption<"depthwiseTiles", "depthwise-tiles", "int64_t",
                "Pin rows, vectors of every stencil (0 keeps the cost "
                "model's)">,
@@ -725,8 +726,10 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
            "m0,vectors,kc,mc for every contraction (0 keeps the heuristic's "
            "value; a dlas.gemm_tiles attribute still wins)">,
     Option<"packB", "pack-b", "std::string", "\"auto\"",
-           "Copy B into contiguous panels: auto (in place: measured faster here), always "
-           "(where B is a plain matrix) or never">,
+           "Copy B into contiguous panels: auto (packed on 16-register "
+           "targets, where A has more than one row panel; in place "
+           "elsewhere: measured faster), always (where B is a plain "
+           "matrix) or never">,
     Option<"fuse", "fuse", "bool", "true",
            "Fold C's fill/broadcast init and the elementwise ops consuming C "
            "into the kernel">,
