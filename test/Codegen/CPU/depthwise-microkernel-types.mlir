@@ -273,3 +273,29 @@ func.func @bf16_into_f32(%x: memref<1x2x8x8xbf16>, %w: memref<2x3x3xbf16>) -> me
   memref.dealloc %pad : memref<1x2x10x10xbf16>
   return %y : memref<1x2x8x8xf32>
 }
+
+// -----
+
+// The i32 sums start from a per-channel broadcast (no bound known at
+// compile time): i32 multiplies, the start loaded per channel.
+// CHECK-LABEL: func.func @int8_broadcast_init
+// CHECK: memref.load %{{.*}} : memref<2xi32>
+// CHECK: arith.muli {{.*}} : vector<8xi32>
+// CHECK-NOT: vector.fma
+#in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
+#out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+func.func @int8_broadcast_init(%x: memref<1x2x10x10xi8>, %w: memref<2x3x3xi8>, %start: memref<2xi32>) -> memref<1x2x8x8xi32> {
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x2x8x8xi32>
+  linalg.broadcast ins(%start : memref<2xi32>) outs(%y : memref<1x2x8x8xi32>) dimensions = [0, 2, 3]
+  // expected-remark @+1 {{init linalg.broadcast, 0 epilogue op(s) fused}}
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : memref<1x2x10x10xi8>, memref<2x3x3xi8>) outs(%y : memref<1x2x8x8xi32>) {
+  ^bb0(%i: i8, %f: i8, %o: i32):
+    %0 = arith.extsi %i : i8 to i32
+    %1 = arith.extsi %f : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %o, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return %y : memref<1x2x8x8xi32>
+}
