@@ -393,16 +393,10 @@ bool isFusableEpilogue(const Depthwise &d, linalg::GenericOp g, Value source) {
       !g.getBody()->getArgument(g.getNumDpsInputs()).use_empty();
   if (out == source)
     return readsSource || outReadInBody;
-  auto alloc = out.getDefiningOp<memref::AllocOp>();
   // The kernel writes `out` where the stencil was: nothing before `g` may
   // use it.
-  Block *block = d.op->getBlock();
-  bool usedBefore = llvm::any_of(out.getUsers(), [&](Operation *user) {
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    return !ancestor || ancestor->isBeforeInBlock(g);
-  });
-  return readsSource && !outReadInBody && alloc && alloc->getBlock() == block &&
-         alloc.getOperands().empty() && !usedBefore &&
+  return readsSource && !outReadInBody &&
+         dlas::isFreshBufferOf(out, g, d.op->getBlock()) &&
          dlas::isEpilogueResultType(cast<ShapedType>(source.getType()),
                                     cast<ShapedType>(out.getType())) &&
          onlyFoldedUsers(d, source, g);
@@ -557,8 +551,9 @@ public:
       : b(b), loc(d.op->getLoc()), d(d), tiles(tiles), rowMajor(rowMajor),
         vw(vectorWidth), types(types), vecType(types.accVector(vw)),
         int8InF32(isInt8ExactInF32(d, types)),
-        computeType(int8InF32 ? VectorType::get({vw}, b.getF32Type())
-                              : vecType) {}
+        arithmetic(int8InF32 ? dlas::KernelTypes{types.input, b.getF32Type()}
+                             : types),
+        computeType(arithmetic.accVector(vw)) {}
 
   /// True when an i8 x i8 -> i32 convolution's sums are computed exactly
   /// in f32: every partial sum of KH*KW products of at most 2^14, plus a
@@ -608,14 +603,7 @@ private:
     return k == 1 ? v : arith::MulIOp::create(b, loc, v, index(k)).getResult();
   }
   /// `v` (input elements, scalar or vector) as the arithmetic's elements.
-  Value promote(Value v) {
-    if (!int8InF32)
-      return types.promote(b, loc, v);
-    Type f32 = b.getF32Type();
-    if (auto vector = dyn_cast<VectorType>(v.getType()))
-      f32 = vector.clone(f32);
-    return arith::SIToFPOp::create(b, loc, f32, v);
-  }
+  Value promote(Value v) { return arithmetic.promote(b, loc, v); }
 
   Value splat(Value scalar) {
     return vector::BroadcastOp::create(
@@ -663,10 +651,10 @@ private:
     if (auto bias = dyn_cast_or_null<linalg::BroadcastOp>(d.init))
       initVector = splat(memref::LoadOp::create(b, loc, bias.getInput(), c));
     else if (d.init)
-      initVector = int8InF32 ? types.zero(b, loc, computeType)
+      initVector = int8InF32 ? arithmetic.zero(b, loc, computeType)
                              : splat(dlas::fillValue(d.init, d.output));
     padVector = d.pad.value ? splat(promote(d.pad.value)) : Value();
-    zeroVector = types.zero(b, loc, computeType);
+    zeroVector = arithmetic.zero(b, loc, computeType);
     channelValues.clear();
     for (auto [epilogue, source] : llvm::zip(d.epilogues, d.epilogueSources))
       for (OpOperand *operand :
@@ -888,11 +876,7 @@ private:
             Value &a = acc[r * vectors + v];
             switch (d.reduction) {
             case Reduction::MulAdd:
-              a = int8InF32
-                      ? vector::FMAOp::create(b, loc, x, taps[kh * d.KW + kw],
-                                              a)
-                            .getResult()
-                      : types.multiplyAdd(b, loc, x, taps[kh * d.KW + kw], a);
+              a = arithmetic.multiplyAdd(b, loc, x, taps[kh * d.KW + kw], a);
               break;
             case Reduction::Max:
               a = isa<FloatType>(types.acc)
@@ -963,8 +947,10 @@ private:
   dlas::KernelTypes types;
   /// Accumulator (and output) vectors.
   VectorType vecType;
-  /// i8 sums computed in f32 (exact), and the arithmetic's vectors.
+  /// i8 sums computed in f32 (exact): the arithmetic's element types (the
+  /// decision's otherwise) and vectors.
   bool int8InF32;
+  dlas::KernelTypes arithmetic;
   VectorType computeType;
   // Per channel.
   Value n, c, initVector, padVector, zeroVector;

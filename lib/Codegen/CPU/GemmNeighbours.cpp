@@ -366,17 +366,13 @@ bool addEpilogue(const Gemm &g, Neighbours &nb, linalg::GenericOp generic,
         generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty())
       return false;
   } else {
-    auto alloc = out.getDefiningOp<memref::AllocOp>();
     // The kernel writes `out` where the contraction was: nothing before
     // `generic` may use it (the contraction's own operands included).
-    Block *block = g.op->getBlock();
-    bool usedBefore = llvm::any_of(out.getUsers(), [&](Operation *user) {
-      Operation *ancestor = block->findAncestorOpInBlock(*user);
-      return !ancestor || ancestor->isBeforeInBlock(generic);
-    });
-    if (!readsCurrent || !alloc || alloc->getBlock() != block || usedBefore ||
-        !alloc.getOperands().empty() ||
-        !generic.getBody()->getArgument(generic.getNumDpsInputs()).use_empty() ||
+    if (!readsCurrent ||
+        !dlas::isFreshBufferOf(out, generic, g.op->getBlock()) ||
+        !generic.getBody()
+             ->getArgument(generic.getNumDpsInputs())
+             .use_empty() ||
         !onlyFoldedUsers(g, nb, current, generic))
       return false;
   }

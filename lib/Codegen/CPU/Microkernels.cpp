@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -59,6 +60,16 @@ bool dlas::isContiguous(Value v) {
     return tensor.hasStaticShape();
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+bool dlas::isFreshBufferOf(Value out, Operation *writer, Block *block) {
+  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != block || !alloc.getOperands().empty())
+    return false;
+  return llvm::none_of(out.getUsers(), [&](Operation *user) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    return !ancestor || ancestor->isBeforeInBlock(writer);
+  });
 }
 
 bool dlas::isContiguousF32(Value v) {
@@ -253,6 +264,8 @@ Value KernelTypes::promote(OpBuilder &b, Location loc, Value v) const {
   Type target = acc;
   if (auto vector = dyn_cast<VectorType>(v.getType()))
     target = vector.clone(acc);
+  if (isa<FloatType>(acc) && isa<IntegerType>(input))
+    return arith::SIToFPOp::create(b, loc, target, v);
   if (isa<FloatType>(acc))
     return arith::ExtFOp::create(b, loc, target, v);
   return arith::ExtSIOp::create(b, loc, target, v);

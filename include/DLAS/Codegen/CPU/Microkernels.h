@@ -38,6 +38,11 @@ bool isEpilogueResultType(Type from, Type to);
 /// tensor, of any element type.
 bool isContiguous(Value v);
 
+/// True when `out` is a static allocation in `block` that nothing before
+/// `writer` (an out-of-place epilogue in `block`) uses: a kernel that folds
+/// `writer` may write `out` where the kernel was instead.
+bool isFreshBufferOf(Value out, Operation *writer, Block *block);
+
 /// True for a static, contiguous (identity layout) f32 memref, or a
 /// static f32 tensor (which bufferization gives an identity layout: the
 /// kernel pass checks the buffer again).
@@ -64,7 +69,8 @@ struct KernelTypes {
   }
   /// A zero of `type` (a scalar or vector of input or acc elements).
   Value zero(OpBuilder &b, Location loc, Type type) const;
-  /// `v` (input elements, scalar or vector) as acc elements.
+  /// `v` (input elements, scalar or vector) as acc elements (integers
+  /// into floats by value: i8 sums kept exactly in f32).
   Value promote(OpBuilder &b, Location loc, Value v) const;
   /// acc + x * y on acc vectors.
   Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,

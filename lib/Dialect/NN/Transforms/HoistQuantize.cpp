@@ -10,7 +10,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::dlas::nn {
 #define GEN_PASS_DEF_HOISTQUANTIZE
@@ -63,59 +64,66 @@ Value quantizeLike(OpBuilder &b, Value tensor, QuantizeOp like) {
                             like.getAxisAttr());
 }
 
-/// Runs `op` on i8: its f32 operands quantized with the parameters of the
-/// widest of `users` (the quantize ops of its result), which then read the
-/// i8 result (requantized for those with other parameters).
-void hoistAbove(Operation *op, ArrayRef<QuantizeOp> users) {
-  QuantizeOp widest = *llvm::max_element(users, [](QuantizeOp a, QuantizeOp b) {
-    return a.getScales()[0] < b.getScales()[0];
-  });
-  OpBuilder b(op);
-  IRMapping quantized;
-  for (Value operand : op->getOperands())
-    if (getElementTypeOrSelf(operand.getType()).isF32() &&
-        !quantized.contains(operand))
-      quantized.map(operand, quantizeLike(b, operand, widest));
-  Operation *onI8 = b.clone(*op, quantized);
-  Value result = onI8->getResult(0);
-  result.setType(cast<RankedTensorType>(result.getType()).clone(b.getI8Type()));
-  for (QuantizeOp user : users) {
-    Value replacement = result;
-    if (!sameParameters(user, widest)) {
-      b.setInsertionPoint(user);
-      auto dequantized = DequantizeOp::create(
-          b, user.getLoc(), user.getInput().getType(), result,
-          widest.getScalesAttr(), widest.getZeroPointsAttr(),
-          widest.getAxisAttr());
-      replacement = quantizeLike(b, dequantized, user);
+/// The quantize of a max pool, concat or reshape (per tensor) whose f32
+/// result only per-tensor quantizes read: the op runs on i8, its f32
+/// operands quantized with the parameters of the widest of those quantizes,
+/// which then read the i8 result (requantized for those with other
+/// parameters). The quantizes it adds on the operands are matched in turn,
+/// so a quantize climbs through chains.
+struct HoistAboveProducer : OpRewritePattern<QuantizeOp> {
+  HoistAboveProducer(MLIRContext *context, Pass::Statistic &hoisted)
+      : OpRewritePattern(context), hoisted(hoisted) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp quantize,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = quantize.getInput().getDefiningOp();
+    if (!isPerTensor(quantize) || !op || !commutesWithQuantize(op))
+      return failure();
+    SmallVector<QuantizeOp> users = quantizeUsers(op->getResult(0));
+    if (users.empty())
+      return failure();
+    QuantizeOp widest =
+        *llvm::max_element(users, [](QuantizeOp a, QuantizeOp b) {
+          return a.getScales()[0] < b.getScales()[0];
+        });
+    rewriter.setInsertionPoint(op);
+    IRMapping quantized;
+    for (Value operand : op->getOperands())
+      if (getElementTypeOrSelf(operand.getType()).isF32() &&
+          !quantized.contains(operand))
+        quantized.map(operand, quantizeLike(rewriter, operand, widest));
+    Operation *onI8 = rewriter.clone(*op, quantized);
+    Value result = onI8->getResult(0);
+    rewriter.modifyOpInPlace(onI8, [&] {
+      result.setType(
+          cast<RankedTensorType>(result.getType()).clone(rewriter.getI8Type()));
+    });
+    for (QuantizeOp user : users) {
+      Value replacement = result;
+      if (!sameParameters(user, widest)) {
+        rewriter.setInsertionPoint(user);
+        auto dequantized = DequantizeOp::create(
+            rewriter, user.getLoc(), user.getInput().getType(), result,
+            widest.getScalesAttr(), widest.getZeroPointsAttr(),
+            widest.getAxisAttr());
+        replacement = quantizeLike(rewriter, dequantized, user);
+      }
+      rewriter.replaceOp(user, replacement);
     }
-    user.replaceAllUsesWith(replacement);
-    user->erase();
+    rewriter.eraseOp(op);
+    ++hoisted;
+    return success();
   }
-  op->erase();
-}
+
+  Pass::Statistic &hoisted;
+};
 
 struct HoistQuantizePass : nn::impl::HoistQuantizeBase<HoistQuantizePass> {
   void runOnOperation() override {
-    // Each hoist adds quantize ops on the op's operands, which may let
-    // their producers move too: repeat until nothing moves.
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      SmallVector<Operation *> candidates;
-      getOperation()->walk([&](Operation *op) {
-        if (commutesWithQuantize(op))
-          candidates.push_back(op);
-      });
-      for (Operation *op : llvm::reverse(candidates)) {
-        SmallVector<QuantizeOp> users = quantizeUsers(op->getResult(0));
-        if (users.empty())
-          continue;
-        hoistAbove(op, users);
-        ++numHoisted;
-        changed = true;
-      }
-    }
+    RewritePatternSet patterns(&getContext());
+    patterns.add<HoistAboveProducer>(&getContext(), numHoisted);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
   }
 };
 } // namespace
