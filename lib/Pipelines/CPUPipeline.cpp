@@ -91,6 +91,11 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
     // first 1x1 convolution and its downsample): one quantize serves both.
     pm.addPass(createCSEPass());
   }
+  // Residual adds read the i8 tensor the next int8 layer quantizes, so
+  // that no f32 activation is stored between int8 blocks. Only for DLAS's
+  // own policy: an imported model's adds keep the precision its graph says.
+  if (options.int8Residuals && options.precision == "int8")
+    pm.addNestedPass<func::FuncOp>(nn::createQuantizeResiduals());
   // int8 layers exchange i8 through max pools, concats and reshapes (the
   // policy's quantizes, and those QDQ models leave, climb above them).
   if (options.hoistQuantize && !options.calibrate &&
@@ -107,6 +112,9 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   pm.addPass(createConvertSparseToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // An i8 skip connection's dequantize is read in its add's body (the
+  // kernel's epilogue loads bytes), not written out in f32 first.
+  pm.addNestedPass<func::FuncOp>(createFuseDequantize());
 }
 
 void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,

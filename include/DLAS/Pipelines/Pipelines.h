@@ -52,6 +52,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run max pools, concats and reshapes between int8 "
                      "layers on i8 (dlas-hoist-quantize)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> int8Residuals{
+      *this, "int8-residuals",
+      llvm::cl::desc("Under precision=int8, residual adds read the i8 "
+                     "tensor the next layer quantizes, and int8 blocks "
+                     "exchange i8 (dlas-quantize-residuals)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> foldBatchNorm{
       *this, "fold-batch-norm",
       llvm::cl::desc("Fold inference batch norms into the convolutions "

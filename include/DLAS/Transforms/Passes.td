@@ -181,6 +181,39 @@ def CollapseContiguousLoops : Pass<"dlas-collapse-contiguous-loops"> {
   ];
 }
 
+def FuseDequantize : Pass<"dlas-fuse-dequantize"> {
+  let summary = "Fuse elementwise ops that widen i8 tensors to float (dequantizes) into the elementwise ops that read them";
+  let description = [{
+    An int8 residual block's add reads the skip connection as the
+    `nn.dequantize` of an i8 tensor (dlas-quantize-residuals). Lowered
+    alone, that dequantize is a loop writing an f32 copy, which the add
+    then reads, and a kernel whose epilogue is the add cannot read it
+    (it is written after the kernel runs). This pass fuses such a
+    producer into its consumer on tensors, before the kernels are
+    decided: the consumer reads the i8 tensor and converts it in its own
+    body, so the kernel's epilogue loads bytes and dequantizes them in
+    registers.
+
+    Fused: an all-parallel `linalg.generic` with one use, which reads a
+    tensor of integers narrower than 32 bits and yields floats, into an
+    all-parallel `linalg.generic` that reads it (upstream
+    `linalg::fuseElementwiseOps`). An int8 layer's own dequantize (of its
+    i32 accumulator) stays, as the first op of its kernel's epilogue.
+
+    ```mlir
+    %d = linalg.generic ... ins(%q : tensor<1x64x56x56xi8>) outs(...) {
+      extsi, subi, sitofp, mulf }
+    %s = linalg.generic ... ins(%y, %d : tensor<...xf32>, tensor<...xf32>) ... { addf }
+    ```
+    becomes one generic `ins(%y, %q : tensor<...xf32>, tensor<...xi8>)`
+    whose body dequantizes and adds.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+  let statistics = [
+    Statistic<"numFused", "fused", "Dequantizes fused into their consumer">
+  ];
+}
+
 def InstrumentLayers : Pass<"dlas-instrument-layers", "mlir::ModuleOp"> {
   let summary = "Time every layer call for a per-layer profile";
   let description = [{

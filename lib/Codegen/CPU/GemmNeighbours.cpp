@@ -26,9 +26,11 @@ namespace {
 std::optional<TileRead> asTileRead(const Gemm &g, const Neighbours &nb,
                                    Value buffer, AffineMap map) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  // f32 operands, and the i32 zero points of int8's dequantize.
+  // f32 operands, the i32 zero points of int8's dequantize, and i8 skip
+  // connections that a fused dequantize widens (dlas-fuse-dequantize).
+  Type element = type ? type.getElementType() : Type();
   if (!type || !type.hasStaticShape() ||
-      !(type.getElementType().isF32() || type.getElementType().isInteger(32)) ||
+      !(element.isF32() || element.isInteger(32) || element.isInteger(8)) ||
       !type.getLayout().isIdentity())
     return std::nullopt;
   MLIRContext *ctx = buffer.getContext();

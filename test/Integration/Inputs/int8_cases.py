@@ -170,9 +170,13 @@ class Case:
     """A chain of layers (with flattens where a conv meets a linear)."""
 
     def __init__(self, name, layers, input_shape, gen, nonnegative=False,
-                 flatten_before=None, pools=None):
+                 flatten_before=None, pools=None, residuals=None):
         self.name, self.layers = name, layers
         self.flatten_before = flatten_before
+        # {layer index i: j}: layer i's result (no ReLU of its own) plus
+        # layer j's input, then a ReLU. In int8 the add reads that input as
+        # layer j quantized it (dlas-quantize-residuals), dequantized.
+        self.residuals = residuals or {}
         # {layer index: (kernel, stride, padding)}: a max pool before it.
         self.pools = pools or {}
         self.samples = [self.draw(input_shape, gen, nonnegative) for _ in range(SAMPLES)]
@@ -199,12 +203,23 @@ class Case:
             inputs.append(x)
             x = (layer.forward(x) if ranges is None
                  else layer.forward_int8(x, *ranges[i], pair_target))
+            if i in self.residuals:
+                j = self.residuals[i]
+                skip = inputs[j]
+                if ranges is not None:
+                    s_x, zp_x = act_params(*ranges[j])
+                    q = np.clip(np.rint(skip.numpy().astype(np.float32) / s_x)
+                                + np.float32(zp_x), -128, 127)
+                    skip = torch.from_numpy(
+                        (q - np.float32(zp_x)).astype(np.float32) * np.float32(s_x))
+                x = torch.relu(x + skip)
         return x, inputs
 
     def module(self):
         x, xtype = "%x", ttype(self.x.shape)
         lines = []
         act = self.x
+        names = []
         for i, layer in enumerate(self.layers):
             if i in self.pools:
                 k, st, pd = self.pools[i]
@@ -219,10 +234,16 @@ class Case:
                 lines.append(f"  %f{i} = nn.flatten {x} {{axis = 1 : i64}} : "
                              f"({xtype}) -> {ttype(flat.shape)}")
                 x, xtype, act = f"%f{i}", ttype(flat.shape), flat
+            names.append(x)
             act = layer.forward(act)
             new, x = layer.lines(str(i), x, xtype, ttype(act.shape))
             lines += new
             xtype = ttype(act.shape)
+            if i in self.residuals:
+                lines.append(f"  %r{i} = nn.add {x}, {names[self.residuals[i]]} : "
+                             f"({xtype}, {xtype}) -> {xtype}")
+                lines.append(f"  %a{i} = nn.relu %r{i} : {xtype}")
+                x = f"%a{i}"
         return (f"func.func @main(%x: {ttype(self.x.shape)}) -> {xtype} {{\n"
                 + "\n".join(lines) + f"\n  return {x} : {xtype}\n}}\n")
 
@@ -272,7 +293,19 @@ def network_cases(gen):
                     torch.randn(16, generator=gen), 1, (1, 1, 1, 1), relu=True),
               Layer("linear", torch.randn(10, 16 * 3 * 3, generator=gen) * 0.1,
                     torch.randn(10, generator=gen))]
+    # Residual blocks: the adds read their skip connection as the i8
+    # tensor the next layer quantizes (dlas-quantize-residuals); the layers
+    # store i8 only, and each add dequantizes bytes in its GEMM epilogue.
+    def conv(cin, cout, k, relu):
+        return Layer("conv2d", torch.randn(cout, cin, k, k, generator=gen) * 0.2,
+                     torch.randn(cout, generator=gen), 1, (k // 2,) * 4, relu=relu)
+    residual = [conv(3, 8, 3, True), conv(8, 8, 3, True), conv(8, 8, 3, False),
+                conv(8, 8, 1, False),
+                Layer("linear", torch.randn(10, 8 * 7 * 7, generator=gen) * 0.1,
+                      torch.randn(10, generator=gen))]
     return [Case("network", layers, (2, 3, 8, 8), gen, flatten_before=2),
+            Case("network_residual", residual, (2, 3, 7, 7), gen, flatten_before=4,
+                 residuals={2: 1, 3: 3}),
             Case("network_pools", pooled, (2, 3, 13, 13), gen, flatten_before=2,
                  pools={1: (3, 2, 1), 2: (2, 2, 0)})]
 
@@ -374,7 +407,8 @@ def main():
                               + (f" features={features}" if features else "") + "},")
             cpu += "}"
             pipeline = (f"builtin.module({attach}dlas-mixed-precision{{policy=int8 "
-                        f"calibration={calibration} keep-f32=none}},{cpu})")
+                        f"calibration={calibration} keep-f32=none}},"
+                        f"func.func(dlas-quantize-residuals),{cpu})")
             common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
                       "--pipeline", pipeline]
             reference = base + (".int8-pairs.npy" if attached else ".int8.npy")

@@ -81,6 +81,27 @@ bool isPrologue(Operation *op) {
          user->getOperand(0) == pad.getResult();
 }
 
+/// The dequantize of an i8 tensor that is the other operand of `epilogue`
+/// (a residual add reading a quantized skip connection,
+/// dlas-quantize-residuals) when it has no other user and no layer yet: it
+/// joins the epilogue's layer, where the kernel dequantizes the i8 tensor
+/// as it reads it, instead of a layer of its own writing f32.
+SmallVector<Operation *>
+sidePrologues(Operation *epilogue, Value chained,
+              const llvm::SmallPtrSetImpl<Operation *> &taken) {
+  SmallVector<Operation *> prologues;
+  for (Value operand : epilogue->getOperands()) {
+    auto dequantize = operand.getDefiningOp<nn::DequantizeOp>();
+    if (operand == chained || !dequantize || taken.contains(dequantize) ||
+        !dequantize.getResult().hasOneUse() ||
+        dequantize->getBlock() != epilogue->getBlock() ||
+        !getElementTypeOrSelf(dequantize.getInput().getType()).isInteger(8))
+      continue;
+    prologues.push_back(dequantize);
+  }
+  return prologues;
+}
+
 /// `op` and the epilogue ops that consume its result one after the other,
 /// each the only user of the one before and in no other layer yet (a
 /// residual add joins the first of its two producers), then for a
@@ -97,9 +118,11 @@ epilogueChain(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &taken) {
   while (chain.back()->getNumResults() == 1 &&
          chain.back()->getResult(0).hasOneUse()) {
     Operation *user = *chain.back()->getResult(0).getUsers().begin();
-    if (user->getBlock() != op->getBlock() || !isEpilogue(user, chain.back()->getResult(0)) ||
+    Value chained = chain.back()->getResult(0);
+    if (user->getBlock() != op->getBlock() || !isEpilogue(user, chained) ||
         taken.contains(user))
       break;
+    llvm::append_range(chain, sidePrologues(user, chained, taken));
     chain.push_back(user);
   }
   // A max pool of a convolution's (activated) result joins its layer too,

@@ -194,6 +194,44 @@ def HoistQuantize : Pass<"dlas-hoist-quantize"> {
   ];
 }
 
+def QuantizeResiduals : Pass<"dlas-quantize-residuals"> {
+  let summary = "Let residual adds read the i8 tensor their int8 neighbours already quantize, so that int8 blocks exchange i8";
+  let description = [{
+    Under the int8 policy a residual block's output `x` (f32) is read by
+    the next block's first convolution, through a per-tensor
+    `nn.quantize`, and by the next block's residual `nn.add`, as f32. The
+    layer that produces `x` must then store it in f32, a quantize pass
+    reads it back, and the add's layer reads it in f32 again: 9 bytes of
+    traffic an element where i8 needs 2.
+
+    For an f32 value defined by an op whose users are per-tensor
+    quantizes and `nn.add`s only, this pass makes each add read
+    `nn.dequantize` of the quantized value instead (the widest quantize,
+    the largest scale, when they differ). `x` is then read only by
+    quantizes: its layer's epilogue stores i8 (and `dlas-hoist-quantize`
+    can move the quantize above a max pool that produces it), and the add's
+    layer reads the i8 tensor and dequantizes it in its epilogue. This is
+    the quantized add of PyTorch's and ONNX's int8 models (QLinearAdd):
+    the skip connection carries the quantized activation, one rounding of
+    at most half a step more than the f32 add. Values of function
+    arguments are left alone (their producer is outside).
+
+    ```mlir
+    %q = nn.quantize %x {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : ...
+    %s = nn.add %y, %x : tensor<1x64x56x56xf32>
+    ```
+    becomes
+    ```mlir
+    %q = nn.quantize %x {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : ...
+    %d = nn.dequantize %q {scales = array<f32: 0.05>, zero_points = array<i64: -128>} : ...
+    %s = nn.add %y, %d : tensor<1x64x56x56xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numRewired", "adds-rewired", "Residual add operands now read from i8">,
+  ];
+}
+
 def MixedPrecision : Pass<"dlas-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Run layers in bf16 or f16 under a per-layer policy with an accuracy guard";
   let description = [{
