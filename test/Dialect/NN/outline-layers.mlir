@@ -171,3 +171,36 @@ func.func @pad_prologue(%x: tensor<1x2x4x4xi8>) -> (tensor<1x2x6x6xi32>, tensor<
   %2 = nn.add %e, %e : (tensor<1x2x8x8xi32>, tensor<1x2x8x8xi32>) -> tensor<1x2x8x8xi32>
   return %1, %2 : tensor<1x2x6x6xi32>, tensor<1x2x8x8xi32>
 }
+
+// -----
+
+// An int8 residual add reading its skip connection as the dequantize of an
+// i8 tensor (dlas-quantize-residuals): the dequantize joins the add's
+// layer, which takes the i8 tensor as an argument, instead of a layer of
+// its own storing f32. A dequantize read twice stays apart.
+// CHECK-LABEL: func.func @dequantized_skip
+// CHECK: %[[L:.*]] = call @dequantized_skip_layer0_conv2d(%arg0)
+// CHECK: %[[D:.*]] = call @dequantized_skip_layer1_dequantize(%[[L]])
+// CHECK: call @dequantized_skip_layer2_add(%[[D]])
+// CHECK: func.func private @dequantized_skip_layer0_conv2d(%{{.*}}: tensor<1x8x4x4xi8>) -> tensor<1x8x4x4xi8>
+// CHECK: nn.conv2d
+// CHECK-NEXT: nn.dequantize %{{.*}} : tensor<1x8x4x4xi32>
+// CHECK-NEXT: nn.dequantize %{{.*}} : tensor<1x8x4x4xi8>
+// CHECK-NEXT: nn.add
+// CHECK-NEXT: nn.relu
+// CHECK-NEXT: nn.quantize
+// CHECK: func.func private @dequantized_skip_layer1_dequantize
+// CHECK-NEXT: nn.dequantize
+// CHECK-NEXT: return
+func.func @dequantized_skip(%q: tensor<1x8x4x4xi8>) -> tensor<1x8x4x4xf32> {
+  %w = arith.constant dense<1> : tensor<8x8x1x1xi8>
+  %c = nn.conv2d %q, %w : (tensor<1x8x4x4xi8>, tensor<8x8x1x1xi8>) -> tensor<1x8x4x4xi32>
+  %y = nn.dequantize %c {scales = array<f32: 0.001>, zero_points = array<i64: 0>} : tensor<1x8x4x4xi32> to tensor<1x8x4x4xf32>
+  %d = nn.dequantize %q {scales = array<f32: 0.02>, zero_points = array<i64: -128>} : tensor<1x8x4x4xi8> to tensor<1x8x4x4xf32>
+  %s = nn.add %y, %d : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = nn.relu %s : tensor<1x8x4x4xf32>
+  %q2 = nn.quantize %r {scales = array<f32: 0.03>, zero_points = array<i64: -128>} : tensor<1x8x4x4xf32> to tensor<1x8x4x4xi8>
+  %d2 = nn.dequantize %q2 {scales = array<f32: 0.03>, zero_points = array<i64: -128>} : tensor<1x8x4x4xi8> to tensor<1x8x4x4xf32>
+  %t = nn.add %d2, %d2 : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %t : tensor<1x8x4x4xf32>
+}
