@@ -33,6 +33,9 @@ std::optional<NpyDType> dlas::npyDTypeOf(Type type) {
     return NpyDType::BF16;
   if (type.isInteger(1))
     return NpyDType::Bool;
+  // UINT8 tensors at an imported graph's edges (dlas.unsigned).
+  if (type.isUnsignedInteger(8))
+    return NpyDType::U8;
   if (type.isInteger(8))
     return NpyDType::I8;
   if (type.isInteger(16))
@@ -65,8 +68,8 @@ llvm::Expected<EntrySignature> dlas::entrySignature(FunctionType type,
         return runnerError("entry '" + entry + "' " + what + " #" +
                            llvm::Twine(i) + " has unsupported type " +
                            printed +
-                           " (need a ranked tensor of f32, f16, bf16, i8, "
-                           "i32 or i64)");
+                           " (need a ranked tensor of f32, f64, f16, bf16, "
+                           "i1, i8, ui8, i16, i32 or i64)");
       }
       out.push_back(shaped);
     }
@@ -82,7 +85,8 @@ llvm::Expected<EntrySignature> dlas::entrySignature(FunctionType type,
 void dlas::fillRandom(NpyArray &array, Type elementType, std::mt19937 &rng) {
   bool isFloat = isa<FloatType>(elementType);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> integer(-8, 8);
+  std::uniform_int_distribution<int> integer(
+      elementType.isUnsignedInteger() ? 0 : -8, elementType.isUnsignedInteger() ? 16 : 8);
   for (int64_t i = 0, e = array.numElements(); i < e; ++i)
     array.set(i, isFloat ? real(rng) : integer(rng));
 }

@@ -32,6 +32,7 @@ size_t mlir::dlas::npyElementSize(NpyDType dtype) {
     return 2;
   case NpyDType::Bool:
   case NpyDType::I8:
+  case NpyDType::U8:
     return 1;
   case NpyDType::I16:
     return 2;
@@ -56,6 +57,8 @@ StringRef mlir::dlas::npyDescr(NpyDType dtype) {
     return "|b1";
   case NpyDType::I8:
     return "|i1";
+  case NpyDType::U8:
+    return "|u1";
   case NpyDType::I16:
     return "<i2";
   case NpyDType::I32:
@@ -80,6 +83,8 @@ StringRef mlir::dlas::npyDTypeName(NpyDType dtype) {
     return "bool";
   case NpyDType::I8:
     return "i8";
+  case NpyDType::U8:
+    return "u8";
   case NpyDType::I16:
     return "i16";
   case NpyDType::I32:
@@ -190,6 +195,8 @@ double NpyArray::at(int64_t i) const {
     return reinterpret_cast<const uint8_t *>(base)[i] != 0;
   case NpyDType::I8:
     return reinterpret_cast<const int8_t *>(base)[i];
+  case NpyDType::U8:
+    return reinterpret_cast<const uint8_t *>(base)[i];
   case NpyDType::I16:
     return reinterpret_cast<const int16_t *>(base)[i];
   case NpyDType::I32:
@@ -220,6 +227,9 @@ void NpyArray::set(int64_t i, double value) {
     return;
   case NpyDType::I8:
     reinterpret_cast<int8_t *>(base)[i] = (int8_t)value;
+    return;
+  case NpyDType::U8:
+    reinterpret_cast<uint8_t *>(base)[i] = (uint8_t)value;
     return;
   case NpyDType::I16:
     reinterpret_cast<int16_t *>(base)[i] = (int16_t)value;
@@ -348,6 +358,8 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
     dtype = NpyDType::Bool;
   else if (descrValue == "|i1" || descrValue == "<i1")
     dtype = NpyDType::I8;
+  else if (descrValue == "|u1" || descrValue == "<u1")
+    dtype = NpyDType::U8;
   else if (descrValue == "<i2")
     dtype = NpyDType::I16;
   else if (descrValue == "<i4")
@@ -358,7 +370,7 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
     dtype = NpyDType::BF16;
   else
     return npyError(path, "unsupported dtype '" + descrValue +
-                              "' (supported: <f4, <f8, <f2, |b1, |i1, <i2, <i4, <i8)");
+                              "' (supported: <f4, <f8, <f2, |b1, |i1, |u1, <i2, <i4, <i8)");
 
   llvm::SmallVector<int64_t> shape;
   StringRef dimsText = shapeText->trim().drop_front().drop_back();

@@ -596,7 +596,7 @@ int runMain() {
     if (!func || func.isExternal())
       return fail("entry function '" + entryName + "' not found in '" +
                   inputFilename + "'");
-    entryType = func.getFunctionType();
+    entryType = entrySignatureOf(func);
     flops = countFlops(func);
   }
   llvm::Expected<EntrySignature> sig = entrySignature(entryType, entryName);

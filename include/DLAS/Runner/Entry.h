@@ -42,7 +42,7 @@ llvm::Expected<EntrySignature> entrySignature(FunctionType type,
                                               StringRef entry);
 
 /// Fills `array` with seeded values: uniform in [-1, 1] for a float element
-/// type, integers in [-8, 8] otherwise (dlas-run's --random-inputs, and
+/// type, integers in [-8, 8] otherwise ([0, 16] unsigned; dlas-run's --random-inputs, and
 /// what dlas-tune runs layers on).
 void fillRandom(NpyArray &array, Type elementType, std::mt19937 &rng);
 

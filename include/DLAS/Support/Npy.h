@@ -13,7 +13,7 @@
 namespace mlir::dlas {
 
 /// Element types dlas-run exchanges through .npy files.
-enum class NpyDType { F32, F64, F16, BF16, Bool, I8, I16, I32, I64 };
+enum class NpyDType { F32, F64, F16, BF16, Bool, I8, U8, I16, I32, I64 };
 
 /// Size in bytes of one element.
 size_t npyElementSize(NpyDType dtype);

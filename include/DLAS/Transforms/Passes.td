@@ -12,6 +12,9 @@ def PrepareEntryABI : Pass<"dlas-prepare-entry-abi", "mlir::ModuleOp"> {
     memref descriptors by pointer, and records the function's tensor
     signature in `dlas.signature` so that a runner given already-lowered
     LLVM-dialect IR still knows the shapes and element types of the entry.
+    An i8 argument or result marked `dlas.unsigned` (a UINT8 tensor at an
+    imported ONNX graph's edge, whose bytes the function converts itself)
+    is `ui8` in the signature: the runner reads and writes it as uint8.
 
     Before:
     ```mlir

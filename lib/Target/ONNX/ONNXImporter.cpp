@@ -234,6 +234,12 @@ public:
   }
   void define(StringRef name, Entry entry) { values[name] = std::move(entry); }
   Value materialize(StringRef name, Entry &entry);
+  /// The bytes of a UINT8 tensor as its i8-less-128 form, or back: both
+  /// are a wrapping add of -128 (an xor of the top bit).
+  Value flipU8Offset(Value value, Location loc);
+  /// Marks an entry's i8 argument or result whose bytes are UINT8
+  /// (DLAS/Transforms/Passes.h: kUnsignedAttrName).
+  static constexpr llvm::StringLiteral kUnsignedAttr = "dlas.unsigned";
   Location fileLoc() { return FileLineColLoc::get(context, path, 0, 0); }
 
   LogicalResult error(Location loc, const Twine &message) {
@@ -415,6 +421,18 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
     }
   }
   return DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+}
+
+Value GraphImporter::flipU8Offset(Value value, Location loc) {
+  auto type = cast<RankedTensorType>(value.getType());
+  // A one-element constant of the same rank: nn.add broadcasts it.
+  auto splatType =
+      RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1),
+                            builder.getI8Type());
+  Value offset = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(splatType, builder.getI8IntegerAttr(-128)));
+  return nn::AddOp::create(builder, loc, type, value, offset).getResult();
 }
 
 Value GraphImporter::materialize(StringRef name, Entry &entry) {
@@ -878,14 +896,23 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   // Graph inputs (those that are not initializers) become arguments.
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<bool> argIsU8;
   for (const auto &input : graph.input()) {
     if (initializerNames.contains(input.name()))
       continue;
-    FailureOr<Type> type = tensorTypeFromProto(input.type(), input.name());
+    // A UINT8 input arrives as its bytes in an i8 tensor (dlas.unsigned),
+    // which the function turns into the i8-less-128 form it computes on.
+    bool isU8 = input.type().tensor_type().elem_type() ==
+                onnx::TensorProto::UINT8;
+    onnx::TypeProto proto = input.type();
+    if (isU8)
+      proto.mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT8);
+    FailureOr<Type> type = tensorTypeFromProto(proto, input.name());
     if (failed(type))
       return nullptr;
     argTypes.push_back(*type);
     argNames.push_back(input.name());
+    argIsU8.push_back(isU8);
   }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -894,12 +921,18 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   auto func = func::FuncOp::create(builder, loc, options.entryName,
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "dlas.name", builder.getStringAttr(name));
     body->getArgument(i).setLoc(NameLoc::get(builder.getStringAttr(name), loc));
-    define(name, Entry{body->getArgument(i), std::nullopt, std::nullopt});
+    Entry entry{body->getArgument(i), std::nullopt, std::nullopt};
+    if (argIsU8[i]) {
+      func.setArgAttr(i, kUnsignedAttr, builder.getUnitAttr());
+      entry.value = flipU8Offset(entry.value, body->getArgument(i).getLoc());
+      entry.offsetU8 = true;
+    }
+    define(name, entry);
   }
-  builder.setInsertionPointToEnd(body);
   for (const auto &node : graph.node())
     if (failed(importNode(node)))
       return nullptr;
@@ -911,19 +944,20 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       (void)error(loc, "graph output '" + output.name() + "' is never produced");
       return nullptr;
     }
-    if (entry->offsetU8) {
-      (void)error(loc, "graph output '" + output.name() +
-                           "' is UINT8, which DLAS does not return (a "
-                           "DequantizeLinear gives it as FLOAT)");
-      return nullptr;
-    }
-    results.push_back(materialize(output.name(), *entry));
+    Value result = materialize(output.name(), *entry);
+    // A UINT8 output leaves as its bytes (dlas.unsigned).
+    if (entry->offsetU8 && result)
+      result = flipU8Offset(result, loc);
+    results.push_back(result);
   }
   builder.setInsertionPointToEnd(body);
   func::ReturnOp::create(builder, loc, results);
   func.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  for (auto [i, output] : llvm::enumerate(graph.output()))
+  for (auto [i, output] : llvm::enumerate(graph.output())) {
     func.setResultAttr(i, "dlas.name", builder.getStringAttr(output.name()));
+    if (Entry *entry = lookup(output.name()); entry && entry->offsetU8)
+      func.setResultAttr(i, kUnsignedAttr, builder.getUnitAttr());
+  }
   if (failed(verify(*module)))
     return nullptr;
   return module;

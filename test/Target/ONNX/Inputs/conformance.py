@@ -51,6 +51,12 @@ SHAPE_INPUTS = {
     "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1],
     "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1],
     "ReduceLogSum": [1], "ReduceLogSumExp": [1], "ReduceSumSquare": [1],
+    # Quantization parameters (scales and zero points; for the integer
+    # convolutions and matmuls also the weight and bias): DLAS takes them
+    # at import time, as a deployed quantized model has them.
+    "QuantizeLinear": [1, 2], "DequantizeLinear": [1, 2],
+    "QLinearConv": [1, 2, 3, 4, 5, 6, 7, 8], "QLinearMatMul": [1, 2, 3, 4, 5, 6, 7],
+    "ConvInteger": [1, 2, 3], "MatMulInteger": [1, 2, 3],
 }
 
 
@@ -123,6 +129,11 @@ def run_case(case, work, dlas_run, timeout, address_space_gb=4, index=0):
     model = onnx.ModelProto()
     model.CopyFrom(case.model)
     inputs, outputs = case.data_sets[0]
+    # A 0-d tensor may come as a numpy scalar (QuantizeLinear's zero point).
+    def as_array(v):
+        return np.asarray(v) if isinstance(v, np.generic) else v
+    inputs = [as_array(v) for v in inputs]
+    outputs = [as_array(v) for v in outputs]
     inputs, frozen = freeze_shape_inputs(model, list(inputs))
     result = {"case": case.name, "op": op_key(case.model),
               "opset": max((o.version for o in case.model.opset_import

@@ -386,12 +386,6 @@ def error_u8_into_add():
 
 
 @error
-def error_u8_output():
-    return simple([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])],
-                  [scalar("s", 0.1, F32), scalar("z", 3, U8)], out_type=U8)
-
-
-@error
 def error_runtime_scale():
     m = build("error", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q1"),
                         helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
@@ -422,6 +416,65 @@ def error_convinteger_wide_weight():
                  [("x", F32, (1, 1, 3, 3))], [("y", I32, (1, 1, 1, 1))],
                  [scalar("s", 0.1, F32), scalar("z", 0, U8),
                   init("w", np.full((1, 1, 3, 3), 200), U8)])
+
+
+# UINT8 at the graph's edges: inputs arrive and outputs leave as their bytes
+# (uint8 .npy files); inside they are i8 less 128.
+
+@case
+def quantize_u8_output():
+    """QuantizeLinear to a UINT8 graph output: exact."""
+    x = RNG.uniform(-2.0, 12.0, (2, 3, 5)).astype(np.float32)
+    s, z = np.float32(0.05), 3
+    m = build("q", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])],
+              [("x", F32, x.shape)], [("y", U8, x.shape)],
+              [scalar("s", s, F32), scalar("z", z, U8)])
+    return m, [x], [quantize(x, s, z, U8)], 0.0
+
+
+@case
+def dequantize_u8_input():
+    """DequantizeLinear of a UINT8 graph input (every byte value): exact."""
+    q = np.arange(256, dtype=np.uint8).reshape(4, 64)
+    s, z = np.float32(0.125), 200
+    m = build("dq", [helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+              [("q", U8, q.shape)], [("y", F32, q.shape)],
+              [scalar("s", s, F32), scalar("z", z, U8)])
+    return m, [q], [dequantize(q, s, z)], 0.0
+
+
+@case
+def maxpool_u8_through():
+    """A UINT8 input through MaxPool and Reshape to a UINT8 output: the
+    bytes' order is kept (exact), padding never wins."""
+    q = RNG.integers(0, 256, (1, 2, 5, 5)).astype(np.uint8)
+    pool = helper.make_node("MaxPool", ["q"], ["p"], kernel_shape=[3, 3],
+                            strides=[2, 2], pads=[1, 1, 1, 1])
+    flat = helper.make_node("Flatten", ["p"], ["y"], axis=1)
+    m = build("pool", [pool, flat], [("q", U8, q.shape)], [("y", U8, (1, 18))], [])
+    qp = np.pad(q.astype(np.int64), ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-1)
+    y = np.stack([qp[:, :, i:i + 3, j:j + 3].max(axis=(2, 3))
+                  for i in range(0, 5, 2) for j in range(0, 5, 2)], axis=-1)
+    return m, [q], [y.reshape(1, 18).astype(np.uint8)], 0.0
+
+
+@case
+def qlinearconv_u8_edges():
+    """QLinearConv from a UINT8 graph input to a UINT8 graph output (as
+    ONNX's own backend case): within one step of the requantization."""
+    xq = RNG.integers(0, 256, (1, 3, 7, 7)).astype(np.uint8)
+    xs, xz, ys, yz = np.float32(0.02), 120, np.float32(0.04), 110
+    w = RNG.integers(-90, 91, (4, 3, 3, 3))
+    ws = RNG.uniform(0.004, 0.008, 4).astype(np.float32)
+    conv = helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz"],
+                            ["yq"], pads=[1, 1, 1, 1])
+    m = build("qconv_edges", [conv], [("xq", U8, xq.shape)], [("yq", U8, (1, 4, 7, 7))],
+              [scalar("xs", xs, F32), scalar("xz", xz, U8), init("w", w, I8),
+               init("ws", ws, F32), init("wz", np.zeros(4), I8),
+               scalar("ys", ys, F32), scalar("yz", yz, U8)])
+    acc = convolve(xq.astype(np.int64) - xz, w.astype(np.int64), (1, 1, 1, 1), (1, 1), (1, 1), 1)
+    mult = (xs.astype(np.float64) * ws.astype(np.float64) / ys).reshape(1, -1, 1, 1)
+    return m, [xq], [requantize(acc, mult, yz, U8)], 1.0
 
 
 # ----------------------------------------------------------------------------
