@@ -147,9 +147,13 @@ LogicalResult checkAxis(NodeContext &ctx, const Quantization &q,
   return success();
 }
 
-/// The `axis` attribute normalized against `rank` (default 1).
-FailureOr<int64_t> axisAttr(NodeContext &ctx, int64_t rank) {
+/// The `axis` attribute normalized against `rank` (default 1). ONNX ignores
+/// it for per-tensor parameters (a rank-1 input keeps the default axis 1).
+FailureOr<int64_t> axisAttr(NodeContext &ctx, int64_t rank,
+                            const Quantization &q) {
   int64_t axis = ctx.intAttr("axis", 1);
+  if (q.perTensor())
+    return int64_t(1);
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     return ctx.fail("axis " + Twine(axis) + " is out of range for rank " +
                     Twine(rank));
@@ -321,7 +325,7 @@ LogicalResult onnximport::importQuantizeLinear(NodeContext &ctx) {
     return ctx.fail("input '" + ctx.node.input(0) + "' is " +
                     onnxTypeName(onnxTypeOf(type.getElementType())) +
                     "; only FLOAT inputs are quantized");
-  FailureOr<int64_t> axis = axisAttr(ctx, type.getRank());
+  FailureOr<int64_t> axis = axisAttr(ctx, type.getRank(), *q);
   if (failed(axis) || failed(checkAxis(ctx, *q, type, *axis)))
     return failure();
   setQuantizedOutput(ctx, quantizeOp(ctx, *x, *q, q->perTensor() ? 1 : *axis),
@@ -340,7 +344,7 @@ LogicalResult onnximport::importDequantizeLinear(NodeContext &ctx) {
   FailureOr<RankedTensorType> type = ctx.inputType(0);
   if (failed(type))
     return failure();
-  FailureOr<int64_t> axis = axisAttr(ctx, type->getRank());
+  FailureOr<int64_t> axis = axisAttr(ctx, type->getRank(), *q);
   if (failed(axis))
     return failure();
   if (ctx.constant(0)) {
