@@ -28,17 +28,27 @@ bool isAllParallel(linalg::GenericOp op) {
 
 /// An elementwise op on tensors, with one user, that reads integers
 /// narrower than 32 bits and yields floats: a dequantize of a stored
-/// tensor, not of a kernel's i32 accumulator.
+/// tensor, not of a kernel's i32 accumulator. Its other operands may be
+/// per-channel parameters, not full float tensors (an add that already
+/// absorbed a dequantize is no dequantize itself).
 bool isNarrowDequantize(linalg::GenericOp op) {
   if (!isAllParallel(op) || op->getNumResults() != 1 ||
       !op->getResult(0).hasOneUse() ||
       !isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
     return false;
-  return llvm::any_of(op.getDpsInputOperands(), [](OpOperand *input) {
-    auto integer =
-        dyn_cast<IntegerType>(getElementTypeOrSelf(input->get().getType()));
-    return integer && integer.getWidth() < 32;
-  });
+  bool readsNarrow = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Type element = getElementTypeOrSelf(input->get().getType());
+    if (auto integer = dyn_cast<IntegerType>(element);
+        integer && integer.getWidth() < 32 &&
+        op.getMatchingIndexingMap(input).isIdentity())
+      readsNarrow = true;
+    else if (isa<FloatType>(element) &&
+             op.getMatchingIndexingMap(input).getNumResults() ==
+                 op.getNumLoops())
+      return false;
+  }
+  return readsNarrow;
 }
 
 /// Fuses a narrow dequantize into the elementwise generic that reads it.

@@ -44,3 +44,20 @@ func.func @shared(%y: tensor<1x8x4x4xf32>, %q: tensor<1x8x4x4xi8>) -> (tensor<1x
   %r = nn.relu %d : tensor<1x8x4x4xf32>
   return %s, %r : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// Only the dequantize moves: the add that absorbed it reads a full f32
+// tensor, so the ReLU after it stays an op of its own (a kernel's second
+// epilogue).
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x8x4x4xf32>, tensor<1x8x4x4xi8>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<1x8x4x4xf32>)
+// CHECK: arith.maximumf
+func.func @chain(%y: tensor<1x8x4x4xf32>, %q: tensor<1x8x4x4xi8>) -> tensor<1x8x4x4xf32> {
+  %d = nn.dequantize %q {scales = array<f32: 0.02>, zero_points = array<i64: -128>} : tensor<1x8x4x4xi8> to tensor<1x8x4x4xf32>
+  %s = nn.add %y, %d : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = nn.relu %s : tensor<1x8x4x4xf32>
+  return %r : tensor<1x8x4x4xf32>
+}

@@ -2538,6 +2538,12 @@ LogicalResult importIdentity(NodeContext &ctx) {
   if (ctx.node.op_type() == "Dropout") {
     if (failed(ctx.requireOutputsUnused(1)))
       return failure();
+    // Training mode drops elements at random: a value known only at run
+    // time could ask for it, and the identity would be a wrong answer.
+    if (ctx.hasInput(2) && !ctx.constant(2))
+      return ctx.fail("input 'training_mode' ('" + ctx.node.input(2) +
+                      "') must be a constant known at import time (DLAS "
+                      "runs Dropout for inference: training_mode false)");
     if (const HostTensor *training = ctx.constant(2)) {
       if (training->numElements() != 1)
         return ctx.fail("input 'training_mode' must hold one value, got " +

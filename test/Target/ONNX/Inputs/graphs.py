@@ -1418,6 +1418,17 @@ def error_uint8_input():
 
 
 @case
+def error_dropout_runtime_training():
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop1")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 3)),
+                      helper.make_tensor_value_info("t", TensorProto.BOOL, ())],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 3))],
+        [helper.make_tensor("r", TensorProto.FLOAT, (), [0.5])])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@case
 def error_topk_runtime_k():
     node = helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk1")
     graph = helper.make_graph(
