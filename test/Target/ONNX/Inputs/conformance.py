@@ -57,6 +57,9 @@ SHAPE_INPUTS = {
     "QuantizeLinear": [1, 2], "DequantizeLinear": [1, 2],
     "QLinearConv": [1, 2, 3, 4, 5, 6, 7, 8], "QLinearMatMul": [1, 2, 3, 4, 5, 6, 7],
     "ConvInteger": [1, 2, 3], "MatMulInteger": [1, 2, 3],
+    # Dropout's ratio and training mode: DLAS runs inference and takes them
+    # at import time (training with ratio 0 is the identity too).
+    "Dropout": [1, 2],
 }
 
 
