@@ -112,9 +112,11 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   pm.addPass(createConvertSparseToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // An i8 skip connection's dequantize is read in its add's body (the
-  // kernel's epilogue loads bytes), not written out in f32 first.
-  pm.addNestedPass<func::FuncOp>(createFuseDequantize());
+  // Conversions run inside the ops next to them: an i8 skip connection's
+  // dequantize in its add's body (the kernel's epilogue loads bytes), a
+  // bf16/f16 op's widenings and rounding in its own body (one loop, and
+  // a kernel epilogue, instead of four).
+  pm.addNestedPass<func::FuncOp>(createFuseConversions());
 }
 
 void dlas::buildCPUCodegenStrategyStage(OpPassManager &pm,

@@ -123,6 +123,36 @@ std::optional<std::vector<float>> dlas::f32Values(Attribute value) {
   return std::nullopt;
 }
 
+std::optional<std::vector<float>> dlas::widenedFloatValues(Attribute value) {
+  if (std::optional<std::vector<float>> f32 = f32Values(value))
+    return f32;
+  auto type = dyn_cast_or_null<ShapedType>(
+      isa_and_nonnull<TypedAttr>(value) ? cast<TypedAttr>(value).getType()
+                                        : Type());
+  if (!type ||
+      !(type.getElementType().isBF16() || type.getElementType().isF16()))
+    return std::nullopt;
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  auto widen = [&](uint16_t bits) {
+    return llvm::APFloat(semantics, llvm::APInt(16, bits)).convertToFloat();
+  };
+  std::vector<float> result;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    for (const llvm::APFloat &v : dense.getValues<llvm::APFloat>())
+      result.push_back(widen(v.bitcastToAPInt().getZExtValue()));
+    return result;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    if (std::optional<ArrayRef<uint16_t>> bits =
+            resourceValues<uint16_t>(resource)) {
+      for (uint16_t v : *bits)
+        result.push_back(widen(v));
+      return result;
+    }
+  return std::nullopt;
+}
+
 std::optional<std::vector<float>> dlas::readF32Constant(Value value) {
   auto constant = value.getDefiningOp<arith::ConstantOp>();
   return constant ? f32Values(constant.getValue()) : std::nullopt;

@@ -1,5 +1,5 @@
 // Kernels whose epilogue adds an i8 skip connection dequantized on the fly
-// (dlas-fuse-dequantize puts the dequantize into the add's body): an f32
+// (dlas-fuse-conversions puts the dequantize into the add's body): an f32
 // 1x1 convolution (the GEMM kernel) and an f32 depthwise convolution (layers a policy keeps
 // in f32 inside an int8 residual block). Both kernels fold the add, and
 // their results equal the plain loops' (microkernels=0) on seeded inputs.

@@ -3,7 +3,7 @@
 // (dlas-quantize-residuals, pipeline option int8-residuals, default on),
 // so every layer stores i8 from its GEMM epilogue, each add's layer takes
 // that i8 tensor and dequantizes it as the epilogue loads it
-// (dlas-fuse-dequantize), and no quantize layer or f32 activation is left
+// (dlas-fuse-conversions), and no quantize layer or f32 activation is left
 // between the layers. With int8-residuals=0 the block outputs are stored
 // in f32 and quantized by layers of their own.
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v3 precision=int8 calibration=%S/Inputs/int8-residual-calibration.json keep-f32=none lower-to-llvm=0" --mlir-elide-resource-strings-if-larger=16 | FileCheck %s

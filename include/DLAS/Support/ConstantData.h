@@ -60,6 +60,11 @@ std::optional<ArrayRef<T>> resourceValues(DenseResourceElementsAttr attr) {
 /// size).
 std::optional<std::vector<float>> f32Values(Attribute value);
 
+/// The elements of `value`, a dense or dense_resource attribute of f32,
+/// bf16 or f16, as f32 (exact: both widen without rounding); nullopt for
+/// anything else.
+std::optional<std::vector<float>> widenedFloatValues(Attribute value);
+
 /// The elements of `value` in row-major order when it is an
 /// `arith.constant` holding an f32 dense or dense_resource tensor.
 std::optional<std::vector<float>> readF32Constant(Value value);

@@ -184,24 +184,31 @@ def CollapseContiguousLoops : Pass<"dlas-collapse-contiguous-loops"> {
   ];
 }
 
-def FuseDequantize : Pass<"dlas-fuse-dequantize"> {
-  let summary = "Fuse elementwise ops that widen i8 tensors to float (dequantizes) into the elementwise ops that read them";
+def FuseConversions : Pass<"dlas-fuse-conversions"> {
+  let summary = "Fuse elementwise type conversions (i8 dequantizes, bf16/f16 widenings and narrowings) into the elementwise ops next to them";
   let description = [{
-    An int8 residual block's add reads the skip connection as the
-    `nn.dequantize` of an i8 tensor (dlas-quantize-residuals). Lowered
-    alone, that dequantize is a loop writing an f32 copy, which the add
-    then reads, and a kernel whose epilogue is the add cannot read it
-    (it is written after the kernel runs). This pass fuses such a
-    producer into its consumer on tensors, before the kernels are
-    decided: the consumer reads the i8 tensor and converts it in its own
-    body, so the kernel's epilogue loads bytes and dequantizes them in
-    registers.
+    Lowered alone, a conversion is a loop of its own over memory: an int8
+    residual block's add reads its skip connection as `nn.dequantize` of
+    an i8 tensor (dlas-quantize-residuals), and every elementwise op of
+    a bf16/f16 region reads its operands through `arith.extf` to f32 and
+    rounds its result with `arith.truncf` (a bf16 add was four loops: two
+    widenings, the add, the narrowing). Apart, they also keep a kernel
+    from folding the op into its epilogue (a widening's result is written
+    after the kernel runs). This pass fuses them on tensors, before the
+    kernels are decided (upstream `linalg::fuseElementwiseOps`):
 
-    Fused: an all-parallel `linalg.generic` with one use, which reads a
-    tensor of integers narrower than 32 bits and yields floats, into an
-    all-parallel `linalg.generic` that reads it (upstream
-    `linalg::fuseElementwiseOps`). An int8 layer's own dequantize (of its
-    i32 accumulator) stays, as the first op of its kernel's epilogue.
+    * a *widening* (an all-parallel `linalg.generic` with one use that
+      reads integers narrower than 32 bits, bf16 or f16, yields f32 and
+      reads no other full f32 tensor) into the all-parallel op that reads
+      it, which then loads the narrow tensor and converts in its body (a
+      kernel's epilogue loads bytes or halves);
+    * an all-parallel op with one use into the *narrowing* that reads it
+      (a body of one `arith.truncf` from f32 to bf16/f16), so that the op
+      stores bf16/f16 itself.
+
+    An int8 layer's dequantize of its i32 accumulator, and the narrowing
+    of a kernel's f32 result, stay: they start the kernel's epilogue chain,
+    which may change the element type (i32 -> f32, f32 -> i8, bf16, f16).
 
     ```mlir
     %d = linalg.generic ... ins(%q : tensor<1x64x56x56xi8>) outs(...) {
@@ -209,11 +216,13 @@ def FuseDequantize : Pass<"dlas-fuse-dequantize"> {
     %s = linalg.generic ... ins(%y, %d : tensor<...xf32>, tensor<...xf32>) ... { addf }
     ```
     becomes one generic `ins(%y, %q : tensor<...xf32>, tensor<...xi8>)`
-    whose body dequantizes and adds.
+    whose body dequantizes and adds; a bf16 add's two `extf` loops, its
+    `addf` and its `truncf` become one generic on bf16 operands.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
   let statistics = [
-    Statistic<"numFused", "fused", "Dequantizes fused into their consumer">
+    Statistic<"numWidenings", "widenings", "Widenings fused into their reader">,
+    Statistic<"numNarrowings", "narrowings", "Ops fused into the narrowing of their result">
   ];
 }
 

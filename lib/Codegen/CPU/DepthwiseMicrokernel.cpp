@@ -335,10 +335,7 @@ std::optional<EpilogueOperand> classifyEpilogueOperand(const Depthwise &d,
   if (!type)
     return std::nullopt;
   Type element = type.getElementType();
-  // f32 operands, the i32 zero points of int8's dequantize, and i8 skip
-  // connections that a fused dequantize widens (dlas-fuse-dequantize).
-  bool readable =
-      element.isF32() || element.isInteger(32) || element.isInteger(8);
+  bool readable = dlas::isEpilogueOperandType(element);
   auto shape = cast<ShapedType>(d.output.getType()).getShape();
   if (map.isIdentity()) {
     if (v == source)

@@ -521,7 +521,7 @@ Attribute constantGlobalValue(Value v, SymbolTable &symbols) {
 }
 
 std::vector<float> constantData(Value v, SymbolTable &symbols) {
-  return dlas::f32Values(constantGlobalValue(v, symbols))
+  return dlas::widenedFloatValues(constantGlobalValue(v, symbols))
       .value_or(std::vector<float>());
 }
 
@@ -608,7 +608,28 @@ public:
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
         chunks(chunks), multiply(multiply),
         quadLayout(multiply != Int8Multiply::widen), tileVectors(p.vectors),
-        vecType(types.accVector(vw)), inVecType(types.inputVector(vw)) {}
+        vecType(types.accVector(vw)), inVecType(types.inputVector(vw)),
+        bElement(widensWhenPacked(types) ? types.acc : types.input),
+        aElement(widensWhenPacked(types) && g.sizeN > p.vectors * vw
+                     ? types.acc
+                     : types.input) {}
+
+  /// bf16/f16 operands widen into f32 as they are packed (B once per k
+  /// block; A at compile time or once per call), not at every FMA: the
+  /// loop is then the f32 kernel's. (Converting in the loop cost two
+  /// instructions more a B vector and two an A broadcast.) A stays narrow
+  /// when the GEMM has one column tile: each A value is then used once,
+  /// and the kernel streams A (a batch-1 linear layer's weights), so
+  /// half the bytes beats the conversions.
+  static bool widensWhenPacked(KernelTypes types) {
+    return isa<FloatType>(types.input) && types.input != types.acc;
+  }
+  /// A packed value (elements `element`) as accumulator elements.
+  Value fromPacked(Value v, Type element) {
+    return element == types.acc ? v : types.promote(b, loc, v);
+  }
+  /// The element type of the packed A panels.
+  Type packedAElementType() const { return aElement; }
 
   /// k values per k block: the decision's, a multiple of 4 with quads (a
   /// quad never straddles two blocks).
@@ -747,6 +768,8 @@ public:
           if (asBits)
             v = vector::BitCastOp::create(
                 b, loc, VectorType::get({p.m0}, types.input), v);
+          if (aElement != types.input)
+            v = types.promote(b, loc, v);
           Value block = arith::DivUIOp::create(b, loc, ks[0],
                                                index(kBlockOuter(g, p)));
           Value blockStart = arith::MulIOp::create(
@@ -783,7 +806,7 @@ public:
     }
     llvm::append_values(shape, kBlocks(g, p), panels,
                         kBlockOuter(g, p) * innerK(g), p.m0);
-    return MemRefType::get(shape, types.input);
+    return MemRefType::get(shape, aElement);
   }
 
   /// Indices into Ap: the A batch values (from `dims`), then `rest`.
@@ -808,7 +831,7 @@ public:
           b, loc,
           quadLayout
               ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
-              : MemRefType::get({tiles, kcOuter, n0}, types.input),
+              : MemRefType::get({tiles, kcOuter, n0}, bElement),
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
     int64_t tailRows = g.sizeM % p.m0;
@@ -1079,6 +1102,8 @@ private:
                                                indices(bMap, dims), mask,
                                                zeros);
             }
+            if (bElement != types.input)
+              v = types.promote(b, loc, v);
             vector::StoreOp::create(b, loc, v, bp,
                                     ValueRange{tile, row, index(j * vw)});
           }
@@ -1543,11 +1568,12 @@ private:
     if (p.packB) {
       // Packed panels are zero-padded: no masks needed.
       Value row = arith::SubIOp::create(b, loc, ks[0], kcLo);
+      auto packedVector = VectorType::get({vw}, bElement);
       for (int64_t j = 0; j < tileVectors; ++j)
-        bs.push_back(types.promote(
-            b, loc,
-            vector::LoadOp::create(b, loc, inVecType, bp,
-                                   ValueRange{tile, row, index(j * vw)})));
+        bs.push_back(fromPacked(
+            vector::LoadOp::create(b, loc, packedVector, bp,
+                                   ValueRange{tile, row, index(j * vw)}),
+            bElement));
     }
     for (int64_t j = 0; j < tileVectors && !p.packB; ++j) {
       dims[g.n] = cols[j];
@@ -1576,18 +1602,20 @@ private:
     // do not stay in cache between layers); a software prefetch
     // `prefetchBytes` ahead in the sequential stream hides the latency the
     // hardware prefetcher leaves (ResNet-50: 48 -> 44 ms at 1 thread).
-    if (int64_t ahead = prefetchBytes / (p.m0 * types.inputBytes()); ahead > 0)
+    if (int64_t ahead =
+            prefetchBytes / (p.m0 * aElement.getIntOrFloatBitWidth() / 8);
+        ahead > 0)
       memref::PrefetchOp::create(
           b, loc, ap,
           packedIndices(dims,
                         ValueRange{block, panel, add(within, ahead), index(0)}),
           /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
     for (int64_t i = 0; i < rows; ++i) {
-      Value a = types.promote(
-          b, loc,
+      Value a = fromPacked(
           memref::LoadOp::create(
               b, loc, ap,
-              packedIndices(dims, ValueRange{block, panel, within, index(i)})));
+              packedIndices(dims, ValueRange{block, panel, within, index(i)})),
+          aElement);
       Value splat = vector::BroadcastOp::create(b, loc, vecType, a);
       for (int64_t j = 0; j < tileVectors; ++j) {
         Value &acc = result[i * tileVectors + j];
@@ -1618,6 +1646,10 @@ private:
   Value rowSums;
   /// Accumulator vectors; operand vectors (before `types.promote`).
   VectorType vecType, inVecType;
+  /// The packed panels' elements: f32 for bf16/f16 operands (widened as
+  /// they are packed; A only with several column tiles), else the
+  /// operands'.
+  Type bElement, aElement;
   Value ap, bp, lastK;
   bool singleKBlock = false;
   /// Per column vector, the lane masks of the B rows it reads (compact
@@ -1718,8 +1750,9 @@ struct GemmMicrokernelPass
                             parallel, prefetchBytes, parallelChunks, multiply);
       Value packed;
       bool packedNow = false;
-      // Compile-time packing copies f32 data.
-      if (packConstants && decision.getInput().isF32()) {
+      // Compile-time packing copies f32 data, and bf16/f16 data widened
+      // into f32 panels.
+      if (packConstants && emitter.packedAElementType().isF32()) {
         std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
         if (!data.empty()) {
           packed = packedConstant(b, moduleSymbols, packedGlobals, *gemm,

@@ -26,12 +26,11 @@ namespace {
 std::optional<TileRead> asTileRead(const Gemm &g, const Neighbours &nb,
                                    Value buffer, AffineMap map) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  // f32 operands, the i32 zero points of int8's dequantize, and i8 skip
-  // connections that a fused dequantize widens (dlas-fuse-dequantize).
+  // f32 operands, the i32 zero points of int8's dequantize, and i8, bf16
+  // and f16 tensors that the epilogue's body widens (dlas-fuse-conversions).
   Type element = type ? type.getElementType() : Type();
   if (!type || !type.hasStaticShape() ||
-      !(element.isF32() || element.isInteger(32) || element.isInteger(8)) ||
-      !type.getLayout().isIdentity())
+      !dlas::isEpilogueOperandType(element) || !type.getLayout().isIdentity())
     return std::nullopt;
   MLIRContext *ctx = buffer.getContext();
   AffineMap cMap = g.op.getMatchingIndexingMap(g.c);

@@ -147,9 +147,15 @@ bool dlas::isEpilogueResultType(Type from, Type to) {
     return false;
   Type in = source.getElementType(), out = result.getElementType();
   // i32 -> f32: the dequantize of an int8 layer's accumulator; f32 -> i8:
-  // its requantization for the next int8 layer (the store narrows).
+  // its requantization for the next int8 layer; f32 -> bf16/f16: a bf16 or
+  // f16 layer's rounding to its storage type (the store narrows).
   return in == out || (in.isInteger(32) && out.isF32()) ||
-         (in.isF32() && out.isInteger(8));
+         (in.isF32() && (out.isInteger(8) || out.isBF16() || out.isF16()));
+}
+
+bool dlas::isEpilogueOperandType(Type element) {
+  return element.isF32() || element.isInteger(32) || element.isInteger(8) ||
+         element.isBF16() || element.isF16();
 }
 
 /// True when `generic` applies an elementwise body to `current` (read

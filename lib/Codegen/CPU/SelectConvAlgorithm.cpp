@@ -464,16 +464,25 @@ std::optional<WinogradRule> winogradRule(linalg::LinalgOp conv,
 /// The f32 values of a constant filter (a dense or dense_resource
 /// arith.constant), row-major; empty when the filter is not constant.
 std::vector<float> constantFilter(Value filter) {
-  return dlas::readF32Constant(filter).value_or(std::vector<float>());
+  auto constant = filter.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return {};
+  return dlas::widenedFloatValues(constant.getValue())
+      .value_or(std::vector<float>());
 }
 
-/// A dense 3x3, stride-1, undilated f32 convolution with a constant filter.
+/// A dense 3x3, stride-1, undilated convolution with a constant filter,
+/// on f32, or on bf16/f16 into f32 (the transforms widen: the filter's at
+/// compile time, the input's as they read it).
 bool winogradApplies(linalg::Conv2DNchwFchwOp conv) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  Type element = filterType.getElementType();
   return filterType.getDimSize(2) == 3 && filterType.getDimSize(3) == 3 &&
          allOnes(convAttr(conv, "strides")) &&
          allOnes(convAttr(conv, "dilations")) &&
-         filterType.getElementType().isF32() &&
+         (element.isF32() || element.isBF16() || element.isF16()) &&
+         outType.getElementType().isF32() &&
          conv.getInputs()[1].getDefiningOp<arith::ConstantOp>();
 }
 
@@ -556,10 +565,13 @@ private:
     return padSpatialHigh(rw, loc, v, rows, cols);
   }
 
+  /// A slice of `v`, of its element type (the input's row slices may be
+  /// bf16/f16; everything after them is f32).
   Value slice(Value v, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
               ArrayRef<int64_t> strides) {
     return tensor::ExtractSliceOp::create(
-        rw, loc, type(sizes), v, getAsIndexOpFoldResult(rw.getContext(), offsets),
+        rw, loc, RankedTensorType::get(sizes, getElementTypeOrSelf(v)), v,
+        getAsIndexOpFoldResult(rw.getContext(), offsets),
         getAsIndexOpFoldResult(rw.getContext(), sizes),
         getAsIndexOpFoldResult(rw.getContext(), strides));
   }
@@ -584,6 +596,9 @@ private:
           Value sum = accumulate ? args.back() : Value();
           for (auto [i, term] : llvm::enumerate(terms)) {
             Value arg = args[i];
+            // bf16/f16 input rows widen as the first pass reads them.
+            if (arg.getType() != f32)
+              arg = arith::ExtFOp::create(b, loc, f32, arg);
             if (!sum)
               sum = term.second > 0
                         ? arg

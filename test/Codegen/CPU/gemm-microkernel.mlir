@@ -126,6 +126,30 @@ func.func @bf16_operands(%a: memref<16x32xbf16>, %b: memref<32x64xbf16>, %c: mem
 
 // -----
 
+// bf16 operands with several column tiles: A and B widen into f32 as they
+// are packed (A once per call, B once per k block), and the loop is the
+// f32 kernel's, with no conversion at the FMAs. (With one column tile, as
+// above, A stays bf16: each value is used once.)
+// CHECK-LABEL: func @bf16_packed_wide
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<2x8x16x2xf32>
+// CHECK: arith.extf %{{.*}} : vector<2xbf16> to vector<2xf32>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<4x16x32xf32>
+// CHECK: vector.load %{{.*}} : memref<32x128xbf16>, vector<16xbf16>
+// CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK: vector.store %{{.*}} : memref<4x16x32xf32>, vector<16xf32>
+// CHECK: vector.load %{{.*}} : memref<4x16x32xf32>, vector<16xf32>
+// CHECK-NOT: arith.extf
+// CHECK: vector.fma %{{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @bf16_packed_wide(%a: memref<16x32xbf16>, %b: memref<32x128xbf16>, %c: memref<16x128xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 2, vectors = 2, kc = 16, mc = 4, pack_b = true}}
+      ins(%a, %b : memref<16x32xbf16>, memref<32x128xbf16>) outs(%c : memref<16x128xf32>)
+  return
+}
+
+// -----
+
 // i8 operands, i32 accumulators: the same kernel, the operands widened
 // with arith.extsi, the accumulation in integer multiplies and adds.
 // CHECK-LABEL: func @i8_operands

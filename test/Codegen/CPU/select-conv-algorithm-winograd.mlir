@@ -35,6 +35,23 @@ func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) ->
 
 // -----
 
+// bf16 operands into f32 (a bf16 layer): the filter transform widens at
+// compile time, the input transform's first pass reads bf16 rows and
+// widens them; the GEMM and output transform are f32.
+// CHECK-LABEL: func @winograd_bf16
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 128, 8, 18] [1, 1, 2, 1] : tensor<1x128x18x18xbf16> to tensor<1x128x8x18xbf16>
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.constant dense_resource<dlas_winograd_filter> : tensor<16x128x128xf32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @winograd_bf16(%x: tensor<1x128x18x18xbf16>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x128x3x3xbf16>
+  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xbf16>, tensor<128x128x3x3xbf16>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
+  return %0 : tensor<1x128x16x16xf32>
+}
+
+// -----
+
 // An odd output (7x7): the input and init are padded to whole 2x2 tiles
 // and the result sliced back.
 // CHECK-LABEL: func @odd_output

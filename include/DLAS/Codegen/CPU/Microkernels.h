@@ -30,9 +30,14 @@ bool isKernelInputType(Type type);
 /// The accumulator the kernels use for `input`: i32 for i8, else f32.
 Type kernelAccumulatorType(Type input);
 /// True when an elementwise epilogue may turn a kernel's output of type
-/// `from` into `to` (shaped types): the same type, or an i32 accumulator
-/// into f32 of the same shape (int8's dequantize).
+/// `from` into `to` (shaped types of the same shape): the same type, an
+/// i32 accumulator into f32 (int8's dequantize), f32 into i8 (its
+/// requantization) or into bf16/f16 (a narrow layer's rounding).
 bool isEpilogueResultType(Type from, Type to);
+/// True for the element types a fused epilogue may read from other
+/// buffers: f32, the i32 zero points of int8's dequantize, and i8, bf16
+/// and f16 tensors that its body widens (dlas-fuse-conversions).
+bool isEpilogueOperandType(Type element);
 
 /// True for a static, contiguous (identity layout) memref or a static
 /// tensor, of any element type.

@@ -1,4 +1,4 @@
-// RUN: dlas-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-nn-to-linalg,dlas-fuse-dequantize))" | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(convert-nn-to-linalg,dlas-fuse-conversions))" | FileCheck %s
 
 // A residual add reading an i8 skip connection: the dequantize's loop is
 // fused into the add's, which reads the bytes and converts them itself.
@@ -60,4 +60,35 @@ func.func @chain(%y: tensor<1x8x4x4xf32>, %q: tensor<1x8x4x4xi8>) -> tensor<1x8x
   %s = nn.add %y, %d : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   %r = nn.relu %s : tensor<1x8x4x4xf32>
   return %r : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A bf16 add: the widenings of its operands and the rounding of its result
+// run in its own body, one loop instead of four.
+// CHECK-LABEL: func.func @bf16_add
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x8x4x4xbf16>, tensor<1x8x4x4xbf16>) outs(%{{.*}} : tensor<1x8x4x4xbf16>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.addf
+// CHECK: arith.truncf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[S]]
+func.func @bf16_add(%x: tensor<1x8x4x4xbf16>, %y: tensor<1x8x4x4xbf16>) -> tensor<1x8x4x4xbf16> {
+  %s = nn.add %x, %y : (tensor<1x8x4x4xbf16>, tensor<1x8x4x4xbf16>) -> tensor<1x8x4x4xbf16>
+  return %s : tensor<1x8x4x4xbf16>
+}
+
+// -----
+
+// A narrowing of a function argument (no producer to fuse) and of a value
+// read twice stay apart.
+// CHECK-LABEL: func.func @narrowing_kept
+// CHECK-COUNT-3: linalg.generic
+// CHECK: return
+func.func @narrowing_kept(%x: tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>, tensor<8xf16>) {
+  %a = nn.cast %x : tensor<8xf32> to tensor<8xf16>
+  %r = nn.relu %x : tensor<8xf32>
+  %b = nn.cast %r : tensor<8xf32> to tensor<8xf16>
+  return %a, %r, %b : tensor<8xf16>, tensor<8xf32>, tensor<8xf16>
 }
