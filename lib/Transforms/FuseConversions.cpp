@@ -92,10 +92,16 @@ LogicalResult fuse(PatternRewriter &rewriter, linalg::GenericOp consumer,
   return success();
 }
 
-/// A widening fused into the elementwise op that reads it.
-struct FuseWidening : OpRewritePattern<linalg::GenericOp> {
-  FuseWidening(MLIRContext *context, Pass::Statistic &fused)
+/// A pattern on linalg.generic that counts its rewrites in a statistic.
+struct CountingPattern : OpRewritePattern<linalg::GenericOp> {
+  CountingPattern(MLIRContext *context, Pass::Statistic &fused)
       : OpRewritePattern(context), fused(fused) {}
+  Pass::Statistic &fused;
+};
+
+/// A widening fused into the elementwise op that reads it.
+struct FuseWidening : CountingPattern {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -111,15 +117,12 @@ struct FuseWidening : OpRewritePattern<linalg::GenericOp> {
     }
     return failure();
   }
-
-  Pass::Statistic &fused;
 };
 
 /// An elementwise op fused into the narrowing that is its one reader: the
 /// op computes in f32 and stores bf16/f16 itself.
-struct FuseIntoNarrowing : OpRewritePattern<linalg::GenericOp> {
-  FuseIntoNarrowing(MLIRContext *context, Pass::Statistic &fused)
-      : OpRewritePattern(context), fused(fused) {}
+struct FuseIntoNarrowing : CountingPattern {
+  using CountingPattern::CountingPattern;
 
   LogicalResult matchAndRewrite(linalg::GenericOp narrowing,
                                 PatternRewriter &rewriter) const override {
@@ -134,8 +137,6 @@ struct FuseIntoNarrowing : OpRewritePattern<linalg::GenericOp> {
     ++fused;
     return success();
   }
-
-  Pass::Statistic &fused;
 };
 
 struct FuseConversionsPass
