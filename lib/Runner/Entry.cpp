@@ -66,8 +66,7 @@ llvm::Expected<EntrySignature> dlas::entrySignature(FunctionType type,
         llvm::raw_string_ostream os(printed);
         t.print(os);
         return runnerError("entry '" + entry + "' " + what + " #" +
-                           llvm::Twine(i) + " has unsupported type " +
-                           printed +
+                           llvm::Twine(i) + " has unsupported type " + printed +
                            " (need a ranked tensor of f32, f64, f16, bf16, "
                            "i1, i8, ui8, i16, i32 or i64)");
       }
@@ -86,7 +85,8 @@ void dlas::fillRandom(NpyArray &array, Type elementType, std::mt19937 &rng) {
   bool isFloat = isa<FloatType>(elementType);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(
-      elementType.isUnsignedInteger() ? 0 : -8, elementType.isUnsignedInteger() ? 16 : 8);
+      elementType.isUnsignedInteger() ? 0 : -8,
+      elementType.isUnsignedInteger() ? 16 : 8);
   for (int64_t i = 0, e = array.numElements(); i < e; ++i)
     array.set(i, isFloat ? real(rng) : integer(rng));
 }

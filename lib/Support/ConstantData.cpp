@@ -132,22 +132,21 @@ std::optional<std::vector<float>> dlas::widenedFloatValues(Attribute value) {
   if (!type ||
       !(type.getElementType().isBF16() || type.getElementType().isF16()))
     return std::nullopt;
-  const llvm::fltSemantics &semantics =
-      cast<FloatType>(type.getElementType()).getFloatSemantics();
-  auto widen = [&](uint16_t bits) {
-    return llvm::APFloat(semantics, llvm::APInt(16, bits)).convertToFloat();
-  };
   std::vector<float> result;
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     for (const llvm::APFloat &v : dense.getValues<llvm::APFloat>())
-      result.push_back(widen(v.bitcastToAPInt().getZExtValue()));
+      result.push_back(v.convertToFloat());
     return result;
   }
+  // A blob holds the 16-bit patterns.
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
     if (std::optional<ArrayRef<uint16_t>> bits =
             resourceValues<uint16_t>(resource)) {
       for (uint16_t v : *bits)
-        result.push_back(widen(v));
+        result.push_back(
+            llvm::APFloat(semantics, llvm::APInt(16, v)).convertToFloat());
       return result;
     }
   return std::nullopt;

@@ -369,8 +369,9 @@ llvm::Expected<NpyArray> mlir::dlas::parseNpy(StringRef bytes,
   else if (descrValue == "<V2" || descrValue == "|V2")
     dtype = NpyDType::BF16;
   else
-    return npyError(path, "unsupported dtype '" + descrValue +
-                              "' (supported: <f4, <f8, <f2, |b1, |i1, |u1, <i2, <i4, <i8)");
+    return npyError(
+        path, "unsupported dtype '" + descrValue +
+                  "' (supported: <f4, <f8, <f2, |b1, |i1, |u1, <i2, <i4, <i8)");
 
   llvm::SmallVector<int64_t> shape;
   StringRef dimsText = shapeText->trim().drop_front().drop_back();

@@ -20,8 +20,8 @@ Type withSignedness(Type type, DictionaryAttr attrs) {
   if (!tensor || !tensor.getElementType().isSignlessInteger(8) || !attrs ||
       !attrs.contains(dlas::kUnsignedAttrName))
     return type;
-  return tensor.clone(IntegerType::get(type.getContext(), 8,
-                                       IntegerType::Unsigned));
+  return tensor.clone(
+      IntegerType::get(type.getContext(), 8, IntegerType::Unsigned));
 }
 
 } // namespace
@@ -44,7 +44,8 @@ struct PrepareEntryABIPass
         continue;
       func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     UnitAttr::get(&getContext()));
-      func->setAttr(dlas::kSignatureAttrName, TypeAttr::get(dlas::entrySignatureOf(func)));
+      func->setAttr(dlas::kSignatureAttrName,
+                    TypeAttr::get(dlas::entrySignatureOf(func)));
       // Callers own the inputs: bufferization must not write into them.
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         if (isa<TensorType>(func.getArgument(i).getType()))

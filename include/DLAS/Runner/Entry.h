@@ -42,8 +42,8 @@ llvm::Expected<EntrySignature> entrySignature(FunctionType type,
                                               StringRef entry);
 
 /// Fills `array` with seeded values: uniform in [-1, 1] for a float element
-/// type, integers in [-8, 8] otherwise ([0, 16] unsigned; dlas-run's --random-inputs, and
-/// what dlas-tune runs layers on).
+/// type, integers in [-8, 8] otherwise ([0, 16] unsigned; dlas-run's
+/// --random-inputs, and what dlas-tune runs layers on).
 void fillRandom(NpyArray &array, Type elementType, std::mt19937 &rng);
 
 /// Median of `values` (0 when empty).

@@ -2,6 +2,8 @@
 #ifndef DLAS_TRANSFORMS_PASSES_H
 #define DLAS_TRANSFORMS_PASSES_H
 
+#include "DLAS/Support/EntryAttrs.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -12,12 +14,10 @@ namespace mlir::dlas {
 
 /// Attribute holding an entry function's original (tensor) signature.
 inline constexpr llvm::StringLiteral kSignatureAttrName = "dlas.signature";
-/// On an entry's i8 argument or result: its bytes are UINT8 (the function
-/// converts them), and the signature calls it ui8.
-inline constexpr llvm::StringLiteral kUnsignedAttrName = "dlas.unsigned";
 
 /// `func`'s type as its callers see the data (what dlas-prepare-entry-abi
-/// records in dlas.signature): i8 tensors marked dlas.unsigned as ui8.
+/// records in dlas.signature): i8 tensors marked kUnsignedAttrName
+/// (DLAS/Support/EntryAttrs.h) as ui8.
 FunctionType entrySignatureOf(func::FuncOp func);
 
 /// Module attribute mapping externalized global names to their data.

@@ -8,6 +8,7 @@
 // through the handler table in OpImporters.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Support/EntryAttrs.h"
 #include "ImporterImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -237,9 +238,6 @@ public:
   /// The bytes of a UINT8 tensor as its i8-less-128 form, or back: both
   /// are a wrapping add of -128 (an xor of the top bit).
   Value flipU8Offset(Value value, Location loc);
-  /// Marks an entry's i8 argument or result whose bytes are UINT8
-  /// (DLAS/Transforms/Passes.h: kUnsignedAttrName).
-  static constexpr llvm::StringLiteral kUnsignedAttr = "dlas.unsigned";
   Location fileLoc() { return FileLineColLoc::get(context, path, 0, 0); }
 
   LogicalResult error(Location loc, const Twine &message) {
@@ -426,9 +424,8 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
 Value GraphImporter::flipU8Offset(Value value, Location loc) {
   auto type = cast<RankedTensorType>(value.getType());
   // A one-element constant of the same rank: nn.add broadcasts it.
-  auto splatType =
-      RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1),
-                            builder.getI8Type());
+  auto splatType = RankedTensorType::get(
+      SmallVector<int64_t>(type.getRank(), 1), builder.getI8Type());
   Value offset = arith::ConstantOp::create(
       builder, loc,
       DenseElementsAttr::get(splatType, builder.getI8IntegerAttr(-128)));
@@ -902,8 +899,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       continue;
     // A UINT8 input arrives as its bytes in an i8 tensor (dlas.unsigned),
     // which the function turns into the i8-less-128 form it computes on.
-    bool isU8 = input.type().tensor_type().elem_type() ==
-                onnx::TensorProto::UINT8;
+    bool isU8 =
+        input.type().tensor_type().elem_type() == onnx::TensorProto::UINT8;
     onnx::TypeProto proto = input.type();
     if (isU8)
       proto.mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT8);
@@ -927,7 +924,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     body->getArgument(i).setLoc(NameLoc::get(builder.getStringAttr(name), loc));
     Entry entry{body->getArgument(i), std::nullopt, std::nullopt};
     if (argIsU8[i]) {
-      func.setArgAttr(i, kUnsignedAttr, builder.getUnitAttr());
+      func.setArgAttr(i, kUnsignedAttrName, builder.getUnitAttr());
       entry.value = flipU8Offset(entry.value, body->getArgument(i).getLoc());
       entry.offsetU8 = true;
     }
@@ -956,7 +953,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   for (auto [i, output] : llvm::enumerate(graph.output())) {
     func.setResultAttr(i, "dlas.name", builder.getStringAttr(output.name()));
     if (Entry *entry = lookup(output.name()); entry && entry->offsetU8)
-      func.setResultAttr(i, kUnsignedAttr, builder.getUnitAttr());
+      func.setResultAttr(i, kUnsignedAttrName, builder.getUnitAttr());
   }
   if (failed(verify(*module)))
     return nullptr;
