@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The ResNet-50 conv set in int8: DLAS int8 against DLAS f32 and oneDNN.
+"""The ResNet-50 conv set in int8 (or bf16): DLAS against DLAS f32 and oneDNN.
 
 For each of ResNet-50's 23 distinct convolutions (batch 1, 224x224, with a
 bias; weighted by how often the model runs it), back to back at each
@@ -14,6 +14,10 @@ thread count:
   checked against PyTorch's f32 (relative L2 at most 5e-2);
 * oneDNN f32 and int8 (bench/peers: `conv` and `conv8`, u8 source, s8
   weights, per-channel output scales into f32).
+
+With `--precision bf16`: DLAS bf16 (`--precision bf16 --keep-f32 none`,
+checked against PyTorch's f32 within 1.6e-2) against oneDNN's bf16
+convolution (`convbf16`: bf16 source and weights, f32 destination).
 
 Writes bench/results/<tag>.md.
 
@@ -84,6 +88,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=2,
                         help="DLAS runs per layer and precision, interleaved; the best median is kept")
     parser.add_argument("--layers", default="", help="comma-separated names (default all)")
+    parser.add_argument("--precision", default="int8", choices=["int8", "bf16"])
     parser.add_argument("--dlas-run", default="build/bin/dlas-run")
     parser.add_argument("--peers", default="build/bench/peers")
     parser.add_argument("--workdir", default="build/bench/int8-convset")
@@ -110,7 +115,7 @@ def main():
         y = F.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
                      stride=s, padding=k // 2).numpy()
         np.save(base + ".y.npy", y)
-        calib = subprocess.run([args.dlas_run, base + ".mlir", "--calibrate", base + ".samples",
+        calib = subprocess.run(['true'], capture_output=True) if args.precision == "bf16" else subprocess.run([args.dlas_run, base + ".mlir", "--calibrate", base + ".samples",
                                 "--calibration", base + ".calib.json", "--sparsify", "never"],
                                capture_output=True, text=True, timeout=1800)
         if calib.returncode != 0:
@@ -118,8 +123,13 @@ def main():
             failed += 1
             continue
         common = [base + ".mlir", "--input", base + ".x.npy", "--sparsify", "never"]
-        int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
-                         "--keep-f32", "none", "--expect", base + ".y.npy", "--max-rel-err", "5e-2"]
+        if args.precision == "int8":
+            int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
+                             "--keep-f32", "none", "--expect", base + ".y.npy",
+                             "--max-rel-err", "5e-2"]
+        else:
+            int8 = common + ["--precision", "bf16", "--keep-f32", "none", "--expect",
+                             base + ".y.npy", "--max-rel-err", "1.6e-2"]
         for t in (int(v) for v in args.threads.split(",")):
             best = {}
             for _ in range(args.rounds):
@@ -131,16 +141,17 @@ def main():
                     best[label] = min(ms, best.get(label, ms))
             peers = {}
             for line in run_peers(args.peers, [peer_line("conv", c, f, k, s, h),
-                                               peer_line("conv8", c, f, k, s, h)], t):
+                                               peer_line("conv8" if args.precision == "int8"
+                                                         else "convbf16", c, f, k, s, h)], t):
                 parts = line.split()
                 if len(parts) >= 2:
                     peers[parts[0]] = float(parts[1])
             row = (name, count, t, best.get("f32"), best.get("int8"), peers.get("onednn"),
-                   peers.get("onednn_int8"))
+                   peers.get("onednn_int8" if args.precision == "int8" else "onednn_bf16"))
             print(" ".join(str(v) for v in row), flush=True)
             rows.append(row)
     write(args, rows)
-    print(f"int8-convset: {len(rows)} rows, {failed} failed runs")
+    print(f"{args.precision}-convset: {len(rows)} rows, {failed} failed runs")
     return 1 if failed else 0
 
 
@@ -148,19 +159,25 @@ def write(args, rows):
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, args.tag + ".md")
     with open(path, "w") as out:
-        out.write(f"# ResNet-50 conv set in int8 ({args.tag})\n\n")
+        lp = args.precision
+        out.write(f"# ResNet-50 conv set in {lp} ({args.tag})\n\n")
         out.write(f"Host: {host_description()}. DLAS target: {args.target}.\n")
         out.write(f"Command: `bench/int8_convset.py --target {args.target} --threads "
-                  f"{args.threads}`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
-                  "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. DLAS int8 includes "
-                  "quantizing the f32 input and dequantizing into f32 (as each int8 layer of a "
-                  "model does); every DLAS int8 output was checked against PyTorch's f32 "
-                  "(relative L2 <= 5e-2).\n\n")
+                  f"{args.threads} --precision {lp}`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
+                  "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. " + (
+                      "DLAS int8 includes quantizing the f32 input and dequantizing into f32 "
+                      "(as each int8 layer of a model does); every DLAS int8 output was "
+                      "checked against PyTorch's f32 (relative L2 <= 5e-2).\n\n"
+                      if lp == "int8" else
+                      "DLAS bf16 includes rounding the f32 input to bf16 (the layer's "
+                      "output stays f32, as oneDNN's); every DLAS bf16 output was checked "
+                      "against PyTorch's f32 (relative L2 <= 1.6e-2). oneDNN bf16: bf16 "
+                      "source and weights, f32 destination.\n\n"))
         for t in sorted({r[2] for r in rows}):
             sub = [r for r in rows if r[2] == t]
             out.write(f"## {t} thread(s)\n\n")
-            out.write("| layer | count | DLAS f32 | DLAS int8 | int8 speedup | oneDNN f32 | "
-                      "oneDNN int8 | DLAS int8 / oneDNN int8 |\n")
+            out.write(f"| layer | count | DLAS f32 | DLAS {lp} | {lp} speedup | oneDNN f32 | "
+                      f"oneDNN {lp} | DLAS {lp} / oneDNN {lp} |\n")
             out.write("|---|---:|---:|---:|---:|---:|---:|---:|\n")
             for name, count, _, f32, i8, of32, oi8 in sub:
                 out.write(f"| {name} | {count} | {fmt(f32)} | {fmt(i8)} | {ratio(f32, i8)} | "

@@ -2,6 +2,8 @@
 // matmuls (C++ API, format_tag::any, reorders outside the timed loop) and
 // OpenBLAS sgemm. Reads one case per line on stdin:
 //   conv N C H W F KH KW SH SW PT PL PB PR DH DW G
+//   convbf16 N C H W F KH KW SH SW PT PL PB PR DH DW G (bf16 source and
+//            weights, f32 destination)
 //   conv8 N C H W F KH KW SH SW PT PL PB PR DH DW G   (int8: u8 source, s8
 //         weights, f32 destination with per-channel output scales)
 //   convpool N C H W F K S P PK PS PP   (conv + bias + ReLU, max pool)
@@ -157,6 +159,33 @@ Stats onednnConvInt8(dnnl::engine &eng, dnnl::stream &s,
   for (int8_t &x : weiData)
     x = static_cast<int8_t>((seed = seed * 1103515245u + 12345u) >> 24);
   return cv.time(eng, s, pd, dt::u8, srcData.data(), dt::s8, weiData.data(),
+                 warmup, repeat);
+}
+
+/// A bf16 convolution as a bf16 network runs it: bf16 source and weights,
+/// f32 accumulation into an f32 destination (AMX-BF16 or AVX512-BF16 where
+/// the host has them: ONEDNN_MAX_CPU_ISA caps the choice).
+Stats onednnConvBF16(dnnl::engine &eng, dnnl::stream &s,
+                     const std::vector<long> &a, int warmup, int repeat) {
+  ConvCase cv(a);
+  auto pd = dnnl::convolution_forward::primitive_desc(
+      cv.desc(dt::bf16, dt::bf16, dt::f32), eng);
+  std::vector<float> src(cv.n * cv.c * cv.h * cv.w),
+      wei(cv.f * (cv.c / cv.g) * cv.kh * cv.kw);
+  fill(src);
+  fill(wei);
+  // bf16 bit patterns: the top halves of the floats.
+  auto halves = [](const std::vector<float> &v) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &v[i], 4);
+      h[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    return h;
+  };
+  std::vector<uint16_t> srcData = halves(src), weiData = halves(wei);
+  return cv.time(eng, s, pd, dt::bf16, srcData.data(), dt::bf16, weiData.data(),
                  warmup, repeat);
 }
 
@@ -370,6 +399,8 @@ int main(int argc, char **argv) {
       print("onednn", onednnConv(eng, s, args, warmup, repeat));
     } else if (kind == "conv8" && args.size() == 16) {
       print("onednn_int8", onednnConvInt8(eng, s, args, warmup, repeat));
+    } else if (kind == "convbf16" && args.size() == 16) {
+      print("onednn_bf16", onednnConvBF16(eng, s, args, warmup, repeat));
     } else if (kind == "convpool" && args.size() == 11) {
       auto [block, convOnly] = onednnConvReluPool(eng, s, args, warmup, repeat);
       print("onednn", block);

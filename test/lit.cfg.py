@@ -98,7 +98,19 @@ if "host-avx512" in config.available_features:
     _int8_targets.append("x86-64-v4:+avx512vnni"
                          if "host-avx512vnni" in config.available_features
                          else "x86-64-v4")
+# AMX hosts run the AMX tile kernels too (x86-64-v4 with the AMX features
+# named, so that the int8 harness sees a dot-product target).
+if "host-amx" in config.available_features:
+    _int8_targets.append("x86-64-v4:+avx512vnni,+amx-tile,+amx-int8")
 config.substitutions.append(("%int8_targets", " ".join(_int8_targets)))
+
+# bf16 runs on every target the host runs, and on AMX hosts on the AMX-BF16
+# tile kernel.
+config.substitutions.append(
+    ("%bf16_targets", " ".join(["x86-64-v3"] + (
+        ["x86-64-v4"] if "host-avx512" in config.available_features else []) + (
+        ["x86-64-v4:+avx512bf16,+amx-tile,+amx-bf16"]
+        if "host-amx" in config.available_features else []))))
 
 def _python_can_import(modules):
     try:

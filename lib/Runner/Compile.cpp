@@ -216,11 +216,19 @@ llvm::Error dlas::writeCHeader(const CHeaderInfo &info, llvm::raw_ostream &os) {
        << "static inline int " << p << "_init(int unused) {\n"
        << "  (void)unused;\n  return dlasGpuInit();\n}\n";
   } else {
-    os << "\n/* OpenMP threads of the parallel loops (0: OpenMP's default). "
-          "*/\n"
-       << "void omp_set_num_threads(int);\n"
-       << "static inline void " << p << "_init(int num_threads) {\n"
-       << "  if (num_threads > 0)\n    omp_set_num_threads(num_threads);\n}\n";
+    bool amx = StringRef(info.features).contains("+amx-tile");
+    os << "\n/* OpenMP threads of the parallel loops (0: OpenMP's default)";
+    if (amx)
+      os << ";\n * and the AMX tile state, which Linux gives a process on "
+            "request only\n * (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA)";
+    os << ". */\n";
+    if (amx)
+      os << "#include <sys/syscall.h>\n#include <unistd.h>\n";
+    os << "void omp_set_num_threads(int);\n"
+       << "static inline void " << p << "_init(int num_threads) {\n";
+    if (amx)
+      os << "  syscall(SYS_arch_prctl, 0x1023, 18);\n";
+    os << "  if (num_threads > 0)\n    omp_set_num_threads(num_threads);\n}\n";
   }
 
   if (!staticShapes) {

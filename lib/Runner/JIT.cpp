@@ -20,6 +20,12 @@
 #include <string>
 #ifdef __GLIBC__
 #include <malloc.h>
+#if defined(__linux__) && defined(__x86_64__)
+#include <cerrno>
+#include <cstring>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 
 using namespace mlir;
@@ -132,6 +138,26 @@ SmallVector<std::string> dlas::takeStructors(llvm::Module &module,
   return names;
 }
 
+/// Linux hands a process the AMX tile state only when it asks for it
+/// (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA, once, for all its
+/// threads); the first tile instruction faults otherwise.
+static llvm::Error requestAMXTiles() {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXFeatureXTileData = 18;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXFeatureXTileData) == 0)
+    return llvm::Error::success();
+  return jitError(llvm::Twine("the code uses AMX tiles, but the operating "
+                              "system refused them (arch_prctl "
+                              "ARCH_REQ_XCOMP_PERM: ") +
+                  std::strerror(errno) +
+                  "); compile with --target-features=-amx-tile");
+#else
+  return jitError("the code uses AMX tiles, which DLAS enables on Linux "
+                  "only; compile with --target-features=-amx-tile");
+#endif
+}
+
 JIT::~JIT() {
   for (void (*destructor)() : destructors)
     destructor();
@@ -146,6 +172,9 @@ JIT::create(ModuleOp module, const JITOptions &options,
                     "', which needs " + missing +
                     ": this host cannot run it (pick a --target it can "
                     "run, or build an object with dlas-compile)");
+  if (StringRef(options.features).contains("+amx-tile"))
+    if (llvm::Error error = requestAMXTiles())
+      return std::move(error);
   bool openMP = usesOpenMP(module);
   if (openMP && !llvm::sys::fs::exists(options.ompLibrary))
     return jitError("the module uses OpenMP but '" + options.ompLibrary +

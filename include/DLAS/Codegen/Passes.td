@@ -657,6 +657,23 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     multiplies. An elementwise epilogue may turn the i32 accumulator into
     f32 (int8's dequantize), the rest of the chain following in f32.
 
+    On a target with AMX tiles for the operands (`amx-tile` with
+    `amx-bf16` for bf16, with `amx-int8` for i8) and 16-lane vectors, a
+    GEMM with a packable B runs on them: a register tile of 16 or 32 rows
+    by 16 or 32 columns is up to 2 x 2 C tiles of 16 x 16 f32 (i32), A
+    panels hold tile rows (`[K/kc][M/m0][m0][kc]`, kc a multiple of 64
+    bytes), B is packed in k pairs (bf16, `[tile][kc/2][n0*2]`) or in the
+    biased quads above (i8), and each 64-byte step of k is one `tdpbf16ps`
+    (`tdpbsud`) per C tile. Each chunk of parallel work packs the column
+    tile of B it multiplies next into a slot of its own (numbered by the
+    chunk's first tile or row panel), so that the packed tile stays in L1
+    for all the row panels; the accumulators pass through the slot's C
+    tiles in memory on the way in and out, so the init, the int8 bias
+    correction and the epilogue are the vector kernel's. Convolutions
+    whose operands AMX takes run as im2col (dlas-select-conv-algorithm).
+    `-amx-tile` in the target's features turns it off; a GEMM with fewer
+    than 8 rows of A (a batch-1 linear layer) keeps the vector kernel.
+
     B is read in place: for the flat convolution its row for tap
     (c, kh, kw) is the padded input shifted by c*Hp*Wp + kh*Wp + kw (an
     implicit GEMM, no im2col copy). B's index may also jump by a constant
@@ -761,7 +778,8 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "::mlir::LLVM::LLVMDialect",
-                           "mlir::func::FuncDialect"];
+                           "mlir::func::FuncDialect",
+                           "mlir::amx::AMXDialect"];
 }
 
 

@@ -26,11 +26,12 @@
 #include "DLAS/Support/ConstantData.h"
 #include "DLAS/Codegen/TuningFile.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -38,10 +39,13 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/bit.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include <cstring>
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_GEMMMICROKERNEL
@@ -374,6 +378,30 @@ bool quadsPossible(const Gemm &g, Type input) {
   return input.isInteger(8) && packableB(g) && !g.rowWidth;
 }
 
+/// AMX tiles as DLAS uses them: 16 rows of 64 bytes.
+constexpr int64_t kAmxRows = 16;
+constexpr int64_t kAmxRowBytes = 64;
+
+/// Whether a GEMM can run on AMX tiles: the target has them for its
+/// operands, B can be packed in k groups (one k dim, no row jumps), vectors
+/// are 16 lanes (a C tile row is one accumulator vector), and A has at
+/// least half a tile of rows: a batch-1 linear layer (M = 1) streams its
+/// weights once, which the vector kernel reads in place where AMX would
+/// copy them into pairs first.
+bool amxPossible(const Gemm &g, Type input, int64_t vectorWidth) {
+  return vectorWidth == 16 && packableB(g) && !g.rowWidth &&
+         g.sizeM >= kAmxRows / 2 &&
+         dlas::hasAmxTilesFor(dlas::lookupCPUTarget(g.op), input);
+}
+
+/// Whether parameters `p` describe an AMX tile: m0 and n0 of 16 or 32 (up
+/// to four C tiles, two A and two B tiles: the eight tile registers), B
+/// packed.
+bool amxParams(const KernelParams &p, int64_t vectorWidth) {
+  int64_t n0 = p.vectors * vectorWidth;
+  return p.packB && (p.m0 == 16 || p.m0 == 32) && (n0 == 16 || n0 == 32);
+}
+
 /// The multiply of an int8 GEMM: vpdpbusd where the target has it (four k
 /// values per 32-bit lane); vpmaddubsw pairs where it has those and A's
 /// bytes, known at compile time (`aBytes`; empty when A is not a
@@ -456,6 +484,23 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   // provides.
   if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen)
     params.packB = true;
+  // AMX: up to 2 x 2 C tiles of 16 x 16, k blocks of whole tile rows.
+  if (amxPossible(*gemm, inputType, target.vectorWidth)) {
+    params.m0 = gemm->sizeM > kAmxRows ? 2 * kAmxRows : kAmxRows;
+    params.vectors = gemm->sizeN > target.vectorWidth ? 2 : 1;
+    int64_t bytes = inputType.getIntOrFloatBitWidth() / 8;
+    int64_t kStep = kAmxRowBytes / bytes;
+    // As chooseParams: the B panel half of L1, the A block half of L2.
+    int64_t n0 = params.vectors * target.vectorWidth;
+    params.kc =
+        llvm::alignTo(std::clamp<int64_t>(target.l1Bytes / 2 / (n0 * bytes),
+                                          kStep, gemm->sizeK),
+                      kStep);
+    params.mc =
+        std::max<int64_t>(params.m0, target.l2Bytes / 2 / (params.kc * bytes) /
+                                         params.m0 * params.m0);
+    params.packB = true;
+  }
   if (pins.packB == "always")
     params.packB = plainB;
   else if (pins.packB == "never")
@@ -473,7 +518,9 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
     source = DecisionSource::override;
   if (params.packB && !plainB)
     params.packB = false; // shifted or multi-dim rows: read in place
-  if (params.m0 * params.vectors + params.vectors + 1 > target.vectorRegisters)
+  if (!(amxPossible(*gemm, inputType, target.vectorWidth) &&
+        amxParams(params, target.vectorWidth)) &&
+      params.m0 * params.vectors + params.vectors + 1 > target.vectorRegisters)
     op->emitWarning() << "the " << params.m0 << "x" << params.vectors
                       << " register tile needs more than the "
                       << target.vectorRegisters << " vector registers";
@@ -603,14 +650,16 @@ public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
                 const Neighbours &nb, KernelTypes types, int64_t vectorWidth,
                 bool parallel, int64_t prefetchBytes, int64_t chunks,
-                Int8Multiply multiply)
+                Int8Multiply multiply, bool amx)
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
-        chunks(chunks), multiply(multiply),
-        quadLayout(multiply != Int8Multiply::widen), tileVectors(p.vectors),
-        vecType(types.accVector(vw)), inVecType(types.inputVector(vw)),
-        bElement(widensWhenPacked(types) ? types.acc : types.input),
-        aElement(widensWhenPacked(types) && g.sizeN > p.vectors * vw
+        chunks(chunks), multiply(multiply), amx(amx),
+        quadLayout(multiply != Int8Multiply::widen ||
+                   (amx && types.input.isInteger(8))),
+        tileVectors(p.vectors), vecType(types.accVector(vw)),
+        inVecType(types.inputVector(vw)),
+        bElement(widensWhenPacked(types) && !amx ? types.acc : types.input),
+        aElement(widensWhenPacked(types) && !amx && g.sizeN > p.vectors * vw
                      ? types.acc
                      : types.input) {}
 
@@ -635,8 +684,14 @@ public:
   /// quad never straddles two blocks).
   int64_t blockK() const {
     int64_t k = kBlockOuter(g, p);
+    if (amx)
+      return llvm::alignTo(k, amxKStep());
     return quadLayout ? llvm::alignTo(k, 4) : k;
   }
+  /// AMX: k values per tile row (64 bytes), and per 32-bit element of B's
+  /// packing (2 bf16, 4 i8).
+  int64_t amxKStep() const { return kAmxRowBytes / types.inputBytes(); }
+  int64_t amxGroup() const { return 4 / types.inputBytes(); }
   /// k quads per k block (quads).
   int64_t blockQuads() const { return blockK() / 4; }
 
@@ -728,6 +783,8 @@ public:
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
   Value packAtRunTime() {
+    if (amx)
+      return packAmxAtRunTime();
     if (quadLayout)
       return packQuadsAtRunTime();
     auto type = packedType();
@@ -798,6 +855,11 @@ public:
     for (unsigned d : g.aBatch)
       shape.push_back(g.ranges[d]);
     int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    if (amx) {
+      llvm::append_values(shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()),
+                          panels, p.m0, blockK());
+      return MemRefType::get(shape, types.input);
+    }
     if (quadLayout) {
       llvm::append_values(
           shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()), panels,
@@ -826,12 +888,30 @@ public:
     // kc counts k values; the blocked loop is the outermost k dim.
     int64_t kcOuter = blockK();
     singleKBlock = kcOuter >= g.ranges[g.k[0]];
-    if (p.packB)
+    // AMX: each chunk of parallel work packs the column tile it is about
+    // to multiply into a slot of its own (numbered by the chunk's first
+    // tile or row panel), where the tile stays in L1 for all the row
+    // panels (packing all of a k block first sent it through L3 and back:
+    // a 64 x 576 x 3136 GEMM took 0.94 ms, bound by that traffic). C's
+    // tiles pass through the same slot of cScratch.
+    int64_t slots = std::max<int64_t>({tiles, g.sizeM / p.m0, 1});
+    slot = index(0);
+    if (amx)
+      bp = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({slots, kcOuter / amxGroup(), n0 * amxGroup()},
+                          types.input),
+          b.getI64IntegerAttr(64));
+    else if (p.packB)
       bp = memref::AllocOp::create(
           b, loc,
           quadLayout
               ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
               : MemRefType::get({tiles, kcOuter, n0}, bElement),
+          b.getI64IntegerAttr(64));
+    if (amx)
+      cScratch = memref::AllocOp::create(
+          b, loc, MemRefType::get({slots, p.m0, n0}, types.acc),
           b.getI64IntegerAttr(64));
     int64_t fullPanels = g.sizeM / p.m0;
     int64_t tailRows = g.sizeM % p.m0;
@@ -950,12 +1030,15 @@ public:
         }
         case Split::RowsPerKBlock:
           kBlocks([&](Value kc, Value kcEnd) {
-            packBlockOfB(kc, kcEnd, tiles);
+            if (!amx)
+              packBlockOfB(kc, kcEnd, tiles);
             dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
                                  [&](Value first, Value end) {
+                                   slot = first;
                                    emitPanels(first, end, p.m0, kc, kcEnd,
                                               index(0), index(tiles), false);
                                  });
+            slot = index(0);
             if (tailRows != 0)
               emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
                          kcEnd, index(0), index(tiles), false);
@@ -964,7 +1047,7 @@ public:
         case Split::None:
         case Split::TilesPerKBlock:
           kBlocks([&](Value kc, Value kcEnd) {
-            if (p.packB)
+            if (p.packB && !amx)
               packBlockOfB(kc, kcEnd, tiles);
             allPanels(kc, kcEnd, index(0), index(tiles),
                       split == Split::TilesPerKBlock);
@@ -975,6 +1058,8 @@ public:
     }
     if (p.packB)
       memref::DeallocOp::create(b, loc, bp);
+    if (cScratch)
+      memref::DeallocOp::create(b, loc, cScratch);
   }
 
 private:
@@ -1050,6 +1135,17 @@ private:
                             });
   }
 
+  /// Packing B: every column tile of [0, tiles) into its own slot of Bp
+  /// (in parallel where the kernel is), or, with `onlyTile`, that tile
+  /// into `slot` (AMX: each thread packs the tile it is about to use).
+  void forEachPackedTile(int64_t tiles, Value onlyTile, Value slot,
+                         function_ref<void(Value tile, Value slot)> body) {
+    if (onlyTile)
+      return body(onlyTile, slot);
+    forEachTile(index(0), index(tiles), parallel,
+                [&](Value tile) { body(tile, tile); });
+  }
+
   /// Runs `body(false)` for a column tile that lies inside N and
   /// `body(true)` for the last, partial one (when N is not a multiple of
   /// n0), one scf.if per tile: masked loads of bytes and halves are
@@ -1076,6 +1172,8 @@ private:
   void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
     if (quadLayout)
       return packQuadsOfB(kc, kcEnd, tiles);
+    if (amx)
+      return packPairsOfB(kc, kcEnd, tiles);
     AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
     Value zeros = types.zero(b, loc, inVecType);
@@ -1115,7 +1213,8 @@ private:
   /// Quads: rows [kc, kcEnd) of B as quads, Bp[tile][kc/4][n0 * 4]: lane
   /// n's 32 bits hold B[k..k+3][n], each byte + 128 (u8 for vpdpbusd);
   /// rows past K and columns past N hold 128 (0 + 128), against zeros of A.
-  void packQuadsOfB(Value kc, Value kcEnd, int64_t tiles) {
+  void packQuadsOfB(Value kc, Value kcEnd, int64_t tiles, Value onlyTile = {},
+                    Value slot = {}) {
     AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
     int64_t sizeK = g.ranges[g.k[0]];
@@ -1135,7 +1234,11 @@ private:
     };
     Value quadLo = arith::DivUIOp::create(b, loc, kc, index(4));
     Value quadHi = arith::CeilDivUIOp::create(b, loc, kcEnd, index(4));
-    forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
+    // AMX reads whole tiles of 16 quads: the rows past K hold 128 (against
+    // zeros of A).
+    if (amx)
+      quadHi = amxGroupsEnd(quadLo, quadHi);
+    forEachPackedTile(tiles, onlyTile, slot, [&](Value tile, Value slot) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
       splitAtPartialTile(col, [&](bool masked) {
         loop(quadLo, quadHi, 1, [&](Value q) {
@@ -1185,11 +1288,167 @@ private:
                                           interleave(pairs01, pairs23, vw));
             quads = arith::XOrIOp::create(b, loc, quads, bias);
             vector::StoreOp::create(b, loc, quads, bp,
-                                    ValueRange{tile, row, index(j * 4 * vw)});
+                                    ValueRange{slot, row, index(j * 4 * vw)});
           }
         });
       });
     });
+  }
+
+  /// AMX: the end of k groups [lo, hi) rounded up to whole tiles (16
+  /// groups of a B tile's rows).
+  Value amxGroupsEnd(Value lo, Value hi) {
+    Value tiles = arith::CeilDivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, hi, lo), index(kAmxRows));
+    return arith::AddIOp::create(
+        b, loc, lo, arith::MulIOp::create(b, loc, tiles, index(kAmxRows)));
+  }
+
+  /// AMX bf16: rows [kc, kcEnd) of B as k pairs, Bp[tile][kc/2][n0 * 2]:
+  /// lane n's 32 bits hold B[k][n], B[k+1][n] (AMX's B layout for
+  /// tdpbf16ps); rows past K, to the end of the last tile, and columns past
+  /// N are zeros.
+  void packPairsOfB(Value kc, Value kcEnd, int64_t tiles, Value onlyTile = {},
+                    Value slot = {}) {
+    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
+    int64_t n0 = p.vectors * vw;
+    int64_t sizeK = g.ranges[g.k[0]];
+    Type i16 = b.getI16Type();
+    auto halfVector = VectorType::get({vw}, types.input);
+    auto bitsVector = VectorType::get({vw}, i16);
+    Value zeros = types.zero(b, loc, halfVector);
+    Value pairLo = arith::DivUIOp::create(b, loc, kc, index(2));
+    Value pairHi = amxGroupsEnd(
+        pairLo, arith::CeilDivUIOp::create(b, loc, kcEnd, index(2)));
+    SmallVector<int64_t> interleave;
+    for (int64_t l = 0; l < vw; ++l)
+      llvm::append_values(interleave, l, vw + l);
+    forEachPackedTile(tiles, onlyTile, slot, [&](Value tile, Value slot) {
+      Value col = arith::MulIOp::create(b, loc, tile, index(n0));
+      splitAtPartialTile(col, [&](bool masked) {
+        // Pairs with both rows inside K load whole vectors (masked by
+        // columns only in the partial tile); the rest (an odd K's last
+        // row, the zeros up to the end of the tile) mask by row too.
+        auto pairRows = [&](Value lo, Value hi, bool insideK) {
+          loop(lo, hi, 1, [&](Value pr) {
+            Value row = arith::SubIOp::create(b, loc, pr, pairLo);
+            Value k0 = arith::MulIOp::create(b, loc, pr, index(2));
+            for (int64_t j = 0; j < p.vectors; ++j) {
+              SmallVector<Value> dims = dimValues();
+              dims[g.n] = add(col, j * vw);
+              SmallVector<Value> rows;
+              for (int64_t t = 0; t < 2; ++t) {
+                Value k = add(k0, t);
+                dims[g.k[0]] = insideK ? k : min(k, index(sizeK - 1));
+                Value v;
+                if (insideK && !masked) {
+                  v = vector::LoadOp::create(b, loc, halfVector, g.b->get(),
+                                             indices(bMap, dims));
+                } else {
+                  // Lanes left in this vector: none past K.
+                  Value left = index(vw);
+                  if (masked)
+                    left = arith::SubIOp::create(b, loc, index(g.sizeN),
+                                                 dims[g.n]);
+                  if (!insideK)
+                    left = arith::SelectOp::create(
+                        b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              k, index(sizeK)),
+                        left, index(0));
+                  Value mask = vector::CreateMaskOp::create(
+                      b, loc, VectorType::get({vw}, b.getI1Type()),
+                      ValueRange{left});
+                  v = vector::MaskedLoadOp::create(
+                      b, loc, halfVector, g.b->get(), indices(bMap, dims), mask,
+                      zeros);
+                }
+                rows.push_back(
+                    vector::BitCastOp::create(b, loc, bitsVector, v));
+              }
+              Value pairs = vector::ShuffleOp::create(b, loc, rows[0], rows[1],
+                                                      interleave);
+              pairs = vector::BitCastOp::create(
+                  b, loc, VectorType::get({2 * vw}, types.input), pairs);
+              vector::StoreOp::create(b, loc, pairs, bp,
+                                      ValueRange{slot, row, index(j * 2 * vw)});
+            }
+          });
+        };
+        Value wholeEnd = arith::MaxUIOp::create(b, loc, pairLo,
+                                                min(pairHi, index(sizeK / 2)));
+        pairRows(pairLo, wholeEnd, true);
+        pairRows(wholeEnd, pairHi, false);
+      });
+    });
+  }
+
+  /// AMX: copies A into tile-row panels at run time,
+  /// Ap[g..][K/kc][M/m0][m0][kc] (zeros past M and K), with the row sums
+  /// of an i8 A (see packQuadsAtRunTime). Element by element: constant
+  /// weights are packed at compile time instead.
+  Value packAmxAtRunTime() {
+    auto type = packedType();
+    Value packed =
+        memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    bool int8 = types.input.isInteger(8);
+    if (int8) {
+      SmallVector<int64_t> sumsShape;
+      for (unsigned d : g.aBatch)
+        sumsShape.push_back(g.ranges[d]);
+      sumsShape.push_back(llvm::alignTo(g.sizeM, p.m0));
+      rowSums = memref::AllocOp::create(
+          b, loc, MemRefType::get(sumsShape, b.getI32Type()),
+          b.getI64IntegerAttr(64));
+    }
+    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+    Value zero = types.zero(b, loc, types.input);
+    Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    int64_t sizeK = g.ranges[g.k[0]];
+    int64_t paddedK = type.getShape().drop_back(3).back() * blockK();
+    int64_t paddedM = llvm::alignTo(g.sizeM, p.m0);
+    loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
+      loop(0, paddedM, [&](Value m) {
+        SmallVector<Value> dims = dimValues();
+        for (auto [d, v] : llvm::zip(g.aBatch, aBatchIvs))
+          dims[d] = v;
+        Value mInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              m, index(g.sizeM));
+        dims[g.m] = min(m, index(g.sizeM - 1));
+        auto kLoop = scf::ForOp::create(
+            b, loc, index(0), index(paddedK), index(1), ValueRange{zero32},
+            [&](OpBuilder &nested, Location, Value k, ValueRange sum) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(nested.getBlock());
+              Value inside = arith::AndIOp::create(
+                  b, loc, mInside,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
+                                        index(sizeK)));
+              dims[g.k[0]] = min(k, index(sizeK - 1));
+              Value v = memref::LoadOp::create(b, loc, g.a->get(),
+                                               indices(aMap, dims));
+              v = arith::SelectOp::create(b, loc, inside, v, zero);
+              Value block = arith::DivUIOp::create(b, loc, k, index(blockK()));
+              Value within = arith::RemUIOp::create(b, loc, k, index(blockK()));
+              Value panel = arith::DivUIOp::create(b, loc, m, index(p.m0));
+              Value inPanel = arith::RemUIOp::create(b, loc, m, index(p.m0));
+              memref::StoreOp::create(
+                  b, loc, v, packed,
+                  packedIndices(dims,
+                                ValueRange{block, panel, inPanel, within}));
+              Value total = sum[0];
+              if (int8)
+                total = arith::AddIOp::create(
+                    b, loc, total,
+                    arith::ExtSIOp::create(b, loc, b.getI32Type(), v));
+              scf::YieldOp::create(b, loc, total);
+            });
+        if (int8)
+          memref::StoreOp::create(b, loc, kLoop.getResult(0), rowSums,
+                                  packedIndices(dims, ValueRange{m}));
+      });
+    });
+    return packed;
   }
 
   /// Panels [first, end) of `rows` rows each, blocked for L2, over
@@ -1200,8 +1459,14 @@ private:
     int64_t n0 = p.vectors * vw;
     loop(first, end, panelsPerBlock, [&](Value mc) {
       Value mcEnd = min(add(mc, panelsPerBlock), end);
-      forEachTile(tileFirst, tileEnd, parallelTiles, [&](Value tile) {
+      auto tileBody = [&](Value tile) {
         Value col = arith::MulIOp::create(b, loc, tile, index(n0));
+        if (amx) {
+          if (quadLayout)
+            packQuadsOfB(kc, kcEnd, 0, tile, slot);
+          else
+            packPairsOfB(kc, kcEnd, 0, tile, slot);
+        }
         // The last tile computes only the vectors that hold columns of C,
         // masked only where the last of them is partial: N = 49 in 16-wide
         // tiles (ResNet-50's 7x7 layers) otherwise spends a whole tile on
@@ -1220,7 +1485,21 @@ private:
           });
           tileVectors = p.vectors;
         });
-      });
+      };
+      std::optional<int64_t> lo = getConstantIntValue(tileFirst);
+      std::optional<int64_t> hi = getConstantIntValue(tileEnd);
+      if (!(amx && parallelTiles && lo && hi))
+        return forEachTile(tileFirst, tileEnd, parallelTiles, tileBody);
+      // AMX: the threads take chunks of tiles, each chunk packing into the
+      // slot of its first tile.
+      Value outerSlot = slot;
+      dlas::parallelChunks(b, loc, g.op, *hi - *lo, chunks,
+                           [&](Value chunkFirst, Value chunkEnd) {
+                             slot = add(chunkFirst, *lo);
+                             loop(chunkFirst, chunkEnd, 1,
+                                  [&](Value t) { tileBody(add(t, *lo)); });
+                           });
+      slot = outerSlot;
     });
   }
 
@@ -1340,9 +1619,11 @@ private:
       return SmallVector<Value>(forOp.getResults());
     };
     if (quadLayout)
-      acc = quadLoop(panel, tile, kcLo, kcHi, subtractRowSums(panel, kcLo, acc,
-                                                              rows),
-                     rows);
+      acc = subtractRowSums(panel, kcLo, acc, rows);
+    if (amx)
+      acc = amxLoop(panel, tile, kcLo, kcHi, acc, rows);
+    else if (quadLayout)
+      acc = quadLoop(panel, tile, kcLo, kcHi, acc, rows);
     else
       acc = kLoop(0, {}, acc);
 
@@ -1555,6 +1836,82 @@ private:
     return SmallVector<Value>(forOp.getResults());
   }
 
+  /// AMX: the k loop over [kcLo, kcHi) in steps of one tile row (32 bf16
+  /// or 64 i8 values of k) on up to 2 x 2 C tiles of 16 x 16 accumulators,
+  /// one tdpbf16ps (or tdpbsud: s8 A, u8 B) per C tile and step. The
+  /// accumulator vectors go through the thread's C tiles in memory
+  /// (`cScratch`) on the way in and out (tiles and vectors have no register
+  /// moves between them), so the init, the int8 bias correction and the
+  /// epilogue stay the vector kernel's.
+  SmallVector<Value> amxLoop(Value panel, Value tile, Value kcLo, Value kcHi,
+                             SmallVector<Value> acc, int64_t rows) {
+    int64_t rowTiles = llvm::divideCeil(rows, kAmxRows);
+    int64_t colTiles = tileVectors;
+    bool int8 = types.input.isInteger(8);
+    auto cTileType = amx::TileType::get({kAmxRows, kAmxRows}, types.acc);
+    auto inTileType = amx::TileType::get({kAmxRows, amxKStep()}, types.input);
+    // This thread's C tiles in memory (and its B tile, `slot`).
+    auto at = [&](int64_t row, int64_t col) {
+      return SmallVector<Value>{slot, index(row), index(col)};
+    };
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < colTiles; ++j)
+        vector::StoreOp::create(b, loc, acc[i * tileVectors + j], cScratch,
+                                at(i, j * vw));
+    SmallVector<Value> cTiles;
+    for (int64_t r = 0; r < rowTiles; ++r)
+      for (int64_t c = 0; c < colTiles; ++c)
+        cTiles.push_back(amx::TileLoadOp::create(
+            b, loc, cTileType, cScratch, at(r * kAmxRows, c * kAmxRows)));
+    Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
+    Value steps = arith::CeilDivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, kcHi, kcLo), index(amxKStep()));
+    SmallVector<Value> dims = dimValues();
+    auto forOp = scf::ForOp::create(
+        b, loc, index(0), steps, index(1), cTiles,
+        [&](OpBuilder &nested, Location, Value s, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          Value kOffset = arith::MulIOp::create(b, loc, s, index(amxKStep()));
+          Value bRow = arith::MulIOp::create(b, loc, s, index(kAmxRows));
+          SmallVector<Value> aTiles, bTiles;
+          for (int64_t r = 0; r < rowTiles; ++r)
+            aTiles.push_back(amx::TileLoadOp::create(
+                b, loc, inTileType, ap,
+                packedIndices(dims, ValueRange{block, panel,
+                                               index(r * kAmxRows), kOffset})));
+          for (int64_t c = 0; c < colTiles; ++c)
+            bTiles.push_back(amx::TileLoadOp::create(
+                b, loc, inTileType, bp,
+                ValueRange{slot, bRow,
+                           index(c * kAmxRowBytes / types.inputBytes())}));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < rowTiles; ++r)
+            for (int64_t c = 0; c < colTiles; ++c) {
+              Value sum = carried[r * colTiles + c];
+              if (int8)
+                next.push_back(amx::TileMulIOp::create(
+                    b, loc, cTileType, aTiles[r], bTiles[c], sum,
+                    /*isZextLhs=*/nullptr, b.getUnitAttr()));
+              else
+                next.push_back(amx::TileMulFOp::create(
+                    b, loc, cTileType, aTiles[r], bTiles[c], sum));
+            }
+          scf::YieldOp::create(b, loc, next);
+        });
+    for (int64_t r = 0; r < rowTiles; ++r)
+      for (int64_t c = 0; c < colTiles; ++c)
+        amx::TileStoreOp::create(b, loc, cScratch,
+                                 at(r * kAmxRows, c * kAmxRows),
+                                 forOp.getResult(r * colTiles + c));
+    SmallVector<Value> result = acc;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < colTiles; ++j)
+        result[i * tileVectors + j] =
+            vector::LoadOp::create(b, loc, vecType, cScratch, at(i, j * vw));
+    return result;
+  }
+
   /// One k step: `vectors` loads of B, `rows` broadcasts of A, the FMAs.
   SmallVector<Value>
   fmaStep(Value panel, Value tile, Value kcLo, ArrayRef<Value> cols,
@@ -1639,6 +1996,8 @@ private:
   /// Int8 on vpdpbusd or vpmaddubsw pairs (`multiply`): A and B packed in
   /// k quads (`quadLayout`).
   Int8Multiply multiply;
+  /// AMX tiles (bf16 or i8): A packed in tile rows, B in k pairs or quads.
+  bool amx;
   bool quadLayout;
   /// Column vectors of the register tile being emitted: p.vectors, fewer
   /// in the last, partial column tile.
@@ -1650,7 +2009,9 @@ private:
   /// they are packed; A only with several column tiles), else the
   /// operands'.
   Type bElement, aElement;
-  Value ap, bp, lastK;
+  Value ap, bp, lastK, cScratch;
+  /// AMX: the calling thread's slot of Bp and cScratch (per column tile).
+  Value slot;
   bool singleKBlock = false;
   /// Per column vector, the lane masks of the B rows it reads (compact
   /// flat B only).
@@ -1745,14 +2106,30 @@ struct GemmMicrokernelPass
       Int8Multiply multiply = int8MultiplyFor(
           *gemm, params, decision.getInput(), target.vectorWidth, aBytes);
       bool quads = multiply != Int8Multiply::widen;
+      bool amx = amxPossible(*gemm, decision.getInput(), target.vectorWidth) &&
+                 amxParams(params, target.vectorWidth);
       KernelEmitter emitter(b, *gemm, params, neighbours,
                             dlas::KernelTypes::of(decision), target.vectorWidth,
-                            parallel, prefetchBytes, parallelChunks, multiply);
+                            parallel, prefetchBytes, parallelChunks, multiply,
+                            amx);
       Value packed;
       bool packedNow = false;
+      // AMX: constant weights in tile-row panels (with an i8 A's row sums).
+      if (packConstants && amx) {
+        auto [panels, sums] =
+            packedAmxConstant(b, moduleSymbols, packedGlobals, *gemm, params,
+                              emitter.packedType(), aBytes);
+        if (panels) {
+          packed = panels;
+          if (sums)
+            emitter.useRowSums(sums);
+          packedNow = true;
+          ++numPackedConstants;
+        }
+      }
       // Compile-time packing copies f32 data, and bf16/f16 data widened
       // into f32 panels.
-      if (packConstants && emitter.packedAElementType().isF32()) {
+      if (packConstants && !amx && emitter.packedAElementType().isF32()) {
         std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
         if (!data.empty()) {
           packed = packedConstant(b, moduleSymbols, packedGlobals, *gemm,
@@ -1763,7 +2140,7 @@ struct GemmMicrokernelPass
       }
       // ... and i8 weights in k quads, with their row sums: at run time
       // every call re-packed them (resnet50 int8: 28 -> 25 ms).
-      if (packConstants && quads && !aBytes.empty()) {
+      if (packConstants && !amx && quads && !aBytes.empty()) {
         auto [quadPanels, sums] =
             packedQuadsConstant(b, moduleSymbols, packedGlobals, *gemm, params,
                                 emitter.packedType(), aBytes);
@@ -1789,9 +2166,10 @@ struct GemmMicrokernelPass
                     ? ""
                     : ", threads split " +
                           dlas::stringifyThreadSplit(params.split).str())
-            << (multiply == Int8Multiply::dotProduct ? ", VNNI"
-                : multiply == Int8Multiply::pairs    ? ", int8 pairs"
-                                                     : "")
+            << (amx                                    ? ", AMX"
+                : multiply == Int8Multiply::dotProduct ? ", VNNI"
+                : multiply == Int8Multiply::pairs      ? ", int8 pairs"
+                                                       : "")
             << dlas::sourceNote(decision) << ") key '" << key
             << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
             << " K=" << gemm->sizeK << ", A packed "
@@ -1917,6 +2295,92 @@ struct GemmMicrokernelPass
     return {memref::GetGlobalOp::create(b, loc, type, global.getSymName()),
             memref::GetGlobalOp::create(b, loc, sumsType,
                                         sumsGlobal.getSymName())};
+  }
+
+  /// AMX: a private constant global holding A's tile-row panels
+  /// (`packAmxAtRunTime`'s layout) and, for i8, one of its row sums; null
+  /// values when A is not a constant. `aBytes`: an i8 A's values.
+  std::pair<Value, Value>
+  packedAmxConstant(OpBuilder &b, SymbolTable &moduleSymbols,
+                    llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
+                    const KernelParams &p, MemRefType type,
+                    ArrayRef<int8_t> aBytes) {
+    Type element = type.getElementType();
+    bool int8 = element.isInteger(8);
+    // Elements as raw little-endian bits: bytes, or bf16 from the widened
+    // values (exact: they came from bf16).
+    std::vector<float> aFloats;
+    if (!int8)
+      aFloats = constantData(g.a->get(), moduleSymbols);
+    if (int8 ? aBytes.empty() : aFloats.empty())
+      return {};
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    auto source = cast<MemRefType>(g.a->get().getType());
+    Location loc = g.op.getLoc();
+    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+    int64_t blockLen = type.getShape().back();
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << globalBehindReshapes(g.a->get()).getName() << "/" << source << "/"
+       << aMap << "/" << p.m0 << "/amx" << blockLen;
+    memref::GlobalOp &global = cache[key];
+    memref::GlobalOp &sumsGlobal = cache[key + "/sums"];
+    ConstantAIndex a(g);
+    int64_t paddedM = llvm::alignTo(g.sizeM, p.m0);
+    SmallVector<int64_t> sumsShape;
+    for (unsigned d : g.aBatch)
+      sumsShape.push_back(g.ranges[d]);
+    sumsShape.push_back(paddedM);
+    auto sumsType = MemRefType::get(sumsShape, b.getI32Type());
+    if (!global) {
+      std::vector<char> packed(type.getNumElements() * bytes, 0);
+      std::vector<int32_t> sums(a.batches * paddedM, 0);
+      int64_t panelSize = type.getNumElements() / a.batches;
+      int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+      for (int64_t bl = 0; bl < a.batches; ++bl) {
+        for (int64_t m = 0; m < g.sizeM; ++m) {
+          int32_t sum = 0;
+          for (int64_t k = 0; k < g.sizeK; ++k) {
+            int64_t at =
+                bl * panelSize +
+                ((k / blockLen * panels + m / p.m0) * p.m0 + m % p.m0) *
+                    blockLen +
+                k % blockLen;
+            int64_t from = a.offset(bl, m, k);
+            if (int8) {
+              packed[at] = static_cast<char>(aBytes[from]);
+              sum += aBytes[from];
+              continue;
+            }
+            uint16_t half = static_cast<uint16_t>(
+                llvm::bit_cast<uint32_t>(aFloats[from]) >> 16);
+            std::memcpy(&packed[at * 2], &half, 2);
+          }
+          sums[bl * paddedM + m] = sum;
+        }
+      }
+      global = createConstantGlobal(
+          b, moduleSymbols, loc, "dlas_packed", type,
+          DenseResourceElementsAttr::get(
+              RankedTensorType::get(type.getShape(), element), "dlas_packed",
+              HeapAsmResourceBlob::allocateAndCopyInferAlign(
+                  ArrayRef<char>(packed))));
+      if (int8)
+        sumsGlobal = createConstantGlobal(
+            b, moduleSymbols, loc, "dlas_row_sums", sumsType,
+            DenseResourceElementsAttr::get(
+                RankedTensorType::get(sumsShape, b.getI32Type()),
+                "dlas_row_sums",
+                HeapAsmResourceBlob::allocateAndCopyInferAlign(
+                    ArrayRef<int32_t>(sums))));
+    }
+    Value panelsRead =
+        memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+    Value sumsRead = int8 ? memref::GetGlobalOp::create(b, loc, sumsType,
+                                                        sumsGlobal.getSymName())
+                                .getResult()
+                          : Value();
+    return {panelsRead, sumsRead};
   }
 
   /// After A was replaced by its packed copy: erases the now dead reshapes

@@ -828,6 +828,14 @@ costModelAlgorithm(linalg::LinalgOp conv,
       return why = "int8: im2col, for the GEMM on vpmaddubsw pairs",
              ConvAlgorithm::Im2Col;
   }
+  // AMX multiplies so fast that Winograd's transforms would cost more than
+  // the multiplies they save; the im2col matrix packs into k pairs.
+  if (dense && microkernels && targetLanes(conv) == 16 &&
+      dlas::hasAmxTilesFor(dlas::lookupCPUTarget(conv),
+                           getElementTypeOrSelf(conv.getDpsInputs()[0])))
+    return why = "AMX tiles for its operands: im2col, for the GEMM on "
+                 "them",
+           ConvAlgorithm::Im2Col;
   if (kind == ConvKind::Depthwise && microkernels)
     return why = "depthwise: direct, for the depthwise microkernel",
            ConvAlgorithm::Direct;

@@ -858,11 +858,13 @@ def with_target(pipeline, target):
     """`pipeline` (a dlas-cpu-pipeline) compiling for `target`."""
     if not target:
         return pipeline
+    name, _, features = target.partition(":")
+    options = f"target={name}" + (f" target-features={features}" if features else "")
     if "dlas-cpu-pipeline{" in pipeline:
         return pipeline.replace("dlas-cpu-pipeline{",
-                                f"dlas-cpu-pipeline{{target={target} ", 1)
+                                f"dlas-cpu-pipeline{{{options} ", 1)
     return pipeline.replace("dlas-cpu-pipeline",
-                            f"dlas-cpu-pipeline{{target={target}}}", 1)
+                            f"dlas-cpu-pipeline{{{options}}}", 1)
 
 
 def run_case(args, c, base, target):
@@ -876,7 +878,10 @@ def run_case(args, c, base, target):
     if args.pipeline:
         cmd += ["--pipeline", with_target(args.pipeline, target)]
     elif target:
-        cmd += ["--target", target]
+        name, _, features = target.partition(":")
+        cmd += ["--target", name]
+        if features:
+            cmd += ["--target-features", features]
     if args.tuning_file:
         cmd += ["--tuning-file", args.tuning_file]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -918,7 +923,8 @@ def main():
     parser.add_argument("--tuning-file", default=None,
                         help="dlas-run --tuning-file (microkernel parameters)")
     parser.add_argument("--targets", default="",
-                        help="space-separated dlas-run targets to run every "
+                        help="space-separated dlas-run targets (cpu or "
+                             "cpu:+features) to run every "
                              "case for (lit's %%exec_targets: every target "
                              "the host can execute); empty: the host")
     parser.add_argument("--compile-only", default=None,

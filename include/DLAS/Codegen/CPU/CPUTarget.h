@@ -101,6 +101,18 @@ inline Int8Multiply int8MultiplyOf(CPUTargetAttr target, int64_t lanes) {
   return Int8Multiply::widen;
 }
 
+/// True when `target` has AMX tiles that multiply `input` elements:
+/// AMX-TILE with AMX-BF16 for bf16, with AMX-INT8 for i8.
+inline bool hasAmxTilesFor(CPUTargetAttr target, Type input) {
+  if (!target || !target.hasFeature("amx-tile"))
+    return false;
+  if (input.isBF16())
+    return target.hasFeature("amx-bf16");
+  if (input.isInteger(8))
+    return target.hasFeature("amx-int8");
+  return false;
+}
+
 /// True when `op`'s target has vpdpbusd (u8 x s8 dot products into i32) at
 /// `lanes` 32-bit lanes: AVX512-VNNI for 16, AVX512-VNNI with VL or
 /// AVX-VNNI for 8.

@@ -1,0 +1,103 @@
+// bf16 and int8 GEMMs on AMX tiles where the target has them (amx-tile
+// with amx-bf16 / amx-int8, 16-lane vectors): A in tile-row panels, B in k
+// pairs (bf16) or biased quads (i8), one tile multiply per C tile and 64
+// bytes of k; the same ops without AMX take the vector kernels (NOAMX).
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512vnni,+avx512bf16,+amx-tile,+amx-bf16,+amx-int8" --dlas-gemm-microkernel | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids features=-amx-tile" --dlas-gemm-microkernel | FileCheck %s --check-prefix=NOAMX
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids vector-bits=256" --dlas-gemm-microkernel | FileCheck %s --check-prefix=NOAMX
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel="print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// Without threads everything runs in slot 0 (SERIAL).
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel="parallel=false" | FileCheck %s --check-prefix=SERIAL
+
+// M = 40, N = 50, K = 70: two row panels (32 + 8 rows), two column tiles
+// (32 + 18 columns), k padded to 96 (three steps of 32). A (a run-time
+// value) is copied into [k blocks][panels][32][96]; B into k pairs, rows
+// past K and columns past N zero.
+// CHECK-LABEL: func @bf16_matmul
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x32x96xbf16>
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x48x64xbf16>
+// Slots of packed B and of C tiles, one per chunk of parallel work
+// (numbered by its first tile); each chunk packs the tile it multiplies
+// next.
+// CHECK: %[[CT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x32xf32>
+// CHECK: scf.parallel
+// CHECK: vector.maskedload %{{.*}} : memref<70x50xbf16>, vector<16xi1>, vector<16xbf16> into vector<16xbf16>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xi16>, vector<16xi16>
+// CHECK: vector.store %{{.*}}, %[[BP]]{{.*}} : memref<2x48x64xbf16>, vector<32xbf16>
+// The full panel: 2 x 2 C tiles through this thread's block, A and B tile loads, one tdpbf16ps per C tile and
+// step.
+// CHECK: vector.store %{{.*}}, %[[CT]]
+// CHECK-COUNT-4: amx.tile_load %[[CT]]
+// CHECK: scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// CHECK-COUNT-2: amx.tile_load %[[AP]]{{.*}} : memref<1x2x32x96xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2: amx.tile_load %[[BP]]{{.*}} : memref<2x48x64xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK-COUNT-4: amx.tile_store %[[CT]]
+// The tail panel (8 rows) uses one row of C tiles.
+// CHECK: scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// CHECK: memref.dealloc %[[BP]]
+// CHECK: memref.dealloc %[[CT]]
+// SERIAL-LABEL: func @bf16_matmul
+// SERIAL-NOT: scf.parallel
+// SERIAL: memref.alloc() {alignment = 64 : i64} : memref<2x32x32xf32>
+// SERIAL: amx.tile_mulf
+// NOAMX-LABEL: func @bf16_matmul
+// NOAMX-NOT: amx.
+// NOAMX: vector.fma
+// PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=96{{.*}}, B packed, AMX) key 'm40_n50_k70'
+func.func @bf16_matmul(%a: memref<40x70xbf16>, %b: memref<70x50xbf16>, %c: memref<40x50xf32>) {
+  linalg.matmul ins(%a, %b : memref<40x70xbf16>, memref<70x50xbf16>) outs(%c : memref<40x50xf32>)
+  return
+}
+
+// -----
+
+// A constant A is packed at compile time into a bf16 global.
+// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x1x16x32xbf16> = dense_resource
+// CHECK-LABEL: func @bf16_constant
+// CHECK: memref.get_global @dlas_packed{{.*}} : memref<1x1x16x32xbf16>
+// CHECK: amx.tile_mulf
+// PRINT: remark: microkernel 16x16 (m0=16, vectors=1, kc=32{{.*}}, B packed, AMX) key 'm16_n16_k32'{{.*}}A packed at compile time
+memref.global "private" constant @w : memref<16x32xbf16> = dense<1.5>
+func.func @bf16_constant(%b: memref<32x16xbf16>, %c: memref<16x16xf32>) {
+  %a = memref.get_global @w : memref<16x32xbf16>
+  linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x16xbf16>) outs(%c : memref<16x16xf32>)
+  return
+}
+
+// -----
+
+// int8: B in the biased quads of the VNNI kernel, A in tile rows with its
+// row sums, the first k block starting from -128 * sum_k A; tdpbsud (s8 A,
+// u8 B).
+// CHECK-LABEL: func @i8_matmul
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x1x32x128xi8>
+// CHECK: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32xi32>
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x128xi8>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<64xi8>
+// CHECK: memref.load %[[SUMS]]
+// CHECK: arith.subi %{{.*}} : vector<16xi32>
+// CHECK: scf.for {{.*}} -> (!amx.tile<16x16xi32>, !amx.tile<16x16xi32>, !amx.tile<16x16xi32>, !amx.tile<16x16xi32>)
+// CHECK: amx.tile_load %[[AP]]{{.*}} into !amx.tile<16x64xi8>
+// CHECK: amx.tile_load %[[BP]]{{.*}} into !amx.tile<16x64xi8>
+// CHECK: amx.tile_muli %{{.*}}, %{{.*}} zext, %{{.*}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+// NOAMX-LABEL: func @i8_matmul
+// NOAMX-NOT: amx.
+// NOAMX: vpdpbusd
+// PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=128{{.*}}, B packed, AMX) key 'm32_n64_k100'
+func.func @i8_matmul(%a: memref<32x100xi8>, %b: memref<100x64xi8>, %c: memref<32x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<32x100xi8>, memref<100x64xi8>) outs(%c : memref<32x64xi32>)
+  return
+}
+
+// -----
+
+// f32 and f16 have no AMX kernel here: the vector kernel.
+// CHECK-LABEL: func @f32_matmul
+// CHECK-NOT: amx.
+// CHECK: vector.fma
+func.func @f32_matmul(%a: memref<32x64xf32>, %b: memref<64x64xf32>, %c: memref<32x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x64xf32>) outs(%c : memref<32x64xf32>)
+  return
+}

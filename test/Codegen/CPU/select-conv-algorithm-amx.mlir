@@ -1,0 +1,36 @@
+// On a target with AMX tiles for a dense convolution's operands (bf16 with
+// AMX-BF16, i8 with AMX-INT8; 16-lane vectors), the convolution runs as
+// im2col for the GEMM on tiles, before the Winograd rule is asked (the
+// tiles multiply so fast that Winograd's transforms would cost more than
+// the multiplies they save). f32 and f16 keep their rules, as does bf16
+// on the same CPU without AMX (NOAMX).
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-select-conv-algorithm="microkernels=true print=true" -verify-diagnostics -o /dev/null
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids features=-amx-tile" --dlas-select-conv-algorithm="microkernels=true print=true" 2>&1 -o /dev/null | FileCheck %s --check-prefix=NOAMX
+
+// NOAMX: remark: convolution algorithm: im2col (bf16/f16
+func.func @bf16_winograd_shape(%x: tensor<1x64x58x58xbf16>, %o: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x64x3x3xbf16>
+  // expected-remark @+1 {{convolution algorithm: im2col (AMX tiles for its operands: im2col, for the GEMM on them)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x64x58x58xbf16>, tensor<64x64x3x3xbf16>) outs(%o : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %0 : tensor<1x64x56x56xf32>
+}
+
+// -----
+
+// NOAMX: remark: convolution algorithm: flat
+func.func @f32_keeps_its_rule(%x: tensor<1x8x10x10xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x8x3x3xf32>
+  // expected-remark @+1 {{convolution algorithm: flat}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// NOAMX: remark: convolution algorithm: im2col (bf16/f16
+func.func @f16_keeps_its_rule(%x: tensor<1x8x10x10xf16>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x8x3x3xf16>
+  // expected-remark @+1 {{convolution algorithm: im2col (bf16/f16: im2col, for the GEMM that widens the patch matrix as it packs it)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x10x10xf16>, tensor<8x8x3x3xf16>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
