@@ -46,8 +46,11 @@ def dlas_run(args, base, target, precision):
            "--num-threads", str(args.threads), "--warmup", "3",
            "--repeat", str(args.repeat), "--precision", precision,
            "--output-dir", os.path.dirname(base)]
-    if target != "host":
-        cmd += ["--target", target]
+    name, _, features = target.partition(":")
+    if name != "host":
+        cmd += ["--target", name]
+    if features:
+        cmd += ["--target-features", features]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
     median = float(re.search(r"median ([0-9.]+) ms", out).group(1))
@@ -69,7 +72,9 @@ def host_name():
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2")
-    parser.add_argument("--targets", default="host,x86-64-v4,x86-64-v3")
+    parser.add_argument("--targets", default="host,x86-64-v4,x86-64-v3",
+                        help="comma-separated cpu or cpu:+features (e.g. "
+                             "sapphirerapids:-amx-tile)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
