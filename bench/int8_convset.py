@@ -65,7 +65,9 @@ def module(c, f, k, s, h, w, b):
 
 
 def dlas(args, cmd, threads):
-    cmd = [args.dlas_run] + cmd + ["--target", args.target, "--num-threads", str(threads),
+    name, _, features = args.target.partition(":")
+    cmd = [args.dlas_run] + cmd + ["--target", name] + (
+        ["--target-features", features] if features else []) + ["--num-threads", str(threads),
                                    "--warmup", "2", "--repeat", str(args.repeat)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     t = re.search(r"median ([0-9.]+) ms", proc.stdout)
@@ -82,7 +84,8 @@ def peer_line(kind, c, f, k, s, h):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--target", default="host")
+    parser.add_argument("--target", default="host",
+                        help="cpu or cpu:+features (sapphirerapids:-amx-tile)")
     parser.add_argument("--threads", default="1")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2,

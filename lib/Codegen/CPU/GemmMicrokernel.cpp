@@ -490,10 +490,14 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
     params.vectors = gemm->sizeN > target.vectorWidth ? 2 : 1;
     int64_t bytes = inputType.getIntOrFloatBitWidth() / 8;
     int64_t kStep = kAmxRowBytes / bytes;
-    // As chooseParams: the B panel half of L1, the A block half of L2.
+    // One k block where the packed B tile (kc x n0) fits a quarter of
+    // L2: it is reused from L2 by every row panel, and with one k block
+    // the tiles start from zero (no accumulators through memory on the
+    // way in, no partial sums stored between blocks). The A block fills
+    // half of L2, as in chooseParams.
     int64_t n0 = params.vectors * target.vectorWidth;
     params.kc =
-        llvm::alignTo(std::clamp<int64_t>(target.l1Bytes / 2 / (n0 * bytes),
+        llvm::alignTo(std::clamp<int64_t>(target.l2Bytes / 4 / (n0 * bytes),
                                           kStep, gemm->sizeK),
                       kStep);
     params.mc =
@@ -857,7 +861,7 @@ public:
     int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
     if (amx) {
       llvm::append_values(shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()),
-                          panels, p.m0, blockK());
+                          panels, blockK() / amxKStep(), p.m0, amxKStep());
       return MemRefType::get(shape, types.input);
     }
     if (quadLayout) {
@@ -1383,8 +1387,12 @@ private:
     });
   }
 
-  /// AMX: copies A into tile-row panels at run time,
-  /// Ap[g..][K/kc][M/m0][m0][kc] (zeros past M and K), with the row sums
+  /// AMX: copies A into tiles at run time,
+  /// Ap[g..][K/kc][M/m0][kc/step][m0][step] (a step: the 64 bytes of k of
+  /// a tile row; zeros past M and K): each 16-row tile of a step is 1 KB
+  /// in one piece (row-major panels put its rows kc * 2 bytes apart, each
+  /// in a page of its own for K in the thousands, where the prefetchers
+  /// gave up: a 256 x 2304 x 196 GEMM took 0.9 ms), with the row sums
   /// of an i8 A (see packQuadsAtRunTime). Element by element: constant
   /// weights are packed at compile time instead.
   Value packAmxAtRunTime() {
@@ -1405,7 +1413,7 @@ private:
     Value zero = types.zero(b, loc, types.input);
     Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
     int64_t sizeK = g.ranges[g.k[0]];
-    int64_t paddedK = type.getShape().drop_back(3).back() * blockK();
+    int64_t paddedK = type.getShape().drop_back(4).back() * blockK();
     int64_t paddedM = llvm::alignTo(g.sizeM, p.m0);
     loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
       loop(0, paddedM, [&](Value m) {
@@ -1430,12 +1438,16 @@ private:
               v = arith::SelectOp::create(b, loc, inside, v, zero);
               Value block = arith::DivUIOp::create(b, loc, k, index(blockK()));
               Value within = arith::RemUIOp::create(b, loc, k, index(blockK()));
+              Value step =
+                  arith::DivUIOp::create(b, loc, within, index(amxKStep()));
+              Value inStep =
+                  arith::RemUIOp::create(b, loc, within, index(amxKStep()));
               Value panel = arith::DivUIOp::create(b, loc, m, index(p.m0));
               Value inPanel = arith::RemUIOp::create(b, loc, m, index(p.m0));
               memref::StoreOp::create(
                   b, loc, v, packed,
-                  packedIndices(dims,
-                                ValueRange{block, panel, inPanel, within}));
+                  packedIndices(dims, ValueRange{block, panel, step, inPanel,
+                                                 inStep}));
               Value total = sum[0];
               if (int8)
                 total = arith::AddIOp::create(
@@ -1618,9 +1630,24 @@ private:
           });
       return SmallVector<Value>(forOp.getResults());
     };
+    // AMX with one k block and a folded init: the tiles start from zero
+    // and the init (less the int8 bias) is added to their sums, so that
+    // the accumulators do not go through memory on the way in.
+    bool amxFromZero = amx && nb.init && singleKBlock;
     if (quadLayout)
       acc = subtractRowSums(panel, kcLo, acc, rows);
-    if (amx)
+    if (amxFromZero) {
+      SmallVector<Value> sums =
+          amxLoop(panel, tile, kcLo, kcHi, acc, rows, /*fromZero=*/true);
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < tileVectors; ++j) {
+          Value &a = acc[i * tileVectors + j];
+          Value sum = sums[i * tileVectors + j];
+          a = types.acc.isInteger(32)
+                  ? arith::AddIOp::create(b, loc, a, sum).getResult()
+                  : arith::AddFOp::create(b, loc, a, sum).getResult();
+        }
+    } else if (amx)
       acc = amxLoop(panel, tile, kcLo, kcHi, acc, rows);
     else if (quadLayout)
       acc = quadLoop(panel, tile, kcLo, kcHi, acc, rows);
@@ -1844,7 +1871,8 @@ private:
   /// moves between them), so the init, the int8 bias correction and the
   /// epilogue stay the vector kernel's.
   SmallVector<Value> amxLoop(Value panel, Value tile, Value kcLo, Value kcHi,
-                             SmallVector<Value> acc, int64_t rows) {
+                             SmallVector<Value> acc, int64_t rows,
+                             bool fromZero = false) {
     int64_t rowTiles = llvm::divideCeil(rows, kAmxRows);
     int64_t colTiles = tileVectors;
     bool int8 = types.input.isInteger(8);
@@ -1854,15 +1882,18 @@ private:
     auto at = [&](int64_t row, int64_t col) {
       return SmallVector<Value>{slot, index(row), index(col)};
     };
-    for (int64_t i = 0; i < rows; ++i)
+    for (int64_t i = 0; i < rows && !fromZero; ++i)
       for (int64_t j = 0; j < colTiles; ++j)
         vector::StoreOp::create(b, loc, acc[i * tileVectors + j], cScratch,
                                 at(i, j * vw));
     SmallVector<Value> cTiles;
     for (int64_t r = 0; r < rowTiles; ++r)
       for (int64_t c = 0; c < colTiles; ++c)
-        cTiles.push_back(amx::TileLoadOp::create(
-            b, loc, cTileType, cScratch, at(r * kAmxRows, c * kAmxRows)));
+        cTiles.push_back(
+            fromZero ? amx::TileZeroOp::create(b, loc, cTileType).getResult()
+                     : amx::TileLoadOp::create(b, loc, cTileType, cScratch,
+                                               at(r * kAmxRows, c * kAmxRows))
+                           .getResult());
     Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
     Value steps = arith::CeilDivUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, kcHi, kcLo), index(amxKStep()));
@@ -1872,14 +1903,14 @@ private:
         [&](OpBuilder &nested, Location, Value s, ValueRange carried) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nested.getBlock());
-          Value kOffset = arith::MulIOp::create(b, loc, s, index(amxKStep()));
           Value bRow = arith::MulIOp::create(b, loc, s, index(kAmxRows));
           SmallVector<Value> aTiles, bTiles;
           for (int64_t r = 0; r < rowTiles; ++r)
             aTiles.push_back(amx::TileLoadOp::create(
                 b, loc, inTileType, ap,
-                packedIndices(dims, ValueRange{block, panel,
-                                               index(r * kAmxRows), kOffset})));
+                packedIndices(dims, ValueRange{block, panel, s,
+                                               index(r * kAmxRows),
+                                               index(0)})));
           for (int64_t c = 0; c < colTiles; ++c)
             bTiles.push_back(amx::TileLoadOp::create(
                 b, loc, inTileType, bp,
@@ -2297,7 +2328,7 @@ struct GemmMicrokernelPass
                                         sumsGlobal.getSymName())};
   }
 
-  /// AMX: a private constant global holding A's tile-row panels
+  /// AMX: a private constant global holding A's tiles
   /// (`packAmxAtRunTime`'s layout) and, for i8, one of its row sums; null
   /// values when A is not a constant. `aBytes`: an i8 A's values.
   std::pair<Value, Value>
@@ -2318,7 +2349,9 @@ struct GemmMicrokernelPass
     auto source = cast<MemRefType>(g.a->get().getType());
     Location loc = g.op.getLoc();
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    int64_t blockLen = type.getShape().back();
+    int64_t kStep = type.getShape().back();
+    int64_t steps = type.getShape().drop_back(2).back();
+    int64_t blockLen = steps * kStep;
     std::string key;
     llvm::raw_string_ostream os(key);
     os << globalBehindReshapes(g.a->get()).getName() << "/" << source << "/"
@@ -2343,9 +2376,12 @@ struct GemmMicrokernelPass
           for (int64_t k = 0; k < g.sizeK; ++k) {
             int64_t at =
                 bl * panelSize +
-                ((k / blockLen * panels + m / p.m0) * p.m0 + m % p.m0) *
-                    blockLen +
-                k % blockLen;
+                (((k / blockLen * panels + m / p.m0) * steps +
+                  k % blockLen / kStep) *
+                     p.m0 +
+                 m % p.m0) *
+                    kStep +
+                k % kStep;
             int64_t from = a.offset(bl, m, k);
             if (int8) {
               packed[at] = static_cast<char>(aBytes[from]);

@@ -12,10 +12,11 @@
 
 // M = 40, N = 50, K = 70: two row panels (32 + 8 rows), two column tiles
 // (32 + 18 columns), k padded to 96 (three steps of 32). A (a run-time
-// value) is copied into [k blocks][panels][32][96]; B into k pairs, rows
-// past K and columns past N zero.
+// value) is copied into [k blocks][panels][steps][32][32], each 16 x 32
+// tile of a step in one piece; B into k pairs, rows past K and columns
+// past N zero.
 // CHECK-LABEL: func @bf16_matmul
-// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x32x96xbf16>
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x3x32x32xbf16>
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x48x64xbf16>
 // Slots of packed B and of C tiles, one per chunk of parallel work
 // (numbered by its first tile); each chunk packs the tile it multiplies
@@ -30,7 +31,7 @@
 // CHECK: vector.store %{{.*}}, %[[CT]]
 // CHECK-COUNT-4: amx.tile_load %[[CT]]
 // CHECK: scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
-// CHECK-COUNT-2: amx.tile_load %[[AP]]{{.*}} : memref<1x2x32x96xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2: amx.tile_load %[[AP]]{{.*}} : memref<1x2x3x32x32xbf16> into !amx.tile<16x32xbf16>
 // CHECK-COUNT-2: amx.tile_load %[[BP]]{{.*}} : memref<2x48x64xbf16> into !amx.tile<16x32xbf16>
 // CHECK-COUNT-4: amx.tile_mulf
 // CHECK-COUNT-4: amx.tile_store %[[CT]]
@@ -54,9 +55,9 @@ func.func @bf16_matmul(%a: memref<40x70xbf16>, %b: memref<70x50xbf16>, %c: memre
 // -----
 
 // A constant A is packed at compile time into a bf16 global.
-// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x1x16x32xbf16> = dense_resource
+// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x1x1x16x32xbf16> = dense_resource
 // CHECK-LABEL: func @bf16_constant
-// CHECK: memref.get_global @dlas_packed{{.*}} : memref<1x1x16x32xbf16>
+// CHECK: memref.get_global @dlas_packed{{.*}} : memref<1x1x1x16x32xbf16>
 // CHECK: amx.tile_mulf
 // PRINT: remark: microkernel 16x16 (m0=16, vectors=1, kc=32{{.*}}, B packed, AMX) key 'm16_n16_k32'{{.*}}A packed at compile time
 memref.global "private" constant @w : memref<16x32xbf16> = dense<1.5>
@@ -68,11 +69,11 @@ func.func @bf16_constant(%b: memref<32x16xbf16>, %c: memref<16x16xf32>) {
 
 // -----
 
-// int8: B in the biased quads of the VNNI kernel, A in tile rows with its
+// int8: B in the biased quads of the VNNI kernel, A in tiles with its
 // row sums, the first k block starting from -128 * sum_k A; tdpbsud (s8 A,
 // u8 B).
 // CHECK-LABEL: func @i8_matmul
-// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x1x32x128xi8>
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x1x2x32x64xi8>
 // CHECK: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32xi32>
 // CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x128xi8>
 // CHECK: arith.xori %{{.*}}, %{{.*}} : vector<64xi8>
@@ -99,5 +100,26 @@ func.func @i8_matmul(%a: memref<32x100xi8>, %b: memref<100x64xi8>, %c: memref<32
 // CHECK: vector.fma
 func.func @f32_matmul(%a: memref<32x64xf32>, %b: memref<64x64xf32>, %c: memref<32x64xf32>) {
   linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x64xf32>) outs(%c : memref<32x64xf32>)
+  return
+}
+
+// -----
+
+// A folded init with one k block: the C tiles start from zero (no
+// accumulators through memory on the way in) and the init is added to
+// their sums before the epilogue.
+// CHECK-LABEL: func @bf16_fill_init
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK-COUNT-4: amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK: scf.for
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK: amx.tile_store
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=64{{.*}}, B packed, AMX) key 'm32_n64_k64'{{.*}}init linalg.fill
+func.func @bf16_fill_init(%a: memref<32x64xbf16>, %b: memref<64x64xbf16>, %c: memref<32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x64xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x64xbf16>) outs(%c : memref<32x64xf32>)
   return
 }
