@@ -55,27 +55,27 @@ func.func @bf16_matmul(%a: memref<40x70xbf16>, %b: memref<70x50xbf16>, %c: memre
 // -----
 
 // A constant A is packed at compile time into a bf16 global.
-// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x1x1x16x32xbf16> = dense_resource
+// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x1x2x16x32xbf16> = dense_resource
 // CHECK-LABEL: func @bf16_constant
-// CHECK: memref.get_global @dlas_packed{{.*}} : memref<1x1x1x16x32xbf16>
+// CHECK: memref.get_global @dlas_packed{{.*}} : memref<1x1x2x16x32xbf16>
 // CHECK: amx.tile_mulf
-// PRINT: remark: microkernel 16x16 (m0=16, vectors=1, kc=32{{.*}}, B packed, AMX) key 'm16_n16_k32'{{.*}}A packed at compile time
-memref.global "private" constant @w : memref<16x32xbf16> = dense<1.5>
-func.func @bf16_constant(%b: memref<32x16xbf16>, %c: memref<16x16xf32>) {
-  %a = memref.get_global @w : memref<16x32xbf16>
-  linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x16xbf16>) outs(%c : memref<16x16xf32>)
+// PRINT: remark: microkernel 16x16 (m0=16, vectors=1, kc=64{{.*}}, B packed, AMX) key 'm16_n16_k64'{{.*}}A packed at compile time
+memref.global "private" constant @w : memref<16x64xbf16> = dense<1.5>
+func.func @bf16_constant(%b: memref<64x16xbf16>, %c: memref<16x16xf32>) {
+  %a = memref.get_global @w : memref<16x64xbf16>
+  linalg.matmul ins(%a, %b : memref<16x64xbf16>, memref<64x16xbf16>) outs(%c : memref<16x16xf32>)
   return
 }
 
 // -----
 
-// int8: B in the biased quads of the VNNI kernel, A in tiles with its
+// int8 (K = 130: three steps of 64): B in the biased quads of the VNNI kernel, A in tiles with its
 // row sums, the first k block starting from -128 * sum_k A; tdpbsud (s8 A,
 // u8 B).
 // CHECK-LABEL: func @i8_matmul
-// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x1x2x32x64xi8>
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x1x3x32x64xi8>
 // CHECK: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32xi32>
-// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x128xi8>
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x48x128xi8>
 // CHECK: arith.xori %{{.*}}, %{{.*}} : vector<64xi8>
 // CHECK: memref.load %[[SUMS]]
 // CHECK: arith.subi %{{.*}} : vector<16xi32>
@@ -86,9 +86,35 @@ func.func @bf16_constant(%b: memref<32x16xbf16>, %c: memref<16x16xf32>) {
 // NOAMX-LABEL: func @i8_matmul
 // NOAMX-NOT: amx.
 // NOAMX: vpdpbusd
-// PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=128{{.*}}, B packed, AMX) key 'm32_n64_k100'
-func.func @i8_matmul(%a: memref<32x100xi8>, %b: memref<100x64xi8>, %c: memref<32x64xi32>) {
-  linalg.matmul ins(%a, %b : memref<32x100xi8>, memref<100x64xi8>) outs(%c : memref<32x64xi32>)
+// PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=192{{.*}}, B packed, AMX) key 'm32_n64_k130'
+func.func @i8_matmul(%a: memref<32x130xi8>, %b: memref<130x64xi8>, %c: memref<32x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<32x130xi8>, memref<130x64xi8>) outs(%c : memref<32x64xi32>)
+  return
+}
+
+// -----
+
+// Fewer than two k steps (here 63 < 64 bf16; 127 < 128 i8) or fewer than 8
+// rows of A: the vector kernels (K would be padded to a whole step).
+// CHECK-LABEL: func @short_k
+// CHECK-NOT: amx.
+// CHECK: vector.fma
+// CHECK-LABEL: func @short_k_i8
+// CHECK-NOT: amx.
+// CHECK: vpdpbusd
+// CHECK-LABEL: func @one_row
+// CHECK-NOT: amx.
+// CHECK: return
+func.func @short_k(%a: memref<32x63xbf16>, %b: memref<63x64xbf16>, %c: memref<32x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x63xbf16>, memref<63x64xbf16>) outs(%c : memref<32x64xf32>)
+  return
+}
+func.func @short_k_i8(%a: memref<32x127xi8>, %b: memref<127x64xi8>, %c: memref<32x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<32x127xi8>, memref<127x64xi8>) outs(%c : memref<32x64xi32>)
+  return
+}
+func.func @one_row(%a: memref<1x256xbf16>, %b: memref<256x64xbf16>, %c: memref<1x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x256xbf16>, memref<256x64xbf16>) outs(%c : memref<1x64xf32>)
   return
 }
 
