@@ -661,8 +661,8 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     `amx-bf16` for bf16, with `amx-int8` for i8) and 16-lane vectors, a
     GEMM with a packable B runs on them: a register tile of 16 or 32 rows
     by 16 or 32 columns is up to 2 x 2 C tiles of 16 x 16 f32 (i32), A
-    panels hold tile rows (`[K/kc][M/m0][m0][kc]`, kc a multiple of 64
-    bytes), B is packed in k pairs (bf16, `[tile][kc/2][n0*2]`) or in the
+    is packed in whole tiles per 64-byte step of k
+    (`[K/kc][M/m0][kc/step][m0][step]`), B is packed in k pairs (bf16, `[tile][kc/2][n0*2]`) or in the
     biased quads above (i8), and each 64-byte step of k is one `tdpbf16ps`
     (`tdpbsud`) per C tile. Each chunk of parallel work packs the column
     tile of B it multiplies next into a slot of its own (numbered by the
@@ -672,7 +672,11 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     correction and the epilogue are the vector kernel's. Convolutions
     whose operands AMX takes run as im2col (dlas-select-conv-algorithm).
     `-amx-tile` in the target's features turns it off; a GEMM with fewer
-    than 8 rows of A (a batch-1 linear layer) keeps the vector kernel.
+    than 8 rows of A (a batch-1 linear layer) or with K under two tile
+    steps (64 bf16, 128 i8 values) keeps the vector kernel. kc is all of
+    K while the packed B tile fits a quarter of L2; with one k block and
+    a folded init the C tiles start from `tilezero` and the init is added
+    to their sums.
 
     B is read in place: for the flat convolution its row for tap
     (c, kh, kw) is the padded input shifted by c*Hp*Wp + kh*Wp + kw (an
