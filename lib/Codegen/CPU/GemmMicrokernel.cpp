@@ -1449,8 +1449,8 @@ private:
               Value inPanel = arith::RemUIOp::create(b, loc, m, index(p.m0));
               memref::StoreOp::create(
                   b, loc, v, packed,
-                  packedIndices(dims, ValueRange{block, panel, step, inPanel,
-                                                 inStep}));
+                  packedIndices(
+                      dims, ValueRange{block, panel, step, inPanel, inStep}));
               Value total = sum[0];
               if (int8)
                 total = arith::AddIOp::create(
@@ -1911,9 +1911,9 @@ private:
           for (int64_t r = 0; r < rowTiles; ++r)
             aTiles.push_back(amx::TileLoadOp::create(
                 b, loc, inTileType, ap,
-                packedIndices(dims, ValueRange{block, panel, s,
-                                               index(r * kAmxRows),
-                                               index(0)})));
+                packedIndices(dims,
+                              ValueRange{block, panel, s, index(r * kAmxRows),
+                                         index(0)})));
           for (int64_t c = 0; c < colTiles; ++c)
             bTiles.push_back(amx::TileLoadOp::create(
                 b, loc, inTileType, bp,
@@ -2266,21 +2266,24 @@ struct GemmMicrokernelPass
     return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
   }
 
-  /// Quads: private constant globals holding A's panels in k quads
-  /// (`packQuadsAtRunTime`'s layout) and A's row sums; returns reads of both.
-  std::pair<Value, Value>
-  packedQuadsConstant(OpBuilder &b, SymbolTable &moduleSymbols,
-                      llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
-                      const KernelParams &p, MemRefType type,
-                      const std::vector<int8_t> &data) {
+  /// A private constant global holding A's elements (`bytes` each, written
+  /// by `element(from, to)`, `from` an index of A's data) at the positions
+  /// `at(batch, m, k)` of `type`, zeros elsewhere, and, given A's i8 values
+  /// (`rowSumsOf`), one of A's row sums; returns reads of both (no sums:
+  /// null). `layout` tells the packed layouts of one source apart.
+  std::pair<Value, Value> packedConstantOf(
+      OpBuilder &b, SymbolTable &moduleSymbols,
+      llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
+      const KernelParams &p, MemRefType type, int64_t bytes, StringRef layout,
+      function_ref<int64_t(int64_t, int64_t, int64_t)> at,
+      function_ref<void(int64_t, char *)> element, ArrayRef<int8_t> rowSumsOf) {
     auto source = cast<MemRefType>(g.a->get().getType());
     Location loc = g.op.getLoc();
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    int64_t quadsPerBlock = type.getShape().drop_back().back();
     std::string key;
     llvm::raw_string_ostream os(key);
     os << globalBehindReshapes(g.a->get()).getName() << "/" << source << "/"
-       << aMap << "/" << p.m0 << "/quads" << quadsPerBlock;
+       << aMap << "/" << p.m0 << "/" << layout;
     memref::GlobalOp &global = cache[key];
     memref::GlobalOp &sumsGlobal = cache[key + "/sums"];
     ConstantAIndex a(g);
@@ -2290,110 +2293,18 @@ struct GemmMicrokernelPass
       sumsShape.push_back(g.ranges[d]);
     sumsShape.push_back(paddedM);
     auto sumsType = MemRefType::get(sumsShape, b.getI32Type());
-    if (!global) {
-      std::vector<int8_t> packed(type.getNumElements(), 0);
-      std::vector<int32_t> sums(a.batches * paddedM, 0);
-      int64_t panelSize = type.getNumElements() / a.batches;
-      int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-      for (int64_t bl = 0; bl < a.batches; ++bl) {
-        for (int64_t m = 0; m < g.sizeM; ++m) {
-          int32_t sum = 0;
-          for (int64_t k = 0; k < g.sizeK; ++k) {
-            int8_t value = data[a.offset(bl, m, k)];
-            int64_t q = k / 4;
-            packed[bl * panelSize +
-                   ((q / quadsPerBlock * panels + m / p.m0) * quadsPerBlock +
-                    q % quadsPerBlock) *
-                       (p.m0 * 4) +
-                   (m % p.m0) * 4 + k % 4] = value;
-            sum += value;
-          }
-          sums[bl * paddedM + m] = sum;
-        }
-      }
-      global = createConstantGlobal(
-          b, moduleSymbols, loc, "dlas_packed", type,
-          DenseResourceElementsAttr::get(
-              RankedTensorType::get(type.getShape(), b.getI8Type()),
-              "dlas_packed",
-              HeapAsmResourceBlob::allocateAndCopyInferAlign(
-                  ArrayRef<int8_t>(packed))));
-      sumsGlobal = createConstantGlobal(
-          b, moduleSymbols, loc, "dlas_row_sums", sumsType,
-          DenseResourceElementsAttr::get(
-              RankedTensorType::get(sumsShape, b.getI32Type()),
-              "dlas_row_sums",
-              HeapAsmResourceBlob::allocateAndCopyInferAlign(
-                  ArrayRef<int32_t>(sums))));
-    }
-    return {memref::GetGlobalOp::create(b, loc, type, global.getSymName()),
-            memref::GetGlobalOp::create(b, loc, sumsType,
-                                        sumsGlobal.getSymName())};
-  }
-
-  /// AMX: a private constant global holding A's tiles
-  /// (`packAmxAtRunTime`'s layout) and, for i8, one of its row sums; null
-  /// values when A is not a constant. `aBytes`: an i8 A's values.
-  std::pair<Value, Value>
-  packedAmxConstant(OpBuilder &b, SymbolTable &moduleSymbols,
-                    llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
-                    const KernelParams &p, MemRefType type,
-                    ArrayRef<int8_t> aBytes) {
-    Type element = type.getElementType();
-    bool int8 = element.isInteger(8);
-    // Elements as raw little-endian bits: bytes, or bf16 from the widened
-    // values (exact: they came from bf16).
-    std::vector<float> aFloats;
-    if (!int8)
-      aFloats = constantData(g.a->get(), moduleSymbols);
-    if (int8 ? aBytes.empty() : aFloats.empty())
-      return {};
-    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    auto source = cast<MemRefType>(g.a->get().getType());
-    Location loc = g.op.getLoc();
-    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    int64_t kStep = type.getShape().back();
-    int64_t steps = type.getShape().drop_back(2).back();
-    int64_t blockLen = steps * kStep;
-    std::string key;
-    llvm::raw_string_ostream os(key);
-    os << globalBehindReshapes(g.a->get()).getName() << "/" << source << "/"
-       << aMap << "/" << p.m0 << "/amx" << blockLen;
-    memref::GlobalOp &global = cache[key];
-    memref::GlobalOp &sumsGlobal = cache[key + "/sums"];
-    ConstantAIndex a(g);
-    int64_t paddedM = llvm::alignTo(g.sizeM, p.m0);
-    SmallVector<int64_t> sumsShape;
-    for (unsigned d : g.aBatch)
-      sumsShape.push_back(g.ranges[d]);
-    sumsShape.push_back(paddedM);
-    auto sumsType = MemRefType::get(sumsShape, b.getI32Type());
+    bool withSums = !rowSumsOf.empty();
     if (!global) {
       std::vector<char> packed(type.getNumElements() * bytes, 0);
       std::vector<int32_t> sums(a.batches * paddedM, 0);
-      int64_t panelSize = type.getNumElements() / a.batches;
-      int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
       for (int64_t bl = 0; bl < a.batches; ++bl) {
         for (int64_t m = 0; m < g.sizeM; ++m) {
           int32_t sum = 0;
           for (int64_t k = 0; k < g.sizeK; ++k) {
-            int64_t at =
-                bl * panelSize +
-                (((k / blockLen * panels + m / p.m0) * steps +
-                  k % blockLen / kStep) *
-                     p.m0 +
-                 m % p.m0) *
-                    kStep +
-                k % kStep;
             int64_t from = a.offset(bl, m, k);
-            if (int8) {
-              packed[at] = static_cast<char>(aBytes[from]);
-              sum += aBytes[from];
-              continue;
-            }
-            uint16_t half = static_cast<uint16_t>(
-                llvm::bit_cast<uint32_t>(aFloats[from]) >> 16);
-            std::memcpy(&packed[at * 2], &half, 2);
+            element(from, &packed[at(bl, m, k) * bytes]);
+            if (withSums)
+              sum += rowSumsOf[from];
           }
           sums[bl * paddedM + m] = sum;
         }
@@ -2401,10 +2312,11 @@ struct GemmMicrokernelPass
       global = createConstantGlobal(
           b, moduleSymbols, loc, "dlas_packed", type,
           DenseResourceElementsAttr::get(
-              RankedTensorType::get(type.getShape(), element), "dlas_packed",
+              RankedTensorType::get(type.getShape(), type.getElementType()),
+              "dlas_packed",
               HeapAsmResourceBlob::allocateAndCopyInferAlign(
                   ArrayRef<char>(packed))));
-      if (int8)
+      if (withSums)
         sumsGlobal = createConstantGlobal(
             b, moduleSymbols, loc, "dlas_row_sums", sumsType,
             DenseResourceElementsAttr::get(
@@ -2415,11 +2327,80 @@ struct GemmMicrokernelPass
     }
     Value panelsRead =
         memref::GetGlobalOp::create(b, loc, type, global.getSymName());
-    Value sumsRead = int8 ? memref::GetGlobalOp::create(b, loc, sumsType,
-                                                        sumsGlobal.getSymName())
-                                .getResult()
-                          : Value();
+    Value sumsRead = withSums ? memref::GetGlobalOp::create(
+                                    b, loc, sumsType, sumsGlobal.getSymName())
+                                    .getResult()
+                              : Value();
     return {panelsRead, sumsRead};
+  }
+
+  /// Quads: private constant globals holding A's panels in k quads
+  /// (`packQuadsAtRunTime`'s layout) and A's row sums; returns reads of both.
+  std::pair<Value, Value>
+  packedQuadsConstant(OpBuilder &b, SymbolTable &moduleSymbols,
+                      llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
+                      const KernelParams &p, MemRefType type,
+                      const std::vector<int8_t> &data) {
+    int64_t quadsPerBlock = type.getShape().drop_back().back();
+    int64_t panelSize = type.getNumElements() / ConstantAIndex(g).batches;
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    auto at = [&](int64_t bl, int64_t m, int64_t k) {
+      int64_t q = k / 4;
+      return bl * panelSize +
+             ((q / quadsPerBlock * panels + m / p.m0) * quadsPerBlock +
+              q % quadsPerBlock) *
+                 (p.m0 * 4) +
+             (m % p.m0) * 4 + k % 4;
+    };
+    return packedConstantOf(
+        b, moduleSymbols, cache, g, p, type, /*bytes=*/1,
+        ("quads" + Twine(quadsPerBlock)).str(), at,
+        [&](int64_t from, char *to) { *to = static_cast<char>(data[from]); },
+        data);
+  }
+
+  /// AMX: a private constant global holding A's tiles
+  /// (`packAmxAtRunTime`'s layout) and, for i8, one of its row sums; null
+  /// values when A is not a constant. `aBytes`: an i8 A's values.
+  std::pair<Value, Value>
+  packedAmxConstant(OpBuilder &b, SymbolTable &moduleSymbols,
+                    llvm::StringMap<memref::GlobalOp> &cache, const Gemm &g,
+                    const KernelParams &p, MemRefType type,
+                    ArrayRef<int8_t> aBytes) {
+    bool int8 = type.getElementType().isInteger(8);
+    // bf16 from the widened values (exact: they came from bf16).
+    std::vector<float> aFloats;
+    if (!int8)
+      aFloats = constantData(g.a->get(), moduleSymbols);
+    if (int8 ? aBytes.empty() : aFloats.empty())
+      return {};
+    int64_t kStep = type.getShape().back();
+    int64_t steps = type.getShape().drop_back(2).back();
+    int64_t blockLen = steps * kStep;
+    int64_t panelSize = type.getNumElements() / ConstantAIndex(g).batches;
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    auto at = [&](int64_t bl, int64_t m, int64_t k) {
+      return bl * panelSize +
+             (((k / blockLen * panels + m / p.m0) * steps +
+               k % blockLen / kStep) *
+                  p.m0 +
+              m % p.m0) *
+                 kStep +
+             k % kStep;
+    };
+    auto element = [&](int64_t from, char *to) {
+      if (int8) {
+        *to = static_cast<char>(aBytes[from]);
+        return;
+      }
+      auto half =
+          static_cast<uint16_t>(llvm::bit_cast<uint32_t>(aFloats[from]) >> 16);
+      std::memcpy(to, &half, 2);
+    };
+    return packedConstantOf(b, moduleSymbols, cache, g, p, type,
+                            /*bytes=*/int8 ? 1 : 2,
+                            ("amx" + Twine(blockLen)).str(), at, element,
+                            int8 ? aBytes : ArrayRef<int8_t>());
   }
 
   /// After A was replaced by its packed copy: erases the now dead reshapes
