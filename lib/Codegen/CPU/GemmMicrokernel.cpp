@@ -487,7 +487,7 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   // provides.
   if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen)
     params.packB = true;
-  // AMX: up to 2 x 2 C tiles of 16 x 16, k blocks of whole tile rows.
+  // AMX: up to 2 x 2 C tiles of 16 x 16, k blocks of whole 64-byte steps.
   if (amxPossible(*gemm, inputType, target.vectorWidth)) {
     params.m0 = gemm->sizeM > kAmxRows ? 2 * kAmxRows : kAmxRows;
     params.vectors = gemm->sizeN > target.vectorWidth ? 2 : 1;
@@ -2030,7 +2030,7 @@ private:
   /// Int8 on vpdpbusd or vpmaddubsw pairs (`multiply`): A and B packed in
   /// k quads (`quadLayout`).
   Int8Multiply multiply;
-  /// AMX tiles (bf16 or i8): A packed in tile rows, B in k pairs or quads.
+  /// AMX tiles (bf16 or i8): A packed in whole tiles, B in k pairs or quads.
   bool amx;
   bool quadLayout;
   /// Column vectors of the register tile being emitted: p.vectors, fewer
@@ -2148,7 +2148,7 @@ struct GemmMicrokernelPass
                             amx);
       Value packed;
       bool packedNow = false;
-      // AMX: constant weights in tile-row panels (with an i8 A's row sums).
+      // AMX: constant weights in whole tiles (with an i8 A's row sums).
       if (packConstants && amx) {
         auto [panels, sums] =
             packedAmxConstant(b, moduleSymbols, packedGlobals, *gemm, params,
