@@ -5,6 +5,7 @@
 #include "DLAS/Runner/TargetMachine.h"
 #include "DLAS/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -138,6 +139,21 @@ SmallVector<std::string> dlas::takeStructors(llvm::Module &module,
   return names;
 }
 
+/// Whether the lowered module calls AMX tile intrinsics (an AMX target's
+/// f32 code does not, and must run where the system refuses the tiles).
+static bool usesAMXTiles(ModuleOp module) {
+  bool found = false;
+  module.walk([&](LLVM::CallIntrinsicOp call) {
+    StringRef name = call.getIntrin();
+    if (name.starts_with("llvm.x86.tile") || name.starts_with("llvm.x86.tdp")) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
 /// Linux hands a process the AMX tile state only when it asks for it
 /// (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA, once, for all its
 /// threads); the first tile instruction faults otherwise.
@@ -172,7 +188,7 @@ JIT::create(ModuleOp module, const JITOptions &options,
                     "', which needs " + missing +
                     ": this host cannot run it (pick a --target it can "
                     "run, or build an object with dlas-compile)");
-  if (StringRef(options.features).contains("+amx-tile"))
+  if (StringRef(options.features).contains("+amx-tile") && usesAMXTiles(module))
     if (llvm::Error error = requestAMXTiles())
       return std::move(error);
   bool openMP = usesOpenMP(module);
