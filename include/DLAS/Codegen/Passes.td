@@ -687,6 +687,20 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     merged, with lane masks computed per column tile outside the k loop,
     and the tile cost counts those loads.
 
+    An im2col GEMM (B the collapsed `dlas.im2col` copy of
+    dlas-select-conv-algorithm, stride 1 along W) whose B is packed reads
+    the patches from the convolution's input instead: row q = (c, kh, kw)
+    of B at output position p = oh * OW + ow is the flat input at
+    p + oh * (sh * Wp - OW) + c * Hp * Wp + kh * dh * Wp + kw * dw, the
+    per-row offsets coming from a table filled once per call, and each
+    vector of B lanes is one masked load per output row it touches. The
+    copy (KH * KW times the input: 3.6 MB at 3x3 with 64 channels on
+    56x56) is then never written and is erased. It stays where a vector
+    would touch more than three output rows (ResNet-50's 7x7 maps with 16
+    lanes), where the input may be written between the copy and the GEMM,
+    or where anything else reads it; the remark then lacks "B packed from
+    the im2col copy's input".
+
     Parameters come from a cost model over the target (vector width and
     register count from the module's dlas.target unless given): among all (m0, vectors)
     whose accumulators, B vectors and one broadcast fit in the registers,

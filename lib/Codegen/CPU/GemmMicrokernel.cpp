@@ -652,6 +652,129 @@ memref::GlobalOp createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
 }
 
 /// Emits the microkernel nest for one Gemm.
+/// The convolution input behind an im2col GEMM's B: B = collapse(P),
+/// P[n, q, oh, ow] = X[n, c, oh*sh + th*dh, ow + tw*dw] for q = (c, th, tw)
+/// written by a `dlas.im2col` copy of stride 1 along W. Where B is packed,
+/// the packing reads X directly (lanes of one output row are contiguous in
+/// X) and the copy, KH*KW times the input, is never written: at 3x3 on
+/// 56x56 with 64 channels P is 3.6 MB, more than L2, and writing and
+/// re-reading it was most of the bf16 layer's time on AMX.
+struct PatchSource {
+  /// X as [N, C * Hp * Wp] (once the emitter has it).
+  Value input;
+  /// Per row q of B, its offset in X's flat channels: c * Hp * Wp +
+  /// th * dh * Wp + tw * dw (the emitter's table).
+  Value rowOffsets;
+  linalg::GenericOp copy;
+  memref::CollapseShapeOp view;
+  int64_t kh, kw, sh, dh, dw;
+  int64_t inputWidth, outputWidth;
+};
+
+/// The buffer `v` views (through view-like ops).
+Value viewBase(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether an op strictly between `from` and `to` (one block) may write
+/// or free the buffer `base`: writes to other allocations are fine,
+/// unknown effects and unknown buffers are not.
+bool mayWriteBetween(Operation *from, Operation *to, Value base) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op)))
+      return true;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &effect : list) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      Value written = effect.getValue() ? viewBase(effect.getValue()) : Value();
+      if (!written || written == base ||
+          !written.getDefiningOp<memref::AllocOp>())
+        return true;
+    }
+  }
+  return false;
+}
+
+/// B's patch source when B is an im2col copy that only this GEMM reads.
+std::optional<PatchSource> findPatchSource(const Gemm &g, int64_t vectorWidth) {
+  auto view = g.b->get().getDefiningOp<memref::CollapseShapeOp>();
+  if (!view || !view->hasOneUse() || view.getSrcType().getRank() != 4 ||
+      view.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}})
+    return std::nullopt;
+  AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
+  if (g.k.size() != 1 || bMap.getNumResults() != 3 ||
+      bMap.getResult(1) != getAffineDimExpr(g.k[0], bMap.getContext()) ||
+      bMap.getResult(2) != getAffineDimExpr(g.n, bMap.getContext()))
+    return std::nullopt;
+  Value patches = view.getSrc();
+  if (!patches.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  linalg::GenericOp copy;
+  for (Operation *user : patches.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (generic && generic->hasAttr(dlas::kIm2ColAttrName) && !copy &&
+        generic.getNumDpsInits() == 1 && generic.getDpsInits()[0] == patches &&
+        generic.getNumDpsInputs() == 1) {
+      copy = generic;
+      continue;
+    }
+    if (user != view && !isa<memref::DeallocOp>(user))
+      return std::nullopt;
+  }
+  if (!copy || copy->getBlock() != g.op->getBlock() ||
+      !copy->isBeforeInBlock(g.op))
+    return std::nullopt;
+  auto window = copy->getAttrOfType<DenseI64ArrayAttr>(dlas::kIm2ColAttrName);
+  if (!window || window.size() != 6 || window[3] != 1)
+    return std::nullopt;
+  Value input = copy.getDpsInputs()[0];
+  auto inputType = dyn_cast<MemRefType>(input.getType());
+  auto patchType = cast<MemRefType>(patches.getType());
+  if (!inputType || inputType.getRank() != 4 ||
+      !inputType.getLayout().isIdentity() || !inputType.hasStaticShape())
+    return std::nullopt;
+  PatchSource source;
+  source.copy = copy;
+  source.view = view;
+  source.input = input;
+  source.kh = window[0];
+  source.kw = window[1];
+  source.sh = window[2];
+  source.dh = window[4];
+  source.dw = window[5];
+  source.inputWidth = inputType.getDimSize(3);
+  source.outputWidth = patchType.getDimSize(3);
+  int64_t oh = patchType.getDimSize(2);
+  // The copy's shape is the window's (as dlas-select-conv-algorithm
+  // builds it); anything else keeps the copy.
+  if (patchType.getDimSize(0) != inputType.getDimSize(0) ||
+      patchType.getDimSize(1) !=
+          inputType.getDimSize(1) * source.kh * source.kw ||
+      (oh - 1) * source.sh + (source.kh - 1) * source.dh >=
+          inputType.getDimSize(2) ||
+      source.outputWidth + (source.kw - 1) * source.dw > source.inputWidth)
+    return std::nullopt;
+  if (mayWriteBetween(copy, g.op, viewBase(input)))
+    return std::nullopt;
+  // A row vector of B takes a masked load per output row it touches:
+  // ResNet-50's 3x3 layers in bf16 on AMX (1 thread, best of 10) went
+  // from 0.99 to 0.51 ms at 56x56 (two rows a vector) and from 0.54 to
+  // 0.37 ms at 14x14 (three), but not at 7x7 (four: 0.60 against 0.57
+  // ms), where the copy's rows load whole and M = 512 packs B six times.
+  if (1 + llvm::divideCeil(vectorWidth - 1, source.outputWidth) > 3)
+    return std::nullopt;
+  return source;
+}
+
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
@@ -786,6 +909,36 @@ public:
   Value rowSumsBuffer() const { return rowSums; }
   /// Quads with A packed at compile time: its row sums, a constant too.
   void useRowSums(Value sums) { rowSums = sums; }
+
+  /// B's packing reads the patches from `source`'s input instead of B.
+  /// Each row's offset in the flat input (channel and tap) goes to a
+  /// table first, once per call, so the packing loads it instead of
+  /// dividing the row index by the window; the caller frees the table.
+  Value readPatchesFrom(PatchSource source) {
+    auto inputType = cast<MemRefType>(source.input.getType());
+    int64_t planeSize = inputType.getDimSize(2) * inputType.getDimSize(3);
+    source.input = memref::CollapseShapeOp::create(
+        b, loc, source.input,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    int64_t rows = g.ranges[g.k[0]];
+    source.rowOffsets = memref::AllocOp::create(
+        b, loc, MemRefType::get({rows}, b.getIndexType()),
+        b.getI64IntegerAttr(64));
+    MLIRContext *ctx = b.getContext();
+    AffineExpr q = getAffineDimExpr(0, ctx);
+    int64_t taps = source.kh * source.kw;
+    AffineMap offsetOf = AffineMap::get(
+        1, 0,
+        q.floorDiv(taps) * planeSize +
+            (q % taps).floorDiv(source.kw) * (source.dh * source.inputWidth) +
+            (q % source.kw) * source.dw);
+    loop(0, rows, [&](Value row) {
+      Value offset = affine::AffineApplyOp::create(b, loc, offsetOf, row);
+      memref::StoreOp::create(b, loc, offset, source.rowOffsets, row);
+    });
+    patchSource = source;
+    return source.rowOffsets;
+  }
 
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
@@ -1142,6 +1295,60 @@ private:
                             });
   }
 
+  /// Lanes [col, col + vw) of B's row k (`dims` holds both), as a vector of
+  /// `type`; `mask` (optional) keeps lanes, the others read zero.
+  Value loadRowOfB(VectorType type, ArrayRef<Value> dims, Value mask) {
+    SmallVector<Value> idx = indices(g.op.getMatchingIndexingMap(g.b), dims);
+    Value zeros = types.zero(b, loc, type);
+    if (!patchSource) {
+      if (!mask)
+        return vector::LoadOp::create(b, loc, type, g.b->get(), idx);
+      return vector::MaskedLoadOp::create(b, loc, type, g.b->get(), idx, mask,
+                                          zeros);
+    }
+    // Row q = (c, th, tw) at output position p = oh * OW + ow reads X's
+    // flat position p + oh * (sh * Wp - OW) + th * dh * Wp + tw * dw: the
+    // lanes of each output row the vector touches are one masked load.
+    const PatchSource &src = *patchSource;
+    Value n = idx[0], col = idx[2];
+    auto divide = [&](Value v, int64_t d) {
+      return arith::DivUIOp::create(b, loc, v, index(d)).getResult();
+    };
+    auto remainder = [&](Value v, int64_t d) {
+      return arith::RemUIOp::create(b, loc, v, index(d)).getResult();
+    };
+    auto times = [&](Value v, int64_t f) {
+      return arith::MulIOp::create(b, loc, v, index(f)).getResult();
+    };
+    auto sum = [&](Value x, Value y) {
+      return arith::AddIOp::create(b, loc, x, y).getResult();
+    };
+    Value rowOffset = memref::LoadOp::create(b, loc, src.rowOffsets, idx[1]);
+    int64_t skip = src.sh * src.inputWidth - src.outputWidth;
+    Value firstRow = divide(col, src.outputWidth);
+    Value lo = index(0);
+    Value hi = arith::SubIOp::create(b, loc, index(src.outputWidth),
+                                     remainder(col, src.outputWidth));
+    auto maskType = VectorType::get({vw}, b.getI1Type());
+    Value result = zeros;
+    int64_t segments = 1 + llvm::divideCeil(vw - 1, src.outputWidth);
+    for (int64_t segment = 0; segment < segments; ++segment) {
+      Value lanes = arith::XOrIOp::create(
+          b, loc,
+          vector::CreateMaskOp::create(b, loc, maskType, ValueRange{hi}),
+          vector::CreateMaskOp::create(b, loc, maskType, ValueRange{lo}));
+      if (mask)
+        lanes = arith::AndIOp::create(b, loc, lanes, mask);
+      Value position =
+          sum(sum(col, times(add(firstRow, segment), skip)), rowOffset);
+      result = vector::MaskedLoadOp::create(
+          b, loc, type, src.input, ValueRange{n, position}, lanes, result);
+      lo = hi;
+      hi = add(hi, src.outputWidth);
+    }
+    return result;
+  }
+
   /// Packing B: every column tile of [0, tiles) into its own slot of Bp
   /// (in parallel where the kernel is), or, with `onlyTile`, that tile
   /// into `slot` (AMX: each thread packs the tile it is about to use).
@@ -1181,9 +1388,7 @@ private:
       return packQuadsOfB(kc, kcEnd, tiles);
     if (amx)
       return packPairsOfB(kc, kcEnd, tiles);
-    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
-    Value zeros = types.zero(b, loc, inVecType);
     forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
       Value col = arith::MulIOp::create(b, loc, tile, index(n0));
       splitAtPartialTile(col, [&](bool masked) {
@@ -1193,20 +1398,15 @@ private:
           Value row = arith::SubIOp::create(b, loc, k, kc);
           for (int64_t j = 0; j < p.vectors; ++j) {
             dims[g.n] = add(col, j * vw);
-            Value v;
-            if (!masked) {
-              v = vector::LoadOp::create(b, loc, inVecType, g.b->get(),
-                                         indices(bMap, dims));
-            } else {
+            Value mask;
+            if (masked) {
               Value left =
                   arith::SubIOp::create(b, loc, index(g.sizeN), dims[g.n]);
-              Value mask = vector::CreateMaskOp::create(
+              mask = vector::CreateMaskOp::create(
                   b, loc, VectorType::get({vw}, b.getI1Type()),
                   ValueRange{left});
-              v = vector::MaskedLoadOp::create(b, loc, inVecType, g.b->get(),
-                                               indices(bMap, dims), mask,
-                                               zeros);
             }
+            Value v = loadRowOfB(inVecType, dims, mask);
             if (bElement != types.input)
               v = types.promote(b, loc, v);
             vector::StoreOp::create(b, loc, v, bp,
@@ -1222,7 +1422,6 @@ private:
   /// rows past K and columns past N hold 128 (0 + 128), against zeros of A.
   void packQuadsOfB(Value kc, Value kcEnd, int64_t tiles, Value onlyTile = {},
                     Value slot = {}) {
-    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
     int64_t sizeK = g.ranges[g.k[0]];
     Type i8 = b.getI8Type(), i16 = b.getI16Type();
@@ -1260,8 +1459,7 @@ private:
               dims[g.k[0]] = min(k, index(sizeK - 1));
               if (!masked) {
                 // Rows past K (the last quad's) read row K - 1, then zeros.
-                Value row = vector::LoadOp::create(
-                    b, loc, byteVector, g.b->get(), indices(bMap, dims));
+                Value row = loadRowOfB(byteVector, dims, Value());
                 if (!wholeQuads)
                   row = arith::SelectOp::create(
                       b, loc,
@@ -1280,9 +1478,7 @@ private:
               Value mask = vector::CreateMaskOp::create(
                   b, loc, VectorType::get({vw}, b.getI1Type()),
                   ValueRange{left});
-              rows.push_back(vector::MaskedLoadOp::create(
-                  b, loc, byteVector, g.b->get(), indices(bMap, dims), mask,
-                  zeros));
+              rows.push_back(loadRowOfB(byteVector, dims, mask));
             }
             Value pairs01 =
                 vector::BitCastOp::create(b, loc, VectorType::get({vw}, i16),
@@ -1317,13 +1513,11 @@ private:
   /// N are zeros.
   void packPairsOfB(Value kc, Value kcEnd, int64_t tiles, Value onlyTile = {},
                     Value slot = {}) {
-    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
     int64_t n0 = p.vectors * vw;
     int64_t sizeK = g.ranges[g.k[0]];
     Type i16 = b.getI16Type();
     auto halfVector = VectorType::get({vw}, types.input);
     auto bitsVector = VectorType::get({vw}, i16);
-    Value zeros = types.zero(b, loc, halfVector);
     Value pairLo = arith::DivUIOp::create(b, loc, kc, index(2));
     Value pairHi = amxGroupsEnd(
         pairLo, arith::CeilDivUIOp::create(b, loc, kcEnd, index(2)));
@@ -1347,11 +1541,8 @@ private:
               for (int64_t t = 0; t < 2; ++t) {
                 Value k = add(k0, t);
                 dims[g.k[0]] = insideK ? k : min(k, index(sizeK - 1));
-                Value v;
-                if (insideK && !masked) {
-                  v = vector::LoadOp::create(b, loc, halfVector, g.b->get(),
-                                             indices(bMap, dims));
-                } else {
+                Value mask;
+                if (!insideK || masked) {
                   // Lanes left in this vector: none past K.
                   Value left = index(vw);
                   if (masked)
@@ -1363,13 +1554,11 @@ private:
                         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                               k, index(sizeK)),
                         left, index(0));
-                  Value mask = vector::CreateMaskOp::create(
+                  mask = vector::CreateMaskOp::create(
                       b, loc, VectorType::get({vw}, b.getI1Type()),
                       ValueRange{left});
-                  v = vector::MaskedLoadOp::create(
-                      b, loc, halfVector, g.b->get(), indices(bMap, dims), mask,
-                      zeros);
                 }
+                Value v = loadRowOfB(halfVector, dims, mask);
                 rows.push_back(
                     vector::BitCastOp::create(b, loc, bitsVector, v));
               }
@@ -2051,6 +2240,9 @@ private:
   /// flat B only).
   SmallVector<SmallVector<Value>> bRowMasks;
   SmallVector<Value> batchValues;
+  /// Where B's packing reads an im2col GEMM's patches from the
+  /// convolution's input (readPatchesFrom).
+  std::optional<PatchSource> patchSource;
 };
 
 struct GemmMicrokernelPass
@@ -2146,6 +2338,13 @@ struct GemmMicrokernelPass
                             dlas::KernelTypes::of(decision), target.vectorWidth,
                             parallel, prefetchBytes, parallelChunks, multiply,
                             amx);
+      // Packing B reads an im2col copy's patches from its input.
+      std::optional<PatchSource> patches =
+          params.packB ? findPatchSource(*gemm, target.vectorWidth)
+                       : std::nullopt;
+      Value rowOffsets;
+      if (patches)
+        rowOffsets = emitter.readPatchesFrom(*patches);
       Value packed;
       bool packedNow = false;
       // AMX: constant weights in whole tiles (with an i8 A's row sums).
@@ -2190,6 +2389,8 @@ struct GemmMicrokernelPass
         memref::DeallocOp::create(b, op.getLoc(), packed);
       if (Value sums = emitter.rowSumsBuffer(); sums && !packedNow)
         memref::DeallocOp::create(b, op.getLoc(), sums);
+      if (rowOffsets)
+        memref::DeallocOp::create(b, op.getLoc(), rowOffsets);
       if (print)
         op->emitRemark()
             << "microkernel " << params.m0 << "x"
@@ -2210,7 +2411,8 @@ struct GemmMicrokernelPass
             << (packedNow ? "at compile time" : "at run time") << "; init "
             << (neighbours.init ? neighbours.init->getName().getStringRef()
                                 : StringRef("loaded"))
-            << ", " << neighbours.epilogues.size() << " epilogue op(s) fused";
+            << ", " << neighbours.epilogues.size() << " epilogue op(s) fused"
+            << (patches ? "; B packed from the im2col copy's input" : "");
       Value a = gemm->a->get();
       for (linalg::GenericOp epilogue : llvm::reverse(neighbours.epilogues))
         epilogue->erase();
@@ -2222,9 +2424,22 @@ struct GemmMicrokernelPass
         neighbours.init->erase();
       if (packedNow)
         eraseReplacedConstant(a, maybeUnused);
+      if (patches)
+        eraseCopy(*patches);
       ++numKernels;
     }
     eraseUnusedGlobals(maybeUnused, moduleSymbols);
+  }
+
+  /// Erases an im2col copy that no packing reads any more, with its
+  /// buffer.
+  static void eraseCopy(PatchSource source) {
+    Value buffer = source.view.getSrc();
+    source.view->erase();
+    source.copy->erase();
+    for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+      user->erase(); // deallocs
+    buffer.getDefiningOp()->erase();
   }
 
   /// A private constant global holding A's panels.

@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nn_cases import CONV_MATRIX, arr, ttype  # noqa: E402
+from nn_cases import CONV_MATRIX, arr, pair, tag, ttype  # noqa: E402
 
 SAMPLES = 3
 EXACT = "1e-6"
@@ -144,8 +144,8 @@ class Layer:
             types.append(ttype(self.bias.shape))
         attrs = ""
         if self.kind == "conv2d":
-            attrs = (f" {{strides = {arr([self.stride] * 2)}, padding = {arr(self.pad)}, "
-                     f"dilations = {arr([self.dilation] * 2)}, groups = {self.groups} : i64"
+            attrs = (f" {{strides = {arr(pair(self.stride))}, padding = {arr(self.pad)}, "
+                     f"dilations = {arr(pair(self.dilation))}, groups = {self.groups} : i64"
                      + (", layout = #nn<layout nhwc>" if self.layout == "nhwc" else "")
                      + "}")
         result = f"%y{name}" if self.relu else f"%l{name}"
@@ -254,7 +254,7 @@ def conv_cases(gen):
         weight = torch.randn(f, c // g, k, k, generator=gen)
         b = torch.randn(f, generator=gen) if bias else None
         layer = Layer("conv2d", weight, b, s, pad, d, g)
-        name = f"conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}d{d}g{g}"
+        name = f"conv_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}p{'-'.join(map(str, pad))}d{tag(d)}g{g}"
         cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 0))
     layer = Layer("conv2d", torch.randn(8, 4, 3, 3, generator=gen),
                   torch.randn(8, generator=gen), 2, (1, 1, 1, 1), 1, 2, layout="nhwc")

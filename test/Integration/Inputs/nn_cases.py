@@ -105,7 +105,22 @@ CONV_MATRIX = [
     (1, 4, 20, 22, 6, 3, 1, (1, 1, 1, 1), 1, 1, True),      # 3x3, OW = 22
     (1, 3, 40, 38, 5, 3, 2, (1, 1, 1, 1), 1, 1, False),     # 3x3 s2, OW = 19
     (1, 8, 18, 19, 8, 3, 1, (0, 1, 2, 1), 1, 2, True),      # grouped, OW = 19
+    # Unequal strides and dilations (im2col's patches read in place: rows
+    # of the input stride 2 apart, columns 1), and a batch of two.
+    (1, 4, 12, 20, 6, 3, (2, 1), (1, 1, 1, 1), (2, 1), 1, True),
+    (2, 8, 9, 18, 8, 3, 1, (1, 1, 1, 1), 1, 1, True),
 ]
+
+
+def pair(v):
+    """A stride or dilation of CONV_MATRIX (one number for both dims or an
+    (h, w) pair) as [h, w]."""
+    return list(v) if isinstance(v, tuple) else [v, v]
+
+
+def tag(v):
+    """A stride or dilation as a case name writes it: 2, or 2x1."""
+    return "x".join(map(str, v)) if isinstance(v, tuple) else str(v)
 
 
 def conv_case(n, c, h, w, f, k, s, pad, d, g, bias, gen, layout="nchw"):
@@ -114,15 +129,15 @@ def conv_case(n, c, h, w, f, k, s, pad, d, g, bias, gen, layout="nchw"):
     b = rand(f, gen=gen) if bias else None
     xp = F.pad(x, (pad[1], pad[3], pad[0], pad[2]))
     y = F.conv2d(xp, wt, b, stride=s, dilation=d, groups=g)
-    attrs = (f"strides = {arr([s, s])}, padding = {arr(pad)}, "
-             f"dilations = {arr([d, d])}, groups = {g} : i64")
+    attrs = (f"strides = {arr(pair(s))}, padding = {arr(pad)}, "
+             f"dilations = {arr(pair(d))}, groups = {g} : i64")
     inputs = [x, wt] + ([b] if bias else [])
     if layout == "nhwc":
         inputs[0] = x.permute(0, 2, 3, 1)
         y = y.permute(0, 2, 3, 1)
         attrs += ", layout = #nn<layout nhwc>"
-    name = (f"conv2d_{layout}_n{n}c{c}h{h}w{w}f{f}k{k}s{s}p{'-'.join(map(str, pad))}"
-            f"d{d}g{g}{'b' if bias else ''}")
+    name = (f"conv2d_{layout}_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}p{'-'.join(map(str, pad))}"
+            f"d{tag(d)}g{g}{'b' if bias else ''}")
     return Case(name, [t.numpy() for t in inputs], y,
                 lambda v, t, r: op_line("nn.conv2d", v, t, r, attrs))
 

@@ -34,7 +34,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
-from nn_cases import CONV_MATRIX, arr, ttype  # noqa: E402
+from nn_cases import CONV_MATRIX, arr, pair, tag, ttype  # noqa: E402
 
 RTOL = 1e-4
 ATOL = 1e-4
@@ -128,8 +128,8 @@ def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=N
                       f"pool_padding = {arr(pool[2])}")
     xtype, ytype = ttype(x.shape), ttype(y.shape)
     attrs = ((" residual %r" if residual else "") +
-             f" {{kernel_size = {arr([k, k])}, strides = {arr([s, s])}, "
-             f"padding = {arr(pad)}, dilations = {arr([d, d])}, groups = {g} : i64"
+             f" {{kernel_size = {arr([k, k])}, strides = {arr(pair(s))}, "
+             f"padding = {arr(pad)}, dilations = {arr(pair(d))}, groups = {g} : i64"
              + (", relu" if relu else "") + pool_attrs + "}")
     lines = sparse_layer_lines("sparse.conv2d", wt, block_rows, b, xtype, ytype, attrs)
     args = f"%x: {xtype}"
@@ -143,8 +143,8 @@ def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=N
     pool_name = ""
     if pool:
         pool_name = "_pool" + "-".join(str(v) for part in pool for v in part)
-    name = (f"sparse_{'residual_' if residual else ''}conv_n{n}c{c}h{h}w{w}f{f}k{k}s{s}"
-            f"p{'-'.join(map(str, pad))}d{d}g{g}_{fmt}_density{density}"
+    name = (f"sparse_{'residual_' if residual else ''}conv_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}"
+            f"p{'-'.join(map(str, pad))}d{tag(d)}g{g}_{fmt}_density{density}"
             f"{'_relu' if relu else ''}{pool_name}")
     return Case(name, module, inputs, y, threads=1 + index % 2)
 
