@@ -653,12 +653,13 @@ memref::GlobalOp createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
 
 /// Emits the microkernel nest for one Gemm.
 /// The convolution input behind an im2col GEMM's B: B = collapse(P),
-/// P[n, q, oh, ow] = X[n, c, oh*sh + th*dh, ow + tw*dw] for q = (c, th, tw)
-/// written by a `dlas.im2col` copy of stride 1 along W. Where B is packed,
-/// the packing reads X directly (lanes of one output row are contiguous in
-/// X) and the copy, KH*KW times the input, is never written: at 3x3 on
-/// 56x56 with 64 channels P is 3.6 MB, more than L2, and writing and
-/// re-reading it was most of the bf16 layer's time on AMX.
+/// P[n, q, oh, ow] = X[n, c, oh*sh + th*dh, ow*sw + tw*dw] for q = (c, th,
+/// tw) written by a `dlas.im2col` copy. Where B is packed, the packing
+/// reads X directly (lanes of one output row are sw apart in one row of X)
+/// and the copy, KH*KW times the input (KH*KW / (sh*sw) at stride s), is
+/// never written: at 3x3 on 56x56 with 64 channels P is 3.6 MB, more than
+/// L2, and writing and re-reading it was most of the bf16 layer's time on
+/// AMX.
 struct PatchSource {
   /// X as [N, C * Hp * Wp] (once the emitter has it).
   Value input;
@@ -667,7 +668,7 @@ struct PatchSource {
   Value rowOffsets;
   linalg::GenericOp copy;
   memref::CollapseShapeOp view;
-  int64_t kh, kw, sh, dh, dw;
+  int64_t kh, kw, sh, sw, dh, dw;
   int64_t inputWidth, outputWidth;
 };
 
@@ -734,7 +735,7 @@ std::optional<PatchSource> findPatchSource(const Gemm &g, int64_t vectorWidth) {
       !copy->isBeforeInBlock(g.op))
     return std::nullopt;
   auto window = copy->getAttrOfType<DenseI64ArrayAttr>(dlas::kIm2ColAttrName);
-  if (!window || window.size() != 6 || window[3] != 1)
+  if (!window || window.size() != 6)
     return std::nullopt;
   Value input = copy.getDpsInputs()[0];
   auto inputType = dyn_cast<MemRefType>(input.getType());
@@ -749,6 +750,7 @@ std::optional<PatchSource> findPatchSource(const Gemm &g, int64_t vectorWidth) {
   source.kh = window[0];
   source.kw = window[1];
   source.sh = window[2];
+  source.sw = window[3];
   source.dh = window[4];
   source.dw = window[5];
   source.inputWidth = inputType.getDimSize(3);
@@ -761,7 +763,8 @@ std::optional<PatchSource> findPatchSource(const Gemm &g, int64_t vectorWidth) {
           inputType.getDimSize(1) * source.kh * source.kw ||
       (oh - 1) * source.sh + (source.kh - 1) * source.dh >=
           inputType.getDimSize(2) ||
-      source.outputWidth + (source.kw - 1) * source.dw > source.inputWidth)
+      (source.outputWidth - 1) * source.sw + (source.kw - 1) * source.dw >=
+          source.inputWidth)
     return std::nullopt;
   if (mayWriteBetween(copy, g.op, viewBase(input)))
     return std::nullopt;
@@ -1295,6 +1298,22 @@ private:
                             });
   }
 
+  /// Elements 0, sw, 2 * sw, ... of `wide` as a vector of `type`: where
+  /// sw elements make a 16, 32 or 64-bit integer, its low bits (a
+  /// truncation, vpmovdw and the like), else a shuffle (which LLVM
+  /// scalarizes for bf16: the stride-2 layers ran 2.4x slower with it).
+  Value pickEvery(Value wide, VectorType type, int64_t sw,
+                  ArrayRef<int64_t> every) {
+    int64_t bits = type.getElementTypeBitWidth();
+    if (!llvm::is_contained({16, 32, 64}, bits * sw))
+      return vector::ShuffleOp::create(b, loc, wide, wide, every);
+    auto groups = VectorType::get({vw}, b.getIntegerType(bits * sw));
+    auto narrow = VectorType::get({vw}, b.getIntegerType(bits));
+    Value low = arith::TruncIOp::create(
+        b, loc, narrow, vector::BitCastOp::create(b, loc, groups, wide));
+    return vector::BitCastOp::create(b, loc, type, low);
+  }
+
   /// Lanes [col, col + vw) of B's row k (`dims` holds both), as a vector of
   /// `type`; `mask` (optional) keeps lanes, the others read zero.
   Value loadRowOfB(VectorType type, ArrayRef<Value> dims, Value mask) {
@@ -1307,8 +1326,10 @@ private:
                                           zeros);
     }
     // Row q = (c, th, tw) at output position p = oh * OW + ow reads X's
-    // flat position p + oh * (sh * Wp - OW) + th * dh * Wp + tw * dw: the
-    // lanes of each output row the vector touches are one masked load.
+    // flat position p * sw + oh * (sh * Wp - OW * sw) + th * dh * Wp +
+    // tw * dw: the lanes of each output row the vector touches are one
+    // masked load (of sw times the lanes, every sw-th element kept, where
+    // W's stride is sw > 1).
     const PatchSource &src = *patchSource;
     Value n = idx[0], col = idx[2];
     auto divide = [&](Value v, int64_t d) {
@@ -1324,12 +1345,25 @@ private:
       return arith::AddIOp::create(b, loc, x, y).getResult();
     };
     Value rowOffset = memref::LoadOp::create(b, loc, src.rowOffsets, idx[1]);
-    int64_t skip = src.sh * src.inputWidth - src.outputWidth;
+    int64_t sw = src.sw;
+    int64_t skip = src.sh * src.inputWidth - src.outputWidth * sw;
     Value firstRow = divide(col, src.outputWidth);
     Value lo = index(0);
     Value hi = arith::SubIOp::create(b, loc, index(src.outputWidth),
                                      remainder(col, src.outputWidth));
     auto maskType = VectorType::get({vw}, b.getI1Type());
+    auto wideType = VectorType::get({vw * sw}, type.getElementType());
+    // Element e of the wide load belongs to lane e / sw when e % sw == 0
+    // (index vw: the second, all-false operand, elsewhere); lane l is
+    // element l * sw.
+    SmallVector<int64_t> spread, every;
+    for (int64_t e = 0; e < vw * sw; ++e)
+      spread.push_back(e % sw == 0 ? e / sw : vw);
+    for (int64_t l = 0; l < vw; ++l)
+      every.push_back(l * sw);
+    Value none = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(maskType, false));
+    Value wideZeros = types.zero(b, loc, wideType);
     Value result = zeros;
     int64_t segments = 1 + llvm::divideCeil(vw - 1, src.outputWidth);
     for (int64_t segment = 0; segment < segments; ++segment) {
@@ -1339,10 +1373,19 @@ private:
           vector::CreateMaskOp::create(b, loc, maskType, ValueRange{lo}));
       if (mask)
         lanes = arith::AndIOp::create(b, loc, lanes, mask);
-      Value position =
-          sum(sum(col, times(add(firstRow, segment), skip)), rowOffset);
-      result = vector::MaskedLoadOp::create(
-          b, loc, type, src.input, ValueRange{n, position}, lanes, result);
+      Value position = sum(
+          sum(times(col, sw), times(add(firstRow, segment), skip)), rowOffset);
+      if (sw == 1) {
+        result = vector::MaskedLoadOp::create(
+            b, loc, type, src.input, ValueRange{n, position}, lanes, result);
+      } else {
+        Value elements = vector::ShuffleOp::create(b, loc, lanes, none, spread);
+        Value wide = vector::MaskedLoadOp::create(b, loc, wideType, src.input,
+                                                  ValueRange{n, position},
+                                                  elements, wideZeros);
+        Value picked = pickEvery(wide, type, sw, every);
+        result = arith::SelectOp::create(b, loc, lanes, picked, result);
+      }
       lo = hi;
       hi = add(hi, src.outputWidth);
     }

@@ -2,9 +2,10 @@
 // convolution's input: the `dlas.im2col` copy (KH * KW times the input) is
 // erased, a table holds each B row's offset in the flat input (channel and
 // tap), and a vector of B lanes loads with one masked load per output row
-// it touches. The copy stays where W's stride is not 1, where a vector
-// would touch more than three output rows, where something writes the
-// input between the copy and the GEMM, and where anything else reads it.
+// it touches (twice the elements, the even ones kept, at stride 2). The
+// copy stays where a vector would touch more than three output rows, where
+// something writes the input between the copy and the GEMM, and where
+// anything else reads it.
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel="print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // f32 packs B where asked to: the same reads into its panels.
@@ -113,11 +114,21 @@ func.func @i8_patches(%x: memref<1x8x10x18xi8>, %w: memref<16x72xi8>, %y: memref
 
 // -----
 
-// Stride 2 along W: the copy stays.
+// Stride 2 along W: a lane is every other element of a row of the input,
+// so each output row's lanes load twice the elements (the lane mask spread
+// over the even ones) and keep the even ones (a truncation of pairs).
 // CHECK-LABEL: func @stride_w2
-// CHECK: dlas.im2col = array<i64: 3, 3, 1, 2, 1, 1>
-// PRINT: remark: microkernel {{.*}} key 'm16_n152_k72' {{.*}} fused{{$}}
-// PACKED: remark: microkernel {{.*}} key 'm16_n152_k72' {{.*}} fused{{$}}
+// CHECK-NOT: dlas.im2col
+// CHECK: %[[XW:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1, 2, 3]] : memref<1x8x10x40xbf16> into memref<1x3200xbf16>
+// CHECK: %[[SPREAD:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 16, 1, 16, 2, 16, {{.*}}] : vector<16xi1>, vector<16xi1>
+// CHECK: %[[WIDE:.*]] = vector.maskedload %[[XW]][%{{.*}}, %{{.*}}], %[[SPREAD]], %{{.*}} : memref<1x3200xbf16>, vector<32xi1>, vector<32xbf16> into vector<32xbf16>
+// CHECK: %[[PAIRS:.*]] = vector.bitcast %[[WIDE]] : vector<32xbf16> to vector<16xi32>
+// CHECK: %[[EVEN:.*]] = arith.trunci %[[PAIRS]] : vector<16xi32> to vector<16xi16>
+// CHECK: vector.bitcast %[[EVEN]] : vector<16xi16> to vector<16xbf16>
+// CHECK: arith.select
+// PRINT: remark: microkernel {{.*}} key 'm16_n152_k72' {{.*}}; B packed from the im2col copy's input
+// PACKED: remark: microkernel {{.*}} key 'm16_n152_k72' {{.*}}; B packed from the im2col copy's input
+
 func.func @stride_w2(%x: memref<1x8x10x40xbf16>, %w: memref<16x72xbf16>, %y: memref<1x16x152xf32>) {
   %p = memref.alloc() {alignment = 64 : i64} : memref<1x72x8x19xbf16>
   linalg.generic {indexing_maps = [affine_map<(n, q, oh, ow) -> (n, q floordiv 9, oh * 1 + ((q mod 9) floordiv 3) * 1, ow * 2 + (q mod 3) * 1)>, affine_map<(n, q, oh, ow) -> (n, q, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x8x10x40xbf16>) outs(%p : memref<1x72x8x19xbf16>) attrs = {dlas.im2col = array<i64: 3, 3, 1, 2, 1, 1>} {
@@ -137,6 +148,34 @@ func.func @stride_w2(%x: memref<1x8x10x40xbf16>, %w: memref<16x72xbf16>, %y: mem
   return
 }
 
+
+// -----
+
+// Stride 3: three bf16 make no integer type to truncate; a shuffle keeps
+// every third element.
+// CHECK-LABEL: func @stride_w3
+// CHECK-NOT: dlas.im2col
+// CHECK: vector.maskedload %{{.*}} : memref<1x3200xbf16>, vector<48xi1>, vector<48xbf16> into vector<48xbf16>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 3, 6, 9, {{.*}}, 45] : vector<48xbf16>, vector<48xbf16>
+// PRINT: remark: microkernel {{.*}} key 'm16_n104_k72' {{.*}}; B packed from the im2col copy's input
+func.func @stride_w3(%x: memref<1x8x10x40xbf16>, %w: memref<16x72xbf16>, %y: memref<1x16x104xf32>) {
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x72x8x13xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, q, oh, ow) -> (n, q floordiv 9, oh * 1 + ((q mod 9) floordiv 3) * 1, ow * 3 + (q mod 3) * 1)>, affine_map<(n, q, oh, ow) -> (n, q, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x8x10x40xbf16>) outs(%p : memref<1x72x8x13xbf16>) attrs = {dlas.im2col = array<i64: 3, 3, 1, 3, 1, 1>} {
+  ^bb0(%in: bf16, %out: bf16):
+    linalg.yield %in : bf16
+  }
+  %b = memref.collapse_shape %p [[0], [1], [2, 3]] : memref<1x72x8x13xbf16> into memref<1x72x104xbf16>
+  linalg.generic {indexing_maps = [affine_map<(n, f, k, p) -> (f, k)>, affine_map<(n, f, k, p) -> (n, k, p)>, affine_map<(n, f, k, p) -> (n, f, p)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%w, %b : memref<16x72xbf16>, memref<1x72x104xbf16>) outs(%y : memref<1x16x104xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_0 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  memref.dealloc %p : memref<1x72x8x13xbf16>
+  return
+}
 
 // -----
 

@@ -106,7 +106,7 @@ CONV_MATRIX = [
     (1, 3, 40, 38, 5, 3, 2, (1, 1, 1, 1), 1, 1, False),     # 3x3 s2, OW = 19
     (1, 8, 18, 19, 8, 3, 1, (0, 1, 2, 1), 1, 2, True),      # grouped, OW = 19
     # Unequal strides and dilations (im2col's patches read in place: rows
-    # of the input stride 2 apart, columns 1), and a batch of two.
+    # of the input 2 apart, columns 1 apart), and a batch of two.
     (1, 4, 12, 20, 6, 3, (2, 1), (1, 1, 1, 1), (2, 1), 1, True),
     (2, 8, 9, 18, 8, 3, 1, (1, 1, 1, 1), 1, 1, True),
 ]
