@@ -64,6 +64,24 @@ def module(c, f, k, s, h, w, b):
         "    }", "  }", "#-}", ""])
 
 
+def bf16_bits(a):
+    """`a` rounded to bf16 (PyTorch's rounding): the raw 2-byte records dlas-run
+    reads as bf16 (numpy's '<V2'), and the rounded values as f32."""
+    t = torch.from_numpy(np.ascontiguousarray(a)).to(torch.bfloat16)
+    return t.view(torch.int16).numpy().view("<V2"), t.float().numpy()
+
+
+def bf16_module(c, f, k, s, h, w, b):
+    """The layer on bf16 tensors: bf16 input, weights, bias and output (f32
+    accumulation), as a layer of a bf16 network runs."""
+    text = module(c, f, k, s, h, w, b).replace("xf32>", "xbf16>")
+    for name, values in (("weight", w), ("bias", b)):
+        raw, _ = bf16_bits(values)
+        text = text.replace(f'{name}: "{blob(values)}"',
+                            f'{name}: "0x02000000{np.ascontiguousarray(raw).tobytes().hex()}"')
+    return text
+
+
 def dlas(args, cmd, threads):
     name, _, features = args.target.partition(":")
     cmd = [args.dlas_run] + cmd + ["--target", name] + (
@@ -92,6 +110,9 @@ def main():
                         help="DLAS runs per layer and precision, interleaved; the best median is kept")
     parser.add_argument("--layers", default="", help="comma-separated names (default all)")
     parser.add_argument("--precision", default="int8", choices=["int8", "bf16"])
+    parser.add_argument("--io", default="f32", choices=["f32", "bf16"],
+                        help="bf16: the DLAS bf16 layer reads and writes bf16 tensors "
+                             "(as inside a bf16 network) instead of converting f32 ones")
     parser.add_argument("--dlas-run", default="build/bin/dlas-run")
     parser.add_argument("--peers", default="build/bench/peers")
     parser.add_argument("--workdir", default="build/bench/int8-convset")
@@ -130,6 +151,12 @@ def main():
             int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
                              "--keep-f32", "none", "--expect", base + ".y.npy",
                              "--max-rel-err", "5e-2"]
+        elif args.io == "bf16":
+            with open(base + ".bf16.mlir", "w") as out:
+                out.write(bf16_module(c, f, k, s, h, w, b))
+            np.save(base + ".x.bf16.npy", bf16_bits(x)[0])
+            int8 = [base + ".bf16.mlir", "--input", base + ".x.bf16.npy", "--sparsify",
+                    "never", "--expect", base + ".y.npy", "--max-rel-err", "1.6e-2"]
         else:
             int8 = common + ["--precision", "bf16", "--keep-f32", "none", "--expect",
                              base + ".y.npy", "--max-rel-err", "1.6e-2"]
@@ -166,14 +193,19 @@ def write(args, rows):
         out.write(f"# ResNet-50 conv set in {lp} ({args.tag})\n\n")
         out.write(f"Host: {host_description()}. DLAS target: {args.target}.\n")
         out.write(f"Command: `bench/int8_convset.py --target {args.target} --threads "
-                  f"{args.threads} --precision {lp}`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
+                  f"{args.threads} --precision {lp}"
+                  + (" --io bf16" if args.io == "bf16" else "")
+                  + f"`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
                   "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. " + (
                       "DLAS int8 includes quantizing the f32 input and dequantizing into f32 "
                       "(as each int8 layer of a model does); every DLAS int8 output was "
                       "checked against PyTorch's f32 (relative L2 <= 5e-2).\n\n"
                       if lp == "int8" else
-                      "DLAS bf16 includes rounding the f32 input to bf16 (the layer's "
-                      "output stays f32, as oneDNN's); every DLAS bf16 output was checked "
+                      ("DLAS bf16 includes rounding the f32 input to bf16 (the layer's "
+                       "output stays f32, as oneDNN's)" if args.io == "f32" else
+                       "DLAS bf16 (`--io bf16`): the layer written on bf16 tensors, bf16 input, "
+                       "weights, bias and output (f32 accumulation), as inside a bf16 network")
+                      + "; every DLAS bf16 output was checked "
                       "against PyTorch's f32 (relative L2 <= 1.6e-2). oneDNN bf16: bf16 "
                       "source and weights, f32 destination.\n\n"))
         for t in sorted({r[2] for r in rows}):

@@ -783,10 +783,10 @@ public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
                 const Neighbours &nb, KernelTypes types, int64_t vectorWidth,
                 bool parallel, int64_t prefetchBytes, int64_t chunks,
-                Int8Multiply multiply, bool amx)
+                Int8Multiply multiply, bool amx, int64_t l2Bytes)
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
-        chunks(chunks), multiply(multiply), amx(amx),
+        chunks(chunks), multiply(multiply), amx(amx), l2Bytes(l2Bytes),
         quadLayout(multiply != Int8Multiply::widen ||
                    (amx && types.input.isInteger(8))),
         tileVectors(p.vectors), vecType(types.accVector(vw)),
@@ -1111,6 +1111,21 @@ public:
       split = Split::Rows;
     Value kEnd = index(g.ranges[g.k[0]]);
     lastK = kEnd;
+    // AMX packs each column tile of B where a chunk of work multiplies it,
+    // so that it stays in L1 for the chunk's row panels. Where B's whole
+    // k block fits half of L2 and each tile would be packed more than
+    // once (threads splitting the row panels each pack every tile; row
+    // blocks of mc rows, or a tail panel, each pack them again), all tiles
+    // are packed once per k block instead: ResNet-50's 3x3 layer on 7x7
+    // (M = 512 in six row blocks, N = 49 in two tiles) packed its B six
+    // times.
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    int64_t rowBlocks =
+        llvm::divideCeil(panels, std::max<int64_t>(1, p.mc / p.m0));
+    bool prePackB = amx &&
+                    tiles * kcOuter * n0 * types.inputBytes() <= l2Bytes / 2 &&
+                    (split == Split::RowsPerKBlock || rowBlocks > 1 ||
+                     (tailRows != 0 && fullPanels > 0));
     auto kBlocks = [&](function_ref<void(Value, Value)> body) {
       loop(index(0), kEnd, kcOuter,
            [&](Value kc) { body(kc, min(add(kc, kcOuter), kEnd)); });
@@ -1195,6 +1210,9 @@ public:
           kBlocks([&](Value kc, Value kcEnd) {
             if (!amx)
               packBlockOfB(kc, kcEnd, tiles);
+            bPrePacked = prePackB;
+            if (prePackB)
+              packBlockOfB(kc, kcEnd, tiles);
             dlas::parallelChunks(b, loc, g.op, fullPanels, chunks,
                                  [&](Value first, Value end) {
                                    slot = first;
@@ -1205,6 +1223,7 @@ public:
             if (tailRows != 0)
               emitPanels(index(fullPanels), index(fullPanels + 1), tailRows, kc,
                          kcEnd, index(0), index(tiles), false);
+            bPrePacked = false;
           });
           return;
         case Split::None:
@@ -1212,8 +1231,12 @@ public:
           kBlocks([&](Value kc, Value kcEnd) {
             if (p.packB && !amx)
               packBlockOfB(kc, kcEnd, tiles);
+            bPrePacked = prePackB;
+            if (prePackB)
+              packBlockOfB(kc, kcEnd, tiles);
             allPanels(kc, kcEnd, index(0), index(tiles),
                       split == Split::TilesPerKBlock);
+            bPrePacked = false;
           });
           return;
         }
@@ -1708,7 +1731,8 @@ private:
       Value mcEnd = min(add(mc, panelsPerBlock), end);
       auto tileBody = [&](Value tile) {
         Value col = arith::MulIOp::create(b, loc, tile, index(n0));
-        if (amx) {
+        bSlot = bPrePacked ? tile : slot;
+        if (amx && !bPrePacked) {
           if (quadLayout)
             packQuadsOfB(kc, kcEnd, 0, tile, slot);
           else
@@ -2149,7 +2173,7 @@ private:
           for (int64_t c = 0; c < colTiles; ++c)
             bTiles.push_back(amx::TileLoadOp::create(
                 b, loc, inTileType, bp,
-                ValueRange{slot, bRow,
+                ValueRange{bSlot, bRow,
                            index(c * kAmxRowBytes / types.inputBytes())}));
           SmallVector<Value> next;
           for (int64_t r = 0; r < rowTiles; ++r)
@@ -2264,6 +2288,12 @@ private:
   Int8Multiply multiply;
   /// AMX tiles (bf16 or i8): A packed in whole tiles, B in k pairs or quads.
   bool amx;
+  int64_t l2Bytes;
+  /// AMX: B's column tiles of the current k block are packed, each in the
+  /// slot of its number (packBlockOfB), so the panels do not pack them.
+  bool bPrePacked = false;
+  /// AMX: the slot of Bp the tile being multiplied is in.
+  Value bSlot;
   bool quadLayout;
   /// Column vectors of the register tile being emitted: p.vectors, fewer
   /// in the last, partial column tile.
@@ -2380,7 +2410,7 @@ struct GemmMicrokernelPass
       KernelEmitter emitter(b, *gemm, params, neighbours,
                             dlas::KernelTypes::of(decision), target.vectorWidth,
                             parallel, prefetchBytes, parallelChunks, multiply,
-                            amx);
+                            amx, target.l2Bytes);
       // Packing B reads an im2col copy's patches from its input.
       std::optional<PatchSource> patches =
           params.packB ? findPatchSource(*gemm, target.vectorWidth)

@@ -149,3 +149,23 @@ func.func @bf16_fill_init(%a: memref<32x64xbf16>, %b: memref<64x64xbf16>, %c: me
   linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x64xbf16>) outs(%c : memref<32x64xf32>)
   return
 }
+
+// -----
+
+// Two row blocks (mc = 32 of M = 64): B's column tiles are packed once per
+// k block, each into the slot of its number, before the row blocks (not
+// again in each of them); the tile multiplies read the tile's own slot.
+// SERIAL-LABEL: func @bf16_row_blocks
+// SERIAL: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x64x64xbf16>
+// SERIAL: scf.for %[[KC:.*]] = %{{.*}} to %{{.*}} step
+// SERIAL-NEXT: arith.constant 128
+// SERIAL: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
+// SERIAL: vector.store %{{.*}}, %[[BP]][%[[T]], %{{.*}}, %{{.*}}] : memref<2x64x64xbf16>, vector<32xbf16>
+// SERIAL: amx.tile_load %[[BP]][%[[TILE:arg[0-9]+]], %{{.*}}, %{{.*}}] : memref<2x64x64xbf16> into !amx.tile<16x32xbf16>
+// SERIAL-NOT: vector.store %{{.*}}, %[[BP]]
+// SERIAL: return
+// PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=128, mc=32, B packed, AMX, overridden) key 'm64_n40_k128'
+func.func @bf16_row_blocks(%a: memref<64x128xbf16>, %b: memref<128x40xbf16>, %c: memref<64x40xf32>) {
+  linalg.matmul {dlas.gemm_tiles = {m0 = 32, vectors = 2, mc = 32}} ins(%a, %b : memref<64x128xbf16>, memref<128x40xbf16>) outs(%c : memref<64x40xf32>)
+  return
+}
