@@ -1321,6 +1321,31 @@ private:
                             });
   }
 
+  /// The lanes of a vector of B's columns [col, col + vw) per output row
+  /// of `width` columns it touches: lanes [lo, hi) of mask s belong to
+  /// the s-th row (1 + ceil((vw - 1) / width) masks), each also within
+  /// `extra` where given.
+  SmallVector<Value> rowSegmentMasks(Value col, int64_t width, Value extra) {
+    auto maskType = VectorType::get({vw}, b.getI1Type());
+    Value lo = index(0);
+    Value hi = arith::SubIOp::create(
+        b, loc, index(width),
+        arith::RemUIOp::create(b, loc, col, index(width)));
+    SmallVector<Value> result;
+    for (int64_t s = 0, e = 1 + llvm::divideCeil(vw - 1, width); s < e; ++s) {
+      Value lanes = arith::XOrIOp::create(
+          b, loc,
+          vector::CreateMaskOp::create(b, loc, maskType, ValueRange{hi}),
+          vector::CreateMaskOp::create(b, loc, maskType, ValueRange{lo}));
+      if (extra)
+        lanes = arith::AndIOp::create(b, loc, lanes, extra);
+      result.push_back(lanes);
+      lo = hi;
+      hi = add(hi, width);
+    }
+    return result;
+  }
+
   /// Elements 0, sw, 2 * sw, ... of `wide` as a vector of `type`: where
   /// sw elements make a 16, 32 or 64-bit integer, its low bits (a
   /// truncation, vpmovdw and the like), else a shuffle (which LLVM
@@ -1358,9 +1383,6 @@ private:
     auto divide = [&](Value v, int64_t d) {
       return arith::DivUIOp::create(b, loc, v, index(d)).getResult();
     };
-    auto remainder = [&](Value v, int64_t d) {
-      return arith::RemUIOp::create(b, loc, v, index(d)).getResult();
-    };
     auto times = [&](Value v, int64_t f) {
       return arith::MulIOp::create(b, loc, v, index(f)).getResult();
     };
@@ -1371,9 +1393,6 @@ private:
     int64_t sw = src.sw;
     int64_t skip = src.sh * src.inputWidth - src.outputWidth * sw;
     Value firstRow = divide(col, src.outputWidth);
-    Value lo = index(0);
-    Value hi = arith::SubIOp::create(b, loc, index(src.outputWidth),
-                                     remainder(col, src.outputWidth));
     auto maskType = VectorType::get({vw}, b.getI1Type());
     auto wideType = VectorType::get({vw * sw}, type.getElementType());
     // Element e of the wide load belongs to lane e / sw when e % sw == 0
@@ -1388,14 +1407,8 @@ private:
         b, loc, DenseElementsAttr::get(maskType, false));
     Value wideZeros = types.zero(b, loc, wideType);
     Value result = zeros;
-    int64_t segments = 1 + llvm::divideCeil(vw - 1, src.outputWidth);
-    for (int64_t segment = 0; segment < segments; ++segment) {
-      Value lanes = arith::XOrIOp::create(
-          b, loc,
-          vector::CreateMaskOp::create(b, loc, maskType, ValueRange{hi}),
-          vector::CreateMaskOp::create(b, loc, maskType, ValueRange{lo}));
-      if (mask)
-        lanes = arith::AndIOp::create(b, loc, lanes, mask);
+    for (auto [segment, lanes] :
+         llvm::enumerate(rowSegmentMasks(col, src.outputWidth, mask))) {
       Value position = sum(
           sum(times(col, sw), times(add(firstRow, segment), skip)), rowOffset);
       if (sw == 1) {
@@ -1409,8 +1422,6 @@ private:
         Value picked = pickEvery(wide, type, sw, every);
         result = arith::SelectOp::create(b, loc, lanes, picked, result);
       }
-      lo = hi;
-      hi = add(hi, src.outputWidth);
     }
     return result;
   }
@@ -1810,27 +1821,9 @@ private:
       // The lanes of a column vector of a compact flat B fall into up to
       // `segments` output rows, each read from its own input row: lanes
       // [lo, hi) of segment s belong to the s-th row the vector touches.
-      int64_t segments = rowSegments(g, vw);
-      Value width = index(g.rowWidth);
-      auto maskType = VectorType::get({vw}, b.getI1Type());
-      for (int64_t j = 0; j < tileVectors; ++j) {
-        Value inRow = arith::RemUIOp::create(b, loc, cols[j], width);
-        Value lo = index(0);
-        Value hi = arith::SubIOp::create(b, loc, width, inRow);
-        SmallVector<Value> perRow;
-        for (int64_t sgm = 0; sgm < segments; ++sgm) {
-          Value m = arith::XOrIOp::create(
-              b, loc,
-              vector::CreateMaskOp::create(b, loc, maskType, ValueRange{hi}),
-              vector::CreateMaskOp::create(b, loc, maskType, ValueRange{lo}));
-          if (masked)
-            m = arith::AndIOp::create(b, loc, m, masks[j]);
-          perRow.push_back(m);
-          lo = hi;
-          hi = add(hi, g.rowWidth);
-        }
-        bRowMasks.push_back(perRow);
-      }
+      for (int64_t j = 0; j < tileVectors; ++j)
+        bRowMasks.push_back(
+            rowSegmentMasks(cols[j], g.rowWidth, masked ? masks[j] : Value()));
     }
     TileContext at{rowBase, cols, load};
     auto loadC = [&] {
