@@ -651,7 +651,6 @@ memref::GlobalOp createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
   return global;
 }
 
-/// Emits the microkernel nest for one Gemm.
 /// The convolution input behind an im2col GEMM's B: B = collapse(P),
 /// P[n, q, oh, ow] = X[n, c, oh*sh + th*dh, ow*sw + tw*dw] for q = (c, th,
 /// tw) written by a `dlas.im2col` copy. Where B is packed, the packing
@@ -778,6 +777,7 @@ std::optional<PatchSource> findPatchSource(const Gemm &g, int64_t vectorWidth) {
   return source;
 }
 
+/// Emits the microkernel nest for one Gemm.
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
