@@ -668,9 +668,9 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     tile of B it multiplies next into a slot of its own (numbered by the
     chunk's first tile or row panel), so that the packed tile stays in L1
     for all the row panels (where B's whole k block fits half of L2 and
-    a tile would be packed more than once, by threads splitting the row
-    panels or by several row blocks of mc rows, every tile is packed once
-    per k block into a slot of its own first); the accumulators pass
+    a thread would pack a tile again, for several row blocks of mc rows
+    or a tail panel, every tile is packed once per k block into a slot of
+    its own first); the accumulators pass
     through the slot's C
     tiles in memory on the way in and out, so the init, the int8 bias
     correction and the epilogue are the vector kernel's. Convolutions
