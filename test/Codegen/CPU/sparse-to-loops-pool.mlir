@@ -16,7 +16,7 @@
 // positions rounded up to 2 tiles of 128, and room for the last vector of
 // windows (16 x 2 + 3): 1 + 256 + 35.
 // CHECK-LABEL: func.func @stem
-// CHECK: tensor.pad %arg0 low[0, 0, 3, 3] high[0, 0, 21, 3]
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<1x3x2x2x24x15xf32>
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x6x6xf32>
 // CHECK: scf.parallel (%[[CHUNK:.*]]) =
 // CHECK:   %[[S:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x292xf32>

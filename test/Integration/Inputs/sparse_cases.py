@@ -188,6 +188,27 @@ POOLED_CONVS = [
 ]
 
 
+# The padded phase planes the kernels read (PhasePlaneCopier), beyond the
+# convolution matrix's small maps: rows of more than 8 vectors (copied in a
+# loop) at 8 and 16 lanes, stride 2 with asymmetric padding (the last
+# vector of a row shifted to end at the input's), stride 3 with vector
+# copies (W >= 3 x 16), padding wider than the window reaches (whole
+# padding rows and columns in some phases), and a map narrower than a
+# vector of strided loads (element copies).
+PLANE_CONVS = [
+    (1, 2, 9, 150, 4, 3, 1, (1, 1, 1, 1), 1, 1, True),
+    (1, 2, 10, 301, 4, 3, 2, (1, 2, 0, 1), 1, 1, False),
+    (1, 3, 11, 53, 4, 5, 3, (2, 2, 2, 2), 1, 1, True),
+    (1, 2, 8, 35, 4, 3, 2, (3, 4, 3, 2), 1, 1, True),
+    (1, 4, 9, 9, 8, 3, 2, (1, 1, 1, 1), 2, 1, True),
+]
+
+
+def plane_cases(gen):
+    return [conv_case(i, cfg, [0.1, 0.5, 1.0][i % 3], 1, relu=i % 2 == 0, gen=gen)
+            for i, cfg in enumerate(PLANE_CONVS)]
+
+
 def pool_cases(gen):
     cases = []
     for i, (cfg, pool) in enumerate(POOLED_CONVS):
@@ -415,7 +436,7 @@ def network_cases(gen):
 
 
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases,
-            "residual": residual_cases, "pool": pool_cases}
+            "residual": residual_cases, "pool": pool_cases, "planes": plane_cases}
 # Not in the default set (lit): the cross product, minutes per target.
 EXTRA_FAMILIES = {"full-conv": full_conv_cases}
 
