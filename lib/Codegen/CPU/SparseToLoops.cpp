@@ -1066,8 +1066,8 @@ private:
     int64_t count = end - begin;
     if (count < lanes || w < sw * lanes) {
       for (int64_t q = begin; q < end; ++q) {
-        Value v = memref::LoadOp::create(b, loc, x,
-                                         at(from, index(q * sw + shift)));
+        Value v =
+            memref::LoadOp::create(b, loc, x, at(from, index(q * sw + shift)));
         memref::StoreOp::create(b, loc, v, planes, at(to, index(q)));
       }
       return;
@@ -1075,9 +1075,9 @@ private:
     // Lane l of the vector at column q is X's element `first + l * sw`
     // of a load at `first - pick` (pick 0 but for the last vector).
     auto copyVector = [&](Value q, Value first, int64_t pick) {
-      Value loadAt = pick == 0 ? first
-                               : b.createOrFold<arith::SubIOp>(
-                                     loc, first, index(pick));
+      Value loadAt =
+          pick == 0 ? first
+                    : b.createOrFold<arith::SubIOp>(loc, first, index(pick));
       Value v = vector::LoadOp::create(b, loc, vectorType(sw * lanes), x,
                                        at(from, loadAt));
       if (sw > 1 || pick != 0) {
@@ -1252,9 +1252,9 @@ struct SparseToLoops
     if (inPlace) {
       flat = collapseAfter(b, loc, op.getInput(), 1);
     } else {
-      Value planes = PhasePlaneCopier(b, loc, shape.lanes)
-                         .copy(op.getInput(), pad, sh, sw, planeHeight,
-                               planeWidth);
+      Value planes =
+          PhasePlaneCopier(b, loc, shape.lanes)
+              .copy(op.getInput(), pad, sh, sw, planeHeight, planeWidth);
       auto planesType = cast<MemRefType>(planes.getType());
       flat = collapseAfter(
           b, loc,
