@@ -71,6 +71,39 @@ struct PoolShape {
   }
 };
 
+/// Tiles along output rows instead of flat positions: where the output
+/// rows are whole vectors wide (OW a multiple of the lanes) but the planes'
+/// rows are wider (Wq = OW + the column shift), tiles that stop at a row's
+/// end compute no column past OW and store the output compact, so it needs
+/// no slicing afterwards (a pass over the whole output: ResNet-50's 7x7
+/// stem writes 112 x 115 positions per channel and kept 112 x 112). A row
+/// of `OW / lanes` vectors is `tilesPerRow` tiles of `vectors` vectors,
+/// the last one `lastVectors` (fewer where they do not divide).
+struct RowTiles {
+  int64_t rows, width, rowStride; // OH, OW, Wq
+  int64_t lanes, tilesPerRow, vectors, lastVectors;
+  int64_t tiles() const { return rows * tilesPerRow; }
+};
+
+/// Row tiles for an output of `rows x width` in planes `rowStride` wide,
+/// at most `maxVectors` per tile: the fewest tiles per row, balanced.
+std::optional<RowTiles> chooseRowTiles(int64_t rows, int64_t width,
+                                       int64_t rowStride, int64_t lanes,
+                                       int64_t maxVectors) {
+  if (rowStride == width || lanes < 2 || width % lanes != 0 || maxVectors < 1)
+    return std::nullopt;
+  int64_t rowVectors = width / lanes;
+  int64_t tilesPerRow = ceilDiv(rowVectors, maxVectors);
+  int64_t vectors = ceilDiv(rowVectors, tilesPerRow);
+  return RowTiles{rows,
+                  width,
+                  rowStride,
+                  lanes,
+                  tilesPerRow,
+                  vectors,
+                  rowVectors - (tilesPerRow - 1) * vectors};
+}
+
 /// What the kernel computes, known at compile time.
 struct KernelShape {
   int64_t images;        // NI: independent input/output planes
@@ -90,6 +123,7 @@ struct KernelShape {
   // and slab, instead of the loop over the arrays.
   bool bake = false;
   std::optional<PoolShape> pool;
+  std::optional<RowTiles> rowTiles;
   int64_t tile() const { return lanes * vectorsPerTile; }
   /// Tiles of a band (a fused pool's): its rows' positions, rounded up.
   int64_t tilesPerBand() const {
@@ -512,6 +546,66 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
       });
 }
 
+/// Row tiles (RowTiles): in parallel over images, block-row chunks and
+/// (output row, tile of the row). Tile j of row y reads the planes from
+/// flat position y * Wq + j * vectors * lanes and writes the compact output
+/// (memref<NI x rows x OH*OW>) from y * OW + j * vectors * lanes.
+void emitRowTiles(OpBuilder &b, Location loc, const RowTiles &tiles,
+                  int64_t images, int64_t chunks, Value output,
+                  BandTileEmitter emitTile) {
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = index(b, 0), one = index(b, 1);
+  int64_t tileWidth = tiles.vectors * tiles.lanes;
+  scf::ParallelOp::create(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{index(b, images), index(b, chunks), index(b, tiles.tiles())},
+      ValueRange{one, one, one},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value image = ivs[0], chunk = ivs[1];
+        Value tilesPerRow = index(b, tiles.tilesPerRow);
+        Value row = arith::DivUIOp::create(b, loc, ivs[2], tilesPerRow);
+        Value column = arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, ivs[2], tilesPerRow),
+            index(b, tileWidth));
+        Value tileStart = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, row, index(b, tiles.rowStride)),
+            column);
+        Value outputStart = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, row, index(b, tiles.width)),
+            column);
+        // The accumulators of position p of the tile (p - tileStart lanes
+        // into it) are at outputStart + (p - tileStart).
+        auto outputIndex = [&](OpBuilder &b, Location loc, Value channel,
+                               Value position) -> SmallVector<Value> {
+          Value offset = arith::SubIOp::create(b, loc, position, tileStart);
+          return {image, channel,
+                  arith::AddIOp::create(b, loc, outputStart, offset)};
+        };
+        if (tiles.lastVectors == tiles.vectors)
+          return emitTile(b, loc, image, chunk, tileStart, tiles.vectors,
+                          output, outputIndex);
+        Value last = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, loc, ivs[2], tilesPerRow),
+            index(b, tiles.tilesPerRow - 1));
+        scf::IfOp::create(
+            b, loc, last,
+            [&](OpBuilder &b, Location loc) {
+              emitTile(b, loc, image, chunk, tileStart, tiles.lastVectors,
+                       output, outputIndex);
+              scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &b, Location loc) {
+              emitTile(b, loc, image, chunk, tileStart, tiles.vectors, output,
+                       outputIndex);
+              scf::YieldOp::create(b, loc);
+            });
+      });
+}
+
 /// The loops: in parallel over images, block-row chunks and tiles of flat
 /// output positions; within, every block row of the chunk: the stored
 /// blocks of the row as FMAs into r x U accumulators, then the ReLU and
@@ -737,8 +831,11 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
               Value result = sums[i * vectors + u];
               // The shortcut is added once, after the last slab.
               if (residual) {
+                // Laid out as the output (the accumulators, without a
+                // fused pool).
                 Value shortcut =
-                    load(b, loc, residual, {image, rows[i], positions[u]},
+                    load(b, loc, residual,
+                         accumulatorIndex(b, loc, rows[i], positions[u]),
                          shape.outputLength, u >= maskedFrom);
                 Value sum = arith::AddFOp::create(b, loc, result, shortcut);
                 result = shape.slabs == 1
@@ -771,6 +868,16 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                       emitTile(b, loc, image, chunk, tileStart, vectors,
                                /*maskedFrom=*/vectors, scratch, scratchIndex);
                     });
+    return;
+  }
+  if (shape.rowTiles) {
+    emitRowTiles(b, loc, *shape.rowTiles, shape.images, chunks, output,
+                 [&](OpBuilder &b, Location loc, Value image, Value chunk,
+                     Value tileStart, int64_t vectors, Value output,
+                     AccumulatorIndexFn outputIndex) {
+                   emitTile(b, loc, image, chunk, tileStart, vectors,
+                            /*maskedFrom=*/vectors, output, outputIndex);
+                 });
     return;
   }
   // The last tile: the vectors its positions need, the last one masked
@@ -842,8 +949,9 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
                 Value flatInput, Value bias, Value flatResidual = {}) {
   // Enough parallel iterations for the threads a CPU runs: block-row
   // chunks make up for few images and tiles.
-  int64_t spatialItems =
-      shape.pool ? shape.pool->bands() : shape.paddedLength() / shape.tile();
+  int64_t spatialItems = shape.pool       ? shape.pool->bands()
+                         : shape.rowTiles ? shape.rowTiles->tiles()
+                                          : shape.paddedLength() / shape.tile();
   std::vector<int32_t> chunks = balancedChunks(
       weight, ceilDiv(kParallelIterations,
                       std::max<int64_t>(shape.images * spatialItems, 1)));
@@ -857,6 +965,8 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   if (shape.pool)
     outputShape = {shape.images, weight.rows, shape.pool->pooledRows,
                    shape.pool->pooledCols};
+  if (shape.rowTiles)
+    outputShape[2] = shape.rowTiles->rows * shape.rowTiles->width;
   auto outputType = MemRefType::get(outputShape, b.getF32Type());
   Value output = memref::AllocOp::create(b, loc, outputType, b.getI64IntegerAttr(64));
   Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
@@ -1197,6 +1307,12 @@ struct SparseToLoops
     std::tie(shape.lanes, shape.vectorsPerTile) =
         chooseTile(target, weight.block, shape.outputLength, tileVectors);
     shape.relu = op.getRelu();
+    if (!pool) {
+      shape.rowTiles =
+          chooseRowTiles(oh, ow, planeWidth, shape.lanes, shape.vectorsPerTile);
+      if (shape.rowTiles)
+        shape.vectorsPerTile = shape.rowTiles->vectors;
+    }
     if (pool) {
       PoolShape p;
       llvm::copy(pool.kernel, p.kernel);
@@ -1279,11 +1395,13 @@ struct SparseToLoops
     // The shortcut is read at the output's positions: rows as wide as the
     // planes (the columns past OW are computed and dropped), flattened.
     int64_t f = weight.rows;
+    // (Row tiles write, and read the shortcut, compact.)
+    int64_t outputWidth = shape.rowTiles ? ow : planeWidth;
     Value flatResidual;
     if (Value residual = op.getResidual())
       flatResidual = tensor::CollapseShapeOp::create(
           b, loc,
-          padOrCut(b, loc, residual, {0, 0, 0, 0}, {0, 0, 0, planeWidth - ow}),
+          padOrCut(b, loc, residual, {0, 0, 0, 0}, {0, 0, 0, outputWidth - ow}),
           SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
                              flat, op.getBias(), flatResidual);
@@ -1294,7 +1412,7 @@ struct SparseToLoops
     }
     // [N, F, OH * Wq] -> [N, F, OH, Wq] -> [N, F, OH, OW].
     result = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({n, f, oh, planeWidth}, b.getF32Type()),
+        b, loc, RankedTensorType::get({n, f, oh, outputWidth}, b.getF32Type()),
         result, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     result = sliceLeading(b, loc, result, {n, f, oh, ow});
     op.replaceAllUsesWith(result);

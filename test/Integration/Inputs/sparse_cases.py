@@ -204,9 +204,27 @@ PLANE_CONVS = [
 ]
 
 
+# Row tiles (outputs a whole number of vectors wide, planes wider): OW 32,
+# 48, 112 (ResNet's stem: 14 vectors of 8 as tiles of 5, 5 and 4; 7 of 16)
+# and 144 (several tiles per row at 16 lanes too); in CSR and 4x1 blocks
+# (fewer vectors per tile), with several input-channel slabs, a shortcut
+# (read compact) and a batch of two. (conv, block rows, residual)
+ROW_TILE_CONVS = [
+    ((1, 4, 6, 32, 8, 3, 1, (1, 1, 1, 1), 1, 1, True), 1, False),
+    ((2, 4, 5, 48, 8, 3, 1, (1, 1, 1, 1), 1, 1, False), 4, True),
+    ((1, 3, 20, 224, 8, 7, 2, (3, 3, 3, 3), 1, 1, True), 1, False),
+    ((1, 4, 4, 144, 4, 3, 1, (1, 1, 1, 1), 1, 1, True), 1, True),
+    ((1, 256, 6, 16, 8, 3, 1, (1, 1, 1, 1), 1, 1, True), 4, True),
+]
+
+
 def plane_cases(gen):
-    return [conv_case(i, cfg, [0.1, 0.5, 1.0][i % 3], 1, relu=i % 2 == 0, gen=gen)
-            for i, cfg in enumerate(PLANE_CONVS)]
+    cases = [conv_case(i, cfg, [0.1, 0.5, 1.0][i % 3], 1, relu=i % 2 == 0, gen=gen)
+             for i, cfg in enumerate(PLANE_CONVS)]
+    for i, (cfg, rows, residual) in enumerate(ROW_TILE_CONVS):
+        cases.append(conv_case(i, cfg, [0.1, 0.5, 0.01][i % 3], rows, relu=i % 2 == 1,
+                               gen=gen, residual=residual))
+    return cases
 
 
 def pool_cases(gen):
