@@ -41,6 +41,10 @@ int64_t ceilDiv(int64_t a, int64_t b) { return llvm::divideCeilSigned(a, b); }
 /// a few per thread of the CPUs DLAS targets, for OpenMP's static schedule.
 constexpr int64_t kParallelIterations = 64;
 
+/// Independent accumulator chains the kernel's FMAs should have at least:
+/// an FMA's latency (4 cycles) times the FMAs a core starts per cycle (2).
+constexpr int64_t kMinChains = 8;
+
 /// A max pool fused after a convolution (sparse.conv2d's pool_*): the
 /// kernel's parallel iterations are bands of pooled rows; each band's
 /// convolution rows go to a scratch buffer of its own (in cache), are
@@ -761,36 +765,84 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
           };
           SmallVector<Value> sums;
           if (!shape.bake) {
-            auto blocks = scf::ForOp::create(
-                b, loc, begin, end, one, init,
-                [&](OpBuilder &b, Location loc, Value storedBlock,
-                    ValueRange acc) {
-                  SmallVector<Value> next(acc.begin(), acc.end());
-                  accumulate(
-                      b, loc, next,
-                      [&](int64_t j) {
-                        return loadIndex(
-                            b, loc, arrays.offsets,
-                            arith::AddIOp::create(
-                                b, loc,
-                                arith::MulIOp::create(b, loc, storedBlock,
-                                                      index(b, block.cols)),
-                                index(b, j)));
-                      },
-                      [&](int64_t i, int64_t j) -> Value {
-                        Value valueIndex = arith::AddIOp::create(
+            // Stored block `storedBlock`'s FMAs into `next`.
+            auto accumulateBlock = [&](OpBuilder &b, Location loc,
+                                       Value storedBlock,
+                                       SmallVector<Value> &next) {
+              accumulate(
+                  b, loc, next,
+                  [&](int64_t j) {
+                    return loadIndex(
+                        b, loc, arrays.offsets,
+                        arith::AddIOp::create(
                             b, loc,
                             arith::MulIOp::create(b, loc, storedBlock,
-                                                  index(b, block.size())),
-                            index(b, i * block.cols + j));
-                        return vector::BroadcastOp::create(
-                            b, loc, vectorType,
-                            memref::LoadOp::create(b, loc, arrays.values,
-                                                   valueIndex));
-                      });
+                                                  index(b, block.cols)),
+                            index(b, j)));
+                  },
+                  [&](int64_t i, int64_t j) -> Value {
+                    Value valueIndex = arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(b, loc, storedBlock,
+                                              index(b, block.size())),
+                        index(b, i * block.cols + j));
+                    return vector::BroadcastOp::create(
+                        b, loc, vectorType,
+                        memref::LoadOp::create(b, loc, arrays.values,
+                                               valueIndex));
+                  });
+            };
+            // Few accumulators (a 1-lane tile of a batch-1 linear layer, a
+            // 7x7 map's few vectors) would make every stored block wait
+            // for the FMA before it (a chain of the FMA's latency per
+            // block): `sets` interleaved sets of accumulators take
+            // consecutive blocks and are added at the end.
+            int64_t perSet = block.rows * vectors;
+            int64_t sets = std::clamp<int64_t>(kMinChains / perSet, 1, 4);
+            Value step = index(b, sets);
+            Value count = arith::SubIOp::create(b, loc, end, begin);
+            Value pairedEnd =
+                sets == 1 ? end
+                          : arith::SubIOp::create(
+                                b, loc, end,
+                                arith::RemUIOp::create(b, loc, count, step));
+            SmallVector<Value> setInit(init);
+            for (int64_t k = 1; k < sets; ++k)
+              setInit.append(perSet, zeroVector);
+            auto blocks = scf::ForOp::create(
+                b, loc, begin, pairedEnd, step, setInit,
+                [&](OpBuilder &b, Location loc, Value first, ValueRange acc) {
+                  SmallVector<Value> next(acc.begin(), acc.end());
+                  for (int64_t k = 0; k < sets; ++k) {
+                    SmallVector<Value> set(next.begin() + k * perSet,
+                                           next.begin() + (k + 1) * perSet);
+                    accumulateBlock(b, loc,
+                                    k == 0 ? first
+                                           : arith::AddIOp::create(
+                                                 b, loc, first, index(b, k)),
+                                    set);
+                    llvm::copy(set, next.begin() + k * perSet);
+                  }
                   scf::YieldOp::create(b, loc, next);
                 });
-            sums.assign(blocks.getResults().begin(), blocks.getResults().end());
+            sums.assign(blocks.getResults().begin(),
+                        blocks.getResults().begin() + perSet);
+            for (int64_t k = 1; k < sets; ++k)
+              for (int64_t a = 0; a < perSet; ++a)
+                sums[a] = arith::AddFOp::create(
+                    b, loc, sums[a], blocks.getResult(k * perSet + a));
+            if (sets > 1) {
+              // The blocks left over (fewer than `sets`), into the sum.
+              auto rest = scf::ForOp::create(
+                  b, loc, pairedEnd, end, one, sums,
+                  [&](OpBuilder &b, Location loc, Value storedBlock,
+                      ValueRange acc) {
+                    SmallVector<Value> next(acc.begin(), acc.end());
+                    accumulateBlock(b, loc, storedBlock, next);
+                    scf::YieldOp::create(b, loc, next);
+                  });
+              sums.assign(rest.getResults().begin(), rest.getResults().end());
+            }
           } else {
             // Baked: a case per (block row, slab) that has stored blocks,
             // its offsets and values immediates.

@@ -120,9 +120,19 @@ func.func @strided_blocks(%x: tensor<1x1x8x8xf32>) -> tensor<1x2x4x4xf32> {
 
 // A linear layer with a batch of 3 (fewer than the 16 lanes): the batch is
 // the flat position of 1-lane vectors; x is transposed, the result back.
+// Three 1-lane accumulators are too few chains for the FMA's latency: two
+// interleaved sets take the row's stored blocks in pairs, are added, and
+// an odd last block goes into the sum.
 // CHECK-LABEL: func.func @linear
 // CHECK: linalg.transpose ins(%arg0 : tensor<3x4xf32>) {{.*}} permutation = [1, 0]
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>)
+// CHECK: %[[ODD:.*]] = arith.remui %{{.*}}, %[[TWO:.*]] : index
+// CHECK: %[[PAIRED:.*]] = arith.subi %[[END:.*]], %[[ODD]]
+// CHECK: %[[SETS:.*]]:6 = scf.for %{{.*}} = %{{.*}} to %[[PAIRED]] step %[[TWO]] iter_args({{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>, vector<1xf32>, vector<1xf32>, vector<1xf32>)
+// CHECK-COUNT-6: vector.fma
+// CHECK: %[[S0:.*]] = arith.addf %[[SETS]]#0, %[[SETS]]#3
+// CHECK: arith.addf %[[SETS]]#1, %[[SETS]]#4
+// CHECK: arith.addf %[[SETS]]#2, %[[SETS]]#5
+// CHECK: scf.for %{{.*}} = %[[PAIRED]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %[[S0]], {{.*}}) -> (vector<1xf32>, vector<1xf32>, vector<1xf32>)
 // CHECK: linalg.transpose ins({{.*}} : tensor<2x3xf32>) {{.*}} permutation = [1, 0]
 func.func @linear(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %w = sparse.constant {positions = array<i32: 0, 2, 3>, coordinates = array<i32: 0, 3, 1>,
