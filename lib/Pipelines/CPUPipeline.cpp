@@ -250,6 +250,11 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   VectorizeRowCopiesOptions rowCopyOptions;
   rowCopyOptions.parallel = options.threading;
   pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));
+  if (options.winogradTransforms) {
+    WinogradTransformsOptions winogradOptions;
+    winogradOptions.parallel = options.threading;
+    pm.addNestedPass<func::FuncOp>(createWinogradTransforms(winogradOptions));
+  }
   // What no kernel took becomes loops that LLVM vectorizes innermost: one
   // loop over a whole contiguous map, not 14 iterations of its rows.
   pm.addNestedPass<func::FuncOp>(createCollapseContiguousLoops());

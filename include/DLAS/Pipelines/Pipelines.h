@@ -174,6 +174,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "dlas-blocked-conv-microkernel fuse-pools, dlas-sparsify "
                      "fuse-pools)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> winogradTransforms{
+      *this, "winograd-transforms",
+      llvm::cl::desc("Emit Winograd's input and output transforms as one "
+                     "vector pass each (dlas-winograd-transforms; =false "
+                     "leaves them loop nests, for testing)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockedConvsPerConversion{
       *this, "blocked-convs-per-conversion",
       llvm::cl::desc("Blocked convolutions needed per layout conversion left "

@@ -505,10 +505,11 @@ bool isWinogradWorthIt(linalg::Conv2DNchwFchwOp conv, WinogradRule rule) {
 /// Winograd F(2x2, 3x3) (Lavin & Gray): per 4x4 input tile d and filter g,
 /// Y = A^T [(G g G^T) . (B^T d B)] A, 16 multiplies for 4 outputs instead of
 /// 36. The filter transform U = G g G^T runs at compile time (the filter
-/// must be a constant); the input and output transforms are additions of
-/// strided slices (B^T and A^T hold only 0 and +-1); the 16 element-wise
-/// products over channels are one batched GEMM M[t] = U[t] x V[t] for the
-/// microkernel, t the batch dim of its A.
+/// must be a constant); the input and output transforms are contractions
+/// with constant matrices of 0 and +-1 (B^T, A^T), marked for
+/// dlas-winograd-transforms, which turns each into one pass of vector
+/// additions; the 16 element-wise products over channels are one batched
+/// GEMM M[t] = U[t] x V[t] for the microkernel, t the batch dim of its A.
 class WinogradRewriter {
 public:
   WinogradRewriter(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv)
@@ -545,18 +546,6 @@ public:
   }
 
 private:
-  /// B^T rows (and, transposed, the column pass): the 4 combinations of 4
-  /// inputs, as (index, sign) terms.
-  using Terms = SmallVector<std::pair<int, int>>;
-  static SmallVector<Terms> inputCombinations() {
-    return {{{0, 1}, {2, -1}}, {{1, 1}, {2, 1}}, {{2, 1}, {1, -1}},
-            {{1, 1}, {3, -1}}};
-  }
-  /// A^T rows: 2 combinations of 4 inputs.
-  static SmallVector<Terms> outputCombinations() {
-    return {{{0, 1}, {1, 1}, {2, 1}}, {{1, 1}, {2, -1}, {3, -1}}};
-  }
-
   RankedTensorType type(ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, f32);
   }
@@ -574,60 +563,6 @@ private:
         getAsIndexOpFoldResult(rw.getContext(), offsets),
         getAsIndexOpFoldResult(rw.getContext(), sizes),
         getAsIndexOpFoldResult(rw.getContext(), strides));
-  }
-
-  /// dest (+)= sum of sign * inputs[index] over `terms`, elementwise
-  /// (identity maps). One output per generic: several outputs into slices
-  /// of one tensor would make bufferization copy them.
-  Value combine(ArrayRef<Value> inputs, const Terms &terms, Value dest,
-                bool accumulate) {
-    SmallVector<Value> operands;
-    for (auto [index, sign] : terms)
-      operands.push_back(inputs[index]);
-    auto destType = cast<RankedTensorType>(dest.getType());
-    unsigned rank = destType.getRank();
-    SmallVector<AffineMap> maps(
-        operands.size() + 1,
-        AffineMap::getMultiDimIdentityMap(rank, rw.getContext()));
-    auto generic = linalg::GenericOp::create(
-        rw, loc, destType, operands, dest, maps,
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value sum = accumulate ? args.back() : Value();
-          for (auto [i, term] : llvm::enumerate(terms)) {
-            Value arg = args[i];
-            // bf16/f16 input rows widen as the first pass reads them.
-            if (arg.getType() != f32)
-              arg = arith::ExtFOp::create(b, loc, f32, arg);
-            if (!sum)
-              sum = term.second > 0
-                        ? arg
-                        : arith::NegFOp::create(b, loc, arg).getResult();
-            else if (term.second > 0)
-              sum = arith::AddFOp::create(b, loc, sum, arg);
-            else
-              sum = arith::SubFOp::create(b, loc, sum, arg);
-          }
-          linalg::YieldOp::create(b, loc, sum);
-        });
-    return generic.getResult(0);
-  }
-
-  /// A rank-reduced [n, x, th, tw] slice of a [16, n, x, th, tw] tensor.
-  Value batchSlice(Value all, int64_t t, int64_t channels) {
-    return tensor::ExtractSliceOp::create(
-        rw, loc, type({n, channels, th, tw}), all,
-        getAsIndexOpFoldResult(rw.getContext(), {t, 0, 0, 0, 0}),
-        getAsIndexOpFoldResult(rw.getContext(), {1, n, channels, th, tw}),
-        getAsIndexOpFoldResult(rw.getContext(), {1, 1, 1, 1, 1}));
-  }
-
-  Value insertBatchSlice(Value part, Value all, int64_t t, int64_t channels) {
-    return tensor::InsertSliceOp::create(
-        rw, loc, part, all,
-        getAsIndexOpFoldResult(rw.getContext(), {t, 0, 0, 0, 0}),
-        getAsIndexOpFoldResult(rw.getContext(), {1, n, channels, th, tw}),
-        getAsIndexOpFoldResult(rw.getContext(), {1, 1, 1, 1, 1}));
   }
 
   Value empty(ArrayRef<int64_t> shape) {
@@ -659,28 +594,43 @@ private:
     return arith::ConstantOp::create(rw, loc, uType, attr);
   }
 
+  /// A constant f32 tensor of `shape` holding `values`.
+  Value constantTensor(ArrayRef<int64_t> shape, ArrayRef<float> values) {
+    auto tensorType = type(shape);
+    return arith::ConstantOp::create(
+        rw, loc, tensorType, DenseElementsAttr::get(tensorType, values));
+  }
+
   /// V[t = 4a + b][n][c][i][j] = (B^T d_ij B)[a][b], d_ij[k][l] =
-  /// x[n][c][2i + k][2j + l]: a pass over stride-2 row slices of x, then
-  /// one over stride-2 column slices of its results, each V[t] written in
-  /// place into the batched tensor.
+  /// x[n][c][2i + k][2j + l]: one contraction with the constant
+  /// T[t][k][l] = B^T[a][k] B^T[b][l] over the 4x4 window, marked for
+  /// dlas-winograd-transforms (which does it in one vector pass of 32
+  /// additions per 16 outputs; as a loop nest it is 256 multiplies).
   Value inputTransform(Value x) {
-    int64_t wx = 2 * tw + 2;
-    SmallVector<Value> rows;
-    for (int64_t k = 0; k < 4; ++k)
-      rows.push_back(slice(x, {0, 0, k, 0}, {n, c, th, wx}, {1, 1, 2, 1}));
-    Value all = empty({16, n, c, th, tw});
-    for (auto [a, rowTerms] : llvm::enumerate(inputCombinations())) {
-      Value r = combine(rows, rowTerms, empty({n, c, th, wx}), false);
-      SmallVector<Value> cols;
-      for (int64_t l = 0; l < 4; ++l)
-        cols.push_back(slice(r, {0, 0, 0, l}, {n, c, th, tw}, {1, 1, 1, 2}));
-      for (auto [b, colTerms] : llvm::enumerate(inputCombinations())) {
-        int64_t t = a * 4 + b;
-        Value part = combine(cols, colTerms, batchSlice(all, t, c), false);
-        all = insertBatchSlice(part, all, t, c);
-      }
-    }
-    return all;
+    static const float BT[4][4] = {
+        {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+    std::vector<float> t;
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b)
+        for (int k = 0; k < 4; ++k)
+          for (int l = 0; l < 4; ++l)
+            t.push_back(BT[a][k] * BT[b][l] + 0.0f); // no -0
+    MLIRContext *ctx = rw.getContext();
+    AffineExpr tt, bn, bc, i, j, k, l;
+    bindDims(ctx, tt, bn, bc, i, j, k, l);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(7, 0, {bn, bc, 2 * i + k, 2 * j + l}, ctx),
+        AffineMap::get(7, 0, {tt, k, l}, ctx),
+        AffineMap::get(7, 0, {tt, bn, bc, i, j}, ctx)};
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    Value out = linalg::FillOp::create(rw, loc, zero, empty({16, n, c, th, tw}))
+                    .getResult(0);
+    auto transform = linalg::GenericOp::create(
+        rw, loc, out.getType(), ValueRange{x, constantTensor({16, 4, 4}, t)},
+        out, maps, {par, par, par, par, par, red, red}, multiplyAccumulate);
+    transform->setAttr(dlas::kWinogradInputAttrName, rw.getUnitAttr());
+    return transform.getResult(0);
   }
 
   /// M[t][n][f][p] = sum_c U[t][f][c] V[t][n][c][p], p = i * tw + j.
@@ -706,35 +656,37 @@ private:
         SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
   }
 
-  /// Y[n][f][2i + p][2j + q] = init + (A^T M_ij A)[p][q]: a pass over
-  /// the rows of the 4x4 products, then one accumulating into stride-2
-  /// slices of the (padded) init, in place.
+  /// Y[n][f][2i + p][2j + q] = init + (A^T M_ij A)[p][q]: one contraction
+  /// over t with the constant A[p][q][t = 4a + b] = A^T[p][a] A^T[q][b],
+  /// into the (padded) init viewed as [n, f, th, 2, tw, 2], marked for
+  /// dlas-winograd-transforms (one vector pass of 24 additions per 4
+  /// outputs).
   Value outputTransform(Value m, Value init) {
-    SmallVector<Value> products;
-    for (int64_t t = 0; t < 16; ++t)
-      products.push_back(batchSlice(m, t, f));
-    Value y = init;
-    for (auto [p, rowTerms] : llvm::enumerate(outputCombinations())) {
-      // S[b] = sum_a A^T[p][a] M[a][b]
-      SmallVector<Value> s;
-      for (int64_t b = 0; b < 4; ++b) {
-        SmallVector<Value> column = {products[b], products[4 + b],
-                                     products[8 + b], products[12 + b]};
-        s.push_back(combine(column, rowTerms, empty({n, f, th, tw}), false));
-      }
-      for (auto [q, colTerms] : llvm::enumerate(outputCombinations())) {
-        SmallVector<int64_t> offsets = {0, 0, static_cast<int64_t>(p),
-                                        static_cast<int64_t>(q)};
-        SmallVector<int64_t> sizes = {n, f, th, tw}, strides = {1, 1, 2, 2};
-        Value part = combine(s, colTerms, slice(y, offsets, sizes, strides),
-                             /*accumulate=*/true);
-        y = tensor::InsertSliceOp::create(
-            rw, loc, part, y, getAsIndexOpFoldResult(rw.getContext(), offsets),
-            getAsIndexOpFoldResult(rw.getContext(), sizes),
-            getAsIndexOpFoldResult(rw.getContext(), strides));
-      }
-    }
-    return y;
+    static const float AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+    std::vector<float> a;
+    for (int p = 0; p < 2; ++p)
+      for (int q = 0; q < 2; ++q)
+        for (int x = 0; x < 4; ++x)
+          for (int y = 0; y < 4; ++y)
+            a.push_back(AT[p][x] * AT[q][y] + 0.0f);
+    MLIRContext *ctx = rw.getContext();
+    AffineExpr bn, bf, i, p, j, q, tt;
+    bindDims(ctx, bn, bf, i, p, j, q, tt);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(7, 0, {tt, bn, bf, i, j}, ctx),
+        AffineMap::get(7, 0, {p, q, tt}, ctx),
+        AffineMap::get(7, 0, {bn, bf, i, p, j, q}, ctx)};
+    SmallVector<ReassociationIndices> phases = {{0}, {1}, {2, 3}, {4, 5}};
+    Value y = tensor::ExpandShapeOp::create(rw, loc, type({n, f, th, 2, tw, 2}),
+                                            init, phases);
+    auto par = utils::IteratorType::parallel;
+    auto transform = linalg::GenericOp::create(
+        rw, loc, y.getType(), ValueRange{m, constantTensor({2, 2, 16}, a)}, y,
+        maps, {par, par, par, par, par, par, utils::IteratorType::reduction},
+        multiplyAccumulate);
+    transform->setAttr(dlas::kWinogradOutputAttrName, rw.getUnitAttr());
+    return tensor::CollapseShapeOp::create(rw, loc, transform.getResult(0),
+                                           phases);
   }
 
   RewriterBase &rw;

@@ -1,6 +1,7 @@
 // Winograd F(2x2,3x3) in dlas-select-conv-algorithm: the filter transform
-// at compile time, stride-2 slice additions for the input and output
-// transforms, one batched GEMM over the 16 tile positions.
+// at compile time, the input and output transforms as contractions with
+// constant matrices marked for dlas-winograd-transforms, one batched GEMM
+// over the 16 tile positions.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true winograd=true print=true" -verify-diagnostics -o /dev/null
 // Off by default without a target (auto: on 8-lane targets only, see
@@ -9,22 +10,33 @@
 // DEFAULT: remark: convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
 
+// CHECK-DAG: #[[IN_X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3 * 2 + d5, d4 * 2 + d6)>
+// CHECK-DAG: #[[IN_T:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d5, d6)>
+// CHECK-DAG: #[[IN_V:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
 // CHECK-DAG: #[[GEMM_A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>
 // CHECK-DAG: #[[GEMM_B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
 // CHECK-DAG: #[[GEMM_C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[OUT_M:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d0, d1, d2, d4)>
+// CHECK-DAG: #[[OUT_A:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d5, d6)>
+// CHECK-DAG: #[[OUT_Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>
 // CHECK-LABEL: func @winograd
-// Input rows 2i + k as stride-2 slices (16x16 output: 8x8 tiles).
-// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 128, 8, 18] [1, 1, 2, 1]
-// CHECK: tensor.extract_slice %arg0[0, 0, 3, 0] [1, 128, 8, 18] [1, 1, 2, 1]
-// CHECK: arith.subf
-// CHECK: tensor.insert_slice {{.*}} [1, 1, 128, 8, 8] [1, 1, 1, 1, 1] : tensor<1x128x8x8xf32> into tensor<16x1x128x8x8xf32>
+// The input transform (16x16 output: 8x8 tiles): V[t, n, c, i, j] +=
+// T[t, k, l] x[n, c, 2i + k, 2j + l] into zeros.
+// CHECK: %[[V0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<16x1x128x8x8xf32>)
+// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [#[[IN_X]], #[[IN_T]], #[[IN_V]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%arg0, %{{.*}} : tensor<1x128x18x18xf32>, tensor<16x4x4xf32>) outs(%[[V0]] : tensor<16x1x128x8x8xf32>) attrs = {dlas.winograd_input}
 // The filter transform U = G g G^T, computed at compile time.
 // CHECK: %[[U:.*]] = arith.constant dense_resource<dlas_winograd_filter> : tensor<16x128x128xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[GEMM_A]], #[[GEMM_B]], #[[GEMM_C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %{{.*}} : tensor<16x128x128xf32>, tensor<16x1x128x64xf32>)
-// The output: stride-2 slices of the init, accumulated in place.
-// CHECK: tensor.extract_slice %arg1[0, 0, 0, 0] [1, 128, 8, 8] [1, 1, 2, 2]
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 128, 8, 8] [1, 1, 2, 2]
-// CHECK: tensor.insert_slice {{.*}} into %{{.*}}[0, 0, 1, 1] [1, 128, 8, 8] [1, 1, 2, 2]
+// CHECK: %[[VF:.*]] = tensor.collapse_shape %[[V]] {{\[\[}}0], [1], [2], [3, 4]]
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [#[[GEMM_A]], #[[GEMM_B]], #[[GEMM_C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %[[VF]] : tensor<16x128x128xf32>, tensor<16x1x128x64xf32>)
+// CHECK: %[[MT:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0], [1], [2], [3, 4]] output_shape [16, 1, 128, 8, 8]
+// The output transform, added into the init viewed as [n, f, i, p, j, q]
+// (row 2i + p, column 2j + q), with A[p, q, t] = A^T[p][a] A^T[q][b]
+// (t = 4a + b; p = q = 0: rows a and columns b 0-2).
+// CHECK: %[[Y6:.*]] = tensor.expand_shape %arg1 {{\[\[}}0], [1], [2, 3], [4, 5]] output_shape [1, 128, 8, 2, 8, 2]
+// CHECK: %[[A:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[OUT_M]], #[[OUT_A]], #[[OUT_Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[MT]], %[[A]] : tensor<16x1x128x8x8xf32>, tensor<2x2x16xf32>) outs(%[[Y6]] : tensor<1x128x8x2x8x2xf32>) attrs = {dlas.winograd_output}
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<1x128x8x2x8x2xf32> into tensor<1x128x16x16xf32>
+// CHECK: return %[[R]]
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
@@ -36,10 +48,10 @@ func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) ->
 // -----
 
 // bf16 operands into f32 (a bf16 layer): the filter transform widens at
-// compile time, the input transform's first pass reads bf16 rows and
-// widens them; the GEMM and output transform are f32.
+// compile time, the input transform reads bf16 and widens it; the GEMM and
+// output transform are f32.
 // CHECK-LABEL: func @winograd_bf16
-// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 128, 8, 18] [1, 1, 2, 1] : tensor<1x128x18x18xbf16> to tensor<1x128x8x18xbf16>
+// CHECK: linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<1x128x18x18xbf16>, tensor<16x4x4xf32>) outs(%{{.*}} : tensor<16x1x128x8x8xf32>) attrs = {dlas.winograd_input}
 // CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: arith.constant dense_resource<dlas_winograd_filter> : tensor<16x128x128xf32>
 // CHECK-NOT: linalg.conv_2d_nchw_fchw

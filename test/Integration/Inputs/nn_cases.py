@@ -651,6 +651,15 @@ WINOGRAD_MATRIX = [
     (1, 5, 7, 6, 7, (2, 1, 0, 1), False, None),        # asymmetric padding
     (1, 16, 14, 14, 16, (1, 1, 1, 1), True, "relu"),
     (1, 2, 3, 3, 3, (0, 0, 0, 0), False, None),        # a single output
+    # Rows of tiles wider than a vector (dlas-winograd-transforms: blocks
+    # of 8 tiles in a loop, then 4, 2, 1): 20 tiles (8 + 8 + 4) with bias
+    # and ReLU (both fused), 18 (8 + 8 + 2) without bias, sigmoid after (a
+    # fused epilogue of several ops), batch 2; 23 (8 + 8 + 4 + 2 + 1) with
+    # the bias alone; an odd 37-wide output (sliced: nothing fused).
+    (1, 4, 20, 40, 6, (1, 1, 1, 1), True, "relu"),
+    (2, 3, 10, 36, 5, (1, 1, 1, 1), False, "sigmoid"),
+    (1, 6, 12, 46, 8, (1, 1, 1, 1), True, None),
+    (1, 3, 8, 37, 5, (1, 1, 1, 1), True, "relu"),
 ]
 
 
@@ -660,6 +669,8 @@ def winograd_case(n, c, h, w, f, pad, bias, epilogue, gen):
     y = F.conv2d(F.pad(x, (pad[1], pad[3], pad[0], pad[2])), wt, b)
     if epilogue == "relu":
         y = torch.relu(y)
+    elif epilogue == "sigmoid":
+        y = torch.sigmoid(y)
     yt, wtt = ttype(y.shape), ttype(wt.shape)
     # The filter as a hex literal: raw little-endian f32 data.
     whex = "0x" + wt.numpy().astype("<f4").tobytes().hex().upper()

@@ -21,6 +21,17 @@ namespace mlir::dlas {
 /// `array<i64: KH, KW, sh, sw, dh, dw>`.
 inline constexpr llvm::StringLiteral kIm2ColAttrName = "dlas.im2col";
 
+/// Mark Winograd F(2x2, 3x3)'s transforms (set by
+/// dlas-select-conv-algorithm, read by dlas-winograd-transforms, which
+/// turns them into one vector pass each): the input transform
+/// `V[t, n, c, i, j] += T[t, k, l] * X[n, c, 2i + k, 2j + l]` and the
+/// output transform `Y[n, f, i, p, j, q] += A[p, q, t] * M[t, n, f, i, j]`,
+/// T and A the constant transform matrices.
+inline constexpr llvm::StringLiteral kWinogradInputAttrName =
+    "dlas.winograd_input";
+inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
+    "dlas.winograd_output";
+
 /// True when `op`'s body is `out + lhs * rhs` (in any operand order).
 bool isMultiplyAccumulate(linalg::LinalgOp op);
 

@@ -1,0 +1,447 @@
+//===- WinogradTransforms.cpp - the dlas-winograd-transforms pass ---------===//
+//
+// Winograd F(2x2, 3x3)'s input and output transforms, marked by
+// dlas-select-conv-algorithm as contractions with constant 0/+-1 matrices,
+// become one pass of vector additions each (see Passes.td): per 4x4 input
+// tile B^T d B in 32 additions, per 2x2 output tile A^T M A in 24, lanes
+// running over the tiles of a row (even and odd columns split and joined
+// with shuffles).
+//
+//===----------------------------------------------------------------------===//
+#include "DLAS/Codegen/CPU/Microkernels.h"
+#include "DLAS/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::dlas {
+#define GEN_PASS_DEF_WINOGRADTRANSFORMS
+#include "DLAS/Codegen/Passes.h.inc"
+} // namespace mlir::dlas
+
+using namespace mlir;
+
+namespace {
+
+/// Tiles per vector: 8 f32 lanes (one AVX2 register; two halves of an
+/// AVX-512 one), fewer for a row's last tiles.
+constexpr int64_t kMaxLanes = 8;
+
+/// Whether `type` is a static memref of `rank` whose rows are contiguous.
+bool isContiguousRows(Type type, int64_t rank) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || memref.getRank() != rank)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(memref.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// Emits the vector code of the transforms at a builder's point.
+class TransformEmitter {
+public:
+  TransformEmitter(OpBuilder &b, Location loc, bool parallel)
+      : b(b), loc(loc), parallel(parallel) {}
+
+  /// V[t = 4a + b][n][c][i][j] = (B^T d B)[a][b] (+ V where `accumulate`),
+  /// d[k][l] = X[n][c][2i + k][2j + l].
+  void inputTransform(Value x, Value v, bool accumulate) {
+    auto vType = cast<MemRefType>(v.getType());
+    int64_t images = vType.getDimSize(1), channels = vType.getDimSize(2);
+    int64_t rows = vType.getDimSize(3), cols = vType.getDimSize(4);
+    forEachPlane(images, channels, [&](Value image, Value channel) {
+      buildLoop(0, rows, 1, [&](Value i) {
+        Value top = mul(i, 2);
+        forEachBlock(cols, [&](Value j, int64_t lanes) {
+          // d[k][l] for the block's tiles: row 2i + k, columns 2j + l, as
+          // the even and odd lanes of two loads of 2 * lanes elements.
+          Value d[4][4];
+          for (int64_t k = 0; k < 4; ++k) {
+            Value row = add(top, k);
+            Value column = mul(j, 2);
+            Value first = loadWide(x, {image, channel, row, column}, lanes);
+            Value second =
+                loadWide(x, {image, channel, row, add(column, 2)}, lanes);
+            d[k][0] = pick(first, lanes, 0);
+            d[k][1] = pick(first, lanes, 1);
+            d[k][2] = pick(second, lanes, 0);
+            d[k][3] = pick(second, lanes, 1);
+          }
+          // B^T's rows, over k (R = B^T d), then over l (R B).
+          Value r[4][4];
+          for (int64_t l = 0; l < 4; ++l) {
+            Value column[4] = {d[0][l], d[1][l], d[2][l], d[3][l]};
+            combineInput(column, r, l, /*rowsOfR=*/true);
+          }
+          Value out[4][4];
+          for (int64_t a = 0; a < 4; ++a)
+            combineInput(r[a], out, a, /*rowsOfR=*/false);
+          for (int64_t a = 0; a < 4; ++a)
+            for (int64_t bb = 0; bb < 4; ++bb) {
+              SmallVector<Value> at = {index(4 * a + bb), image, channel, i, j};
+              Value value = out[a][bb];
+              if (accumulate)
+                value = arith::AddFOp::create(
+                    b, loc, value,
+                    vector::LoadOp::create(b, loc, value.getType(), v, at));
+              vector::StoreOp::create(b, loc, value, v, at);
+            }
+        });
+      });
+    });
+  }
+
+  /// Y[n][f][2i + p][2j + q] = init + (A^T M A)[p][q], M[a][b] =
+  /// M[4a + b][n][f][i][j], then `epilogue` (an elementwise body, or
+  /// null); `y` is [N, F, TH, 2, 2TW]: row 2i + p is y[n][f][i][p]. The
+  /// init is y's contents (`loadInit`), else bias[f] (`bias`), else zero.
+  void outputTransform(Value m, Value y, bool loadInit, Value bias,
+                       Block *epilogue) {
+    auto mType = cast<MemRefType>(m.getType());
+    int64_t images = mType.getDimSize(1), channels = mType.getDimSize(2);
+    int64_t rows = mType.getDimSize(3), cols = mType.getDimSize(4);
+    forEachPlane(images, channels, [&](Value image, Value channel) {
+      buildLoop(0, rows, 1, [&](Value i) {
+        forEachBlock(cols, [&](Value j, int64_t lanes) {
+          auto type = VectorType::get({lanes}, b.getF32Type());
+          Value product[4][4];
+          for (int64_t a = 0; a < 4; ++a)
+            for (int64_t bb = 0; bb < 4; ++bb)
+              product[a][bb] = vector::LoadOp::create(
+                  b, loc, type, m,
+                  ValueRange{index(4 * a + bb), image, channel, i, j});
+          // A^T's rows over a (S = A^T M), then over b (S A).
+          Value s[2][4];
+          for (int64_t bb = 0; bb < 4; ++bb) {
+            Value column[4] = {product[0][bb], product[1][bb], product[2][bb],
+                               product[3][bb]};
+            s[0][bb] = combineOutput(column, 0);
+            s[1][bb] = combineOutput(column, 1);
+          }
+          for (int64_t p = 0; p < 2; ++p) {
+            Value even = combineOutput(s[p], 0), odd = combineOutput(s[p], 1);
+            // Columns 2j + q of row 2i + p: the two results interleaved.
+            SmallVector<int64_t> interleave;
+            for (int64_t l = 0; l < lanes; ++l)
+              interleave.append({l, lanes + l});
+            Value result =
+                vector::ShuffleOp::create(b, loc, even, odd, interleave);
+            SmallVector<Value> at = {image, channel, i, index(p), mul(j, 2)};
+            if (loadInit)
+              result =
+                  sum(result,
+                      vector::LoadOp::create(b, loc, result.getType(), y, at));
+            else if (bias)
+              result = sum(result,
+                           vector::BroadcastOp::create(
+                               b, loc, result.getType(),
+                               memref::LoadOp::create(b, loc, bias, channel)));
+            if (epilogue) {
+              IRMapping mapping;
+              mapping.map(epilogue->getArgument(0), result);
+              result = dlas::cloneBodyOnVectors(b, loc, epilogue, mapping,
+                                                2 * lanes);
+            }
+            vector::StoreOp::create(b, loc, result, y, at);
+          }
+        });
+      });
+    });
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value v, int64_t c) {
+    return c == 0 ? v : b.createOrFold<arith::AddIOp>(loc, v, index(c));
+  }
+  Value mul(Value v, int64_t c) {
+    return c == 1 ? v : b.createOrFold<arith::MulIOp>(loc, v, index(c));
+  }
+
+  void buildLoop(int64_t begin, int64_t end, int64_t step,
+                 function_ref<void(Value)> body) {
+    if (end - begin == step)
+      return body(index(begin));
+    dlas::buildForLoop(b, loc, index(begin), index(end), step, body);
+  }
+
+  /// `body(image, channel)` over every plane, in parallel when asked.
+  void forEachPlane(int64_t images, int64_t channels,
+                    function_ref<void(Value, Value)> body) {
+    if (!parallel) {
+      buildLoop(0, images, 1, [&](Value image) {
+        buildLoop(0, channels, 1, [&](Value c) { body(image, c); });
+      });
+      return;
+    }
+    scf::ParallelOp::create(b, loc, ValueRange{index(0), index(0)},
+                            ValueRange{index(images), index(channels)},
+                            ValueRange{index(1), index(1)},
+                            [&](OpBuilder &nested, Location, ValueRange ivs) {
+                              OpBuilder::InsertionGuard guard(b);
+                              b.setInsertionPointToStart(nested.getBlock());
+                              body(ivs[0], ivs[1]);
+                            });
+  }
+
+  /// `body(j, lanes)` over blocks of a row's `cols` tiles: of 8 lanes in a
+  /// loop, then at most one each of 4, 2 and 1 for the rest (exact: the
+  /// output transform adds into its result, so no block may overlap
+  /// another).
+  void forEachBlock(int64_t cols, function_ref<void(Value, int64_t)> body) {
+    int64_t whole = cols / kMaxLanes * kMaxLanes;
+    if (whole > 0)
+      buildLoop(0, whole, kMaxLanes, [&](Value j) { body(j, kMaxLanes); });
+    for (int64_t lanes = kMaxLanes / 2, at = whole; lanes >= 1; lanes /= 2)
+      if (cols - at >= lanes) {
+        body(index(at), lanes);
+        at += lanes;
+      }
+  }
+
+  /// 2 * lanes consecutive elements of `x` at `indices`, widened to f32.
+  Value loadWide(Value x, SmallVector<Value> indices, int64_t lanes) {
+    Type element = cast<MemRefType>(x.getType()).getElementType();
+    Value v = vector::LoadOp::create(
+        b, loc, VectorType::get({2 * lanes}, element), x, indices);
+    if (!element.isF32())
+      v = arith::ExtFOp::create(
+          b, loc, VectorType::get({2 * lanes}, b.getF32Type()), v);
+    return v;
+  }
+
+  /// The even (`odd` 0) or odd lanes of `v`.
+  Value pick(Value v, int64_t lanes, int64_t odd) {
+    SmallVector<int64_t> lanesPicked;
+    for (int64_t l = 0; l < lanes; ++l)
+      lanesPicked.push_back(2 * l + odd);
+    return vector::ShuffleOp::create(b, loc, v, v, lanesPicked);
+  }
+
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value sum(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+
+  /// B^T's four rows applied to `in` (4 values along k or l): d0 - d2,
+  /// d1 + d2, d2 - d1, d1 - d3, into out[row][at] (`rowsOfR`) or
+  /// out[at][row].
+  void combineInput(Value in[4], Value out[4][4], int64_t at, bool rowsOfR) {
+    Value results[4] = {sub(in[0], in[2]), sum(in[1], in[2]), sub(in[2], in[1]),
+                        sub(in[1], in[3])};
+    for (int64_t row = 0; row < 4; ++row)
+      (rowsOfR ? out[row][at] : out[at][row]) = results[row];
+  }
+
+  /// A^T's row `p` applied to `in`: m0 + m1 + m2, or m1 - m2 - m3.
+  Value combineOutput(Value in[4], int64_t p) {
+    return p == 0 ? sum(sum(in[0], in[1]), in[2])
+                  : sub(sub(in[1], in[2]), in[3]);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  bool parallel;
+};
+
+/// Whether `op` is a zero fill of `buffer`.
+bool isZeroFill(Operation *op, Value buffer) {
+  Value value = op ? dlas::fillValue(op, buffer) : Value();
+  auto constant = value ? value.getDefiningOp<arith::ConstantOp>() : nullptr;
+  auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  return attr && attr.getValue().isZero();
+}
+
+struct WinogradTransforms
+    : public dlas::impl::WinogradTransformsBase<WinogradTransforms> {
+  using WinogradTransformsBase::WinogradTransformsBase;
+
+  /// The input transform: X [N, C, 2TH + 2, 2TW + 2] (f32, bf16 or f16),
+  /// V [16, N, C, TH, TW] f32. A zero fill of V just before it is folded
+  /// (the transform stores instead of adding).
+  bool rewriteInput(linalg::GenericOp op) {
+    Value x = op.getDpsInputOperand(0)->get();
+    Value v = op.getDpsInitOperand(0)->get();
+    auto xType = dyn_cast<MemRefType>(x.getType());
+    auto vType = dyn_cast<MemRefType>(v.getType());
+    if (!isContiguousRows(x.getType(), 4) ||
+        !isContiguousRows(v.getType(), 5) || !vType.getElementType().isF32() ||
+        !dlas::isKernelInputType(xType.getElementType()) ||
+        vType.getDimSize(0) != 16 ||
+        xType.getDimSize(2) != 2 * vType.getDimSize(3) + 2 ||
+        xType.getDimSize(3) != 2 * vType.getDimSize(4) + 2)
+      return false;
+    FailureOr<Operation *> fill = dlas::soleUserBefore(v, op);
+    bool folded = succeeded(fill) && isZeroFill(*fill, v);
+    OpBuilder b(op);
+    TransformEmitter(b, op.getLoc(), parallel)
+        .inputTransform(x, v, /*accumulate=*/!folded);
+    if (folded)
+      (*fill)->erase();
+    op.erase();
+    return true;
+  }
+
+  /// Where the output transform's result starts and goes: the init
+  /// (`initOp`: a per-channel bias broadcast or a zero fill of the result
+  /// buffer, folded: the transform starts from the bias or zero instead
+  /// of loading) and the one elementwise op after it (`epilogueOp`, the
+  /// activation, applied before the store, into its output).
+  struct OutputFusion {
+    Operation *initOp = nullptr;
+    Value bias;
+    linalg::GenericOp epilogueOp;
+  };
+
+  /// A bias broadcast [F] -> [N, F, H, W] or a zero fill of `result`.
+  static bool isFoldableInit(Operation *op, Value result, Value &bias) {
+    if (isZeroFill(op, result))
+      return true;
+    auto broadcast = dyn_cast<linalg::BroadcastOp>(op);
+    if (!broadcast || broadcast.getInit() != result ||
+        broadcast.getDimensions() != ArrayRef<int64_t>{0, 2, 3})
+      return false;
+    auto biasType = dyn_cast<MemRefType>(broadcast.getInput().getType());
+    if (!biasType || !biasType.getElementType().isF32())
+      return false;
+    bias = broadcast.getInput();
+    return true;
+  }
+
+  /// An elementwise generic reading only `result` (directly or through
+  /// one reshape of it: identity maps, its own output f32, contiguous and
+  /// of the 4-D shape it reads, a body of vectorizable arith/math that does
+  /// not read its output), after `op` in its block, the last reader of
+  /// `result`.
+  static linalg::GenericOp fusibleEpilogue(Value result, Operation *op) {
+    linalg::GenericOp found;
+    for (Operation *user : result.getUsers()) {
+      if (user == op || user->isBeforeInBlock(op) ||
+          isa<memref::DeallocOp>(user))
+        continue;
+      Value read = result;
+      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user) &&
+          user->hasOneUse()) {
+        read = user->getResult(0);
+        user = *user->getUsers().begin();
+      }
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (found || !generic || generic->getBlock() != op->getBlock() ||
+          !generic.hasPureBufferSemantics() || generic.getNumDpsInputs() != 1 ||
+          generic.getNumDpsInits() != 1 ||
+          generic.getDpsInputOperand(0)->get() != read)
+        return nullptr;
+      Value out = generic.getDpsInitOperand(0)->get();
+      auto readType = cast<MemRefType>(read.getType());
+      auto outType = dyn_cast<MemRefType>(out.getType());
+      if (out == read || !outType || !isContiguousRows(outType, 4) ||
+          readType.getShape() != outType.getShape() ||
+          !outType.getElementType().isF32() ||
+          !llvm::all_of(generic.getIndexingMapsArray(),
+                        [](AffineMap map) { return map.isIdentity(); }) ||
+          !dlas::isVectorizableElementwiseBody(generic.getBody()) ||
+          !generic.getBody()->getArgument(1).use_empty())
+        return nullptr;
+      found = generic;
+    }
+    return found;
+  }
+
+  /// The fusion partners of output transform `op` whose result `y` is an
+  /// allocation or a reshape of one.
+  static OutputFusion outputFusion(linalg::GenericOp op, Value y) {
+    OutputFusion fusion;
+    auto expand = y.getDefiningOp<memref::ExpandShapeOp>();
+    Value result = expand ? expand.getSrc() : y;
+    if (!result.getDefiningOp<memref::AllocOp>())
+      return fusion;
+    FailureOr<Operation *> before = dlas::soleUserBefore(result, op, expand);
+    if (succeeded(before) && *before &&
+        isFoldableInit(*before, result, fusion.bias))
+      fusion.initOp = *before;
+    fusion.epilogueOp = fusibleEpilogue(result, op);
+    // The transform writes the epilogue's output where it stands: that
+    // buffer must exist there (an allocation after it moves up).
+    if (fusion.epilogueOp) {
+      Operation *def =
+          fusion.epilogueOp.getDpsInitOperand(0)->get().getDefiningOp();
+      if (def && def->getBlock() == op->getBlock() &&
+          op->isBeforeInBlock(def) &&
+          !(isa<memref::AllocOp>(def) && def->getNumOperands() == 0))
+        fusion.epilogueOp = nullptr;
+    }
+    return fusion;
+  }
+
+  /// The output transform: M [16, N, F, TH, TW] f32, Y [N, F, TH, 2, TW, 2]
+  /// f32 (added into).
+  bool rewriteOutput(linalg::GenericOp op) {
+    Value m = op.getDpsInputOperand(0)->get();
+    Value y = op.getDpsInitOperand(0)->get();
+    auto mType = dyn_cast<MemRefType>(m.getType());
+    auto yType = dyn_cast<MemRefType>(y.getType());
+    if (!isContiguousRows(m.getType(), 5) ||
+        !isContiguousRows(y.getType(), 6) || !mType.getElementType().isF32() ||
+        !yType.getElementType().isF32() || mType.getDimSize(0) != 16 ||
+        yType.getDimSize(3) != 2 || yType.getDimSize(5) != 2 ||
+        yType.getDimSize(2) != mType.getDimSize(3) ||
+        yType.getDimSize(4) != mType.getDimSize(4))
+      return false;
+    // Rows of 2TW: column 2j + q of row 2i + p is y[n][f][i][p][2j + q].
+    SmallVector<ReassociationIndices> rowsOfY = {{0}, {1}, {2}, {3}, {4, 5}};
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(yType, rowsOfY))
+      return false;
+    OutputFusion fusion = outputFusion(op, y);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value rows;
+    if (fusion.epilogueOp) {
+      // The activation's output, [N, F, 2TH, 2TW] as [N, F, TH, 2, 2TW].
+      Value out = fusion.epilogueOp.getDpsInitOperand(0)->get();
+      if (Operation *def = out.getDefiningOp();
+          def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def))
+        def->moveBefore(op);
+      auto outType = cast<MemRefType>(out.getType());
+      rows = memref::ExpandShapeOp::create(
+          b, loc,
+          SmallVector<int64_t>{outType.getDimSize(0), outType.getDimSize(1),
+                               outType.getDimSize(2) / 2, 2,
+                               outType.getDimSize(3)},
+          out, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
+    } else {
+      rows = memref::CollapseShapeOp::create(b, loc, y, rowsOfY);
+    }
+    TransformEmitter(b, loc, parallel)
+        .outputTransform(m, rows, /*loadInit=*/!fusion.initOp, fusion.bias,
+                         fusion.epilogueOp ? fusion.epilogueOp.getBody()
+                                           : nullptr);
+    if (fusion.epilogueOp)
+      fusion.epilogueOp.erase();
+    if (fusion.initOp)
+      fusion.initOp->erase();
+    op.erase();
+    return true;
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> inputs, outputs;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+          op.getNumDpsInits() != 1)
+        return;
+      if (op->hasAttr(dlas::kWinogradInputAttrName))
+        inputs.push_back(op);
+      else if (op->hasAttr(dlas::kWinogradOutputAttrName))
+        outputs.push_back(op);
+    });
+    for (linalg::GenericOp op : inputs)
+      numInput += rewriteInput(op);
+    for (linalg::GenericOp op : outputs)
+      numOutput += rewriteOutput(op);
+  }
+};
+
+} // namespace

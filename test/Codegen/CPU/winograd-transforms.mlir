@@ -1,0 +1,157 @@
+// dlas-winograd-transforms: Winograd F(2x2,3x3)'s marked input and output
+// transforms (written by dlas-select-conv-algorithm) as one pass of vector
+// additions each, on buffers.
+// RUN: dlas-opt %s --split-input-file --dlas-winograd-transforms --canonicalize --cse | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-winograd-transforms="parallel=false" | FileCheck %s --check-prefix=SERIAL
+
+// Input: 2 x 10 tiles per channel (x 6 x 22, bf16, widened as loaded): a
+// block of 8 tiles, then one of 2. Each of the 4 input rows is two loads
+// of 16 elements (columns 2j.. and 2j + 2..) split into even and odd
+// lanes; 32 additions (B^T over the rows, then over the columns) and 16
+// stores, one per transform position. The zero fill of V is dropped:
+// the transform stores rather than adds.
+// CHECK-LABEL: func.func @input
+// CHECK: %[[V:.*]] = memref.alloc() : memref<16x1x2x2x10xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel (%[[C:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK:   scf.for %[[I:.*]] = %c0 to %c2 step %c1
+// CHECK:     %[[ROW:.*]] = arith.muli %[[I]], %c2
+// CHECK:     %[[A:.*]] = vector.load %arg0[%c0, %[[C]], %[[ROW]], %c0] : memref<1x2x6x22xbf16>, vector<16xbf16>
+// CHECK:     %[[AW:.*]] = arith.extf %[[A]] : vector<16xbf16> to vector<16xf32>
+// CHECK:     vector.load %arg0[%c0, %[[C]], %[[ROW]], %c2] : memref<1x2x6x22xbf16>, vector<16xbf16>
+// CHECK:     vector.shuffle %[[AW]], %[[AW]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK:     vector.shuffle %[[AW]], %[[AW]] [1, 3, 5, 7, 9, 11, 13, 15]
+// CHECK-COUNT-16: arith.{{(add|sub)}}f {{.*}} : vector<8xf32>
+// CHECK-COUNT-16: arith.{{(add|sub)}}f {{.*}} : vector<8xf32>
+// CHECK:     vector.store %{{.*}}, %[[V]][%c0, %c0, %[[C]], %[[I]], %c0] : memref<16x1x2x2x10xf32>, vector<8xf32>
+// CHECK-COUNT-14: vector.store
+// CHECK:     vector.store %{{.*}}, %[[V]][%c15, %c0, %[[C]], %[[I]], %c0] : memref<16x1x2x2x10xf32>, vector<8xf32>
+// The last 2 tiles: loads of 4 elements from column 16 and 18.
+// CHECK:     vector.load %arg0[%c0, %[[C]], %[[ROW]], %c16] : memref<1x2x6x22xbf16>, vector<4xbf16>
+// CHECK:     vector.load %arg0[%c0, %[[C]], %[[ROW]], %c18] : memref<1x2x6x22xbf16>, vector<4xbf16>
+// CHECK:     vector.store %{{.*}}, %[[V]][%c15, %c0, %[[C]], %[[I]], %c8] : memref<16x1x2x2x10xf32>, vector<2xf32>
+// CHECK-NOT: linalg.generic
+// SERIAL-LABEL: func.func @input
+// SERIAL-NOT: scf.parallel
+// SERIAL: scf.for
+#in_x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3 * 2 + d5, d4 * 2 + d6)>
+#in_t = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d5, d6)>
+#in_v = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
+#out_m = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d0, d1, d2, d4)>
+#out_a = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d5, d6)>
+#out_y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+func.func @input(%x: memref<1x2x6x22xbf16>, %t: memref<16x4x4xf32>) -> memref<16x1x2x2x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %v = memref.alloc() : memref<16x1x2x2x10xf32>
+  linalg.fill ins(%zero : f32) outs(%v : memref<16x1x2x2x10xf32>)
+  linalg.generic {indexing_maps = [#in_x, #in_t, #in_v], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %t : memref<1x2x6x22xbf16>, memref<16x4x4xf32>) outs(%v : memref<16x1x2x2x10xf32>) attrs = {dlas.winograd_input} {
+  ^bb0(%a: bf16, %b: f32, %c: f32):
+    %e = arith.extf %a : bf16 to f32
+    %m = arith.mulf %e, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return %v : memref<16x1x2x2x10xf32>
+}
+
+// -----
+
+#out_m = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d0, d1, d2, d4)>
+#out_a = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d5, d6)>
+#out_y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Output: the init is a bias broadcast (folded: the transform adds bias[f]
+// instead of loading) and a ReLU reads the result (fused: applied before
+// the store, into the ReLU's output; the result buffer is never written).
+// Per block: 16 loads of M, A^T M A, each output row's two columns
+// interleaved into 16 values.
+// CHECK-LABEL: func.func @output
+// CHECK-NOT: linalg.broadcast
+// CHECK: %[[R:.*]] = memref.alloc() : memref<1x2x4x20xf32>
+// CHECK: %[[ROWS:.*]] = memref.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [1, 2, 2, 2, 20]
+// CHECK: scf.parallel (%[[F:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK:   scf.for %[[I:.*]] = %c0 to %c2 step %c1
+// CHECK-COUNT-16: vector.load %arg0{{.*}} : memref<16x1x2x2x10xf32>, vector<8xf32>
+// CHECK:     %[[Y0:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<8xf32> -> vector<16xf32>
+// CHECK:     %[[B:.*]] = memref.load %arg2[%[[F]]] : memref<2xf32>
+// CHECK:     %[[BV:.*]] = vector.broadcast %[[B]] : f32 to vector<16xf32>
+// CHECK:     %[[S:.*]] = arith.addf %[[Y0]], %[[BV]]
+// CHECK:     %[[RELU:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<16xf32>
+// CHECK:     vector.store %[[RELU]], %[[ROWS]][%c0, %[[F]], %[[I]], %c0, %c0] : memref<1x2x2x2x20xf32>, vector<16xf32>
+// CHECK:     vector.store %{{.*}}, %[[ROWS]][%c0, %[[F]], %[[I]], %c1, %c0] : memref<1x2x2x2x20xf32>, vector<16xf32>
+// CHECK:     vector.store %{{.*}}, %[[ROWS]][%c0, %[[F]], %[[I]], %c0, %c16] : memref<1x2x2x2x20xf32>, vector<4xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @output(%m: memref<16x1x2x2x10xf32>, %a: memref<2x2x16xf32>, %bias: memref<2xf32>) -> memref<1x2x4x20xf32> {
+  %y = memref.alloc() : memref<1x2x4x20xf32>
+  linalg.broadcast ins(%bias : memref<2xf32>) outs(%y : memref<1x2x4x20xf32>) dimensions = [0, 2, 3]
+  %y6 = memref.expand_shape %y [[0], [1], [2, 3], [4, 5]] output_shape [1, 2, 2, 2, 10, 2] : memref<1x2x4x20xf32> into memref<1x2x2x2x10x2xf32>
+  linalg.generic {indexing_maps = [#out_m, #out_a, #out_y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%m, %a : memref<16x1x2x2x10xf32>, memref<2x2x16xf32>) outs(%y6 : memref<1x2x2x2x10x2xf32>) attrs = {dlas.winograd_output} {
+  ^bb0(%p: f32, %q: f32, %c: f32):
+    %mul = arith.mulf %p, %q : f32
+    %s = arith.addf %c, %mul : f32
+    linalg.yield %s : f32
+  }
+  %r = memref.alloc() : memref<1x2x4x20xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x2x4x20xf32>) outs(%r : memref<1x2x4x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %mx = arith.maximumf %in, %z : f32
+    linalg.yield %mx : f32
+  }
+  return %r : memref<1x2x4x20xf32>
+}
+
+// -----
+
+#out_m = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d0, d1, d2, d4)>
+#out_a = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d5, d6)>
+#out_y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>
+
+// Into a buffer it does not own (an argument): loaded and added into, in
+// blocks of 2 and 1 tiles (3 per row).
+// CHECK-LABEL: func.func @output_into_argument
+// CHECK: %[[ROWS:.*]] = memref.collapse_shape %arg2 {{\[\[}}0], [1], [2], [3], [4, 5]] : memref<1x2x2x2x3x2xf32> into memref<1x2x2x2x6xf32>
+// CHECK: %[[Y:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<2xf32> -> vector<4xf32>
+// CHECK: %[[OLD:.*]] = vector.load %[[ROWS]][%c0, %{{.*}}, %{{.*}}, %c0, %c0] : memref<1x2x2x2x6xf32>, vector<4xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[Y]], %[[OLD]]
+// CHECK: vector.store %[[SUM]], %[[ROWS]][%c0, %{{.*}}, %{{.*}}, %c0, %c0]
+// CHECK: vector.interleave %{{.*}}, %{{.*}} : vector<1xf32> -> vector<2xf32>
+// CHECK: vector.store %{{.*}}, %[[ROWS]][%c0, %{{.*}}, %{{.*}}, %c1, %c4] : memref<1x2x2x2x6xf32>, vector<2xf32>
+func.func @output_into_argument(%m: memref<16x1x2x2x3xf32>, %a: memref<2x2x16xf32>, %y6: memref<1x2x2x2x3x2xf32>) {
+  linalg.generic {indexing_maps = [#out_m, #out_a, #out_y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%m, %a : memref<16x1x2x2x3xf32>, memref<2x2x16xf32>) outs(%y6 : memref<1x2x2x2x3x2xf32>) attrs = {dlas.winograd_output} {
+  ^bb0(%p: f32, %q: f32, %c: f32):
+    %mul = arith.mulf %p, %q : f32
+    %s = arith.addf %c, %mul : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#in_x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3 * 2 + d5, d4 * 2 + d6)>
+#in_t = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d5, d6)>
+#in_v = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4)>
+
+// Refused: an input 24 wide for 10 tiles (not 2 x 10 + 2): the generic
+// stays (a correct loop nest).
+// CHECK-LABEL: func.func @mismatched
+// CHECK: linalg.generic {{.*}} attrs = {dlas.winograd_input}
+func.func @mismatched(%x: memref<1x2x6x24xf32>, %t: memref<16x4x4xf32>, %v: memref<16x1x2x2x10xf32>) {
+  linalg.generic {indexing_maps = [#in_x, #in_t, #in_v], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %t : memref<1x2x6x24xf32>, memref<16x4x4xf32>) outs(%v : memref<16x1x2x2x10xf32>) attrs = {dlas.winograd_input} {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
