@@ -321,6 +321,17 @@ void dlas::buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub,
                      });
 }
 
+bool dlas::hasContiguousRows(Type type, std::optional<int64_t> rank) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || memref.getRank() < 2 ||
+      (rank && memref.getRank() != *rank))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(memref.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
 Value dlas::fillValue(Operation *op, Value buffer) {
   if (auto fill = dyn_cast<linalg::FillOp>(op))
     return fill.getOutputs()[0] == buffer ? fill.getInputs()[0] : Value();

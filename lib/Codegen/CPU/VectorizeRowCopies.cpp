@@ -47,18 +47,7 @@ struct Im2ColWindow {
   int64_t kh, kw, strideH, strideW, dilationH, dilationW;
 };
 
-/// Whether `type` is a buffer of rank `rank` (at least 2) with static shape
-/// whose rows are contiguous (vector loads need a unit innermost stride).
-bool hasContiguousRows(Type type, std::optional<int64_t> rank = 4) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() || memref.getRank() < 2 ||
-      (rank && memref.getRank() != *rank))
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(memref.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
+using dlas::hasContiguousRows;
 
 /// The window of `op` when it is a patch copy this pass can rewrite.
 std::optional<Im2ColWindow> im2colWindow(linalg::GenericOp op) {

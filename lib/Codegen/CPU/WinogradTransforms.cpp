@@ -31,17 +31,6 @@ namespace {
 /// AVX-512 one), fewer for a row's last tiles.
 constexpr int64_t kMaxLanes = 8;
 
-/// Whether `type` is a static memref of `rank` whose rows are contiguous.
-bool isContiguousRows(Type type, int64_t rank) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() || memref.getRank() != rank)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(memref.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
-
 /// Emits the vector code of the transforms at a builder's point.
 class TransformEmitter {
 public:
@@ -267,8 +256,9 @@ struct WinogradTransforms
     Value v = op.getDpsInitOperand(0)->get();
     auto xType = dyn_cast<MemRefType>(x.getType());
     auto vType = dyn_cast<MemRefType>(v.getType());
-    if (!isContiguousRows(x.getType(), 4) ||
-        !isContiguousRows(v.getType(), 5) || !vType.getElementType().isF32() ||
+    if (!dlas::hasContiguousRows(x.getType(), 4) ||
+        !dlas::hasContiguousRows(v.getType(), 5) ||
+        !vType.getElementType().isF32() ||
         !dlas::isKernelInputType(xType.getElementType()) ||
         vType.getDimSize(0) != 16 ||
         xType.getDimSize(2) != 2 * vType.getDimSize(3) + 2 ||
@@ -337,7 +327,7 @@ struct WinogradTransforms
       Value out = generic.getDpsInitOperand(0)->get();
       auto readType = cast<MemRefType>(read.getType());
       auto outType = dyn_cast<MemRefType>(out.getType());
-      if (out == read || !outType || !isContiguousRows(outType, 4) ||
+      if (out == read || !outType || !dlas::hasContiguousRows(outType, 4) ||
           readType.getShape() != outType.getShape() ||
           !outType.getElementType().isF32() ||
           !llvm::all_of(generic.getIndexingMapsArray(),
@@ -383,10 +373,11 @@ struct WinogradTransforms
     Value y = op.getDpsInitOperand(0)->get();
     auto mType = dyn_cast<MemRefType>(m.getType());
     auto yType = dyn_cast<MemRefType>(y.getType());
-    if (!isContiguousRows(m.getType(), 5) ||
-        !isContiguousRows(y.getType(), 6) || !mType.getElementType().isF32() ||
-        !yType.getElementType().isF32() || mType.getDimSize(0) != 16 ||
-        yType.getDimSize(3) != 2 || yType.getDimSize(5) != 2 ||
+    if (!dlas::hasContiguousRows(m.getType(), 5) ||
+        !dlas::hasContiguousRows(y.getType(), 6) ||
+        !mType.getElementType().isF32() || !yType.getElementType().isF32() ||
+        mType.getDimSize(0) != 16 || yType.getDimSize(3) != 2 ||
+        yType.getDimSize(5) != 2 ||
         yType.getDimSize(2) != mType.getDimSize(3) ||
         yType.getDimSize(4) != mType.getDimSize(4))
       return false;

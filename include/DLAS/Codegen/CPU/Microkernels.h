@@ -159,6 +159,10 @@ void buildForLoop(OpBuilder &b, Location loc, Value lb, Value ub, int64_t step,
 FailureOr<Operation *> soleUserBefore(Value v, Operation *op,
                                       Operation *skip = nullptr);
 
+/// Whether `type` is a buffer of rank `rank` (at least 2) with static shape
+/// whose rows are contiguous (vector loads need a unit innermost stride).
+bool hasContiguousRows(Type type, std::optional<int64_t> rank = 4);
+
 /// The value every element of `buffer` is set to by `op` (a linalg.fill or
 /// an input-less linalg.map yielding a value from outside), or null.
 Value fillValue(Operation *op, Value buffer);
