@@ -1042,9 +1042,20 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
     * the input is zero-padded and split into `stride_h x stride_w` phase
       planes (a space-to-depth copy, none at stride 1), so that tap
       `(c, kh, kw)` of output `(oh, ow)` is at a fixed offset from flat
-      position `oh * W_q + ow` of one plane;
+      position `oh * W_q + ow` of one plane; the planes are written in one
+      pass per (image, channel), zeros where they read padding and vector
+      copies (a load of `stride_w` vectors' worth and a lane shuffle)
+      between;
     * output rows are computed `W_q` wide (the plane's row) and the tile
-      count rounded up; the extra columns are sliced away afterwards.
+      count rounded up; the extra columns are sliced away afterwards. Where
+      `OW` is a whole number of vectors, tiles follow the output rows
+      instead (row tiles: balanced, at most `U` vectors each), computing
+      no column past `OW` and storing (and reading a shortcut) compact.
+
+    A tile of fewer than 8 accumulators (a batch-1 linear layer's 1-lane
+    vector) takes consecutive stored blocks into 2-4 interleaved sets of
+    accumulators, added at the end, so that the FMAs do not wait on each
+    other.
 
     Tiles are the outer parallel loop and output channels the inner one, so
     that a tile's input is read from cache by every output channel. Where
