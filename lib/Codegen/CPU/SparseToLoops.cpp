@@ -1101,9 +1101,8 @@ public:
   Value copy(Value input, ArrayRef<int64_t> pad, int64_t sh, int64_t sw,
              int64_t planeHeight, int64_t planeWidth) {
     auto type = cast<RankedTensorType>(input.getType());
-    n = type.getDimSize(0);
-    c = type.getDimSize(1);
-    h = type.getDimSize(2);
+    int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+    int64_t h = type.getDimSize(2);
     w = type.getDimSize(3);
     this->sw = sw;
     width = planeWidth;
@@ -1268,7 +1267,7 @@ private:
   OpBuilder &b;
   Location loc;
   int64_t lanes;
-  int64_t n = 0, c = 0, h = 0, w = 0, sw = 1, width = 0;
+  int64_t w = 0, sw = 1, width = 0; // the input's and the planes' widths
   Value planes, zero, zeros;
 };
 
@@ -1364,8 +1363,7 @@ struct SparseToLoops
           chooseRowTiles(oh, ow, planeWidth, shape.lanes, shape.vectorsPerTile);
       if (shape.rowTiles)
         shape.vectorsPerTile = shape.rowTiles->vectors;
-    }
-    if (pool) {
+    } else {
       PoolShape p;
       llvm::copy(pool.kernel, p.kernel);
       llvm::copy(pool.strides, p.strides);

@@ -53,13 +53,15 @@ public:
           for (int64_t k = 0; k < 4; ++k) {
             Value row = add(top, k);
             Value column = mul(j, 2);
-            Value first = loadWide(x, {image, channel, row, column}, lanes);
-            Value second =
-                loadWide(x, {image, channel, row, add(column, 2)}, lanes);
-            d[k][0] = pick(first, lanes, 0);
-            d[k][1] = pick(first, lanes, 1);
-            d[k][2] = pick(second, lanes, 0);
-            d[k][3] = pick(second, lanes, 1);
+            auto first = vector::DeinterleaveOp::create(
+                b, loc, loadWide(x, {image, channel, row, column}, lanes));
+            auto second = vector::DeinterleaveOp::create(
+                b, loc,
+                loadWide(x, {image, channel, row, add(column, 2)}, lanes));
+            d[k][0] = first.getRes1();
+            d[k][1] = first.getRes2();
+            d[k][2] = second.getRes1();
+            d[k][3] = second.getRes2();
           }
           // B^T's rows, over k (R = B^T d), then over l (R B).
           Value r[4][4];
@@ -75,9 +77,9 @@ public:
               SmallVector<Value> at = {index(4 * a + bb), image, channel, i, j};
               Value value = out[a][bb];
               if (accumulate)
-                value = arith::AddFOp::create(
-                    b, loc, value,
-                    vector::LoadOp::create(b, loc, value.getType(), v, at));
+                value =
+                    sum(value,
+                        vector::LoadOp::create(b, loc, value.getType(), v, at));
               vector::StoreOp::create(b, loc, value, v, at);
             }
         });
@@ -95,6 +97,8 @@ public:
     int64_t images = mType.getDimSize(1), channels = mType.getDimSize(2);
     int64_t rows = mType.getDimSize(3), cols = mType.getDimSize(4);
     forEachPlane(images, channels, [&](Value image, Value channel) {
+      Value channelBias =
+          bias ? memref::LoadOp::create(b, loc, bias, channel) : Value();
       buildLoop(0, rows, 1, [&](Value i) {
         forEachBlock(cols, [&](Value j, int64_t lanes) {
           auto type = VectorType::get({lanes}, b.getF32Type());
@@ -115,21 +119,15 @@ public:
           for (int64_t p = 0; p < 2; ++p) {
             Value even = combineOutput(s[p], 0), odd = combineOutput(s[p], 1);
             // Columns 2j + q of row 2i + p: the two results interleaved.
-            SmallVector<int64_t> interleave;
-            for (int64_t l = 0; l < lanes; ++l)
-              interleave.append({l, lanes + l});
-            Value result =
-                vector::ShuffleOp::create(b, loc, even, odd, interleave);
+            Value result = vector::InterleaveOp::create(b, loc, even, odd);
             SmallVector<Value> at = {image, channel, i, index(p), mul(j, 2)};
             if (loadInit)
               result =
                   sum(result,
                       vector::LoadOp::create(b, loc, result.getType(), y, at));
-            else if (bias)
-              result = sum(result,
-                           vector::BroadcastOp::create(
-                               b, loc, result.getType(),
-                               memref::LoadOp::create(b, loc, bias, channel)));
+            else if (channelBias)
+              result = sum(result, vector::BroadcastOp::create(
+                                       b, loc, result.getType(), channelBias));
             if (epilogue) {
               IRMapping mapping;
               mapping.map(epilogue->getArgument(0), result);
@@ -202,14 +200,6 @@ private:
       v = arith::ExtFOp::create(
           b, loc, VectorType::get({2 * lanes}, b.getF32Type()), v);
     return v;
-  }
-
-  /// The even (`odd` 0) or odd lanes of `v`.
-  Value pick(Value v, int64_t lanes, int64_t odd) {
-    SmallVector<int64_t> lanesPicked;
-    for (int64_t l = 0; l < lanes; ++l)
-      lanesPicked.push_back(2 * l + odd);
-    return vector::ShuffleOp::create(b, loc, v, v, lanesPicked);
   }
 
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }

@@ -7,8 +7,8 @@
 // Input: 2 x 10 tiles per channel (x 6 x 22, bf16, widened as loaded): a
 // block of 8 tiles, then one of 2. Each of the 4 input rows is two loads
 // of 16 elements (columns 2j.. and 2j + 2..) split into even and odd
-// lanes; 32 additions (B^T over the rows, then over the columns) and 16
-// stores, one per transform position. The zero fill of V is dropped:
+// lanes (vector.deinterleave); 32 additions (B^T over the rows, then over
+// the columns) and 16 stores, one per transform position. The zero fill of V is dropped:
 // the transform stores rather than adds.
 // CHECK-LABEL: func.func @input
 // CHECK: %[[V:.*]] = memref.alloc() : memref<16x1x2x2x10xf32>
@@ -18,9 +18,8 @@
 // CHECK:     %[[ROW:.*]] = arith.muli %[[I]], %c2
 // CHECK:     %[[A:.*]] = vector.load %arg0[%c0, %[[C]], %[[ROW]], %c0] : memref<1x2x6x22xbf16>, vector<16xbf16>
 // CHECK:     %[[AW:.*]] = arith.extf %[[A]] : vector<16xbf16> to vector<16xf32>
+// CHECK:     %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[AW]] : vector<16xf32> -> vector<8xf32>
 // CHECK:     vector.load %arg0[%c0, %[[C]], %[[ROW]], %c2] : memref<1x2x6x22xbf16>, vector<16xbf16>
-// CHECK:     vector.shuffle %[[AW]], %[[AW]] [0, 2, 4, 6, 8, 10, 12, 14]
-// CHECK:     vector.shuffle %[[AW]], %[[AW]] [1, 3, 5, 7, 9, 11, 13, 15]
 // CHECK-COUNT-16: arith.{{(add|sub)}}f {{.*}} : vector<8xf32>
 // CHECK-COUNT-16: arith.{{(add|sub)}}f {{.*}} : vector<8xf32>
 // CHECK:     vector.store %{{.*}}, %[[V]][%c0, %c0, %[[C]], %[[I]], %c0] : memref<16x1x2x2x10xf32>, vector<8xf32>
@@ -67,17 +66,17 @@ func.func @input(%x: memref<1x2x6x22xbf16>, %t: memref<16x4x4xf32>) -> memref<16
 // Output: the init is a bias broadcast (folded: the transform adds bias[f]
 // instead of loading) and a ReLU reads the result (fused: applied before
 // the store, into the ReLU's output; the result buffer is never written).
-// Per block: 16 loads of M, A^T M A, each output row's two columns
-// interleaved into 16 values.
+// The bias is loaded once per channel. Per block: 16 loads of M, A^T M A,
+// each output row's two columns interleaved into 16 values.
 // CHECK-LABEL: func.func @output
 // CHECK-NOT: linalg.broadcast
 // CHECK: %[[R:.*]] = memref.alloc() : memref<1x2x4x20xf32>
 // CHECK: %[[ROWS:.*]] = memref.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3], [4]] output_shape [1, 2, 2, 2, 20]
 // CHECK: scf.parallel (%[[F:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK:   %[[B:.*]] = memref.load %arg2[%[[F]]] : memref<2xf32>
 // CHECK:   scf.for %[[I:.*]] = %c0 to %c2 step %c1
 // CHECK-COUNT-16: vector.load %arg0{{.*}} : memref<16x1x2x2x10xf32>, vector<8xf32>
 // CHECK:     %[[Y0:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<8xf32> -> vector<16xf32>
-// CHECK:     %[[B:.*]] = memref.load %arg2[%[[F]]] : memref<2xf32>
 // CHECK:     %[[BV:.*]] = vector.broadcast %[[B]] : f32 to vector<16xf32>
 // CHECK:     %[[S:.*]] = arith.addf %[[Y0]], %[[BV]]
 // CHECK:     %[[RELU:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<16xf32>
