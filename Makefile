@@ -21,7 +21,11 @@ DEMO_ENTRIES := resnet_basic_block mobilenetv2_inverted_residual
 THREADS ?= 1
 MODEL_JOBS ?= 2
 
+# Paths under the checkout hash as relative ones, and the working directory
+# not at all (the sanitizer tree maps its debug info's paths to relative
+# ones): a fresh clone elsewhere (CI) hits the objects built here.
 export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: deps bench-deps configure build test test-models test-models-precision test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
 
