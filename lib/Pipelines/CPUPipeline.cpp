@@ -151,6 +151,7 @@ dlas::convAlgorithmOptions(const CPUPipelineOptions &options) {
   convOptions.algorithm = options.convAlgorithm;
   convOptions.print = options.printConvAlgorithms;
   convOptions.winograd = options.winograd;
+  convOptions.winogradTile = options.winogradTile;
   convOptions.microkernels = options.microkernels;
   convOptions.compactFlatMinWidth = options.compactFlatMinWidth;
   convOptions.tuningFile = options.tuningFile;

@@ -118,16 +118,22 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
       threads), viewed as a `[N, C*Kh*Kw, Ho*Wo]` matrix, then one matrix
       product;
     * `winograd` (dense 3x3, stride 1, undilated, constant filter):
-      Winograd F(2x2, 3x3). The filter transform `U = G g G^T` runs at
-      compile time into a `[16, F, C]` constant; the input transform
-      `B^T d B` and the output transform `A^T M A` are contractions with
-      constant 0/+-1 matrices, marked for `dlas-winograd-transforms` (one
-      vector pass each after bufferization); the 16 products over channels
-      are one batched GEMM `M[t] = U[t] x V[t]` (t a batch dim of the
-      microkernel's A). 16 multiplies per 2x2 outputs instead of 36; the
-      output transform adds into the (zero-padded, for odd sizes) init
-      viewed as `[N, F, Ho/2, 2, Wo/2, 2]`, so a bias broadcast into the
-      init is kept (and folded by `dlas-winograd-transforms`);
+      Winograd F(m x m, 3x3), m = 2 or 4 (`winograd-tile`; alpha = m + 2).
+      The filter transform `U = G g G^T` runs at compile time into an
+      `[alpha^2, F, C]` constant; the input transform `B^T d B` and the
+      output transform `A^T M A` are contractions with the constant
+      matrices, marked for `dlas-winograd-transforms` (one vector pass each
+      after bufferization); the alpha^2 products over channels are one
+      batched GEMM `M[t] = U[t] x V[t]` (t a batch dim of the
+      microkernel's A). F(2x2) does 16 multiplies per 2x2 outputs instead
+      of 36 with transforms of 0 and +-1; F(4x4) 36 per 4x4 outputs
+      instead of 144, with coefficients up to 8 (f32 errors about 10x
+      F(2x2)'s: ~1e-5 of the output's scale at 64-256 channels, against
+      ~1e-6) and a transformed filter 4x the filter's size (16/9 for
+      F(2x2)). The output transform adds into the (zero-padded where the
+      output is not a whole number of tiles) init viewed as
+      `[N, F, Ho/m, m, Wo/m, m]`, so a bias broadcast into the init is
+      kept (and folded by `dlas-winograd-transforms`);
     * `flat` (stride 1, any kind): a direct convolution over the flattened,
       padded spatial domain: output position `p = oh * Wp + ow` reads input
       `p + kh * dh * Wp + kw * dw`, so the innermost loop covers `Ho * Wp`
@@ -172,7 +178,13 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     instead where the `winograd` rule applies and they are large enough:
     the smaller of input and output channels and the 2x2 output tiles at
     least 64 and 16 on targets of 8 f32 lanes (AVX2), 128 and 32 on 16-lane
-    ones. `winograd=auto` (the default) applies it on 8-lane targets only,
+    ones; on 8-lane targets as F(4x4) where there are at least 16 4x4
+    output tiles (all images), F(2x2) below (measured on Zen 3: F(4x4)
+    took 0.61-0.85 of F(2x2)'s time on 14x14 to 112x112 layers, and inside
+    GoogLeNet every 14x14+ layer gained, while at 7x7, a GEMM four tiles
+    wide, it lost 0.5-0.7 ms a layer); 16-lane targets keep F(2x2)
+    (unmeasured with F(4x4)). `winograd=auto` (the default) applies it on
+    8-lane targets only,
     `on` everywhere, `off` nowhere. The split is measured: on Zen 3
     (x86-64-v3) Winograd made GoogLeNet 40.3 -> 31.8 ms and Inception-v3
     180 -> 138 ms (1 thread; 1.17x and 1.31x at 2); on Zen 5 (AVX-512),
@@ -211,6 +223,9 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
            "auto on targets of at most 8 f32 lanes (AVX2: >= 64 channels, "
            ">= 16 tiles), on for every target (16 lanes: >= 128 channels, "
            ">= 32 tiles), off never">,
+    Option<"winogradTile", "winograd-tile", "int64_t", "0",
+           "Winograd's output tile: 2 (F(2x2,3x3)), 4 (F(4x4,3x3)) or 0 "
+           "(the cost model's: see the description)">,
     Option<"compactFlatMinWidth", "compact-flat-min-width", "int64_t", "16",
            "With microkernels, flat convolutions at least this wide compute "
            "only the OH*OW output positions (B rows jump by Wp - OW per "
@@ -940,31 +955,37 @@ def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
 }
 
 def WinogradTransforms : Pass<"dlas-winograd-transforms"> {
-  let summary = "Winograd F(2x2,3x3)'s input and output transforms as one "
-                "pass of vector additions each";
+  let summary = "Winograd F(2x2,3x3) and F(4x4,3x3) input and output "
+                "transforms as one vector pass each";
   let description = [{
-    `dlas-select-conv-algorithm` writes Winograd F(2x2, 3x3)'s transforms
-    as contractions with constant 0/+-1 matrices, marked
-    `dlas.winograd_input` (`V[t, n, c, i, j] += T[t, k, l] *
-    X[n, c, 2i + k, 2j + l]`, T = B^T (x) B^T) and `dlas.winograd_output`
-    (`Y[n, f, i, p, j, q] += A[p, q, t] * M[t, n, f, i, j]`, A = A^T (x)
-    A^T). As loop nests they cost 256 and 64 multiplies per tile; they used
-    to be 20 and 12 elementwise ops over strided slices, a pass over memory
-    each (2.2 of the 4 ms of ResNet-50's 56x56x64 layer on Zen 3).
+    `dlas-select-conv-algorithm` writes Winograd F(m x m, 3x3)'s
+    transforms (m = 2 or 4, alpha = m + 2) as contractions with constant
+    matrices, marked `dlas.winograd_input` (`V[t, n, c, i, j] += T[t, k, l]
+    * X[n, c, m i + k, m j + l]`, T = B^T (x) B^T) and
+    `dlas.winograd_output` (`Y[n, f, i, p, j, q] += A[p, q, t] *
+    M[t, n, f, i, j]`, A = A^T (x) A^T). As loop nests they cost alpha^4
+    and m^2 alpha^2 multiplies per tile; they used to be elementwise ops
+    over strided slices, a pass over memory each (2.2 of the 4 ms of
+    ResNet-50's 56x56x64 layer on Zen 3).
 
     This pass (after bufferization) emits each as one pass: per (image,
     channel) plane, in parallel, per row of tiles, blocks of 8 tiles (then
-    4, 2, 1) as vector lanes. The input transform loads each of a tile
-    row's four input rows as two vectors of 16 elements whose even and odd
-    lanes are columns 2j, 2j + 1 and 2j + 2, 2j + 3 (bf16/f16 inputs widen
-    as they load), does B^T d B in 32 additions, and stores the 16 results
-    (a zero fill of V just before is dropped); the output transform loads
-    the 16 products, does A^T M A in 24 additions, interleaves the two
-    columns of each output row with a shuffle and adds them into the
-    result (which holds the bias). The marker asserts the constants are
-    B^T (x) B^T and A^T (x) A^T (the pass does not read them); operands
-    whose shapes do not match, or whose rows are not contiguous, are left
-    alone (the generic stays a correct loop nest).
+    4, 2, 1) as vector lanes; m is read from V's and M's first dimension
+    (16 or 36). The input transform loads each of a tile row's alpha input
+    rows as two vectors of m x lanes elements, at column m j and at
+    m j + alpha - m (which ends where the row's last tile does), whose m
+    lane phases (even/odd splits, log2 m levels) are the tile columns
+    (bf16/f16 inputs widen as they load); it applies B^T along the row as
+    it loads it (alpha, not alpha^2, values of d live), then along the
+    columns, and stores the alpha^2 results (a zero fill of V just before
+    is dropped). The output transform loads the alpha^2 products, applies
+    A^T, interleaves the m columns of each output row with shuffles and
+    adds them into the result (which holds the bias). A matrix row becomes
+    additions for its +-1 entries and FMAs with a splat for the others
+    (F(2x2): 32 and 24 additions per tile). The marker asserts the
+    constants are those of dlas's F(2x2) or F(4x4) matrices (the pass does
+    not read them); operands whose shapes do not match, or whose rows are
+    not contiguous, are left alone (the generic stays a correct loop nest).
   }];
   let options = [
     Option<"parallel", "parallel", "bool", "true",

@@ -140,6 +140,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "most 8 f32 lanes, where it wins inside whole models), "
                      "on, off (dlas-select-conv-algorithm)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<int64_t> winogradTile{
+      *this, "winograd-tile",
+      llvm::cl::desc("Winograd's output tile: 2, 4 or 0 for the cost "
+                     "model's (dlas-select-conv-algorithm winograd-tile)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> compactFlatMinWidth{
       *this, "compact-flat-min-width",
       llvm::cl::desc("Flat convolutions at least this wide compute only "

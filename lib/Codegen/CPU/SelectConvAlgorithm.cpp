@@ -4,6 +4,7 @@
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Support/ConstantData.h"
+#include "WinogradMatrices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -502,18 +503,59 @@ bool isWinogradWorthIt(linalg::Conv2DNchwFchwOp conv, WinogradRule rule) {
   return winogradChannels(conv) >= rule.minChannels && tiles >= rule.minTiles;
 }
 
-/// Winograd F(2x2, 3x3) (Lavin & Gray): per 4x4 input tile d and filter g,
-/// Y = A^T [(G g G^T) . (B^T d B)] A, 16 multiplies for 4 outputs instead of
-/// 36. The filter transform U = G g G^T runs at compile time (the filter
+/// From how many 4x4 output tiles (all images) F(4x4,3x3) replaces
+/// F(2x2,3x3) on 8-lane targets. Measured on Zen 3 (x86-64-v3, 1 thread,
+/// F(4x4) / F(2x2) time): conv + ReLU alone 0.73 at 64 channels 56x56,
+/// 0.78 at 128 28x28, 0.80 at 256 14x14 (16 tiles), 0.61 at 112 -> 224
+/// 14x14, 0.85 at 64 112x112; inside GoogLeNet every 56x56, 28x28 and
+/// 14x14 layer gained (conv3 6.4 -> 4.4-5.3 ms, inception4a-4e 0.2-0.3 ms
+/// each, their 4x larger transformed filters streamed from memory
+/// included) while the 7x7 ones (4 tiles: a GEMM 4 columns wide) lost
+/// 0.5-0.7 ms each (alone: 0.83 at 512 channels, 1.32 at 160 -> 320).
+constexpr int64_t kMinF4Tiles = 16;
+
+/// Winograd's output tile for `conv`: the option's, else 4 on targets of
+/// at most 8 f32 lanes where there are kMinF4Tiles 4x4 tiles, else 2
+/// (16-lane targets are unmeasured with F(4x4), whose transformed filter
+/// is 4x the filter's size against F(2x2)'s 16/9: that filter's streaming
+/// next to a twice faster GEMM is what made F(2x2) lose there inside whole
+/// models).
+int64_t winogradTileFor(linalg::Conv2DNchwFchwOp conv,
+                        const dlas::SelectConvAlgorithmOptions &options) {
+  if (options.winogradTile != 0)
+    return options.winogradTile;
+  int64_t lanes = targetLanes(conv);
+  auto outType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  int64_t tiles = outType.getDimSize(0) *
+                  llvm::divideCeil(outType.getDimSize(2), 4) *
+                  llvm::divideCeil(outType.getDimSize(3), 4);
+  return lanes > 0 && lanes <= 8 && tiles >= kMinF4Tiles ? 4 : 2;
+}
+
+/// "Winograd F(mxm,3x3), ...x fewer multiplies" for `conv`.
+std::string winogradName(linalg::Conv2DNchwFchwOp conv,
+                         const dlas::SelectConvAlgorithmOptions &options) {
+  return winogradTileFor(conv, options) == 4
+             ? "Winograd F(4x4,3x3), 4x fewer multiplies"
+             : "Winograd F(2x2,3x3), 2.25x fewer multiplies";
+}
+
+/// Winograd F(m x m, 3x3) (Lavin & Gray), m = 2 or 4: per (m+2)^2 input
+/// tile d and filter g, Y = A^T [(G g G^T) . (B^T d B)] A, (m+2)^2
+/// multiplies for m^2 outputs instead of 9 m^2 (2.25x fewer at m = 2, 4x at
+/// m = 4). The filter transform U = G g G^T runs at compile time (the filter
 /// must be a constant); the input and output transforms are contractions
-/// with constant matrices of 0 and +-1 (B^T, A^T), marked for
+/// with the constant matrices B^T (x) B^T and A^T (x) A^T, marked for
 /// dlas-winograd-transforms, which turns each into one pass of vector
-/// additions; the 16 element-wise products over channels are one batched
-/// GEMM M[t] = U[t] x V[t] for the microkernel, t the batch dim of its A.
+/// arithmetic; the (m+2)^2 element-wise products over channels are one
+/// batched GEMM M[t] = U[t] x V[t] for the microkernel, t the batch dim of
+/// its A.
 class WinogradRewriter {
 public:
-  WinogradRewriter(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv)
-      : rw(rewriter), loc(conv.getLoc()), conv(conv) {}
+  WinogradRewriter(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                   const dlas::WinogradMatrices &matrices)
+      : rw(rewriter), loc(conv.getLoc()), conv(conv), w(matrices),
+        elements(matrices.alpha * matrices.alpha) {}
 
   LogicalResult rewrite() {
     Value input = conv.getInputs()[0], init = conv.getOutputs()[0];
@@ -527,19 +569,21 @@ public:
     c = filterType.getDimSize(1);
     oh = initType.getDimSize(2);
     ow = initType.getDimSize(3);
-    th = llvm::divideCeil(oh, 2);
-    tw = llvm::divideCeil(ow, 2);
+    th = llvm::divideCeil(oh, w.m);
+    tw = llvm::divideCeil(ow, w.m);
     f32 = rw.getF32Type();
     zero = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(0));
 
-    // Input [n, c, 2th + 2, 2tw + 2] (a zero row/column more for odd sizes).
+    // Input [n, c, m th + 2, m tw + 2] (zero rows/columns more where the
+    // output is not a whole number of tiles).
     auto inputType = cast<RankedTensorType>(input.getType());
-    Value x = padHigh(input, 2 * th + 2 - inputType.getDimSize(2),
-                      2 * tw + 2 - inputType.getDimSize(3));
+    Value x = padHigh(input, w.m * th + 2 - inputType.getDimSize(2),
+                      w.m * tw + 2 - inputType.getDimSize(3));
     Value v = inputTransform(x);
     Value m = batchedGemm(filterTransform(g), v);
-    Value y = outputTransform(m, padHigh(init, 2 * th - oh, 2 * tw - ow));
-    if (2 * th != oh || 2 * tw != ow)
+    Value y =
+        outputTransform(m, padHigh(init, w.m * th - oh, w.m * tw - ow));
+    if (w.m * th != oh || w.m * tw != ow)
       y = slice(y, {0, 0, 0, 0}, {n, f, oh, ow}, {1, 1, 1, 1});
     rw.replaceOp(conv, y);
     return success();
@@ -569,25 +613,28 @@ private:
     return tensor::EmptyOp::create(rw, loc, shape, f32);
   }
 
-  /// U[t = 4 xi + nu][f][c] = (G g[f][c] G^T)[xi][nu], at compile time.
+  /// U[t = alpha xi + nu][f][c] = (G g[f][c] G^T)[xi][nu], at compile time
+  /// (in double, rounded once).
   Value filterTransform(const std::vector<float> &g) {
-    static const double G[4][3] = {
-        {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-    std::vector<float> u(16 * f * c);
+    int64_t alpha = w.alpha;
+    std::vector<float> u(elements * f * c);
+    std::vector<double> gg(alpha * 3); // G g
     for (int64_t fi = 0; fi < f; ++fi) {
       for (int64_t ci = 0; ci < c; ++ci) {
         const float *k = &g[(fi * c + ci) * 9];
-        double gg[4][3]; // G g
-        for (int a = 0; a < 4; ++a)
-          for (int j = 0; j < 3; ++j)
-            gg[a][j] = G[a][0] * k[j] + G[a][1] * k[3 + j] + G[a][2] * k[6 + j];
-        for (int a = 0; a < 4; ++a)
-          for (int b = 0; b < 4; ++b)
-            u[((a * 4 + b) * f + fi) * c + ci] = static_cast<float>(
-                gg[a][0] * G[b][0] + gg[a][1] * G[b][1] + gg[a][2] * G[b][2]);
+        for (int64_t a = 0; a < alpha; ++a)
+          for (int64_t j = 0; j < 3; ++j)
+            gg[a * 3 + j] = w.g[a][0] * k[j] + w.g[a][1] * k[3 + j] +
+                            w.g[a][2] * k[6 + j];
+        for (int64_t a = 0; a < alpha; ++a)
+          for (int64_t b = 0; b < alpha; ++b)
+            u[((a * alpha + b) * f + fi) * c + ci] =
+                static_cast<float>(gg[a * 3] * w.g[b][0] +
+                                   gg[a * 3 + 1] * w.g[b][1] +
+                                   gg[a * 3 + 2] * w.g[b][2]);
       }
     }
-    auto uType = type({16, f, c});
+    auto uType = type({elements, f, c});
     auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(u));
     auto attr = DenseResourceElementsAttr::get(uType, "dlas_winograd_filter",
                                                std::move(blob));
@@ -601,34 +648,36 @@ private:
         rw, loc, tensorType, DenseElementsAttr::get(tensorType, values));
   }
 
-  /// V[t = 4a + b][n][c][i][j] = (B^T d_ij B)[a][b], d_ij[k][l] =
-  /// x[n][c][2i + k][2j + l]: one contraction with the constant
-  /// T[t][k][l] = B^T[a][k] B^T[b][l] over the 4x4 window, marked for
-  /// dlas-winograd-transforms (which does it in one vector pass of 32
-  /// additions per 16 outputs; as a loop nest it is 256 multiplies).
+  /// V[t = alpha a + b][n][c][i][j] = (B^T d_ij B)[a][b], d_ij[k][l] =
+  /// x[n][c][m i + k][m j + l]: one contraction with the constant
+  /// T[t][k][l] = B^T[a][k] B^T[b][l] over the window, marked for
+  /// dlas-winograd-transforms (which does it in one vector pass; as a loop
+  /// nest it is alpha^4 multiplies per tile).
   Value inputTransform(Value x) {
-    static const float BT[4][4] = {
-        {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+    int64_t alpha = w.alpha;
     std::vector<float> t;
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        for (int k = 0; k < 4; ++k)
-          for (int l = 0; l < 4; ++l)
-            t.push_back(BT[a][k] * BT[b][l] + 0.0f); // no -0
+    for (int64_t a = 0; a < alpha; ++a)
+      for (int64_t b = 0; b < alpha; ++b)
+        for (int64_t k = 0; k < alpha; ++k)
+          for (int64_t l = 0; l < alpha; ++l)
+            t.push_back(static_cast<float>(w.bt[a][k] * w.bt[b][l]) +
+                        0.0f); // no -0
     MLIRContext *ctx = rw.getContext();
     AffineExpr tt, bn, bc, i, j, k, l;
     bindDims(ctx, tt, bn, bc, i, j, k, l);
     SmallVector<AffineMap> maps = {
-        AffineMap::get(7, 0, {bn, bc, 2 * i + k, 2 * j + l}, ctx),
+        AffineMap::get(7, 0, {bn, bc, w.m * i + k, w.m * j + l}, ctx),
         AffineMap::get(7, 0, {tt, k, l}, ctx),
         AffineMap::get(7, 0, {tt, bn, bc, i, j}, ctx)};
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
-    Value out = linalg::FillOp::create(rw, loc, zero, empty({16, n, c, th, tw}))
-                    .getResult(0);
+    Value out =
+        linalg::FillOp::create(rw, loc, zero, empty({elements, n, c, th, tw}))
+            .getResult(0);
     auto transform = linalg::GenericOp::create(
-        rw, loc, out.getType(), ValueRange{x, constantTensor({16, 4, 4}, t)},
-        out, maps, {par, par, par, par, par, red, red}, multiplyAccumulate);
+        rw, loc, out.getType(),
+        ValueRange{x, constantTensor({elements, alpha, alpha}, t)}, out, maps,
+        {par, par, par, par, par, red, red}, multiplyAccumulate);
     transform->setAttr(dlas::kWinogradInputAttrName, rw.getUnitAttr());
     return transform.getResult(0);
   }
@@ -638,7 +687,7 @@ private:
     Value vFlat = tensor::CollapseShapeOp::create(
         rw, loc, v, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
     Value out = linalg::FillOp::create(rw, loc, zero,
-                                       empty({16, n, f, th * tw}))
+                                       empty({elements, n, f, th * tw}))
                     .getResult(0);
     MLIRContext *ctx = rw.getContext();
     AffineExpr t, bn, bf, p, bc;
@@ -652,23 +701,22 @@ private:
         {par, par, par, par, utils::IteratorType::reduction},
         multiplyAccumulate);
     return tensor::ExpandShapeOp::create(
-        rw, loc, type({16, n, f, th, tw}), gemm.getResult(0),
+        rw, loc, type({elements, n, f, th, tw}), gemm.getResult(0),
         SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
   }
 
-  /// Y[n][f][2i + p][2j + q] = init + (A^T M_ij A)[p][q]: one contraction
-  /// over t with the constant A[p][q][t = 4a + b] = A^T[p][a] A^T[q][b],
-  /// into the (padded) init viewed as [n, f, th, 2, tw, 2], marked for
-  /// dlas-winograd-transforms (one vector pass of 24 additions per 4
-  /// outputs).
+  /// Y[n][f][m i + p][m j + q] = init + (A^T M_ij A)[p][q]: one contraction
+  /// over t with the constant A[p][q][t = alpha a + b] = A^T[p][a]
+  /// A^T[q][b], into the (padded) init viewed as [n, f, th, m, tw, m],
+  /// marked for dlas-winograd-transforms (one vector pass).
   Value outputTransform(Value m, Value init) {
-    static const float AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+    int64_t alpha = w.alpha;
     std::vector<float> a;
-    for (int p = 0; p < 2; ++p)
-      for (int q = 0; q < 2; ++q)
-        for (int x = 0; x < 4; ++x)
-          for (int y = 0; y < 4; ++y)
-            a.push_back(AT[p][x] * AT[q][y] + 0.0f);
+    for (int64_t p = 0; p < w.m; ++p)
+      for (int64_t q = 0; q < w.m; ++q)
+        for (int64_t x = 0; x < alpha; ++x)
+          for (int64_t y = 0; y < alpha; ++y)
+            a.push_back(static_cast<float>(w.at[p][x] * w.at[q][y]) + 0.0f);
     MLIRContext *ctx = rw.getContext();
     AffineExpr bn, bf, i, p, j, q, tt;
     bindDims(ctx, bn, bf, i, p, j, q, tt);
@@ -677,12 +725,13 @@ private:
         AffineMap::get(7, 0, {p, q, tt}, ctx),
         AffineMap::get(7, 0, {bn, bf, i, p, j, q}, ctx)};
     SmallVector<ReassociationIndices> phases = {{0}, {1}, {2, 3}, {4, 5}};
-    Value y = tensor::ExpandShapeOp::create(rw, loc, type({n, f, th, 2, tw, 2}),
-                                            init, phases);
+    Value y = tensor::ExpandShapeOp::create(
+        rw, loc, type({n, f, th, w.m, tw, w.m}), init, phases);
     auto par = utils::IteratorType::parallel;
     auto transform = linalg::GenericOp::create(
-        rw, loc, y.getType(), ValueRange{m, constantTensor({2, 2, 16}, a)}, y,
-        maps, {par, par, par, par, par, par, utils::IteratorType::reduction},
+        rw, loc, y.getType(),
+        ValueRange{m, constantTensor({w.m, w.m, elements}, a)}, y, maps,
+        {par, par, par, par, par, par, utils::IteratorType::reduction},
         multiplyAccumulate);
     transform->setAttr(dlas::kWinogradOutputAttrName, rw.getUnitAttr());
     return tensor::CollapseShapeOp::create(rw, loc, transform.getResult(0),
@@ -692,6 +741,8 @@ private:
   RewriterBase &rw;
   Location loc;
   linalg::Conv2DNchwFchwOp conv;
+  const dlas::WinogradMatrices &w;
+  int64_t elements;
   int64_t n = 0, f = 0, c = 0, oh = 0, ow = 0, th = 0, tw = 0;
   Type f32;
   Value zero;
@@ -799,7 +850,7 @@ costModelAlgorithm(linalg::LinalgOp conv,
                  std::to_string(winograd->minChannels) +
                  " channels, >= " + std::to_string(winograd->minTiles) +
                  " tiles (the " + std::to_string(winograd->lanes) +
-                 "-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies",
+                 "-lane rule): " + winogradName(dense, options),
            ConvAlgorithm::Winograd;
   // bf16/f16: the GEMM widens B into f32 as it packs it, which the flat
   // convolution's shifted rows do not allow (they widen at every FMA); the
@@ -973,6 +1024,10 @@ struct SelectConvAlgorithmPass
       return emitError(UnknownLoc::get(context))
              << getArgument() << ": winograd '" << winograd
              << "' is not one of auto, on, off";
+    if (winogradTile != 0 && !dlas::winogradMatrices(winogradTile))
+      return emitError(UnknownLoc::get(context))
+             << getArgument() << ": winograd-tile " << int64_t(winogradTile)
+             << " is not one of 0 (auto), 2, 4";
     return dlas::loadTuningFile(context, tuningFile, tuningTable);
   }
 
@@ -984,6 +1039,7 @@ struct SelectConvAlgorithmPass
     o.l1CacheBytes = l1CacheBytes;
     o.microkernels = microkernels;
     o.winograd = winograd;
+    o.winogradTile = winogradTile;
     o.compactFlatMinWidth = compactFlatMinWidth;
     return o;
   }
@@ -1063,13 +1119,15 @@ struct SelectConvAlgorithmPass
           ++numFlat;
         break;
       }
-      case ConvAlgorithm::Winograd:
-        if (succeeded(WinogradRewriter(
-                          rewriter,
-                          cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))
+      case ConvAlgorithm::Winograd: {
+        auto dense = cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+        if (succeeded(WinogradRewriter(rewriter, dense,
+                                       *dlas::winogradMatrices(
+                                           winogradTileFor(dense, chooser)))
                           .rewrite()))
           ++numWinograd;
         break;
+      }
       }
     }
   }

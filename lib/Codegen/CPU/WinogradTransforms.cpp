@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
+#include "WinogradMatrices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,96 +32,100 @@ namespace {
 /// AVX-512 one), fewer for a row's last tiles.
 constexpr int64_t kMaxLanes = 8;
 
-/// Emits the vector code of the transforms at a builder's point.
+/// Emits the vector code of the transforms of F(m x m, 3x3) at a
+/// builder's point.
 class TransformEmitter {
 public:
-  TransformEmitter(OpBuilder &b, Location loc, bool parallel)
-      : b(b), loc(loc), parallel(parallel) {}
+  TransformEmitter(OpBuilder &b, Location loc, bool parallel,
+                   const dlas::WinogradMatrices &w)
+      : b(b), loc(loc), parallel(parallel), w(w) {}
 
-  /// V[t = 4a + b][n][c][i][j] = (B^T d B)[a][b] (+ V where `accumulate`),
-  /// d[k][l] = X[n][c][2i + k][2j + l].
+  /// V[t = alpha a + b][n][c][i][j] = (B^T d B)[a][b] (+ V where
+  /// `accumulate`), d[k][l] = X[n][c][m i + k][m j + l].
   void inputTransform(Value x, Value v, bool accumulate) {
     auto vType = cast<MemRefType>(v.getType());
     int64_t images = vType.getDimSize(1), channels = vType.getDimSize(2);
     int64_t rows = vType.getDimSize(3), cols = vType.getDimSize(4);
+    int64_t alpha = w.alpha, m = w.m;
     forEachPlane(images, channels, [&](Value image, Value channel) {
       buildLoop(0, rows, 1, [&](Value i) {
-        Value top = mul(i, 2);
+        Value top = mul(i, m);
         forEachBlock(cols, [&](Value j, int64_t lanes) {
-          // d[k][l] for the block's tiles: row 2i + k, columns 2j + l, as
-          // the even and odd lanes of two loads of 2 * lanes elements.
-          Value d[4][4];
-          for (int64_t k = 0; k < 4; ++k) {
+          // Row k of the block's tiles, d[k][l] = column m j + l: the m
+          // phases (lanes l mod m) of a load of m * lanes elements at m j
+          // for l < m, and of one at m j + alpha - m (which ends where the
+          // row's last tile does) for the others. B^T applied along l
+          // right away keeps alpha, not alpha^2, vectors of d live.
+          SmallVector<SmallVector<Value>> r(alpha); // r[k][b] = (d B)[k][b]
+          Value column = mul(j, m);
+          for (int64_t k = 0; k < alpha; ++k) {
             Value row = add(top, k);
-            Value column = mul(j, 2);
-            auto first = vector::DeinterleaveOp::create(
-                b, loc, loadWide(x, {image, channel, row, column}, lanes));
-            auto second = vector::DeinterleaveOp::create(
-                b, loc,
-                loadWide(x, {image, channel, row, add(column, 2)}, lanes));
-            d[k][0] = first.getRes1();
-            d[k][1] = first.getRes2();
-            d[k][2] = second.getRes1();
-            d[k][3] = second.getRes2();
+            SmallVector<Value> first =
+                phases(loadWide(x, {image, channel, row, column}, m * lanes));
+            SmallVector<Value> second = phases(loadWide(
+                x, {image, channel, row, add(column, alpha - m)}, m * lanes));
+            SmallVector<Value> d;
+            for (int64_t l = 0; l < alpha; ++l)
+              d.push_back(l < m ? first[l] : second[l - (alpha - m)]);
+            for (int64_t bb = 0; bb < alpha; ++bb)
+              r[k].push_back(combine(d, w.bt[bb]));
           }
-          // B^T's rows, over k (R = B^T d), then over l (R B).
-          Value r[4][4];
-          for (int64_t l = 0; l < 4; ++l) {
-            Value column[4] = {d[0][l], d[1][l], d[2][l], d[3][l]};
-            combineInput(column, r, l, /*rowsOfR=*/true);
-          }
-          Value out[4][4];
-          for (int64_t a = 0; a < 4; ++a)
-            combineInput(r[a], out, a, /*rowsOfR=*/false);
-          for (int64_t a = 0; a < 4; ++a)
-            for (int64_t bb = 0; bb < 4; ++bb) {
-              SmallVector<Value> at = {index(4 * a + bb), image, channel, i, j};
-              Value value = out[a][bb];
+          // Then along k: out[a][b] = sum_k B^T[a][k] r[k][b].
+          for (int64_t bb = 0; bb < alpha; ++bb) {
+            SmallVector<Value> column;
+            for (int64_t k = 0; k < alpha; ++k)
+              column.push_back(r[k][bb]);
+            for (int64_t a = 0; a < alpha; ++a) {
+              Value value = combine(column, w.bt[a]);
+              SmallVector<Value> at = {index(alpha * a + bb), image, channel,
+                                       i, j};
               if (accumulate)
                 value =
                     sum(value,
                         vector::LoadOp::create(b, loc, value.getType(), v, at));
               vector::StoreOp::create(b, loc, value, v, at);
             }
+          }
         });
       });
     });
   }
 
-  /// Y[n][f][2i + p][2j + q] = init + (A^T M A)[p][q], M[a][b] =
-  /// M[4a + b][n][f][i][j], then `epilogue` (an elementwise body, or
-  /// null); `y` is [N, F, TH, 2, 2TW]: row 2i + p is y[n][f][i][p]. The
+  /// Y[n][f][m i + p][m j + q] = init + (A^T M A)[p][q], M[a][b] =
+  /// M[alpha a + b][n][f][i][j], then `epilogue` (an elementwise body, or
+  /// null); `y` is [N, F, TH, m, m TW]: row m i + p is y[n][f][i][p]. The
   /// init is y's contents (`loadInit`), else bias[f] (`bias`), else zero.
-  void outputTransform(Value m, Value y, bool loadInit, Value bias,
+  void outputTransform(Value mm, Value y, bool loadInit, Value bias,
                        Block *epilogue) {
-    auto mType = cast<MemRefType>(m.getType());
+    auto mType = cast<MemRefType>(mm.getType());
     int64_t images = mType.getDimSize(1), channels = mType.getDimSize(2);
     int64_t rows = mType.getDimSize(3), cols = mType.getDimSize(4);
+    int64_t alpha = w.alpha, m = w.m;
     forEachPlane(images, channels, [&](Value image, Value channel) {
       Value channelBias =
           bias ? memref::LoadOp::create(b, loc, bias, channel) : Value();
       buildLoop(0, rows, 1, [&](Value i) {
         forEachBlock(cols, [&](Value j, int64_t lanes) {
           auto type = VectorType::get({lanes}, b.getF32Type());
-          Value product[4][4];
-          for (int64_t a = 0; a < 4; ++a)
-            for (int64_t bb = 0; bb < 4; ++bb)
-              product[a][bb] = vector::LoadOp::create(
-                  b, loc, type, m,
-                  ValueRange{index(4 * a + bb), image, channel, i, j});
-          // A^T's rows over a (S = A^T M), then over b (S A).
-          Value s[2][4];
-          for (int64_t bb = 0; bb < 4; ++bb) {
-            Value column[4] = {product[0][bb], product[1][bb], product[2][bb],
-                               product[3][bb]};
-            s[0][bb] = combineOutput(column, 0);
-            s[1][bb] = combineOutput(column, 1);
+          // A^T's rows over a as the products load (s = A^T M), then over
+          // b per output row.
+          SmallVector<SmallVector<Value>> s(m, SmallVector<Value>(alpha));
+          for (int64_t bb = 0; bb < alpha; ++bb) {
+            SmallVector<Value> column;
+            for (int64_t a = 0; a < alpha; ++a)
+              column.push_back(vector::LoadOp::create(
+                  b, loc, type, mm,
+                  ValueRange{index(alpha * a + bb), image, channel, i, j}));
+            for (int64_t p = 0; p < m; ++p)
+              s[p][bb] = combine(column, w.at[p]);
           }
-          for (int64_t p = 0; p < 2; ++p) {
-            Value even = combineOutput(s[p], 0), odd = combineOutput(s[p], 1);
-            // Columns 2j + q of row 2i + p: the two results interleaved.
-            Value result = vector::InterleaveOp::create(b, loc, even, odd);
-            SmallVector<Value> at = {image, channel, i, index(p), mul(j, 2)};
+          for (int64_t p = 0; p < m; ++p) {
+            SmallVector<Value> columns;
+            for (int64_t q = 0; q < m; ++q)
+              columns.push_back(combine(s[p], w.at[q]));
+            // Columns m j + q of row m i + p: the m results interleaved.
+            Value result = interleave(columns);
+            SmallVector<Value> at = {image, channel, i, index(p), mul(j, m)};
             if (loadInit)
               result =
                   sum(result,
@@ -132,7 +137,7 @@ public:
               IRMapping mapping;
               mapping.map(epilogue->getArgument(0), result);
               result = dlas::cloneBodyOnVectors(b, loc, epilogue, mapping,
-                                                2 * lanes);
+                                                m * lanes);
             }
             vector::StoreOp::create(b, loc, result, y, at);
           }
@@ -191,39 +196,85 @@ private:
       }
   }
 
-  /// 2 * lanes consecutive elements of `x` at `indices`, widened to f32.
-  Value loadWide(Value x, SmallVector<Value> indices, int64_t lanes) {
+  /// `count` consecutive elements of `x` at `indices`, widened to f32.
+  Value loadWide(Value x, SmallVector<Value> indices, int64_t count) {
     Type element = cast<MemRefType>(x.getType()).getElementType();
     Value v = vector::LoadOp::create(
-        b, loc, VectorType::get({2 * lanes}, element), x, indices);
+        b, loc, VectorType::get({count}, element), x, indices);
     if (!element.isF32())
       v = arith::ExtFOp::create(
-          b, loc, VectorType::get({2 * lanes}, b.getF32Type()), v);
+          b, loc, VectorType::get({count}, b.getF32Type()), v);
     return v;
+  }
+
+  /// The m phases of `v` (m lanes per tile): phase q holds lanes q, q + m,
+  /// ... (log2 m levels of even/odd splits).
+  SmallVector<Value> phases(Value v) {
+    SmallVector<Value> level = {v};
+    for (int64_t ways = 1; ways < w.m; ways *= 2) {
+      // level[q] holds lanes q mod ways; its halves q and q + ways.
+      SmallVector<Value> next(2 * ways);
+      for (int64_t q = 0; q < ways; ++q) {
+        auto split = vector::DeinterleaveOp::create(b, loc, level[q]);
+        next[q] = split.getRes1();
+        next[q + ways] = split.getRes2();
+      }
+      level = std::move(next);
+    }
+    return level;
+  }
+
+  /// The inverse of `phases`: lane t m + q of the result is values[q][t].
+  Value interleave(ArrayRef<Value> values) {
+    if (values.size() == 1)
+      return values.front();
+    SmallVector<Value> even, odd;
+    for (auto [q, value] : llvm::enumerate(values))
+      (q % 2 ? odd : even).push_back(value);
+    return vector::InterleaveOp::create(b, loc, interleave(even),
+                                        interleave(odd));
   }
 
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value sum(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
 
-  /// B^T's four rows applied to `in` (4 values along k or l): d0 - d2,
-  /// d1 + d2, d2 - d1, d1 - d3, into out[row][at] (`rowsOfR`) or
-  /// out[at][row].
-  void combineInput(Value in[4], Value out[4][4], int64_t at, bool rowsOfR) {
-    Value results[4] = {sub(in[0], in[2]), sum(in[1], in[2]), sub(in[2], in[1]),
-                        sub(in[1], in[3])};
-    for (int64_t row = 0; row < 4; ++row)
-      (rowsOfR ? out[row][at] : out[at][row]) = results[row];
+  /// sum_k row[k] * in[k]: terms of +1 first (the start, then additions),
+  /// others as FMAs with a splat, -1 last as subtractions; zeros skipped.
+  Value combine(ArrayRef<Value> in, const double *row) {
+    SmallVector<std::pair<double, Value>> terms;
+    for (int pass = 0; pass < 3; ++pass)
+      for (auto [k, value] : llvm::enumerate(in)) {
+        double c = row[k];
+        int kind = c == 1 ? 0 : c == -1 ? 2 : 1;
+        if (c != 0 && kind == pass)
+          terms.push_back({c, value});
+      }
+    Value acc;
+    for (auto [c, value] : terms) {
+      if (c == 1)
+        acc = acc ? sum(acc, value) : value;
+      else if (c == -1)
+        acc = acc ? sub(acc, value) : arith::NegFOp::create(b, loc, value);
+      else if (acc)
+        acc = vector::FMAOp::create(b, loc, splat(c, value.getType()), value,
+                                    acc);
+      else
+        acc = arith::MulFOp::create(b, loc, splat(c, value.getType()), value);
+    }
+    return acc;
   }
 
-  /// A^T's row `p` applied to `in`: m0 + m1 + m2, or m1 - m2 - m3.
-  Value combineOutput(Value in[4], int64_t p) {
-    return p == 0 ? sum(sum(in[0], in[1]), in[2])
-                  : sub(sub(in[1], in[2]), in[3]);
+  Value splat(double c, Type type) {
+    auto vectorType = cast<VectorType>(type);
+    return arith::ConstantOp::create(
+        b, loc, vectorType,
+        DenseElementsAttr::get(vectorType, static_cast<float>(c)));
   }
 
   OpBuilder &b;
   Location loc;
   bool parallel;
+  const dlas::WinogradMatrices &w;
 };
 
 /// Whether `op` is a zero fill of `buffer`.
@@ -238,9 +289,10 @@ struct WinogradTransforms
     : public dlas::impl::WinogradTransformsBase<WinogradTransforms> {
   using WinogradTransformsBase::WinogradTransformsBase;
 
-  /// The input transform: X [N, C, 2TH + 2, 2TW + 2] (f32, bf16 or f16),
-  /// V [16, N, C, TH, TW] f32. A zero fill of V just before it is folded
-  /// (the transform stores instead of adding).
+  /// The input transform: X [N, C, m TH + 2, m TW + 2] (f32, bf16 or
+  /// f16), V [(m+2)^2, N, C, TH, TW] f32, m = 2 or 4 (from V's shape). A
+  /// zero fill of V just before it is folded (the transform stores instead
+  /// of adding).
   bool rewriteInput(linalg::GenericOp op) {
     Value x = op.getDpsInputOperand(0)->get();
     Value v = op.getDpsInitOperand(0)->get();
@@ -249,15 +301,17 @@ struct WinogradTransforms
     if (!dlas::hasContiguousRows(x.getType(), 4) ||
         !dlas::hasContiguousRows(v.getType(), 5) ||
         !vType.getElementType().isF32() ||
-        !dlas::isKernelInputType(xType.getElementType()) ||
-        vType.getDimSize(0) != 16 ||
-        xType.getDimSize(2) != 2 * vType.getDimSize(3) + 2 ||
-        xType.getDimSize(3) != 2 * vType.getDimSize(4) + 2)
+        !dlas::isKernelInputType(xType.getElementType()))
+      return false;
+    const dlas::WinogradMatrices *w =
+        dlas::winogradMatricesForElements(vType.getDimSize(0));
+    if (!w || xType.getDimSize(2) != w->m * vType.getDimSize(3) + 2 ||
+        xType.getDimSize(3) != w->m * vType.getDimSize(4) + 2)
       return false;
     FailureOr<Operation *> fill = dlas::soleUserBefore(v, op);
     bool folded = succeeded(fill) && isZeroFill(*fill, v);
     OpBuilder b(op);
-    TransformEmitter(b, op.getLoc(), parallel)
+    TransformEmitter(b, op.getLoc(), parallel, *w)
         .inputTransform(x, v, /*accumulate=*/!folded);
     if (folded)
       (*fill)->erase();
@@ -356,8 +410,8 @@ struct WinogradTransforms
     return fusion;
   }
 
-  /// The output transform: M [16, N, F, TH, TW] f32, Y [N, F, TH, 2, TW, 2]
-  /// f32 (added into).
+  /// The output transform: M [(m+2)^2, N, F, TH, TW] f32, Y [N, F, TH, m,
+  /// TW, m] f32 (added into), m = 2 or 4 (from M's shape).
   bool rewriteOutput(linalg::GenericOp op) {
     Value m = op.getDpsInputOperand(0)->get();
     Value y = op.getDpsInitOperand(0)->get();
@@ -365,13 +419,15 @@ struct WinogradTransforms
     auto yType = dyn_cast<MemRefType>(y.getType());
     if (!dlas::hasContiguousRows(m.getType(), 5) ||
         !dlas::hasContiguousRows(y.getType(), 6) ||
-        !mType.getElementType().isF32() || !yType.getElementType().isF32() ||
-        mType.getDimSize(0) != 16 || yType.getDimSize(3) != 2 ||
-        yType.getDimSize(5) != 2 ||
+        !mType.getElementType().isF32() || !yType.getElementType().isF32())
+      return false;
+    const dlas::WinogradMatrices *w =
+        dlas::winogradMatricesForElements(mType.getDimSize(0));
+    if (!w || yType.getDimSize(3) != w->m || yType.getDimSize(5) != w->m ||
         yType.getDimSize(2) != mType.getDimSize(3) ||
         yType.getDimSize(4) != mType.getDimSize(4))
       return false;
-    // Rows of 2TW: column 2j + q of row 2i + p is y[n][f][i][p][2j + q].
+    // Rows of m TW: column m j + q of row m i + p is y[n][f][i][p][m j + q].
     SmallVector<ReassociationIndices> rowsOfY = {{0}, {1}, {2}, {3}, {4, 5}};
     if (!memref::CollapseShapeOp::isGuaranteedCollapsible(yType, rowsOfY))
       return false;
@@ -380,7 +436,7 @@ struct WinogradTransforms
     Location loc = op.getLoc();
     Value rows;
     if (fusion.epilogueOp) {
-      // The activation's output, [N, F, 2TH, 2TW] as [N, F, TH, 2, 2TW].
+      // The activation's output, [N, F, m TH, m TW] as [N, F, TH, m, m TW].
       Value out = fusion.epilogueOp.getDpsInitOperand(0)->get();
       if (Operation *def = out.getDefiningOp();
           def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def))
@@ -389,13 +445,13 @@ struct WinogradTransforms
       rows = memref::ExpandShapeOp::create(
           b, loc,
           SmallVector<int64_t>{outType.getDimSize(0), outType.getDimSize(1),
-                               outType.getDimSize(2) / 2, 2,
+                               outType.getDimSize(2) / w->m, w->m,
                                outType.getDimSize(3)},
           out, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
     } else {
       rows = memref::CollapseShapeOp::create(b, loc, y, rowsOfY);
     }
-    TransformEmitter(b, loc, parallel)
+    TransformEmitter(b, loc, parallel, *w)
         .outputTransform(m, rows, /*loadInit=*/!fusion.initOp, fusion.bias,
                          fusion.epilogueOp ? fusion.epilogueOp.getBody()
                                            : nullptr);

@@ -12,9 +12,18 @@
 // RUN: dlas-opt %s --split-input-file --dlas-cpu-pipeline="target=x86-64-v3 winograd=off print-conv-algorithms" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: not dlas-opt %s --dlas-select-conv-algorithm="winograd=maybe" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: dlas-select-conv-algorithm: winograd 'maybe' is not one of auto, on, off
+// RUN: not dlas-opt %s --dlas-select-conv-algorithm="winograd-tile=3" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: not dlas-opt %s --dlas-cpu-pipeline="winograd-tile=6" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTILE6
+// BADTILE: dlas-select-conv-algorithm: winograd-tile 3 is not one of 0 (auto), 2, 4
+// BADTILE6: dlas-select-conv-algorithm: winograd-tile 6 is not one of 0 (auto), 2, 4
+// The tile follows the rule or the option: F(4x4) on 8-lane targets from
+// 16 4x4 tiles, F(2x2) below and on 16-lane targets.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true winograd-tile=2 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILE2
+// TILE2-COUNT-4: Winograd F(2x2,3x3), 2.25x fewer multiplies
+// TILE2-NOT: F(4x4
 
-// 64 channels, 14x14 (49 tiles).
-// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)
+// 64 channels, 14x14 (49 2x2 tiles, 16 4x4 ones: F(4x4) on AVX2).
+// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule): Winograd F(4x4,3x3), 4x fewer multiplies)
 // AVX512: remark: convolution algorithm: flat
 // AVX512ON: remark: convolution algorithm: flat
 // OFF: remark: convolution algorithm: flat
@@ -26,15 +35,33 @@ func.func @c64_14x14(%x: tensor<1x64x16x16xf32>, %o: tensor<1x96x14x14xf32>) -> 
 
 // -----
 
-// 128 channels, 16x16 (64 tiles): Winograd under both rules.
-// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule)
+// 128 channels, 16x16 (64 tiles): Winograd under both rules, F(4x4) on
+// 8 lanes, F(2x2) on 16.
+// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule): Winograd F(4x4,3x3)
 // AVX512: remark: convolution algorithm: flat
-// AVX512ON: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule)
+// AVX512ON: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule): Winograd F(2x2,3x3)
 // OFF: remark: convolution algorithm: flat
 func.func @c128_16x16(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
   return %0 : tensor<1x128x16x16xf32>
+}
+
+// -----
+
+// 64 channels, 7x7: 16 2x2 tiles but 4 4x4 ones (a GEMM 4 columns wide):
+// F(2x2) on AVX2; batch 4 makes 16 4x4 tiles: F(4x4).
+// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)
+// AVX2: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 8-lane rule): Winograd F(4x4,3x3), 4x fewer multiplies)
+// AVX512-COUNT-2: remark: convolution algorithm: flat
+// OFF-COUNT-2: remark: convolution algorithm: flat
+func.func @c64_7x7(%x: tensor<1x64x9x9xf32>, %o: tensor<1x64x7x7xf32>,
+                   %xb: tensor<4x64x9x9xf32>, %ob: tensor<4x64x7x7xf32>)
+    -> (tensor<1x64x7x7xf32>, tensor<4x64x7x7xf32>) {
+  %w = arith.constant dense<0.5> : tensor<64x64x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x64x9x9xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  %1 = linalg.conv_2d_nchw_fchw ins(%xb, %w : tensor<4x64x9x9xf32>, tensor<64x64x3x3xf32>) outs(%ob : tensor<4x64x7x7xf32>) -> tensor<4x64x7x7xf32>
+  return %0, %1 : tensor<1x64x7x7xf32>, tensor<4x64x7x7xf32>
 }
 
 // -----

@@ -9,6 +9,34 @@
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT: remark: convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
+// F(4x4,3x3): 6x6 input tiles at stride 4, 36 products, 4x4 output tiles.
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd winograd-tile=4" | FileCheck %s --check-prefix=F4
+
+// F4-DAG: #[[IN_X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3 * 4 + d5, d4 * 4 + d6)>
+// F4-LABEL: func @winograd
+// 16x16 output: 4x4 tiles of 4x4; the input read as 4*4 + 2 = 18 rows.
+// F4: %[[V0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<36x1x128x4x4xf32>)
+// T[0][k][l] = B^T[0][k] B^T[0][l], row k = 0: 16, 0, -20, 0, 4, 0.
+// F4: arith.constant dense<"0x00008041000000000000A0C1000000000000804000000000
+// F4: %[[V:.*]] = linalg.generic {indexing_maps = [#[[IN_X]], #{{.*}}, #{{.*}}], {{.*}} ins(%arg0, %{{.*}} : tensor<1x128x18x18xf32>, tensor<36x6x6xf32>) outs(%[[V0]] : tensor<36x1x128x4x4xf32>) attrs = {dlas.winograd_input}
+// F4: arith.constant dense_resource<dlas_winograd_filter> : tensor<36x128x128xf32>
+// F4: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<36x128x128xf32>, tensor<36x1x128x16xf32>)
+// F4: tensor.expand_shape %arg1 {{\[\[}}0], [1], [2, 3], [4, 5]] output_shape [1, 128, 4, 4, 4, 4]
+// A[0][0][t] = A^T[0][a] A^T[0][b] (hex f32): ones over rows and columns
+// 0-4, zero in column 5.
+// F4: %[[A:.*]] = arith.constant dense<"0x0000803F0000803F0000803F0000803F0000803F000000000000803F
+// F4: linalg.generic {{.*}} ins(%{{.*}}, %[[A]] : tensor<36x1x128x4x4xf32>, tensor<4x4x36xf32>) outs(%{{.*}} : tensor<1x128x4x4x4x4xf32>) attrs = {dlas.winograd_output}
+// F4-NOT: linalg.conv_2d_nchw_fchw
+// F4-LABEL: func @winograd_bf16
+// F4: ins(%arg0, %{{.*}} : tensor<1x128x18x18xbf16>, tensor<36x6x6xf32>) outs(%{{.*}} : tensor<36x1x128x4x4xf32>) attrs = {dlas.winograd_input}
+// 7x7 output: 2x2 tiles of 4x4, the input padded to 10x10, the init to
+// 8x8 and the result sliced back.
+// F4-LABEL: func @odd_output
+// F4: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// F4: tensor<1x4x10x10xf32>
+// F4: tensor.pad %arg1 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// F4: tensor<36x1x4x2x2xf32>
+// F4: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 7, 7] [1, 1, 1, 1] : tensor<1x4x8x8xf32> to tensor<1x4x7x7xf32>
 
 // CHECK-DAG: #[[IN_X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d3 * 2 + d5, d4 * 2 + d6)>
 // CHECK-DAG: #[[IN_T:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d5, d6)>
