@@ -74,6 +74,11 @@ constexpr llvm::StringLiteral kGemmTilesAttrName = "dlas.gemm_tiles";
 /// The tuning file's section for this pass.
 constexpr llvm::StringLiteral kTuningSection = "gemm";
 
+/// From how many batches a batched GEMM with B packed gives its threads
+/// whole batches (Winograd's 16 or 36 positions, 16+ groups): enough that
+/// a few threads divide them nearly evenly.
+constexpr int64_t kMinThreadBatches = 16;
+
 struct KernelParams {
   int64_t m0, vectors, kc, mc;
   /// Copy B into contiguous column-tile panels per k block.
@@ -1161,7 +1166,36 @@ public:
     for (unsigned d : g.batch)
       batchBasis.push_back(g.ranges[d]);
     int64_t batches = computeProduct(batchBasis);
-    if (batches > 1 && (split == Split::Tiles ||
+    // With B packed per k block the threads fork twice per batch and k
+    // block (the shared packing, then the tiles): 72 regions a call for
+    // Winograd F(4x4)'s 36 positions, whose GEMMs take 20-40 us each. From
+    // kMinThreadBatches batches the threads take whole batches instead,
+    // each packing B into a buffer of its own, in one region.
+    if (batches >= kMinThreadBatches && p.packB && !amx && !prePackB &&
+        (split == Split::TilesPerKBlock || split == Split::RowsPerKBlock)) {
+      dlas::parallelChunks(
+          b, loc, g.op, batches, chunks, [&](Value first, Value end) {
+            Value shared = bp;
+            bp = memref::AllocOp::create(b, loc,
+                                         cast<MemRefType>(shared.getType()),
+                                         b.getI64IntegerAttr(64));
+            bool wasParallel = parallel;
+            parallel = false;
+            loop(first, end, 1, [&](Value batch) {
+              auto ivs = affine::AffineDelinearizeIndexOp::create(b, loc, batch,
+                                                                  batchBasis);
+              batchValues.assign(ivs.getResults().begin(),
+                                 ivs.getResults().end());
+              kBlocks([&](Value kc, Value kcEnd) {
+                packBlockOfB(kc, kcEnd, tiles);
+                allPanels(kc, kcEnd, index(0), index(tiles), false);
+              });
+            });
+            parallel = wasParallel;
+            memref::DeallocOp::create(b, loc, bp);
+            bp = shared;
+          });
+    } else if (batches > 1 && (split == Split::Tiles ||
                         (parallel && !p.packB && split == Split::None))) {
       dlas::parallelChunks(
           b, loc, g.op, batches * tiles, chunks, [&](Value first, Value end) {
