@@ -1195,8 +1195,9 @@ public:
             memref::DeallocOp::create(b, loc, bp);
             bp = shared;
           });
-    } else if (batches > 1 && (split == Split::Tiles ||
-                        (parallel && !p.packB && split == Split::None))) {
+    } else if (batches > 1 &&
+               (split == Split::Tiles ||
+                (parallel && !p.packB && split == Split::None))) {
       dlas::parallelChunks(
           b, loc, g.op, batches * tiles, chunks, [&](Value first, Value end) {
             Value perBatch = index(tiles);

@@ -581,8 +581,7 @@ public:
                       w.m * tw + 2 - inputType.getDimSize(3));
     Value v = inputTransform(x);
     Value m = batchedGemm(filterTransform(g), v);
-    Value y =
-        outputTransform(m, padHigh(init, w.m * th - oh, w.m * tw - ow));
+    Value y = outputTransform(m, padHigh(init, w.m * th - oh, w.m * tw - ow));
     if (w.m * th != oh || w.m * tw != ow)
       y = slice(y, {0, 0, 0, 0}, {n, f, oh, ow}, {1, 1, 1, 1});
     rw.replaceOp(conv, y);
@@ -624,14 +623,13 @@ private:
         const float *k = &g[(fi * c + ci) * 9];
         for (int64_t a = 0; a < alpha; ++a)
           for (int64_t j = 0; j < 3; ++j)
-            gg[a * 3 + j] = w.g[a][0] * k[j] + w.g[a][1] * k[3 + j] +
-                            w.g[a][2] * k[6 + j];
+            gg[a * 3 + j] =
+                w.g[a][0] * k[j] + w.g[a][1] * k[3 + j] + w.g[a][2] * k[6 + j];
         for (int64_t a = 0; a < alpha; ++a)
           for (int64_t b = 0; b < alpha; ++b)
-            u[((a * alpha + b) * f + fi) * c + ci] =
-                static_cast<float>(gg[a * 3] * w.g[b][0] +
-                                   gg[a * 3 + 1] * w.g[b][1] +
-                                   gg[a * 3 + 2] * w.g[b][2]);
+            u[((a * alpha + b) * f + fi) * c + ci] = static_cast<float>(
+                gg[a * 3] * w.g[b][0] + gg[a * 3 + 1] * w.g[b][1] +
+                gg[a * 3 + 2] * w.g[b][2]);
       }
     }
     auto uType = type({elements, f, c});
@@ -686,9 +684,9 @@ private:
   Value batchedGemm(Value u, Value v) {
     Value vFlat = tensor::CollapseShapeOp::create(
         rw, loc, v, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-    Value out = linalg::FillOp::create(rw, loc, zero,
-                                       empty({elements, n, f, th * tw}))
-                    .getResult(0);
+    Value out =
+        linalg::FillOp::create(rw, loc, zero, empty({elements, n, f, th * tw}))
+            .getResult(0);
     MLIRContext *ctx = rw.getContext();
     AffineExpr t, bn, bf, p, bc;
     bindDims(ctx, t, bn, bf, p, bc);

@@ -34,13 +34,12 @@ inline constexpr double kWinogradAT2[2][6] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 /// F(4x4, 3x3), points 0, +-1, +-2: 36 multiplies per 16 outputs (4x
 /// fewer), transforms with coefficients up to 8 (f32 errors a few times
 /// F(2x2)'s, still ~1e-6 relative on unit-scale data).
-inline constexpr double kWinogradG4[6][3] = {
-    {1.0 / 4, 0, 0},
-    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-    {1.0 / 24, 1.0 / 12, 1.0 / 6},
-    {1.0 / 24, -1.0 / 12, 1.0 / 6},
-    {0, 0, 1}};
+inline constexpr double kWinogradG4[6][3] = {{1.0 / 4, 0, 0},
+                                             {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                             {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                             {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                             {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                             {0, 0, 1}};
 inline constexpr double kWinogradBT4[6][6] = {
     {4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
     {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
@@ -61,7 +60,7 @@ inline const WinogradMatrices *winogradMatrices(int64_t m) {
 /// The matrices whose transformed tiles number `elements` (alpha^2: 16 or
 /// 36); null otherwise.
 inline const WinogradMatrices *winogradMatricesForElements(int64_t elements) {
-  return elements == 16 ? winogradMatrices(2)
+  return elements == 16   ? winogradMatrices(2)
          : elements == 36 ? winogradMatrices(4)
                           : nullptr;
 }

@@ -77,8 +77,8 @@ public:
               column.push_back(r[k][bb]);
             for (int64_t a = 0; a < alpha; ++a) {
               Value value = combine(column, w.bt[a]);
-              SmallVector<Value> at = {index(alpha * a + bb), image, channel,
-                                       i, j};
+              SmallVector<Value> at = {index(alpha * a + bb), image, channel, i,
+                                       j};
               if (accumulate)
                 value =
                     sum(value,
@@ -199,11 +199,11 @@ private:
   /// `count` consecutive elements of `x` at `indices`, widened to f32.
   Value loadWide(Value x, SmallVector<Value> indices, int64_t count) {
     Type element = cast<MemRefType>(x.getType()).getElementType();
-    Value v = vector::LoadOp::create(
-        b, loc, VectorType::get({count}, element), x, indices);
+    Value v = vector::LoadOp::create(b, loc, VectorType::get({count}, element),
+                                     x, indices);
     if (!element.isF32())
-      v = arith::ExtFOp::create(
-          b, loc, VectorType::get({count}, b.getF32Type()), v);
+      v = arith::ExtFOp::create(b, loc,
+                                VectorType::get({count}, b.getF32Type()), v);
     return v;
   }
 
