@@ -199,6 +199,12 @@ static void addConvAlgorithms(ModuleOp laidOut,
       for (ConvAlgorithm a : algorithms)
         k.choices.push_back(convAlgorithmName(a).str());
       k.defaults = {{"algorithm", convAlgorithmName(*chosen).str()}};
+      if (*chosen == ConvAlgorithm::Winograd) {
+        FailureOr<int64_t> tile =
+            chooseWinogradTile(conv, chooser, /*tuning=*/nullptr);
+        if (succeeded(tile))
+          k.defaults[kWinogradTileKey.str()] = *tile;
+      }
     });
   });
 }
@@ -329,8 +335,16 @@ std::vector<TuningParams> dlas::candidateSpace(const TunableKernel &k) {
         if (rows * vectors <= 12)
           space.push_back({{"rows", rows}, {"vectors", vectors}});
   } else if (k.section == kConvAlgorithmSection) {
-    for (const std::string &algorithm : k.choices)
-      space.push_back({{"algorithm", algorithm}});
+    // Winograd with each of its output tiles (F(2x2) and F(4x4)).
+    for (const std::string &algorithm : k.choices) {
+      if (algorithm != convAlgorithmName(ConvAlgorithm::Winograd)) {
+        space.push_back({{"algorithm", algorithm}});
+        continue;
+      }
+      for (int64_t tile : {2, 4})
+        space.push_back(
+            {{"algorithm", algorithm}, {kWinogradTileKey.str(), tile}});
+    }
   } else if (k.section == "gspc") {
     // Input tiles: the largest divisors of CPG up to two vectors; output
     // tiles: vectors down to 4 lanes that pad at most half the channels.

@@ -514,7 +514,8 @@ bool isWinogradWorthIt(linalg::Conv2DNchwFchwOp conv, WinogradRule rule) {
 /// 0.5-0.7 ms each (alone: 0.83 at 512 channels, 1.32 at 160 -> 320).
 constexpr int64_t kMinF4Tiles = 16;
 
-/// Winograd's output tile for `conv`: the option's, else 4 on targets of
+/// Winograd's output tile for `conv` without a tuning entry: the option's,
+/// else 4 on targets of
 /// at most 8 f32 lanes where there are kMinF4Tiles 4x4 tiles, else 2
 /// (16-lane targets are unmeasured with F(4x4), whose transformed filter
 /// is 4x the filter's size against F(2x2)'s 16/9: that filter's streaming
@@ -1007,6 +1008,27 @@ dlas::chooseConvAlgorithm(linalg::LinalgOp conv,
   return costModelAlgorithm(conv, options, why);
 }
 
+FailureOr<int64_t>
+dlas::chooseWinogradTile(linalg::LinalgOp conv,
+                         const SelectConvAlgorithmOptions &options,
+                         const TuningTable *tuning) {
+  auto dense = cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+  std::optional<std::string> key = convAlgorithmKey(conv);
+  if (key && tuning) {
+    dlas::CPUTargetAttr target = dlas::lookupCPUTarget(conv);
+    if (DictionaryAttr entry = tuning->lookup(kConvAlgorithmSection, *key,
+                                              target ? target.getCpu() : ""))
+      if (auto tile = entry.getAs<IntegerAttr>(kWinogradTileKey)) {
+        if (!winogradMatrices(tile.getInt()))
+          return conv->emitError()
+                 << "tuning entry '" << *key << "': " << kWinogradTileKey << " "
+                 << tile.getInt() << " is not 2 or 4";
+        return tile.getInt();
+      }
+  }
+  return winogradTileFor(dense, options);
+}
+
 namespace {
 
 struct SelectConvAlgorithmPass
@@ -1119,9 +1141,12 @@ struct SelectConvAlgorithmPass
       }
       case ConvAlgorithm::Winograd: {
         auto dense = cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+        FailureOr<int64_t> tile =
+            dlas::chooseWinogradTile(conv, chooser, tuningTable.get());
+        if (failed(tile))
+          return signalPassFailure();
         if (succeeded(WinogradRewriter(rewriter, dense,
-                                       *dlas::winogradMatrices(
-                                           winogradTileFor(dense, chooser)))
+                                       *dlas::winogradMatrices(*tile))
                           .rewrite()))
           ++numWinograd;
         break;

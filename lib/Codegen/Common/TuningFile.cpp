@@ -166,12 +166,13 @@ ArrayRef<TuningSchema> mlir::dlas::tuningSchemas() {
   static const StringRef convAlgorithms[] = {"direct", "gemm", "im2col", "flat",
                                              "winograd"};
   static const TuningChoice convChoices[] = {{"algorithm", convAlgorithms}};
+  static const StringRef convIntegers[] = {"winograd_tile"};
   static const TuningSchema schemas[] = {
       {"gemm", gemmIntegers, gemmBools, gemmChoices},
       {"depthwise", rowsAndVectors, {}},
       {"blocked_conv", blockedTiles, {}},
       {"gspc", gspcIntegers, {}},
-      {"conv_algorithm", {}, {}, convChoices},
+      {"conv_algorithm", convIntegers, {}, convChoices},
   };
   return schemas;
 }

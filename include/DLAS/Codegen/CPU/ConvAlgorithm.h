@@ -52,6 +52,19 @@ chooseConvAlgorithm(linalg::LinalgOp conv,
                     const SelectConvAlgorithmOptions &options,
                     const TuningTable *tuning, std::string &why);
 
+/// The tuning-file entry key of Winograd's output tile (2 or 4).
+inline constexpr StringLiteral kWinogradTileKey = "winograd_tile";
+
+/// Winograd's output tile m (F(m x m, 3x3)) for `conv`, a dense
+/// convolution that runs as Winograd: its tuning-file entry's
+/// `winograd_tile` (`tuning` may be null), else `options.winogradTile`,
+/// else the cost model's (4 on targets of at most 8 f32 lanes from 16 4x4
+/// output tiles, else 2). Fails, after an error at `conv`, for an entry
+/// whose tile is not 2 or 4.
+FailureOr<int64_t> chooseWinogradTile(linalg::LinalgOp conv,
+                                      const SelectConvAlgorithmOptions &options,
+                                      const TuningTable *tuning);
+
 } // namespace mlir::dlas
 
 #endif // DLAS_CODEGEN_CPU_CONVALGORITHM_H
