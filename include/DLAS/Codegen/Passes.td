@@ -197,10 +197,14 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     `algorithm` option, the `tuning-file`'s `conv_algorithm` entry for the
     convolution's shape key (dense convolutions:
     `[b<N>_]c<C>_f<F>_i<H>x<W>_o<OH>x<OW>_k<KH>x<KW>_s<SH>x<SW>[_d<DH>x<DW>]`,
-    with the padded input's size; `{"algorithm": "im2col"}`; dlas-tune
-    measures flat, im2col and Winograd against each other and writes it;
-    not for int8 convolutions, whose algorithm follows their multiply),
-    and the op's own `dlas.conv_algorithm = "im2col"`. Requested
+    with the padded input's size; `{"algorithm": "im2col"}`, or
+    `{"algorithm": "winograd", "winograd_tile": 2}`; dlas-tune measures
+    flat, im2col and Winograd at both tiles against each other and writes
+    it; not for int8 convolutions, whose algorithm follows their
+    multiply), and the op's own `dlas.conv_algorithm = "im2col"`. A
+    Winograd convolution's tile is its entry's `winograd_tile` (2 or 4;
+    another value is an error naming the entry), else the `winograd-tile`
+    option, else the cost model's. Requested
     algorithms that do not apply to a convolution fall back and say so.
     `print` reports each choice, and a dense convolution's key, as a
     remark.
