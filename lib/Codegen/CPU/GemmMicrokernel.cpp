@@ -1166,6 +1166,12 @@ public:
     for (unsigned d : g.batch)
       batchBasis.push_back(g.ranges[d]);
     int64_t batches = computeProduct(batchBasis);
+    // The batch ivs of linear batch number `batch`.
+    auto enterBatch = [&](Value batch) {
+      auto ivs =
+          affine::AffineDelinearizeIndexOp::create(b, loc, batch, batchBasis);
+      batchValues.assign(ivs.getResults().begin(), ivs.getResults().end());
+    };
     // With B packed per k block the threads fork twice per batch and k
     // block (the shared packing, then the tiles): 72 regions a call for
     // Winograd F(4x4)'s 36 positions, whose GEMMs take 20-40 us each. From
@@ -1182,10 +1188,7 @@ public:
             bool wasParallel = parallel;
             parallel = false;
             loop(first, end, 1, [&](Value batch) {
-              auto ivs = affine::AffineDelinearizeIndexOp::create(b, loc, batch,
-                                                                  batchBasis);
-              batchValues.assign(ivs.getResults().begin(),
-                                 ivs.getResults().end());
+              enterBatch(batch);
               kBlocks([&](Value kc, Value kcEnd) {
                 packBlockOfB(kc, kcEnd, tiles);
                 allPanels(kc, kcEnd, index(0), index(tiles), false);
@@ -1204,10 +1207,7 @@ public:
             Value firstBatch = arith::DivUIOp::create(b, loc, first, perBatch);
             Value endBatch = arith::CeilDivUIOp::create(b, loc, end, perBatch);
             loop(firstBatch, endBatch, 1, [&](Value batch) {
-              auto ivs = affine::AffineDelinearizeIndexOp::create(b, loc, batch,
-                                                                  batchBasis);
-              batchValues.assign(ivs.getResults().begin(),
-                                 ivs.getResults().end());
+              enterBatch(batch);
               Value base = arith::MulIOp::create(b, loc, batch, perBatch);
               Value tileFirst = arith::SubIOp::create(
                   b, loc, arith::MaxUIOp::create(b, loc, first, base), base);

@@ -242,13 +242,13 @@ private:
   /// others as FMAs with a splat, -1 last as subtractions; zeros skipped.
   Value combine(ArrayRef<Value> in, const double *row) {
     SmallVector<std::pair<double, Value>> terms;
-    for (int pass = 0; pass < 3; ++pass)
-      for (auto [k, value] : llvm::enumerate(in)) {
-        double c = row[k];
-        int kind = c == 1 ? 0 : c == -1 ? 2 : 1;
-        if (c != 0 && kind == pass)
-          terms.push_back({c, value});
-      }
+    for (auto [k, value] : llvm::enumerate(in))
+      if (row[k] != 0)
+        terms.push_back({row[k], value});
+    auto rank = [](double c) { return c == 1 ? 0 : c == -1 ? 2 : 1; };
+    llvm::stable_sort(terms, [&](const auto &x, const auto &y) {
+      return rank(x.first) < rank(y.first);
+    });
     Value acc;
     for (auto [c, value] : terms) {
       if (c == 1)
