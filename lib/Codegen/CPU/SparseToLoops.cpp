@@ -110,7 +110,9 @@ std::optional<RowTiles> chooseRowTiles(int64_t rows, int64_t width,
 
 /// What the kernel computes, known at compile time.
 struct KernelShape {
-  int64_t images;        // NI: independent input/output planes
+  // NI: independent input/output planes; ShapedType::kDynamic for a
+  // dynamic batch (the loops then read it from the output buffer).
+  int64_t images;
   int64_t inputLength;   // L: flat input elements per image
   int64_t outputLength;  // P: flat output positions per channel computed
   int64_t lanes;         // VL
@@ -255,6 +257,15 @@ Value loadIndex(OpBuilder &b, Location loc, Value memref, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
 }
 
+/// The images (first dimension) of `buffer`: a constant, or read from the
+/// buffer for a dynamic batch.
+Value imageCount(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.isDynamicDim(0))
+    return memref::DimOp::create(b, loc, buffer, 0);
+  return arith::ConstantIndexOp::create(b, loc, type.getDimSize(0));
+}
+
 /// Block-row chunks of about equal stored blocks, as first block rows
 /// (and the end): the parallel iterations balanced by non-zeros. At least
 /// `minChunks` (if the rows allow) so that threads have work when images
@@ -369,7 +380,7 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
 
   scf::ParallelOp::create(
       b, loc, ValueRange{zero, zero, zero},
-      ValueRange{index(b, shape.images), index(b, chunks),
+      ValueRange{imageCount(b, loc, output), index(b, chunks),
                  index(b, pool.bands())},
       ValueRange{one, one, one},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
@@ -555,8 +566,7 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
 /// flat position y * Wq + j * vectors * lanes and writes the compact output
 /// (memref<NI x rows x OH*OW>) from y * OW + j * vectors * lanes.
 void emitRowTiles(OpBuilder &b, Location loc, const RowTiles &tiles,
-                  int64_t images, int64_t chunks, Value output,
-                  BandTileEmitter emitTile) {
+                  int64_t chunks, Value output, BandTileEmitter emitTile) {
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -564,7 +574,8 @@ void emitRowTiles(OpBuilder &b, Location loc, const RowTiles &tiles,
   int64_t tileWidth = tiles.vectors * tiles.lanes;
   scf::ParallelOp::create(
       b, loc, ValueRange{zero, zero, zero},
-      ValueRange{index(b, images), index(b, chunks), index(b, tiles.tiles())},
+      ValueRange{imageCount(b, loc, output), index(b, chunks),
+                 index(b, tiles.tiles())},
       ValueRange{one, one, one},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
         Value image = ivs[0], chunk = ivs[1];
@@ -923,7 +934,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
     return;
   }
   if (shape.rowTiles) {
-    emitRowTiles(b, loc, *shape.rowTiles, shape.images, chunks, output,
+    emitRowTiles(b, loc, *shape.rowTiles, chunks, output,
                  [&](OpBuilder &b, Location loc, Value image, Value chunk,
                      Value tileStart, int64_t vectors, Value output,
                      AccumulatorIndexFn outputIndex) {
@@ -940,7 +951,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   bool maskedTail = lastPositions != shape.tile();
   scf::ParallelOp::create(
       b, loc, ValueRange{zero, zero, zero},
-      ValueRange{index(b, shape.images), index(b, chunks), index(b, tiles)},
+      ValueRange{imageCount(b, loc, output), index(b, chunks), index(b, tiles)},
       ValueRange{one, one, one},
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
         Value image = ivs[0];
@@ -1004,9 +1015,11 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   int64_t spatialItems = shape.pool       ? shape.pool->bands()
                          : shape.rowTiles ? shape.rowTiles->tiles()
                                           : shape.paddedLength() / shape.tile();
+  // (A dynamic batch counts as one image.)
+  int64_t knownImages = ShapedType::isDynamic(shape.images) ? 1 : shape.images;
   std::vector<int32_t> chunks = balancedChunks(
       weight, ceilDiv(kParallelIterations,
-                      std::max<int64_t>(shape.images * spatialItems, 1)));
+                      std::max<int64_t>(knownImages * spatialItems, 1)));
   std::vector<int32_t> slabs =
       slabStarts(weight, shape.slabColumns, shape.slabs);
   KernelArrays arrays =
@@ -1020,7 +1033,11 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
   if (shape.rowTiles)
     outputShape[2] = shape.rowTiles->rows * shape.rowTiles->width;
   auto outputType = MemRefType::get(outputShape, b.getF32Type());
-  Value output = memref::AllocOp::create(b, loc, outputType, b.getI64IntegerAttr(64));
+  SmallVector<Value> dynamicImages;
+  if (ShapedType::isDynamic(shape.images))
+    dynamicImages.push_back(memref::DimOp::create(b, loc, input, 0));
+  Value output = memref::AllocOp::create(b, loc, outputType, dynamicImages,
+                                         b.getI64IntegerAttr(64));
   Value biasBuffer = bias ? toBuffer(b, loc, bias) : Value();
   Value residualBuffer =
       flatResidual ? toBuffer(b, loc, flatResidual) : Value();
@@ -1038,10 +1055,16 @@ Value sliceLeading(OpBuilder &b, Location loc, Value source,
   if (type.getShape() == sizes)
     return source;
   int64_t rank = type.getRank();
+  // A dynamic size (the batch) is kept whole.
+  SmallVector<OpFoldResult> mixedSizes;
+  for (auto [d, size] : llvm::enumerate(sizes))
+    mixedSizes.push_back(ShapedType::isDynamic(size)
+                             ? tensor::getMixedSize(b, loc, source, d)
+                             : b.getIndexAttr(size));
   return tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get(sizes, type.getElementType()), source,
       getAsIndexOpFoldResult(b.getContext(), SmallVector<int64_t>(rank, 0)),
-      getAsIndexOpFoldResult(b.getContext(), sizes),
+      mixedSizes,
       getAsIndexOpFoldResult(b.getContext(), SmallVector<int64_t>(rank, 1)));
 }
 
@@ -1107,16 +1130,20 @@ public:
     this->sw = sw;
     width = planeWidth;
     Value x = toBuffer(b, loc, input);
+    Value images = imageCount(b, loc, x);
+    SmallVector<Value> dynamicImages;
+    if (ShapedType::isDynamic(n))
+      dynamicImages.push_back(images);
     planes = memref::AllocOp::create(
         b, loc,
         MemRefType::get({n, c, sh, sw, planeHeight, planeWidth},
                         b.getF32Type()),
-        b.getI64IntegerAttr(64));
+        dynamicImages, b.getI64IntegerAttr(64));
     zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
     zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType(lanes), 0.0f));
     auto parallel = scf::ParallelOp::create(
-        b, loc, ValueRange{index(0), index(0)}, ValueRange{index(n), index(c)},
+        b, loc, ValueRange{index(0), index(0)}, ValueRange{images, index(c)},
         ValueRange{index(1), index(1)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(parallel.getBody());
@@ -1310,9 +1337,13 @@ struct SparseToLoops
              << weightName
              << " must be a compile-time constant (sparse.constant, or "
                 "sparse.pack of an arith.constant)";
-    if (!cast<RankedTensorType>(input.getType()).hasStaticShape())
-      return op->emitOpError("a dynamic batch is not supported yet by the "
-                             "sparse kernels");
+    // A dynamic batch is the kernels' outermost loop; every other size
+    // shapes the compile-time arrays, and the ops' verifiers make them
+    // static.
+    assert(llvm::none_of(
+               cast<RankedTensorType>(input.getType()).getShape().drop_front(),
+               ShapedType::isDynamic) &&
+           "sparse op verifiers require static non-batch sizes");
     FailureOr<TargetShape> target =
         targetShapeFor(op, vectorWidth, vectorRegisters);
     if (failed(target))
@@ -1479,16 +1510,22 @@ struct SparseToLoops
     const TargetShape &target = inputs->second;
     RankedTensorType inputType = op.getInput().getType();
     int64_t batch = inputType.getDimSize(0), features = inputType.getDimSize(1);
+    // A dynamic batch runs as that many images of one position each (a
+    // sparse matrix-vector product per row of x, read in place): the
+    // offsets are fixed at compile time, and with the batch as the
+    // position they would depend on it.
+    bool perRow = ShapedType::isDynamic(batch);
+    int64_t positions = perRow ? 1 : batch;
     KernelShape shape;
-    shape.images = 1;
-    shape.outputLength = batch;
+    shape.images = perRow ? batch : 1;
+    shape.outputLength = positions;
     std::tie(shape.lanes, shape.vectorsPerTile) =
-        chooseTile(target, weight.block, batch, tileVectors);
+        chooseTile(target, weight.block, positions, tileVectors);
     shape.relu = op.getRelu();
     shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;
     chooseSlabs(shape, target, weight, features, 1, shape.tile() * 4,
                 slabChannels);
-    shape.inputLength = features * batch;
+    shape.inputLength = features * positions;
     shape.maskLoads = true;
     if (shape.inputLength > INT32_MAX)
       return op.emitOpError("input too large for the sparse kernel's 32-bit "
@@ -1497,25 +1534,27 @@ struct SparseToLoops
     OpBuilder b(op);
     Location loc = op.getLoc();
     // x^T [K, N], one plane row per feature; the batch is the position
-    // (for a batch of 1 the same memory: no transpose).
+    // (for a batch of 1, or one row per image, the same memory: no
+    // transpose).
     Value flat = op.getInput();
-    if (batch != 1) {
+    if (positions != 1) {
       Value x = transpose(b, loc, op.getInput(), {1, 0});
       x = tensor::ExpandShapeOp::create(
           b, loc, RankedTensorType::get({1, features, batch}, b.getF32Type()),
           x, SmallVector<ReassociationIndices>{{0, 1}, {2}});
       flat = collapseAfter(b, loc, x, 1);
     }
-    auto offset = [&](int64_t, int64_t column) { return column * batch; };
+    auto offset = [&](int64_t, int64_t column) { return column * positions; };
     std::vector<int32_t> offsets = blockOffsets(weight, offset);
     Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
                              flat, op.getBias());
-    // [1, O, N] -> [O, N] -> [N, O] ([1, O, 1] -> [1, O]).
+    // [1, O, N] -> [O, N] -> [N, O] ([1, O, 1] -> [1, O], [N, O, 1] ->
+    // [N, O]).
     result = tensor::CollapseShapeOp::create(
         b, loc, result,
-        batch != 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
-                   : SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    if (batch != 1)
+        positions != 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
+                       : SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    if (positions != 1)
       result = transpose(b, loc, result, {1, 0});
     op.replaceAllUsesWith(result);
     op.erase();

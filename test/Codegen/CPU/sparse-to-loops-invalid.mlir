@@ -12,16 +12,6 @@ func.func @not_constant(%x: tensor<3x4xf32>, %d: tensor<2x4xf32>) -> tensor<3x2x
 // -----
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
-func.func @dynamic_batch(%x: tensor<?x1x3x3xf32>) -> tensor<?x1x3x3xf32> {
-  %w = sparse.constant {positions = array<i32: 0, 1>, coordinates = array<i32: 0>, values = dense<1.0> : tensor<1xf32>} : tensor<1x1xf32, #CSR>
-  // expected-error @+1 {{a dynamic batch is not supported yet by the sparse kernels}}
-  %y = sparse.conv2d %x, %w {kernel_size = array<i64: 1, 1>} : (tensor<?x1x3x3xf32>, tensor<1x1xf32, #CSR>) -> tensor<?x1x3x3xf32>
-  return %y : tensor<?x1x3x3xf32>
-}
-
-// -----
-
-#CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 func.func @escapes() -> tensor<1x1xf32, #CSR> {
   // expected-error @+1 {{has no lowering to loops: a sparse weight must only feed sparse.conv2d or sparse.linear}}
   %w = sparse.constant {positions = array<i32: 0, 1>, coordinates = array<i32: 0>, values = dense<1.0> : tensor<1xf32>} : tensor<1x1xf32, #CSR>

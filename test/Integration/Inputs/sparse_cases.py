@@ -15,6 +15,8 @@ expected output with the same pruned weights, densely. Cases:
   before the ReLU: 1x1 read in place, 3x3 padded (rows wider than the
   output), strided (phase planes), several input-channel slabs, and a
   7x7 map whose only tile is masked;
+* a dynamic batch (`?` in the module): convolutions on every kernel path
+  and linear layers, and nn graphs that dlas-sparsify turns sparse;
 * nn graphs (conv, ReLU, conv, linear; a residual block whose shortcut
   add and ReLU dlas-sparsify folds into the sparse convolution) whose
   pruned constant weights `dlas-sparsify{policy=always}` turns sparse in
@@ -102,10 +104,17 @@ def max_pool(y, kernel, stride, padding):
     return F.max_pool2d(yp, kernel, stride)
 
 
-def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=None):
+def batch_type(shape, dynamic):
+    """The tensor type of `shape`, its batch `?` if `dynamic`."""
+    return ttype([None] + list(shape[1:]) if dynamic else shape)
+
+
+def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=None,
+              dynamic=False):
     """sparse.conv2d of %x; with `residual`, the shortcut %r (a second
     argument of the result's shape) added before the ReLU; with `pool`
-    ((kh, kw), (sh, sw), [top, left, bottom, right]), a fused max pool."""
+    ((kh, kw), (sh, sw), [top, left, bottom, right]), a fused max pool;
+    with `dynamic`, a module whose batch is `?` (run at the config's)."""
     n, c, h, w, f, k, s, pad, d, g, bias = cfg
     cols = c // g * k * k
     # Every other case has its first output channel empty.
@@ -126,7 +135,7 @@ def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=N
         y = max_pool(y, *pool)
         pool_attrs = (f", pool_kernel = {arr(pool[0])}, pool_strides = {arr(pool[1])}, "
                       f"pool_padding = {arr(pool[2])}")
-    xtype, ytype = ttype(x.shape), ttype(y.shape)
+    xtype, ytype = batch_type(x.shape, dynamic), batch_type(y.shape, dynamic)
     attrs = ((" residual %r" if residual else "") +
              f" {{kernel_size = {arr([k, k])}, strides = {arr(pair(s))}, "
              f"padding = {arr(pad)}, dilations = {arr(pair(d))}, groups = {g} : i64"
@@ -143,7 +152,7 @@ def conv_case(index, cfg, density, block_rows, relu, gen, residual=False, pool=N
     pool_name = ""
     if pool:
         pool_name = "_pool" + "-".join(str(v) for part in pool for v in part)
-    name = (f"sparse_{'residual_' if residual else ''}conv_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}"
+    name = (f"sparse_{'dynbatch_' if dynamic else ''}{'residual_' if residual else ''}conv_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}"
             f"p{'-'.join(map(str, pad))}d{tag(d)}g{g}_{fmt}_density{density}"
             f"{'_relu' if relu else ''}{pool_name}")
     return Case(name, module, inputs, y, threads=1 + index % 2)
@@ -278,7 +287,8 @@ def conv_cases(gen):
     return cases
 
 
-def linear_case(index, batch, features, outputs, density, block_rows, bias, relu, gen):
+def linear_case(index, batch, features, outputs, density, block_rows, bias, relu, gen,
+                dynamic=False):
     wt = sparse_weight(outputs, features, density, block_rows, gen,
                        empty_rows=range(block_rows) if index % 2 else ())
     x = torch.randn(batch, features, generator=gen)
@@ -286,13 +296,13 @@ def linear_case(index, batch, features, outputs, density, block_rows, bias, relu
     y = F.linear(x, wt, b)
     if relu:
         y = F.relu(y)
-    xtype, ytype = ttype(x.shape), ttype(y.shape)
+    xtype, ytype = batch_type(x.shape, dynamic), batch_type(y.shape, dynamic)
     lines = sparse_layer_lines("sparse.linear", wt, block_rows, b, xtype, ytype,
                                " {relu}" if relu else "")
     module = (f"func.func @main(%x: {xtype}) -> {ytype} {{\n" + "\n".join(lines) +
               f"\n  return %y : {ytype}\n}}\n")
     fmt = "csr" if block_rows == 1 else f"bsr{block_rows}x1"
-    name = (f"sparse_linear_b{batch}k{features}o{outputs}_{fmt}_density{density}"
+    name = (f"sparse_{'dynbatch_' if dynamic else ''}linear_b{batch}k{features}o{outputs}_{fmt}_density{density}"
             f"{'_bias' if bias else ''}{'_relu' if relu else ''}")
     return Case(name, module, [x], y, threads=1 + index % 2)
 
@@ -326,9 +336,10 @@ def magnitude_prune(w, sparsity):
     return pruned.reshape(w.shape)
 
 
-def network_case(name, prune, gen, threads):
+def network_case(name, prune, gen, threads, dynamic=False):
     """conv 3x3 (ReLU) -> conv 3x3 s2 (ReLU) -> flatten -> linear, f32
-    constants; pruned here (a pre-pruned model) or by dlas-run --prune."""
+    constants; pruned here (a pre-pruned model) or by dlas-run --prune;
+    with `dynamic`, the batch (2) is `?` in the module."""
     x = torch.randn(2, 8, 10, 10, generator=gen)
     w1 = torch.randn(16, 8, 3, 3, generator=gen)
     b1 = torch.randn(16, generator=gen)
@@ -357,6 +368,8 @@ def network_case(name, prune, gen, threads):
         "  %y = nn.linear %fl, %fc : (tensor<2x400xf32>, tensor<10x400xf32>) -> tensor<2x10xf32>",
         "  return %y : tensor<2x10xf32>",
         "}", ""])
+    if dynamic:
+        module = module.replace("tensor<2x", "tensor<?x")
     pipeline = "builtin.module(dlas-cpu-pipeline{sparsify=always print-sparsify})"
     run_args = ["--pipeline", pipeline]
     if prune:
@@ -364,13 +377,14 @@ def network_case(name, prune, gen, threads):
     return Case(name, module, [x], y, threads, run_args)
 
 
-def residual_block_case(name, gen, threads):
+def residual_block_case(name, gen, threads, batch=1, dynamic=False):
     """A bottleneck-like block on pre-pruned weights: 1x1 conv, ReLU, 3x3
     conv, ReLU, 1x1 conv, add of the block's input, ReLU; and a second
     block whose shortcut is a strided 1x1 conv computed after the main
     path (the add then comes after both). dlas-sparsify folds each add and
-    its ReLU into the last convolution."""
-    x = torch.randn(1, 32, 10, 10, generator=gen)
+    its ReLU into the last convolution. With `dynamic`, the batch is `?`
+    in the module."""
+    x = torch.randn(batch, 32, 10, 10, generator=gen)
     ws = {
         "w1": torch.randn(16, 32, 1, 1, generator=gen),
         "w2": torch.randn(16, 16, 3, 3, generator=gen),
@@ -390,9 +404,10 @@ def residual_block_case(name, gen, threads):
         wshape = list(ws[w].shape)
         return (f"  %{out} = nn.conv2d %{inp}, %{w}, %b{w} {attrs}: ({ttype(in_shape)}, "
                 f"{ttype(wshape)}, {ttype([wshape[0]])}) -> {ttype(out_shape)}")
-    t32, t16, t48 = [1, 32, 10, 10], [1, 16, 10, 10], [1, 48, 5, 5]
+    n = None if dynamic else batch
+    t32, t16, t48 = [n, 32, 10, 10], [n, 16, 10, 10], [n, 48, 5, 5]
     pad1 = f"padding = {arr([1, 1, 1, 1])}"
-    lines = ["func.func @main(%x: tensor<1x32x10x10xf32>) -> tensor<1x48x5x5xf32> {"]
+    lines = [f"func.func @main(%x: {ttype(t32)}) -> {ttype(t48)} {{"]
     for k, v in ws.items():
         lines += [const(k, v), const("b" + k, bs[k])]
     lines += [
@@ -453,8 +468,39 @@ def network_cases(gen):
             pooled_network_case("sparsify_pooled_network", gen, 2)]
 
 
+# Dynamic batch (`?` in the module, the size read from the input .npy):
+# the kernels' image loop runs to the run-time batch; convolutions on the
+# flat, row-tile, phase-plane, in-place, residual and fused-pool paths,
+# linear layers as one sparse matrix-vector product per row.
+DYNAMIC_CONVS = [
+    # (conv, block rows, residual, pool)
+    ((3, 4, 9, 11, 8, 3, 1, (1, 1, 1, 1), 1, 1, True), 1, False, None),
+    ((2, 4, 6, 32, 8, 3, 1, (1, 1, 1, 1), 1, 1, False), 4, True, None),
+    ((3, 6, 13, 17, 8, 3, 2, (1, 0, 1, 1), 1, 2, True), 1, True, None),
+    ((2, 16, 14, 14, 32, 1, 1, (0, 0, 0, 0), 1, 1, True), 4, False, None),
+    ((3, 3, 40, 40, 8, 3, 2, (1, 1, 1, 1), 1, 1, True), 1, False,
+     ((3, 3), (2, 2), [1, 1, 1, 1])),
+    ((1, 4, 8, 8, 8, 3, 1, (1, 1, 1, 1), 1, 1, True), 1, True, None),
+]
+
+
+def dynamic_cases(gen):
+    cases = []
+    for i, (cfg, rows, residual, pool) in enumerate(DYNAMIC_CONVS):
+        cases.append(conv_case(i, cfg, [0.1, 0.5, 0.01][i % 3], rows, relu=i % 2 == 0,
+                               gen=gen, residual=residual, pool=pool, dynamic=True))
+    for i, (batch, features, outputs) in enumerate([(5, 40, 12), (1, 33, 8), (9, 64, 16)]):
+        cases.append(linear_case(i, batch, features, outputs, [0.1, 0.5, 0.0][i], 4 if i == 2 else 1,
+                                 bias=i != 1, relu=i != 2, gen=gen, dynamic=True))
+    cases.append(network_case("sparsify_dynamic_batch_network", False, gen, 2, dynamic=True))
+    cases.append(residual_block_case("sparsify_dynamic_batch_residual_blocks", gen, 1,
+                                     batch=3, dynamic=True))
+    return cases
+
+
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases,
-            "residual": residual_cases, "pool": pool_cases, "planes": plane_cases}
+            "residual": residual_cases, "pool": pool_cases, "planes": plane_cases,
+            "dynamic": dynamic_cases}
 # Not in the default set (lit): the cross product, minutes per target.
 EXTRA_FAMILIES = {"full-conv": full_conv_cases}
 

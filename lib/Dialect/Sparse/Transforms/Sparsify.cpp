@@ -133,8 +133,12 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (!type.getElementType().isF32())
       return "not f32";
-    if (!cast<RankedTensorType>(op->getOperand(0).getType()).hasStaticShape())
-      return "dynamic batch";
+    // The sparse kernels take a dynamic batch (their outermost loop), not
+    // other dynamic sizes (they shape the compile-time offsets).
+    auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+    for (int64_t d = 1; d < input.getRank(); ++d)
+      if (input.isDynamicDim(d))
+        return "dynamic size";
     if (auto conv = dyn_cast<nn::Conv2DOp>(op))
       if (conv.getLayout() != nn::Layout::NCHW)
         return "not NCHW";
@@ -231,8 +235,8 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
   /// window, strides and padding, the bottom and right padding grown to
   /// the windows a `ceil_mode` pool reaches (padding never wins a max).
   /// None where the kernel cannot pool it (another layout, a dilation, a
-  /// dynamic shape, a padding as wide as the window) or where fusing does
-  /// not pay (a map under `minPositions`).
+  /// dynamic size other than the batch, a padding as wide as the window) or
+  /// where fusing does not pay (a map under `minPositions`).
   static std::optional<std::array<DenseI64ArrayAttr, 3>>
   fusablePool(nn::MaxPool2DOp pool, int64_t minPositions) {
     if (!pool || pool.getLayout() != nn::Layout::NCHW ||
@@ -240,7 +244,10 @@ struct Sparsify : public sparse::impl::SparsifyBase<Sparsify> {
       return std::nullopt;
     auto in = cast<RankedTensorType>(pool.getInput().getType());
     auto out = cast<RankedTensorType>(pool.getType());
-    if (!in.hasStaticShape() || !out.hasStaticShape() ||
+    auto staticBeyondBatch = [](RankedTensorType type) {
+      return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+    };
+    if (!staticBeyondBatch(in) || !staticBeyondBatch(out) ||
         in.getDimSize(2) * in.getDimSize(3) < minPositions)
       return std::nullopt;
     ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides();

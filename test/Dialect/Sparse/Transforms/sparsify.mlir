@@ -110,16 +110,18 @@ func.func @not_residual(%x: tensor<1x4x3x3xf32>, %bias: tensor<8x1x1xf32>, %s: t
 // Linear layers; and the layers that stay dense, with the reason.
 // ALWAYS-LABEL: func.func @linear
 // ALWAYS: sparse.linear %arg0, %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32, #sparse>) -> tensor<2x3xf32>
-// ALWAYS: nn.linear %arg1
+// ALWAYS: sparse.linear %arg1, %{{.*}} : (tensor<?x4xf32>, tensor<3x4xf32, #sparse>) -> tensor<?x3xf32>
 // ALWAYS: nn.linear %arg0, %arg2
 // ALWAYS: nn.conv2d {{.*}}layout = #nn<layout nhwc>
+// ALWAYS: nn.conv2d %arg4
 // V4: dlas-sparsify: linear "fc" 3x4 (linear): density 0.250, stored 0.250 in 1x1 blocks, break-even 0.50 (avx512, calibrated) -> sparse
 // V4: dlas-sparsify: linear "dense" 3x4 (linear): dense (no zeros)
-// V4: dlas-sparsify: linear "dynamic" 3x4 (linear): dense (dynamic batch)
+// V4: dlas-sparsify: linear "dynamic" 3x4 (linear): density 0.250, stored 0.250 in 1x1 blocks, break-even 0.50 (avx512, calibrated) -> sparse
 // V4: dlas-sparsify: linear "argument" 3x4 (linear): dense (weight is not a constant)
 // V4: dlas-sparsify: conv2d "nhwc" 2x1 (conv1x1): dense (not NCHW)
-func.func @linear(%x: tensor<2x4xf32>, %d: tensor<?x4xf32>, %v: tensor<3x4xf32>, %n: tensor<1x2x2x1xf32>)
-    -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>) {
+// V4: dlas-sparsify: conv2d "spatial" 2x1 (conv1x1): dense (dynamic size)
+func.func @linear(%x: tensor<2x4xf32>, %d: tensor<?x4xf32>, %v: tensor<3x4xf32>, %n: tensor<1x2x2x1xf32>, %m: tensor<1x1x?x?xf32>)
+    -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>, tensor<1x2x?x?xf32>) {
   %w = arith.constant dense<[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 3.0]]> : tensor<3x4xf32>
   %y = nn.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> loc("fc")
   %full = arith.constant dense<1.0> : tensor<3x4xf32>
@@ -128,7 +130,27 @@ func.func @linear(%x: tensor<2x4xf32>, %d: tensor<?x4xf32>, %v: tensor<3x4xf32>,
   %arg = nn.linear %x, %v : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> loc("argument")
   %f = arith.constant dense<[[[[1.0]]], [[[0.0]]]]> : tensor<2x1x1x1xf32>
   %c = nn.conv2d %n, %f {layout = #nn<layout nhwc>} : (tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32> loc("nhwc")
-  return %y, %z, %dyn, %arg, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>
+  %sp = nn.conv2d %m, %f : (tensor<1x1x?x?xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x?x?xf32> loc("spatial")
+  return %y, %z, %dyn, %arg, %c, %sp : tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>, tensor<1x2x2x2xf32>, tensor<1x2x?x?xf32>
+}
+
+// -----
+
+// A dynamic batch: the residual add, the ReLU and the max pool fold as
+// with a static one.
+// ALWAYS-LABEL: func.func @dynamic_batch
+// ALWAYS: %[[P:.*]] = sparse.conv2d %arg0, %{{.*}} {kernel_size = array<i64: 1, 1>, pool_kernel = array<i64: 3, 3>, pool_padding = array<i64: 1, 1, 1, 1>, pool_strides = array<i64: 2, 2>, relu} : (tensor<?x2x5x5xf32>, tensor<4x2xf32, #sparse>) -> tensor<?x4x3x3xf32>
+// ALWAYS: %[[R:.*]] = sparse.conv2d %arg0, %{{.*}} residual %arg1 {kernel_size = array<i64: 1, 1>, relu} : (tensor<?x2x5x5xf32>, tensor<4x2xf32, #sparse>, tensor<?x4x5x5xf32>) -> tensor<?x4x5x5xf32>
+// ALWAYS: return %[[P]], %[[R]]
+func.func @dynamic_batch(%x: tensor<?x2x5x5xf32>, %s: tensor<?x4x5x5xf32>) -> (tensor<?x4x3x3xf32>, tensor<?x4x5x5xf32>) {
+  %w = arith.constant dense<[[[[1.0]], [[0.0]]], [[[0.0]], [[2.0]]], [[[0.0]], [[0.0]]], [[[3.0]], [[-1.0]]]]> : tensor<4x2x1x1xf32>
+  %c = nn.conv2d %x, %w : (tensor<?x2x5x5xf32>, tensor<4x2x1x1xf32>) -> tensor<?x4x5x5xf32>
+  %r = nn.relu %c : tensor<?x4x5x5xf32>
+  %p = nn.max_pool2d %r {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x4x5x5xf32>) -> tensor<?x4x3x3xf32>
+  %d = nn.conv2d %x, %w : (tensor<?x2x5x5xf32>, tensor<4x2x1x1xf32>) -> tensor<?x4x5x5xf32>
+  %a = nn.add %d, %s : (tensor<?x4x5x5xf32>, tensor<?x4x5x5xf32>) -> tensor<?x4x5x5xf32>
+  %ar = nn.relu %a : tensor<?x4x5x5xf32>
+  return %p, %ar : tensor<?x4x3x3xf32>, tensor<?x4x5x5xf32>
 }
 
 // -----
