@@ -140,8 +140,10 @@ SPARSE_MODELS ?= resnet50,resnet18,wrn40_2_g2,wrn40_2_g8,wrn40_2_g16,wrn40_2_gC
 test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models slow --workdir $(BUILD)/models \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
+	@# Dynamic batch: dlas-run compiles for the input's batch unless told
+	@# to keep it dynamic; keep tests the dynamic code (dlas-compile's).
 	/usr/bin/python3 test/Models/Inputs/models.py --models $(DYNAMIC_MODELS) \
-	  --dynamic-batch --batch 3 --workdir $(BUILD)/models-dynamic \
+	  --dynamic-batch --dynamic-shapes keep --batch 3 --workdir $(BUILD)/models-dynamic \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
 	@# Pruned models (docs/Sparse.md): resnet50, resnet18 and the grouped
 	@# WRN-40-2 variants at four sparsities against PyTorch on the pruned
@@ -152,6 +154,11 @@ test-models: build
 	    --workdir $(BUILD)/models-sparse --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) \
 	    --jobs $(MODEL_JOBS) || exit 1; \
 	done
+	@# Pruned with a dynamic batch (the sparse kernels' image loop runs to
+	@# the batch read at run time), at batch 3.
+	/usr/bin/python3 test/Models/Inputs/models.py --models resnet18,wrn40_2_g2 --prune 0.9 \
+	  --dynamic-batch --dynamic-shapes keep --batch 3 --workdir $(BUILD)/models-sparse-dynamic \
+	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
 
 # Sparse convolutions over the whole shape x density x format x residual
 # matrix (test/Integration/sparse.test rotates densities and formats over

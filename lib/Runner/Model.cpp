@@ -28,12 +28,13 @@ static llvm::Error modelError(const llvm::Twine &message) {
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 dlas::loadModel(MLIRContext *context, StringRef path, StringRef entry,
-                llvm::SourceMgr &sourceMgr) {
+                llvm::SourceMgr &sourceMgr,
+                const ONNXImportOptions &onnxOptions) {
   if (!llvm::sys::fs::exists(path))
     return modelError("cannot open '" + path + "': no such file");
   OwningOpRef<ModuleOp> module;
   if (path.ends_with(".onnx")) {
-    ONNXImportOptions importOptions;
+    ONNXImportOptions importOptions = onnxOptions;
     importOptions.entryName = entry.str();
     module = importONNXModel(path, context, importOptions);
     if (!module)

@@ -121,6 +121,14 @@ static cl::opt<bool> timeStages(
     cl::desc("Print the time of each stage (import, passes, LLVM)"),
     cl::cat(category));
 
+static cl::list<std::string> inputShapes(
+    "input-shapes",
+    cl::desc(
+        "ONNX input shapes, in order, as AxBxC (comma separated; an "
+        "empty one keeps its input as declared): symbolic sizes (a "
+        "dynamic batch) take these, so that kernels are compiled for them"),
+    cl::CommaSeparated, cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "dlas-compile: error: " << message << "\n";
   return 1;
@@ -241,12 +249,18 @@ int main(int argc, char **argv) {
         .count();
   };
 
+  ONNXImportOptions onnxOptions;
+  auto shapes = parseInputShapes(inputShapes);
+  if (!shapes)
+    return fail(llvm::toString(shapes.takeError()));
+  onnxOptions.inputShapes = std::move(*shapes);
+
   // Import or parse.
   auto start = Clock::now();
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   llvm::Expected<OwningOpRef<ModuleOp>> loaded =
-      loadModel(&context, inputFilename, entryName, sourceMgr);
+      loadModel(&context, inputFilename, entryName, sourceMgr, onnxOptions);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
   OwningOpRef<ModuleOp> module = std::move(*loaded);

@@ -38,6 +38,13 @@ static cl::opt<int64_t> symbolicDimSize(
     "symbolic-dim-size",
     cl::desc("Size for symbolic (dim_param) dimensions; -1 keeps them dynamic"),
     cl::init(-1), cl::cat(importCategory));
+static cl::list<std::string> inputShapes(
+    "input-shapes",
+    cl::desc("Shapes of the graph's inputs, in order, as AxBxC (comma "
+             "separated; an empty one keeps its input as declared): their "
+             "symbolic sizes take these, and a fixed size that differs is "
+             "an error"),
+    cl::CommaSeparated, cl::cat(importCategory));
 static cl::opt<bool> fold("fold",
                           cl::desc("Fold batch norms into convolutions and "
                                    "canonicalize after import"),
@@ -67,6 +74,13 @@ int main(int argc, char **argv) {
   dlas::ONNXImportOptions options;
   options.entryName = entryName;
   options.symbolicDimSize = symbolicDimSize;
+  auto shapes = dlas::parseInputShapes(inputShapes);
+  if (!shapes) {
+    llvm::errs() << "dlas-import: error: " << llvm::toString(shapes.takeError())
+                 << "\n";
+    return 1;
+  }
+  options.inputShapes = std::move(*shapes);
   OwningOpRef<ModuleOp> module =
       dlas::importONNXModel(inputFilename, &context, options);
   if (!module) {

@@ -243,6 +243,18 @@ static cl::opt<bool> timeStages(
     "time-stages",
     cl::desc("Print the time of each compile stage (import, passes, LLVM)"),
     cl::cat(runCategory));
+enum class DynamicShapes { Specialize, Keep };
+static cl::opt<DynamicShapes> dynamicShapes(
+    "dynamic-shapes",
+    cl::desc("Symbolic sizes of an ONNX model's inputs (a dynamic batch)"),
+    cl::values(clEnumValN(DynamicShapes::Specialize, "specialize",
+                          "compile for the --input files' shapes (with "
+                          "--random-inputs: --dynamic-dim-size), as a "
+                          "static model (default)"),
+               clEnumValN(DynamicShapes::Keep, "keep",
+                          "compile the dynamic sizes as such (the code "
+                          "dlas-compile makes for them)")),
+    cl::init(DynamicShapes::Specialize), cl::cat(runCategory));
 static cl::opt<bool> dumpLLVMDialect("print-lowered",
                                      cl::desc("Print the LLVM-dialect module "
                                               "that is JIT-compiled"),
@@ -551,6 +563,36 @@ static llvm::Expected<std::string> resolveGPUTargetOnDevice(StringRef name) {
   return concrete;
 }
 
+/// The shapes an ONNX model's symbolic input sizes are compiled for: the
+/// --input files' (read here for their headers' shapes), or
+/// --dynamic-dim-size with --random-inputs; none with --dynamic-shapes=keep,
+/// for MLIR input (its types are the user's), or when calibrating (the
+/// samples may differ in size). Resolved here, at the tool's edge, as the
+/// host target is: the compiler sees a static model.
+static llvm::Expected<ONNXImportOptions> importShapes() {
+  ONNXImportOptions options;
+  // A file that does not fit its input leaves it as declared: the input
+  // check then names the file and both shapes.
+  options.inputShapesMustFit = false;
+  if (dynamicShapes == DynamicShapes::Keep ||
+      !StringRef(inputFilename).ends_with(".onnx") || !calibrateDir.empty())
+    return options;
+  if (randomInputs) {
+    options.symbolicDimSize = dynamicDimSize;
+    return options;
+  }
+  for (StringRef path : inputFiles) {
+    llvm::Expected<NpyArray> array = readNpy(path);
+    if (!array)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "input " +
+                                         llvm::toString(array.takeError()));
+    options.inputShapes.emplace_back(array->shape().begin(),
+                                     array->shape().end());
+  }
+  return options;
+}
+
 int runMain() {
   if (int rc = checkOptions())
     return rc;
@@ -568,9 +610,12 @@ int runMain() {
     return std::chrono::duration<double, std::milli>(Clock::now() - from)
         .count();
   };
+  llvm::Expected<ONNXImportOptions> onnxOptions = importShapes();
+  if (!onnxOptions)
+    return fail(llvm::toString(onnxOptions.takeError()));
   auto importStart = Clock::now();
   llvm::Expected<OwningOpRef<ModuleOp>> loaded =
-      loadModel(&context, inputFilename, entryName, sourceMgr);
+      loadModel(&context, inputFilename, entryName, sourceMgr, *onnxOptions);
   double importMs = msSince(importStart);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));

@@ -93,6 +93,13 @@ static cl::opt<std::string> dlasRun(
 static cl::opt<std::string> entryName("e", cl::desc("Entry function"),
                                       cl::init("main"), cl::cat(category));
 
+static cl::list<std::string> inputShapes(
+    "input-shapes",
+    cl::desc("ONNX input shapes, in order, as AxBxC (comma separated; an "
+             "empty one keeps its input as declared): symbolic sizes (a "
+             "dynamic batch) take these, so that kernels are tuned for them"),
+    cl::CommaSeparated, cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "dlas-tune: error: " << message << "\n";
   return 1;
@@ -167,12 +174,27 @@ int main(int argc, char **argv) {
   registerRunnerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  ONNXImportOptions onnxOptions;
+  auto shapes = parseInputShapes(inputShapes);
+  if (!shapes)
+    return fail(llvm::toString(shapes.takeError()));
+  onnxOptions.inputShapes = std::move(*shapes);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   llvm::Expected<OwningOpRef<ModuleOp>> loaded =
-      loadModel(&context, inputFilename, entryName, sourceMgr);
+      loadModel(&context, inputFilename, entryName, sourceMgr, onnxOptions);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
+  // Kernels are tuned per static shape: a dynamic input size would leave
+  // its layers out without a word.
+  if (auto entry = (*loaded)->lookupSymbol<func::FuncOp>(entryName))
+    for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes()))
+      if (auto shaped = dyn_cast<ShapedType>(type);
+          shaped && shaped.hasRank() && !shaped.hasStaticShape())
+        llvm::errs() << "dlas-tune: warning: input #" << i << " of '"
+                     << entryName << "' has dynamic sizes (" << type
+                     << "): layers with dynamic shapes are not tuned; give "
+                        "--input-shapes\n";
   // The measured code may keep large vectors on the stack (as dlas-run
   // does, a thread with a 512 MiB stack runs it) and allocates its
   // activations on every run.

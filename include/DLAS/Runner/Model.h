@@ -7,6 +7,8 @@
 #ifndef DLAS_RUNNER_MODEL_H
 #define DLAS_RUNNER_MODEL_H
 
+#include "DLAS/Target/ONNX/ONNXImporter.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -20,13 +22,14 @@ namespace mlir::dlas {
 void registerRunnerDialects(DialectRegistry &registry);
 
 /// Reads `path`: an ONNX model (`.onnx`, imported with `entry` as the
-/// entry's name) or MLIR text or bytecode (parsed through `sourceMgr`, so
-/// that a diagnostic handler on it reports positions), verified. The error
-/// names the file and what is wrong with it.
-llvm::Expected<OwningOpRef<ModuleOp>> loadModel(MLIRContext *context,
-                                                StringRef path,
-                                                StringRef entry,
-                                                llvm::SourceMgr &sourceMgr);
+/// entry's name and `onnxOptions`' input shapes) or MLIR text or bytecode
+/// (parsed through `sourceMgr`, so that a diagnostic handler on it reports
+/// positions), verified. The error names the file and what is wrong with
+/// it.
+llvm::Expected<OwningOpRef<ModuleOp>>
+loadModel(MLIRContext *context, StringRef path, StringRef entry,
+          llvm::SourceMgr &sourceMgr,
+          const ONNXImportOptions &onnxOptions = ONNXImportOptions());
 
 } // namespace mlir::dlas
 

@@ -258,6 +258,9 @@ public:
 private:
   FailureOr<Type> tensorTypeFromProto(const onnx::TypeProto &type,
                                       StringRef valueName);
+  FailureOr<Type> withInputShape(const onnx::TypeProto &proto,
+                                 RankedTensorType type, StringRef name,
+                                 ArrayRef<int64_t> shape);
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult checkOffsetU8Inputs(const onnx::NodeProto &node, Location loc,
                                     StringRef nodeName, bool &anyOffsetU8);
@@ -349,6 +352,51 @@ FailureOr<Type> GraphImporter::tensorTypeFromProto(const onnx::TypeProto &type,
                                                    : ShapedType::kDynamic);
   }
   return Type(RankedTensorType::get(shape, element));
+}
+
+/// `type` of graph input `name` (declared as `proto`) with its symbolic
+/// dimensions taken from `shape`; an error where the rank or a fixed size
+/// differs.
+FailureOr<Type> GraphImporter::withInputShape(const onnx::TypeProto &proto,
+                                              RankedTensorType type,
+                                              StringRef name,
+                                              ArrayRef<int64_t> shape) {
+  auto shapeText = [](ArrayRef<int64_t> dims) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(dims, os, "x");
+    return text;
+  };
+  const auto &dims = proto.tensor_type().shape().dim();
+  bool fits = dims.size() == static_cast<int>(shape.size());
+  for (int i = 0; fits && i < dims.size(); ++i)
+    fits = shape[i] >= 0 &&
+           (!dims[i].has_dim_value() || dims[i].dim_value() == shape[i]);
+  if (!fits && !options.inputShapesMustFit)
+    return Type(type);
+  if (dims.size() != static_cast<int>(shape.size())) {
+    (void)error(fileLoc(),
+                "graph input '" + name + "' has rank " + Twine(dims.size()) +
+                    ", but the shape given "
+                    "for it, " +
+                    shapeText(shape) + ", has rank " + Twine(shape.size()));
+    return failure();
+  }
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (dim.has_dim_value() && dim.dim_value() != shape[i]) {
+      (void)error(fileLoc(), "graph input '" + name + "' has size " +
+                                 Twine(dim.dim_value()) + " in dimension " +
+                                 Twine(i) + ", but the shape given for it is " +
+                                 shapeText(shape));
+      return failure();
+    }
+    if (shape[i] < 0) {
+      (void)error(fileLoc(), "the shape given for graph input '" + name +
+                                 "' has a negative size: " + shapeText(shape));
+      return failure();
+    }
+  }
+  return Type(RankedTensorType::get(shape, type.getElementType()));
 }
 
 /// Blob names must be valid MLIR identifiers for the printed form.
@@ -907,6 +955,13 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     FailureOr<Type> type = tensorTypeFromProto(proto, input.name());
     if (failed(type))
       return nullptr;
+    if (argTypes.size() < options.inputShapes.size() &&
+        !options.inputShapes[argTypes.size()].empty()) {
+      type = withInputShape(proto, cast<RankedTensorType>(*type), input.name(),
+                            options.inputShapes[argTypes.size()]);
+      if (failed(type))
+        return nullptr;
+    }
     argTypes.push_back(*type);
     argNames.push_back(input.name());
     argIsU8.push_back(isU8);
@@ -1297,6 +1352,28 @@ mlir::dlas::importONNXModelFromBytes(StringRef bytes, StringRef name,
     return nullptr;
   GraphImporter importer(context, model, name, options);
   return importer.run();
+}
+
+llvm::Expected<std::vector<std::vector<int64_t>>>
+mlir::dlas::parseInputShapes(ArrayRef<std::string> texts) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (StringRef text : texts) {
+    std::vector<int64_t> shape;
+    SmallVector<StringRef> sizes;
+    if (!text.empty())
+      text.split(sizes, 'x');
+    for (StringRef size : sizes) {
+      int64_t value;
+      if (size.getAsInteger(10, value) || value < 0)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "--input-shapes: '" + text +
+                "' is not a shape (sizes >= 0 joined by 'x')");
+      shape.push_back(value);
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
 }
 
 OwningOpRef<ModuleOp> mlir::dlas::importONNXModel(StringRef path,

@@ -310,6 +310,8 @@ def check_exported_model(name, args):
            "--num-threads", str(args.threads)]
     if args.target:
         cmd += ["--target", args.target]
+    if args.dynamic_shapes:
+        cmd += ["--dynamic-shapes", args.dynamic_shapes]
     if args.precision == "f32":
         cmd += ["--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err]
     else:
@@ -401,6 +403,10 @@ def main():
     parser.add_argument("--dynamic-batch", action="store_true",
                         help="export with a symbolic batch dimension (at "
                              "another batch size than the one run)")
+    parser.add_argument("--dynamic-shapes", choices=["specialize", "keep"], default="",
+                        help="dlas-run --dynamic-shapes (with --dynamic-batch): compile "
+                             "for the input's batch, or keep it dynamic; default: "
+                             "dlas-run's (specialize)")
     parser.add_argument("--report", help="append a markdown table to this file")
     parser.add_argument("--prune", type=float, default=0.0,
                         help="magnitude-prune every conv/linear weight to this fraction "

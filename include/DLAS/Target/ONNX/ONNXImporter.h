@@ -4,9 +4,11 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::dlas {
 
@@ -15,6 +17,16 @@ struct ONNXImportOptions {
   std::string entryName = "main";
   /// Size given to symbolic dimensions (dim_param); -1 keeps them dynamic.
   int64_t symbolicDimSize = -1;
+  /// Concrete shapes of the graph's inputs (those that are not
+  /// initializers), in order; an empty shape leaves its input as declared.
+  /// Each fills its input's symbolic dimensions (before symbolicDimSize);
+  /// a rank or a fixed size that differs is an error naming the input
+  /// (without inputShapesMustFit, that input is left as declared: a tool
+  /// that checks its input files against the entry says what is wrong).
+  /// With every input static, shape arithmetic folds at import and the
+  /// CPU kernels that need static shapes apply.
+  std::vector<std::vector<int64_t>> inputShapes;
+  bool inputShapesMustFit = true;
 };
 
 /// Imports an ONNX model file into a module with one function in the nn
@@ -30,6 +42,13 @@ OwningOpRef<ModuleOp> importONNXModelFromBytes(llvm::StringRef bytes,
                                                llvm::StringRef name,
                                                MLIRContext *context,
                                                const ONNXImportOptions &options = {});
+
+/// Shapes for ONNXImportOptions::inputShapes as the tools take them
+/// (`--input-shapes=AxBxC,...`): each `AxBxC` (sizes >= 0), an empty text
+/// an empty shape (that input as declared). The error names the text that
+/// is not a shape.
+llvm::Expected<std::vector<std::vector<int64_t>>>
+parseInputShapes(llvm::ArrayRef<std::string> texts);
 
 /// Prints the table of supported ONNX operators (markdown).
 void printSupportedONNXOps(llvm::raw_ostream &os);

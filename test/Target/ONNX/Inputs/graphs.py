@@ -1551,12 +1551,18 @@ def run(directory, dlas_run):
                "--rtol", "1e-4", "--atol", "1e-4"]
         for p in inputs:
             cmd += ["--input", os.path.join(directory, p)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        ok = proc.returncode == 0 and proc.stdout.rstrip().endswith("PASS")
-        print(("ok   " if ok else "FAIL ") + name)
-        if not ok:
-            failing += 1
-            print(proc.stdout + proc.stderr)
+        # A dynamic batch: compiled for the input's shape (dlas-run's
+        # default) and as dynamic code (--dynamic-shapes=keep).
+        variants = [("", [])]
+        if name.startswith("dynamic_"):
+            variants.append((" (dynamic-shapes=keep)", ["--dynamic-shapes", "keep"]))
+        for label, extra in variants:
+            proc = subprocess.run(cmd + extra, capture_output=True, text=True, timeout=300)
+            ok = proc.returncode == 0 and proc.stdout.rstrip().endswith("PASS")
+            print(("ok   " if ok else "FAIL ") + name + label)
+            if not ok:
+                failing += 1
+                print(proc.stdout + proc.stderr)
     print(f"onnx ops: {len(numeric)} cases run, {failing} failing")
     return 1 if failing else 0
 
