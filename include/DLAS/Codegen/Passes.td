@@ -1091,7 +1091,11 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
 
     The offsets of every weight column are computed at compile time and
     stored with the positions (i32) and values in private constant
-    `memref.global`s; the kernel reads these compact arrays. Images, tiles
+    `memref.global`s; the kernel reads these compact arrays. Offsets are
+    16-bit (zero-extended as they are loaded) where every one of a layer's
+    is below 65536 (linear layers up to 65536 features at batch 1, small
+    maps), else 32-bit: layers that stream their arrays (few positions per
+    stored weight) read 6 bytes per non-zero instead of 8. Images, tiles
     and chunks of output-channel blocks of about equal non-zeros (computed
     at compile time) are the iterations of one `scf.parallel` (OpenMP in
     the CPU pipeline).
@@ -1113,9 +1117,10 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
 
     The vector width and register budget come from the module's
     `dlas.target`. The weight must be a `sparse.constant` or a
-    `sparse.pack` of an `arith.constant`; any other weight, a dynamic
-    batch, or a sparse-encoded value left for another op is an error that
-    names the op.
+    `sparse.pack` of an `arith.constant`; any other weight, or a
+    sparse-encoded value left for another op, is an error that names the
+    op. A dynamic batch is the outermost loop, read from the buffers at run
+    time (a linear layer's: one sparse matrix-vector product per row).
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "0",
@@ -1133,6 +1138,13 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "immediates, one straight-line case per block row and slab) for "
            "layers with at most this many stored blocks; 0: never (the "
            "arrays measure as fast and compile far faster, docs/Sparse.md)">,
+    Option<"narrowOffsets", "narrow-offsets", "bool", "true",
+           "Store offsets as 16 bits where a layer's all fit (false: always "
+           "32 bits)">,
+    Option<"gather", "gather", "bool", "true",
+           "Gather the inputs of a one-position CSR tile (a batch-1 linear "
+           "layer) a vector of non-zeros at a time (false: one 1-lane FMA "
+           "per non-zero)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

@@ -68,16 +68,16 @@ func.func @pool(%x: tensor<?x1x8x8xf32>) -> tensor<?x2x4x4xf32> {
 
 // A linear layer: one sparse matrix-vector product per row of x, read in
 // place (no transpose): offsets are the columns themselves (a static
-// batch of 3 would be the position, offsets column * 3), one-lane
-// vectors, one image per row.
-// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<3xi32> = dense<[1, 0, 3]>
+// batch of 3 would be the position, offsets column * 3), one image per
+// row, its inputs gathered (sparse-to-loops-offsets.mlir).
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<3xi16> = dense<[1, 0, 3]>
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT: linalg.transpose
 // CHECK: %[[X:.*]] = bufferization.to_buffer %arg0 read_only : tensor<?x4xf32> to memref<?x4xf32>
 // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3x1xf32>
 // CHECK: %[[N:.*]] = memref.dim %[[OUT]], %c0
 // CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%[[N]],
-// CHECK: vector.{{.*}}load %[[X]]{{.*}} : memref<?x4xf32>, vector<1xf32>
+// CHECK: vector.gather %[[X]]{{.*}} : memref<?x4xf32>, vector<8xi32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0], [1, 2]] : tensor<?x3x1xf32> into tensor<?x3xf32>
 // CHECK-NOT: linalg.transpose
 func.func @linear(%x: tensor<?x4xf32>) -> tensor<?x3xf32> {

@@ -20,7 +20,7 @@
 // Offsets: (0,0,2) -> 2; (1,2,2) -> 70 + 2 * 7 + 2 = 86; (0,1,2) -> 9.
 // The row positions are in the slab starts (below): no global of their own.
 // NOPOS-NOT: __dlas_sparse_positions
-// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi32> = dense<[2, 0, 86, 9]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi16> = dense<[2, 0, 86, 9]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_values : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
 // CHECK-DAG: memref.global "private" constant @__dlas_sparse_chunks : memref<5xi32> = dense<[0, 1, 2, 3, 4]> {alignment = 64 : i64}
 // One slab: per row its start and end.

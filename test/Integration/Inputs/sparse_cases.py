@@ -284,6 +284,11 @@ def conv_cases(gen):
     for j, density in enumerate(DENSITIES):
         for rows in (1, 4):
             cases.append(conv_case(j, sweep, density, rows, relu=True, gen=gen))
+    # A 1x1 convolution on a 1x1 map (a squeeze-excitation block's): one
+    # position, so in CSR each row's inputs are gathered; 37 channels at
+    # 50% leave rows of 8-27 non-zeros (full groups and masked tails).
+    cases.append(conv_case(1, (2, 37, 1, 1, 12, 1, 1, (0, 0, 0, 0), 1, 1, True), 0.5, 1,
+                           relu=False, gen=gen))
     return cases
 
 
@@ -308,11 +313,14 @@ def linear_case(index, batch, features, outputs, density, block_rows, bias, relu
 
 
 def linear_cases(gen):
+    # (16, 4200, 8): offsets (feature * batch) past 65535, so 32-bit
+    # arrays; the others' fit 16 bits, (1, 40000, 4)'s past 32767 (read
+    # zero-extended).
     shapes = [(1, 64, 24), (3, 50, 16), (8, 33, 8), (16, 40, 12), (37, 64, 20),
-              (5, 7, 4), (64, 96, 32)]
+              (5, 7, 4), (64, 96, 32), (16, 4200, 8), (1, 40000, 4)]
     cases = []
     for i, (batch, features, outputs) in enumerate(shapes):
-        density = DENSITIES[(i + 2) % len(DENSITIES)]
+        density = DENSITIES[(i + 2) % len(DENSITIES)] if i < 7 else 0.1
         rows = 4 if i % 2 and outputs % 4 == 0 else 1
         cases.append(linear_case(i, batch, features, outputs, density, rows,
                                  bias=i % 3 != 2, relu=i % 2 == 0, gen=gen))
