@@ -316,40 +316,60 @@ bool isLoweredModule(ModuleOp module, StringRef entry) {
 }
 
 /// Input `index` read from `path`, checked against its `type`.
-FailureOr<NpyArray> readInputFile(unsigned index, StringRef path,
-                                  ShapedType type) {
-  NpyDType dtype = *npyDTypeOf(type.getElementType());
-  {
-    llvm::Expected<NpyArray> array = readNpy(path);
-    if (!array) {
-      fail("input #" + llvm::Twine(index) + " " +
-           llvm::toString(array.takeError()));
-      return failure();
-    }
-    if (array->dtype() != dtype) {
-      fail("input #" + llvm::Twine(index) + " '" + path + "' has dtype " +
-           npyDTypeName(array->dtype()) + " but the entry expects " +
-           npyDTypeName(dtype));
-      return failure();
-    }
-    bool shapeOk = (int64_t)array->shape().size() == type.getRank();
-    for (int64_t d = 0; shapeOk && d < type.getRank(); ++d)
-      shapeOk = type.isDynamicDim(d) || type.getDimSize(d) == array->shape()[d];
-    if (!shapeOk) {
-      fail("input #" + llvm::Twine(index) + " '" + path + "' has shape " +
-           shapeString(array->shape()) + " but the entry expects " +
-           shapeString(type.getShape()));
-      return failure();
-    }
-    return std::move(*array);
-  }
+/// Input #`index` read from `path`, or an error naming both.
+llvm::Expected<NpyArray> readInputArray(unsigned index, StringRef path) {
+  llvm::Expected<NpyArray> array = readNpy(path);
+  if (!array)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "input #" + llvm::Twine(index) + " " +
+                                       llvm::toString(array.takeError()));
+  return array;
 }
 
+/// `array` (input #`index`, from `path`) if its dtype and shape fit the
+/// entry's `type`.
+FailureOr<NpyArray> checkInputArray(unsigned index, StringRef path,
+                                    NpyArray array, ShapedType type) {
+  NpyDType dtype = *npyDTypeOf(type.getElementType());
+  if (array.dtype() != dtype) {
+    fail("input #" + llvm::Twine(index) + " '" + path + "' has dtype " +
+         npyDTypeName(array.dtype()) + " but the entry expects " +
+         npyDTypeName(dtype));
+    return failure();
+  }
+  bool shapeOk = (int64_t)array.shape().size() == type.getRank();
+  for (int64_t d = 0; shapeOk && d < type.getRank(); ++d)
+    shapeOk = type.isDynamicDim(d) || type.getDimSize(d) == array.shape()[d];
+  if (!shapeOk) {
+    fail("input #" + llvm::Twine(index) + " '" + path + "' has shape " +
+         shapeString(array.shape()) + " but the entry expects " +
+         shapeString(type.getShape()));
+    return failure();
+  }
+  return std::move(array);
+}
+
+FailureOr<NpyArray> readInputFile(unsigned index, StringRef path,
+                                  ShapedType type) {
+  llvm::Expected<NpyArray> array = readInputArray(index, path);
+  if (!array) {
+    fail(llvm::toString(array.takeError()));
+    return failure();
+  }
+  return checkInputArray(index, path, std::move(*array), type);
+}
+
+/// Input #`index` of `type`: its --input file (`preread` holds the files
+/// read before import, if any), or seeded random values.
 FailureOr<NpyArray> makeInput(unsigned index, ShapedType type,
-                              std::mt19937 &rng) {
+                              std::mt19937 &rng,
+                              MutableArrayRef<NpyArray> preread) {
   NpyDType dtype = *npyDTypeOf(type.getElementType());
   if (!inputFiles.empty())
-    return readInputFile(index, inputFiles[index], type);
+    return index < preread.size()
+               ? checkInputArray(index, inputFiles[index],
+                                 std::move(preread[index]), type)
+               : readInputFile(index, inputFiles[index], type);
   SmallVector<int64_t> shape;
   for (int64_t d : type.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? dynamicDimSize.getValue() : d);
@@ -564,12 +584,13 @@ static llvm::Expected<std::string> resolveGPUTargetOnDevice(StringRef name) {
 }
 
 /// The shapes an ONNX model's symbolic input sizes are compiled for: the
-/// --input files' (read here for their headers' shapes), or
-/// --dynamic-dim-size with --random-inputs; none with --dynamic-shapes=keep,
-/// for MLIR input (its types are the user's), or when calibrating (the
-/// samples may differ in size). Resolved here, at the tool's edge, as the
-/// host target is: the compiler sees a static model.
-static llvm::Expected<ONNXImportOptions> importShapes() {
+/// --input files' (read here, into `preread`, once), or --dynamic-dim-size
+/// with --random-inputs; none with --dynamic-shapes=keep, for MLIR input
+/// (its types are the user's), or when calibrating (the samples may differ
+/// in size). Resolved here, at the tool's edge, as the host target is: the
+/// compiler sees a static model.
+static llvm::Expected<ONNXImportOptions>
+importShapes(SmallVectorImpl<NpyArray> &preread) {
   ONNXImportOptions options;
   // A file that does not fit its input leaves it as declared: the input
   // check then names the file and both shapes.
@@ -581,14 +602,13 @@ static llvm::Expected<ONNXImportOptions> importShapes() {
     options.symbolicDimSize = dynamicDimSize;
     return options;
   }
-  for (StringRef path : inputFiles) {
-    llvm::Expected<NpyArray> array = readNpy(path);
+  for (auto [index, path] : llvm::enumerate(inputFiles)) {
+    llvm::Expected<NpyArray> array = readInputArray(index, path);
     if (!array)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "input " +
-                                         llvm::toString(array.takeError()));
+      return array.takeError();
     options.inputShapes.emplace_back(array->shape().begin(),
                                      array->shape().end());
+    preread.push_back(std::move(*array));
   }
   return options;
 }
@@ -610,7 +630,8 @@ int runMain() {
     return std::chrono::duration<double, std::milli>(Clock::now() - from)
         .count();
   };
-  llvm::Expected<ONNXImportOptions> onnxOptions = importShapes();
+  SmallVector<NpyArray> preread;
+  llvm::Expected<ONNXImportOptions> onnxOptions = importShapes(preread);
   if (!onnxOptions)
     return fail(llvm::toString(onnxOptions.takeError()));
   auto importStart = Clock::now();
@@ -677,7 +698,7 @@ int runMain() {
     }
     std::mt19937 rng(static_cast<uint32_t>(seed));
     for (auto [i, type] : llvm::enumerate(sig->inputs)) {
-      FailureOr<NpyArray> input = makeInput(i, type, rng);
+      FailureOr<NpyArray> input = makeInput(i, type, rng, preread);
       if (failed(input))
         return 1;
       inputs.push_back(std::move(*input));

@@ -367,34 +367,28 @@ FailureOr<Type> GraphImporter::withInputShape(const onnx::TypeProto &proto,
     llvm::interleave(dims, os, "x");
     return text;
   };
+  // Why `shape` does not fit the declared dims ("" if it does).
   const auto &dims = proto.tensor_type().shape().dim();
-  bool fits = dims.size() == static_cast<int>(shape.size());
-  for (int i = 0; fits && i < dims.size(); ++i)
-    fits = shape[i] >= 0 &&
-           (!dims[i].has_dim_value() || dims[i].dim_value() == shape[i]);
-  if (!fits && !options.inputShapesMustFit)
-    return Type(type);
-  if (dims.size() != static_cast<int>(shape.size())) {
-    (void)error(fileLoc(),
-                "graph input '" + name + "' has rank " + Twine(dims.size()) +
-                    ", but the shape given "
-                    "for it, " +
-                    shapeText(shape) + ", has rank " + Twine(shape.size()));
-    return failure();
+  std::string misfit;
+  if (dims.size() != static_cast<int>(shape.size()))
+    misfit = "graph input '" + name.str() + "' has rank " +
+             std::to_string(dims.size()) + ", but the shape given for it, " +
+             shapeText(shape) + ", has rank " + std::to_string(shape.size());
+  for (int i = 0; misfit.empty() && i < dims.size(); ++i) {
+    if (shape[i] < 0)
+      misfit = "the shape given for graph input '" + name.str() +
+               "' has a negative size: " + shapeText(shape);
+    else if (dims[i].has_dim_value() && dims[i].dim_value() != shape[i])
+      misfit = "graph input '" + name.str() + "' has size " +
+               std::to_string(dims[i].dim_value()) + " in dimension " +
+               std::to_string(i) + ", but the shape given for it is " +
+               shapeText(shape);
   }
-  for (auto [i, dim] : llvm::enumerate(dims)) {
-    if (dim.has_dim_value() && dim.dim_value() != shape[i]) {
-      (void)error(fileLoc(), "graph input '" + name + "' has size " +
-                                 Twine(dim.dim_value()) + " in dimension " +
-                                 Twine(i) + ", but the shape given for it is " +
-                                 shapeText(shape));
-      return failure();
-    }
-    if (shape[i] < 0) {
-      (void)error(fileLoc(), "the shape given for graph input '" + name +
-                                 "' has a negative size: " + shapeText(shape));
-      return failure();
-    }
+  if (!misfit.empty()) {
+    if (!options.inputShapesMustFit)
+      return Type(type);
+    (void)error(fileLoc(), misfit);
+    return failure();
   }
   return Type(RankedTensorType::get(shape, type.getElementType()));
 }
