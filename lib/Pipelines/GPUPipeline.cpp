@@ -108,12 +108,18 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   attach.target = options.target;
   pm.addPass(createGPUAttachTarget(attach));
   // The graph-level stage is the CPU pipeline's, without what has no GPU
-  // kernel yet (sparse weights, low precision) and without layer functions
-  // (one host function launches every kernel).
+  // kernel yet (sparse weights) and without layer functions (one host
+  // function launches every kernel). Low-precision layers come out of it
+  // as linalg ops on bf16/f16 operands accumulating in f32, which the
+  // kernels below compute as they are (dlas-mixed-precision reads the GPU
+  // target: `auto` is bf16 there, int8 is refused).
   CPUPipelineOptions graph;
   graph.foldBatchNorm = options.foldBatchNorm;
   graph.sparsify = "never";
   graph.outlineLayers = false;
+  graph.precision = options.precision;
+  graph.keepF32 = options.keepF32;
+  graph.printPrecision = options.printPrecision;
   buildNNToLinalgStage(pm, graph);
   if (options.fuseElementwise) {
     pm.addPass(createLinalgElementwiseOpFusionPass());

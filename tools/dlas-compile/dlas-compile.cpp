@@ -294,9 +294,12 @@ int main(int argc, char **argv) {
     if (!lookupGPUTargetName(target))
       return fail("unknown GPU target '" + target +
                   "' (known: " + knownGPUTargetNames() + ")");
-    if (!targetFeatures.empty() || precision != "f32")
-      return fail("--target-features and --precision are not supported "
-                  "with a GPU target yet");
+    if (!targetFeatures.empty())
+      return fail("--target-features is for CPU targets; a GPU target "
+                  "names its chip");
+    if (precision == "int8")
+      return fail("--precision=int8 is not supported with a GPU target yet "
+                  "(f32, bf16, fp16 or auto)");
   } else {
     if (sharedLibrary)
       return fail("a CPU target writes an object (-o model.o); .so output "
@@ -326,6 +329,8 @@ int main(int argc, char **argv) {
               : "bin";
     options.format = format;
     options.externalWeights = true;
+    options.precision = precision;
+    options.keepF32 = keepF32;
     buildGPUPipeline(pm, options);
   } else {
     CPUPipelineOptions options;

@@ -762,7 +762,7 @@ int runMain() {
             std::pair{bool(blockedEntry), "--blocked-entry"},
             std::pair{calibrating, "--calibrate"},
             std::pair{sparsifyPolicy.getNumOccurrences() > 0, "--sparsify"},
-            std::pair{precisionPolicy.getNumOccurrences() > 0, "--precision"}})
+            std::pair{precisionPolicy == "int8", "--precision=int8"}})
         if (given)
           return fail(llvm::Twine(name) +
                       " is not supported with a GPU --target yet");
@@ -771,6 +771,9 @@ int runMain() {
         return fail(llvm::toString(concrete.takeError()));
       GPUPipelineOptions gpuOptions;
       gpuOptions.target = *concrete;
+      gpuOptions.precision = precisionPolicy;
+      gpuOptions.keepF32 = keepF32;
+      gpuOptions.printPrecision = printPrecision;
       buildGPUPipeline(pm, gpuOptions);
     } else {
       CPUPipelineOptions pipelineOptions;

@@ -304,6 +304,22 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "init, activation, residual add) into its kernel "
                      "(dlas-gpu-map-kernels fuse)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Run layers in lower precision (dlas-mixed-precision): "
+                     "f32, bf16, fp16, or auto (bf16: every GPU target has "
+                     "it); convolutions and matmuls read bf16/f16 and "
+                     "accumulate in f32. int8 has no GPU kernels yet"),
+      llvm::cl::init("f32")};
+  PassOptions::Option<std::string> keepF32{
+      *this, "keep-f32",
+      llvm::cl::desc("Layer kinds `precision` keeps in f32 "
+                     "(dlas-mixed-precision keep-f32; empty: its default)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> printPrecision{
+      *this, "print-precision",
+      llvm::cl::desc("Print every layer's precision and the reason"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> printDecisions{
       *this, "print-decisions",
       llvm::cl::desc("Print every op's GPU kernel decision "

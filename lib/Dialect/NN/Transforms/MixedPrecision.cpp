@@ -263,6 +263,10 @@ struct MixedPrecisionPass
       return FloatType(BFloat16Type::get(context));
     if (policy == "fp16" || policy == "f16")
       return FloatType(Float16Type::get(context));
+    // Every GPU DLAS compiles for (sm_80+, gfx90a+) converts and multiplies
+    // bf16 at full rate, with f32's range.
+    if (policy == "auto" && lookupGPUTarget(module))
+      return FloatType(BFloat16Type::get(context));
     if (policy == "auto") {
       CPUTargetAttr target = lookupCPUTarget(module);
       if (target && (target.hasFeature("avx512bf16") ||
@@ -346,6 +350,13 @@ struct MixedPrecisionPass
     double budget = maxWeightError >= 0.0 ? double(maxWeightError)
                     : int8                ? 5e-2
                                           : 1e-2;
+    if (int8 && lookupGPUTarget(module)) {
+      module.emitError("dlas-mixed-precision: policy int8 has no GPU kernels "
+                       "yet (")
+          << lookupGPUTarget(module).getName()
+          << " takes f32, bf16, fp16 or auto)";
+      return signalPassFailure();
+    }
     if (int8)
       return runInt8(module, *guards, budget);
     FailureOr<FloatType> low = lowType(module);
