@@ -6,6 +6,7 @@
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -133,6 +134,7 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
                         options.outputsPerThread.end());
   select.splitReductions = options.splitReductions;
   select.split = options.reductionSplit;
+  select.tensorCores = options.tensorCores;
   pm.addPass(createGPUSelectLowering(select));
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());
@@ -142,9 +144,13 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   // No canonicalization in between: it would merge the mapped nests.
   GPUMapKernelsOptions map;
   map.fuse = options.fuseKernels;
+  map.emulate = options.emulateOnCPU;
   pm.addPass(createGPUMapKernels(map));
   if (options.emulateOnCPU) {
     pm.addPass(createGPUNameKernels()); // only drops the names: no kernels
+    // Emulated tensor-core tiles: 2-D transfers become loops of 1-D ones.
+    pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll()));
     pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
     pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
     buildLLVMLoweringStage(pm);
@@ -161,6 +167,10 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   // multiplies, instead of becoming kernel parameters.
   pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Outlining copies the shared-memory globals of tensor-core kernels into
+  // their gpu.module; the host module's originals go (the host cannot
+  // address workgroup memory).
+  pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   if (!options.lowerToLLVM)
     return;

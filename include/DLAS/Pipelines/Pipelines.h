@@ -320,6 +320,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "print-precision",
       llvm::cl::desc("Print every layer's precision and the reason"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("f16 contractions (precision=fp16) on NVIDIA tensor "
+                     "cores: auto, always (any size) or never "
+                     "(dlas-gpu-select-lowering tensor-cores)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> printDecisions{
       *this, "print-decisions",
       llvm::cl::desc("Print every op's GPU kernel decision "

@@ -272,8 +272,112 @@ static int64_t chooseSplit(linalg::LinalgOp op, ArrayRef<int64_t> reductions,
   return split;
 }
 
-GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target) {
+/// The block argument `value` is, through an optional arith.extf from
+/// f16; null otherwise.
+static BlockArgument widenedF16Argument(Value value) {
+  if (auto extf = value.getDefiningOp<arith::ExtFOp>())
+    value = extf.getIn();
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || !argument.getType().isF16())
+    return {};
+  return argument;
+}
+
+std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() && !op.hasPureTensorSemantics())
+    return std::nullopt;
+  if (op.getNumDpsInputs() != 2 || !isSumReduction(op) ||
+      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return std::nullopt;
+  // The payload: output + widen(x) * widen(y), nothing else.
+  Block *body = op.getBlock();
+  auto add =
+      cast<arith::AddFOp>(body->getTerminator()->getOperand(0).getDefiningOp());
+  BlockArgument output = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  Value product = add.getLhs() == output ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || !mul.getType().isF32())
+    return std::nullopt;
+  BlockArgument lhs = widenedF16Argument(mul.getLhs()),
+                rhs = widenedF16Argument(mul.getRhs());
+  if (!lhs || !rhs || lhs == rhs ||
+      llvm::count_if(body->without_terminator(),
+                     [](Operation &) { return true; }) > 4)
+    return std::nullopt;
+  GemmView view;
+  view.x = op.getMatchingOpOperand(lhs);
+  view.y = op.getMatchingOpOperand(rhs);
+  view.ranges = op.getStaticLoopRanges();
+  AffineMap xMap = op.getMatchingIndexingMap(view.x),
+            yMap = op.getMatchingIndexingMap(view.y),
+            outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() || xMap.getNumSymbols() ||
+      yMap.getNumSymbols())
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned loop = 0; loop < iterators.size(); ++loop) {
+    bool inX = xMap.isFunctionOfDim(loop), inY = yMap.isFunctionOfDim(loop),
+         inOut = outMap.isFunctionOfDim(loop);
+    if (iterators[loop] == utils::IteratorType::reduction) {
+      if (inOut)
+        return std::nullopt;
+      view.k.push_back(loop);
+    } else if (!inOut) {
+      return std::nullopt;
+    } else if (inX && inY) {
+      view.batch.push_back(loop);
+    } else if (inX) {
+      view.m.push_back(loop);
+    } else if (inY) {
+      view.n.push_back(loop);
+    } else {
+      return std::nullopt; // an output broadcast over a loop: no GEMM
+    }
+  }
+  if (view.m.empty() || view.n.empty() || view.k.empty())
+    return std::nullopt;
+  return view;
+}
+
+/// A tensor-core kernel's block tile (outputs: rows of m, columns of n)
+/// and its threads: 2 x 2 warps, each computing 32 x 32 outputs as 2 x 4
+/// mma.sync tiles of 16 x 8.
+static constexpr int64_t kMmaBlockRows = 64, kMmaBlockColumns = 64,
+                         kMmaThreads = 128;
+
+/// The tensor-core decision for `op`, when tensor cores compute it
+/// (tensorCoreGemmView: f16 operands, f32 sums) on an NVIDIA `target`
+/// with GEMMs large enough to fill 64 x 64 tiles to half (m and n at least
+/// 32; `anySize`: any) and a reduction of at least two 16-deep steps;
+/// none otherwise.
+/// AMD's matrix cores (MFMA) are not used yet.
+static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
+                                                    GPUTargetAttr target,
+                                                    StringRef key,
+                                                    bool anySize) {
+  if (target.getApi() != "cuda")
+    return std::nullopt;
+  std::optional<GemmView> view = tensorCoreGemmView(op);
+  if (!view)
+    return std::nullopt;
+  int64_t batch = view->extent(view->batch), m = view->extent(view->m),
+          n = view->extent(view->n), k = view->extent(view->k);
+  if (batch > 65535 || llvm::divideCeil(m, kMmaBlockRows) > 65535)
+    return std::nullopt;
+  if (!anySize && (m < 32 || n < 32 || k < 32))
+    return std::nullopt;
+  return GPUKernelAttr::get(op->getContext(), GPUKernelKind::mma, {kMmaThreads},
+                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
+                            DecisionSource::cost_model);
+}
+
+GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
+                                    StringRef tensorCores) {
   MLIRContext *context = op->getContext();
+  if (tensorCores != "never")
+    if (std::optional<GPUKernelAttr> mma = chooseMmaKernel(
+            op, target, decisionKey(op), /*anySize=*/tensorCores == "always"))
+      return *mma;
   // Ranges and iterators in the order the kernel runs the loops.
   SmallVector<unsigned> order = gpuLoopOrder(op);
   SmallVector<int64_t> ranges, opRanges = op.getStaticLoopRanges();

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -170,6 +171,25 @@ static Value loadPadded(OpBuilder &builder, Location loc,
   return arith::SelectOp::create(builder, loc, inside, element, padded.value);
 }
 
+/// The element of `op`'s input `input` at the loop values `at`: loaded
+/// through its indexing map (from its source, when it is in `padded`), or
+/// the input itself when it is not a buffer (a scalar).
+static Value loadInput(OpBuilder &builder, linalg::LinalgOp op,
+                       OpOperand *input, ArrayRef<Value> at,
+                       const DenseMap<Value, PaddedInput> &padded) {
+  Location loc = op.getLoc();
+  Value buffer = input->get();
+  if (auto pad = padded.find(buffer); pad != padded.end())
+    return loadPadded(
+        builder, loc, pad->second,
+        indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
+  if (!isa<MemRefType>(buffer.getType()))
+    return buffer;
+  return memref::LoadOp::create(
+      builder, loc, buffer,
+      indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
+}
+
 /// The payload of `op` at the loop values `at`, on the output values
 /// `accs`: its inputs loaded through their indexing maps, except those in
 /// `given`, whose block arguments take the value given, and those in
@@ -179,20 +199,13 @@ emitOpPayload(OpBuilder &builder, linalg::LinalgOp op, ArrayRef<Value> at,
               ValueRange accs, const DenseMap<Value, Value> &given,
               const DenseMap<Value, PaddedInput> &padded =
                   DenseMap<Value, PaddedInput>()) {
-  Location loc = op.getLoc();
   IRMapping mapping;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value loaded = input->get();
     if (auto it = given.find(loaded); it != given.end())
       loaded = it->second;
-    else if (auto pad = padded.find(loaded); pad != padded.end())
-      loaded = loadPadded(
-          builder, loc, pad->second,
-          indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
-    else if (isa<MemRefType>(loaded.getType()))
-      loaded = memref::LoadOp::create(
-          builder, loc, loaded,
-          indicesAt(builder, loc, op.getMatchingIndexingMap(input), at));
+    else
+      loaded = loadInput(builder, op, input, at, padded);
     mapping.map(op.getMatchingBlockArgument(input), loaded);
   }
   for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
@@ -276,6 +289,25 @@ tilePositions(OpBuilder &builder, Location loc, Value iv, Value extent,
         {arith::MinUIOp::create(builder, loc, index, last), inside});
   }
   return positions;
+}
+
+static void eraseFused(RewriterBase &rewriter, linalg::LinalgOp op,
+                       const Fusion &fusion);
+
+/// Lets LLVM fuse the kernel's multiplies and adds (fastmath `contract`):
+/// without it the NVPTX backend emits mul.rn and add.rn, which forbid
+/// ptxas the FMA, and AMDGPU keeps v_mul and v_add: two instructions and
+/// two roundings per multiply-add, where CUDA compilers fuse by default.
+static void allowContraction(Operation *kernel) {
+  kernel->walk([](Operation *op) {
+    if (auto fastmath = dyn_cast<arith::ArithFastMathInterface>(op))
+      if (isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op))
+        op->setAttr(
+            fastmath.getFastMathAttrName(),
+            arith::FastMathFlagsAttr::get(
+                op->getContext(), fastmath.getFastMathFlagsAttr().getValue() |
+                                      arith::FastMathFlags::contract));
+  });
 }
 
 /// Emits `op`, whose loops run parallel ones first (gpuLoopOrder), as an
@@ -511,6 +543,14 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
                       at));
     }
   }
+  eraseFused(rewriter, op, fusion);
+  allowContraction(parallel);
+  return parallel;
+}
+
+/// Erases `op` and what its kernel folded (`fusion`).
+static void eraseFused(RewriterBase &rewriter, linalg::LinalgOp op,
+                       const Fusion &fusion) {
   rewriter.eraseOp(op);
   // The padded buffers: their fill, copy and view go; the buffer itself
   // and its deallocation only if nothing else is left using it.
@@ -531,7 +571,528 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
     rewriter.eraseOp(fusion.prologue);
   if (fusion.epilogue)
     rewriter.eraseOp(fusion.epilogue);
-  return parallel;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor-core (mma) kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The shape of an mma kernel: a block computes blockRows x blockColumns
+/// outputs of one GEMM of the batch with warpRows x warpColumns warps,
+/// each computing 32 x 32 outputs as 2 x 2 tiles of 16 x 16 (WMMA
+/// m16n16k16), over 32-deep steps of the reduction staged in shared memory.
+struct MmaShape {
+  static constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 16;
+  static constexpr int64_t kWarpM = 32, kWarpN = 32, kStepK = 32;
+  static constexpr int64_t kWarpSize = 32;
+  int64_t blockRows, blockColumns;
+  int64_t warpRows() const { return blockRows / kWarpM; }
+  int64_t warpColumns() const { return blockColumns / kWarpN; }
+  int64_t warps() const { return warpRows() * warpColumns(); }
+  int64_t threads() const { return warps() * kWarpSize; }
+};
+
+/// Builds one mma kernel (see emitMmaKernel). On a GPU each thread runs
+/// the body with its thread id; `emulate` runs it once per block with
+/// "thread" 0 of 1 doing the cooperative loops and every warp's steps.
+class MmaKernelBuilder {
+public:
+  MmaKernelBuilder(RewriterBase &rewriter, linalg::LinalgOp op,
+                   const GemmView &view, MmaShape shape, const Fusion &fusion,
+                   bool emulate)
+      : rewriter(rewriter), op(op), loc(op.getLoc()), view(view), shape(shape),
+        fusion(fusion), emulate(emulate) {}
+
+  LogicalResult build();
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  }
+  /// Sets `ivs[loop]` for `loops` from their row-major linear index.
+  void delinearize(Value linear, ArrayRef<unsigned> loops,
+                   SmallVectorImpl<Value> &ivs);
+  /// The op's loop values at GEMM position (batch, m, n, k) (k: null for
+  /// the output's positions, whose reductions are zero).
+  SmallVector<Value> loopValues(Value batch, Value m, Value n, Value k);
+  /// A shared (or, emulated, stack) buffer of `shape` x `element`.
+  Value stagingBuffer(ArrayRef<int64_t> shape, Type element, StringRef what);
+  /// for (i = thread; i < count; i += threads): body(i).
+  void cooperativeLoop(int64_t count, function_ref<void(Value)> body);
+  /// (row, column) of element `i` of a rows x columns tile, walked with
+  /// the row index fastest when `rowFastest`.
+  std::pair<Value, Value> tilePosition(Value i, int64_t rows, int64_t columns,
+                                       bool rowFastest);
+  /// Whether `operand`'s innermost (contiguous) index moves with any of
+  /// `loops`: cooperative loops walk those fastest, for coalesced access.
+  bool innermostUses(OpOperand *operand, ArrayRef<unsigned> loops);
+  void barrier() {
+    if (!emulate)
+      gpu::BarrierOp::create(rewriter, loc);
+  }
+  /// Stages a rows x columns tile of GEMM operand `operand` (rows: m or k
+  /// positions from rowBase, columns: k or n from columnBase) into
+  /// `buffer` as f16, zero outside the GEMM.
+  void stageOperand(OpOperand *operand, Value buffer, int64_t rows,
+                    int64_t columns, bool rowsAreM, Value batch, Value rowBase,
+                    Value columnBase);
+  /// The output positions' start values into the C tile.
+  void stageStartValues(Value batch, Value mBase, Value nBase);
+  /// The warps' tensor-core steps of one staged reduction step; `accs`
+  /// holds 4 accumulators per warp this body computes.
+  SmallVector<Value> warpSteps(ArrayRef<Value> warpIds, ValueRange accs);
+  /// Warp `warp`'s first row and column in the block tile.
+  std::pair<Value, Value> warpOrigin(Value warp);
+  /// A rows x columns tile of `buffer` at (row, column) as a WMMA
+  /// fragment (`operand`: AOp, BOp, COp).
+  Value loadTile(Value buffer, Value row, Value column, int64_t rows,
+                 int64_t columns, StringRef operand);
+  /// An accumulator fragment into the C tile at (row, column).
+  void storeTile(Value tile, Value row, Value column);
+  /// Emulated: one WMMA step of the 16 x 16 tile at (row, column) of the
+  /// C tile, over the 16-deep slice of the staged operands at `step`, as
+  /// scalar loops on the C tile.
+  void emulateTileStep(Value row, Value column, Value step);
+  /// The final values from the C tile to the output (and the epilogue).
+  void storeOutputs(Value batch, Value mBase, Value nBase);
+
+  RewriterBase &rewriter;
+  linalg::LinalgOp op;
+  Location loc;
+  const GemmView &view;
+  MmaShape shape;
+  const Fusion &fusion;
+  bool emulate;
+  int64_t extentM = 0, extentN = 0, extentK = 0;
+  Value thread, threadCount;
+  Value tileA, tileB, tileC;
+  Value zeroF16, zeroF32;
+};
+} // namespace
+
+void MmaKernelBuilder::delinearize(Value linear, ArrayRef<unsigned> loops,
+                                   SmallVectorImpl<Value> &ivs) {
+  for (unsigned loop : llvm::reverse(loops)) {
+    Value extent = index(view.ranges[loop]);
+    ivs[loop] = arith::RemUIOp::create(rewriter, loc, linear, extent);
+    linear = arith::DivUIOp::create(rewriter, loc, linear, extent);
+  }
+}
+
+SmallVector<Value> MmaKernelBuilder::loopValues(Value batch, Value m, Value n,
+                                                Value k) {
+  SmallVector<Value> ivs(view.ranges.size(), index(0));
+  delinearize(batch, view.batch, ivs);
+  delinearize(m, view.m, ivs);
+  delinearize(n, view.n, ivs);
+  if (k)
+    delinearize(k, view.k, ivs);
+  return ivs;
+}
+
+Value MmaKernelBuilder::stagingBuffer(ArrayRef<int64_t> dims, Type element,
+                                      StringRef what) {
+  if (emulate)
+    return memref::AllocaOp::create(rewriter, loc,
+                                    MemRefType::get(dims, element));
+  // Static shared memory: a workgroup global (outlining copies it into the
+  // kernel's module; each block has its own instance).
+  auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  auto type =
+      MemRefType::get(dims, element, MemRefLayoutAttrInterface(), space);
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name = ("dlas_mma_" + what + "_").str();
+  llvm::raw_string_ostream os(name);
+  llvm::interleave(dims, os, "x");
+  os << "x" << element;
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    memref::GlobalOp::create(rewriter, loc, name,
+                             rewriter.getStringAttr("private"), type,
+                             Attribute(), /*constant=*/false,
+                             /*alignment=*/rewriter.getI64IntegerAttr(16));
+  }
+  return memref::GetGlobalOp::create(rewriter, loc, type, name);
+}
+
+void MmaKernelBuilder::cooperativeLoop(int64_t count,
+                                       function_ref<void(Value)> body) {
+  auto loop =
+      scf::ForOp::create(rewriter, loc, thread, index(count), threadCount);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  body(loop.getInductionVar());
+}
+
+std::pair<Value, Value> MmaKernelBuilder::tilePosition(Value i, int64_t rows,
+                                                       int64_t columns,
+                                                       bool rowFastest) {
+  if (rowFastest)
+    return {arith::RemUIOp::create(rewriter, loc, i, index(rows)),
+            arith::DivUIOp::create(rewriter, loc, i, index(rows))};
+  return {arith::DivUIOp::create(rewriter, loc, i, index(columns)),
+          arith::RemUIOp::create(rewriter, loc, i, index(columns))};
+}
+
+bool MmaKernelBuilder::innermostUses(OpOperand *operand,
+                                     ArrayRef<unsigned> loops) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  if (map.getNumResults() == 0)
+    return false;
+  AffineExpr innermost = map.getResults().back();
+  return llvm::any_of(
+      loops, [&](unsigned loop) { return innermost.isFunctionOfDim(loop); });
+}
+
+void MmaKernelBuilder::stageOperand(OpOperand *operand, Value buffer,
+                                    int64_t rows, int64_t columns,
+                                    bool rowsAreM, Value batch, Value rowBase,
+                                    Value columnBase) {
+  // Rows are m (x) or k (y); columns k (x) or n (y).
+  ArrayRef<unsigned> rowLoops = rowsAreM ? view.m : view.k;
+  bool rowFastest = innermostUses(operand, rowLoops);
+  int64_t rowExtent = rowsAreM ? extentM : extentK;
+  int64_t columnExtent = rowsAreM ? extentK : extentN;
+  cooperativeLoop(rows * columns, [&](Value i) {
+    auto [row, column] = tilePosition(i, rows, columns, rowFastest);
+    Value r = arith::AddIOp::create(rewriter, loc, rowBase, row);
+    Value c = arith::AddIOp::create(rewriter, loc, columnBase, column);
+    Value inside = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, r,
+                              index(rowExtent)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, c,
+                              index(columnExtent)));
+    // Clamped into the GEMM, so that the load stays in bounds.
+    Value rc = arith::MinUIOp::create(rewriter, loc, r, index(rowExtent - 1));
+    Value cc =
+        arith::MinUIOp::create(rewriter, loc, c, index(columnExtent - 1));
+    SmallVector<Value> ivs = rowsAreM ? loopValues(batch, rc, index(0), cc)
+                                      : loopValues(batch, index(0), cc, rc);
+    Value element = loadInput(rewriter, op, operand, ivs, fusion.padded);
+    Value value =
+        arith::SelectOp::create(rewriter, loc, inside, element, zeroF16);
+    memref::StoreOp::create(rewriter, loc, value, buffer,
+                            ValueRange{row, column});
+  });
+}
+
+void MmaKernelBuilder::stageStartValues(Value batch, Value mBase, Value nBase) {
+  OpOperand *init = op.getDpsInitOperand(0);
+  bool rowFastest = innermostUses(init, view.m);
+  cooperativeLoop(shape.blockRows * shape.blockColumns, [&](Value i) {
+    auto [row, column] =
+        tilePosition(i, shape.blockRows, shape.blockColumns, rowFastest);
+    Value m = arith::MinUIOp::create(
+        rewriter, loc, arith::AddIOp::create(rewriter, loc, mBase, row),
+        index(extentM - 1));
+    Value n = arith::MinUIOp::create(
+        rewriter, loc, arith::AddIOp::create(rewriter, loc, nBase, column),
+        index(extentN - 1));
+    SmallVector<Value> ivs = loopValues(batch, m, n, Value());
+    Value start = zeroF32;
+    if (linalg::LinalgOp prologue = fusion.prologue) {
+      SmallVector<Value> none(prologue.getNumDpsInits(), Value());
+      start = emitOpPayload(rewriter, prologue, fusion.partnerIvs(ivs), none,
+                            DenseMap<Value, Value>())[0];
+    } else if (op.payloadUsesValueFromOperand(init)) {
+      start = memref::LoadOp::create(
+          rewriter, loc, init->get(),
+          indicesAt(rewriter, loc, op.getMatchingIndexingMap(init), ivs));
+    }
+    memref::StoreOp::create(rewriter, loc, start, tileC,
+                            ValueRange{row, column});
+  });
+}
+
+Value MmaKernelBuilder::loadTile(Value buffer, Value row, Value column,
+                                 int64_t rows, int64_t columns,
+                                 StringRef operand) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  int64_t leading = cast<MemRefType>(buffer.getType()).getDimSize(1);
+  return gpu::SubgroupMmaLoadMatrixOp::create(
+      rewriter, loc, gpu::MMAMatrixType::get({rows, columns}, element, operand),
+      buffer, ValueRange{row, column}, rewriter.getIndexAttr(leading),
+      /*transpose=*/UnitAttr());
+}
+
+void MmaKernelBuilder::storeTile(Value tile, Value row, Value column) {
+  int64_t leading = cast<MemRefType>(tileC.getType()).getDimSize(1);
+  gpu::SubgroupMmaStoreMatrixOp::create(rewriter, loc, tile, tileC,
+                                        ValueRange{row, column},
+                                        rewriter.getIndexAttr(leading),
+                                        /*transpose=*/UnitAttr());
+}
+
+void MmaKernelBuilder::emulateTileStep(Value row, Value column, Value step) {
+  // C[row + r][column + c] += A[row + r][step + q] * B[step + q][column + c]
+  // over a 16 x 16 x 16 tile, in f32 (f16 values are exact in f32).
+  Type f32 = rewriter.getF32Type();
+  auto loop = [&](int64_t extent, function_ref<void(Value)> body) {
+    auto forOp =
+        scf::ForOp::create(rewriter, loc, index(0), index(extent), index(1));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    body(forOp.getInductionVar());
+  };
+  loop(MmaShape::kTileM, [&](Value r) {
+    Value m = arith::AddIOp::create(rewriter, loc, row, r);
+    loop(MmaShape::kTileN, [&](Value c) {
+      Value n = arith::AddIOp::create(rewriter, loc, column, c);
+      Value start =
+          memref::LoadOp::create(rewriter, loc, tileC, ValueRange{m, n});
+      auto sum = scf::ForOp::create(
+          rewriter, loc, index(0), index(MmaShape::kTileK), index(1),
+          ValueRange{start},
+          [&](OpBuilder &b, Location, Value q, ValueRange acc) {
+            Value k = arith::AddIOp::create(b, loc, step, q);
+            Value a = memref::LoadOp::create(b, loc, tileA, ValueRange{m, k});
+            Value bv = memref::LoadOp::create(b, loc, tileB, ValueRange{k, n});
+            a = arith::ExtFOp::create(b, loc, f32, a);
+            bv = arith::ExtFOp::create(b, loc, f32, bv);
+            Value product = arith::MulFOp::create(b, loc, a, bv);
+            scf::YieldOp::create(
+                b, loc,
+                ValueRange{arith::AddFOp::create(b, loc, acc[0], product)});
+          });
+      memref::StoreOp::create(rewriter, loc, sum.getResult(0), tileC,
+                              ValueRange{m, n});
+    });
+  });
+}
+
+SmallVector<Value> MmaKernelBuilder::warpSteps(ArrayRef<Value> warpIds,
+                                               ValueRange accs) {
+  SmallVector<Value> results(accs.begin(), accs.end());
+  int64_t tilesM = MmaShape::kWarpM / MmaShape::kTileM,
+          tilesN = MmaShape::kWarpN / MmaShape::kTileN;
+  for (auto [w, warp] : llvm::enumerate(warpIds)) {
+    auto [warpRow, warpColumn] = warpOrigin(warp);
+    for (int64_t step = 0; step < MmaShape::kStepK; step += MmaShape::kTileK) {
+      if (emulate) {
+        for (int64_t i = 0; i < tilesM; ++i)
+          for (int64_t j = 0; j < tilesN; ++j)
+            emulateTileStep(arith::AddIOp::create(rewriter, loc, warpRow,
+                                                  index(i * MmaShape::kTileM)),
+                            arith::AddIOp::create(rewriter, loc, warpColumn,
+                                                  index(j * MmaShape::kTileN)),
+                            index(step));
+        continue;
+      }
+      SmallVector<Value> a, b;
+      for (int64_t i = 0; i < tilesM; ++i)
+        a.push_back(loadTile(tileA,
+                             arith::AddIOp::create(rewriter, loc, warpRow,
+                                                   index(i * MmaShape::kTileM)),
+                             index(step), MmaShape::kTileM, MmaShape::kTileK,
+                             "AOp"));
+      for (int64_t j = 0; j < tilesN; ++j)
+        b.push_back(loadTile(tileB, index(step),
+                             arith::AddIOp::create(rewriter, loc, warpColumn,
+                                                   index(j * MmaShape::kTileN)),
+                             MmaShape::kTileK, MmaShape::kTileN, "BOp"));
+      for (int64_t i = 0; i < tilesM; ++i)
+        for (int64_t j = 0; j < tilesN; ++j) {
+          Value &acc = results[(w * tilesM + i) * tilesN + j];
+          acc = gpu::SubgroupMmaComputeOp::create(rewriter, loc, acc.getType(),
+                                                  a[i], b[j], acc, UnitAttr(),
+                                                  UnitAttr());
+        }
+    }
+  }
+  return results;
+}
+
+std::pair<Value, Value> MmaKernelBuilder::warpOrigin(Value warp) {
+  Value row = arith::MulIOp::create(
+      rewriter, loc,
+      arith::DivUIOp::create(rewriter, loc, warp, index(shape.warpColumns())),
+      index(MmaShape::kWarpM));
+  Value column = arith::MulIOp::create(
+      rewriter, loc,
+      arith::RemUIOp::create(rewriter, loc, warp, index(shape.warpColumns())),
+      index(MmaShape::kWarpN));
+  return {row, column};
+}
+
+void MmaKernelBuilder::storeOutputs(Value batch, Value mBase, Value nBase) {
+  OpOperand *init = op.getDpsInitOperand(0);
+  bool rowFastest = innermostUses(init, view.m);
+  cooperativeLoop(shape.blockRows * shape.blockColumns, [&](Value i) {
+    auto [row, column] =
+        tilePosition(i, shape.blockRows, shape.blockColumns, rowFastest);
+    Value m = arith::AddIOp::create(rewriter, loc, mBase, row);
+    Value n = arith::AddIOp::create(rewriter, loc, nBase, column);
+    Value inside = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, m,
+                              index(extentM)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, n,
+                              index(extentN)));
+    auto guard = scf::IfOp::create(rewriter, loc, inside,
+                                   /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(rewriter);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    Value value =
+        memref::LoadOp::create(rewriter, loc, tileC, ValueRange{row, column});
+    SmallVector<Value> ivs = loopValues(batch, m, n, Value());
+    if (fusion.storeOutput)
+      memref::StoreOp::create(
+          rewriter, loc, value, init->get(),
+          indicesAt(rewriter, loc, op.getMatchingIndexingMap(init), ivs));
+    if (linalg::LinalgOp epilogue = fusion.epilogue) {
+      SmallVector<Value> at = fusion.partnerIvs(ivs);
+      DenseMap<Value, Value> given{{init->get(), value}};
+      SmallVector<Value> none(epilogue.getNumDpsInits(), Value());
+      SmallVector<Value> values =
+          emitOpPayload(rewriter, epilogue, at, none, given);
+      for (auto [epilogueInit, result] :
+           llvm::zip(epilogue.getDpsInitsMutable(), values))
+        memref::StoreOp::create(
+            rewriter, loc, result, epilogueInit.get(),
+            indicesAt(rewriter, loc,
+                      epilogue.getMatchingIndexingMap(&epilogueInit), at));
+    }
+  });
+}
+
+LogicalResult MmaKernelBuilder::build() {
+  extentM = view.extent(view.m);
+  extentN = view.extent(view.n);
+  extentK = view.extent(view.k);
+  int64_t batches = view.extent(view.batch);
+  Type f16 = rewriter.getF16Type(), f32 = rewriter.getF32Type();
+  Value gridZ = index(batches),
+        gridY = index(llvm::divideCeil(extentM, shape.blockRows)),
+        gridX = index(llvm::divideCeil(extentN, shape.blockColumns));
+  // Blocks: (batch, m tile, n tile) on the grid's (z, y, x). On a GPU the
+  // kernel is a gpu.launch of its own (convert-parallel-loops-to-gpu does
+  // not take WMMA stores), on a CPU a loop nest with one "thread" per
+  // block doing all of its work.
+  SmallVector<Value> warpIds;
+  Value batch, mTile, nTile;
+  Operation *kernel;
+  if (emulate) {
+    auto blocks = scf::ParallelOp::create(
+        rewriter, loc, ValueRange{index(0), index(0), index(0)},
+        ValueRange{gridZ, gridY, gridX},
+        ValueRange{index(1), index(1), index(1)});
+    kernel = blocks;
+    rewriter.setInsertionPointToStart(blocks.getBody());
+    batch = blocks.getInductionVars()[0];
+    mTile = blocks.getInductionVars()[1];
+    nTile = blocks.getInductionVars()[2];
+    thread = index(0);
+    threadCount = index(1);
+    for (int64_t w = 0; w < shape.warps(); ++w)
+      warpIds.push_back(index(w));
+  } else {
+    Value one = index(1);
+    auto launch = gpu::LaunchOp::create(rewriter, loc, gridX, gridY, gridZ,
+                                        index(shape.threads()), one, one);
+    kernel = launch;
+    rewriter.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    gpu::KernelDim3 blockIds = launch.getBlockIds();
+    batch = blockIds.z;
+    mTile = blockIds.y;
+    nTile = blockIds.x;
+    thread = launch.getThreadIds().x;
+    threadCount = index(shape.threads());
+    warpIds.push_back(arith::DivUIOp::create(rewriter, loc, thread,
+                                             index(MmaShape::kWarpSize)));
+  }
+  Value mBase =
+      arith::MulIOp::create(rewriter, loc, mTile, index(shape.blockRows));
+  Value nBase =
+      arith::MulIOp::create(rewriter, loc, nTile, index(shape.blockColumns));
+  zeroF16 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF16FloatAttr(0));
+  zeroF32 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+  tileA = stagingBuffer({shape.blockRows, MmaShape::kStepK}, f16, "a");
+  tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns}, f16, "b");
+  tileC = stagingBuffer({shape.blockRows, shape.blockColumns}, f32, "c");
+
+  // The start values (bias, zeros or the output's) through the C tile
+  // into each warp's accumulators.
+  stageStartValues(batch, mBase, nBase);
+  barrier();
+  int64_t tilesM = MmaShape::kWarpM / MmaShape::kTileM,
+          tilesN = MmaShape::kWarpN / MmaShape::kTileN;
+  auto forEachTile = [&](function_ref<void(int64_t, Value, Value)> body) {
+    for (auto [w, warp] : llvm::enumerate(warpIds)) {
+      auto [warpRow, warpColumn] = warpOrigin(warp);
+      for (int64_t i = 0; i < tilesM; ++i)
+        for (int64_t j = 0; j < tilesN; ++j)
+          body((w * tilesM + i) * tilesN + j,
+               arith::AddIOp::create(rewriter, loc, warpRow,
+                                     index(i * MmaShape::kTileM)),
+               arith::AddIOp::create(rewriter, loc, warpColumn,
+                                     index(j * MmaShape::kTileN)));
+    }
+  };
+  // The accumulators: WMMA fragments in registers; emulated, the C tile
+  // itself (one thread runs every warp's steps in turn).
+  SmallVector<Value> accs;
+  if (!emulate)
+    forEachTile([&](int64_t, Value row, Value column) {
+      accs.push_back(loadTile(tileC, row, column, MmaShape::kTileM,
+                              MmaShape::kTileN, "COp"));
+    });
+  // The reduction, a 32-deep step at a time: stage, wait, multiply, wait.
+  auto steps = scf::ForOp::create(rewriter, loc, index(0), index(extentK),
+                                  index(MmaShape::kStepK), accs);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(steps.getBody());
+    Value k = steps.getInductionVar();
+    stageOperand(view.x, tileA, shape.blockRows, MmaShape::kStepK,
+                 /*rowsAreM=*/true, batch, mBase, k);
+    stageOperand(view.y, tileB, MmaShape::kStepK, shape.blockColumns,
+                 /*rowsAreM=*/false, batch, k, nBase);
+    barrier();
+    SmallVector<Value> next = warpSteps(warpIds, steps.getRegionIterArgs());
+    barrier();
+    // Without loop-carried fragments (emulated) the loop has its yield.
+    if (!next.empty())
+      scf::YieldOp::create(rewriter, loc, next);
+  }
+  if (!emulate)
+    forEachTile([&](int64_t t, Value row, Value column) {
+      storeTile(steps.getResult(t), row, column);
+    });
+  barrier();
+  storeOutputs(batch, mBase, nBase);
+  eraseFused(rewriter, op, fusion);
+  allowContraction(kernel);
+  return success();
+}
+
+/// Emits `op` as a tensor-core kernel (`decision.kind = mma`): a block
+/// per outputs = [rows, columns] tile of one GEMM of the batch
+/// (tensorCoreGemmView), its threads staging each 32-deep step of both
+/// operands in shared memory as f16 (an implicit GEMM: a convolution's
+/// input is read through its indexing map, a padded input from its source
+/// with bounds checks; positions outside the GEMM read as zero), then
+/// each warp multiplying its 32 x 32 outputs' 16 x 16 tiles with WMMA
+/// (gpu.subgroup_mma_* ops on fragments loaded from shared memory; the
+/// sums stay in registers; emulated: vector.contract on f32). The start values
+/// (fused prologue: the bias) come in and the final values go out through a
+/// shared f32 tile, the epilogue applied on the way to guarded stores.
+static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
+                                   GPUKernelAttr decision, const Fusion &fusion,
+                                   bool emulate) {
+  std::optional<GemmView> view = tensorCoreGemmView(op);
+  if (!view)
+    return op->emitOpError("an mma kernel needs a contraction of two f16 "
+                           "operands into f32 sums with static shapes");
+  MmaShape shape{decision.getOutputs()[0], decision.getOutputs()[1]};
+  return MmaKernelBuilder(rewriter, op, *view, shape, fusion, emulate).build();
 }
 
 /// `op` with its loops in the kernel's order (gpuLoopOrder).
@@ -754,9 +1315,12 @@ static Fusion findFusion(linalg::LinalgOp op,
 /// Lowers `op` (loops in the kernel's order) and the partners `fusion`
 /// folds into it to a mapped parallel loop nest.
 static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
-                           GPUKernelAttr decision, const Fusion &fusion) {
+                           GPUKernelAttr decision, const Fusion &fusion,
+                           bool emulate) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
+  if (decision.getKind() == GPUKernelKind::mma)
+    return emitMmaKernel(rewriter, op, decision, fusion, emulate);
   // A tiled kernel's outer dimensions share the grid's z: at most 65535
   // blocks (the cost model never decides more; an override may).
   unsigned parallel = op.getNumParallelLoops();
@@ -890,7 +1454,7 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
       if (auto func = op->getParentOfType<func::FuncOp>())
         kernelNames[func].push_back(
             StringAttr::get(&getContext(), gpuKernelName(decision.getKey())));
-      if (failed(mapOp(rewriter, op, decision, fusions.lookup(op))))
+      if (failed(mapOp(rewriter, op, decision, fusions.lookup(op), emulate)))
         return signalPassFailure();
     }
     for (auto &[func, names] : kernelNames)

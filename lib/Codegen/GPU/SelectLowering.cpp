@@ -144,10 +144,19 @@ struct GPUSelectLoweringPass
     if (failed(required))
       return signalPassFailure();
     GPUTargetAttr target = *required;
+    if (tensorCores != "auto" && tensorCores != "always" &&
+        tensorCores != "never") {
+      module.emitError() << "dlas-gpu-select-lowering: unknown tensor-cores '"
+                         << tensorCores << "' (auto, always or never)";
+      return signalPassFailure();
+    }
     WalkResult result = module.walk([&](linalg::LinalgOp op) {
-      GPUKernelAttr chosen = chooseGPUKernel(op, target);
+      GPUKernelAttr chosen = chooseGPUKernel(op, target, tensorCores);
       int64_t chunks = chosen.getSplit();
-      if (split > 0 && isSumReduction(op))
+      // An mma kernel's reduction is not split (its blocks are few only
+      // for GEMMs too small for it, which stay on the FMA kernels).
+      if (split > 0 && isSumReduction(op) &&
+          chosen.getKind() != GPUKernelKind::mma)
         chunks = split;
       if (!splitReductions)
         chunks = 1;
@@ -165,8 +174,10 @@ struct GPUSelectLoweringPass
         llvm::outs() << "dlas-gpu-select-lowering: " << decision->getKey()
                      << " -> " << stringifyGPUKernelKind(decision->getKind())
                      << " " << joinCounts(decision->getThreads()) << " threads"
-                     << (decision->getOutputs().empty()
-                             ? std::string()
+                     << (decision->getOutputs().empty() ? std::string()
+                         : decision->getKind() == GPUKernelKind::mma
+                             ? ", " + joinCounts(decision->getOutputs()) +
+                                   " outputs a block"
                              : ", " + joinCounts(decision->getOutputs()) +
                                    " outputs a thread")
                      << (decision->getSplit() > 1

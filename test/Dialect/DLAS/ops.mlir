@@ -86,4 +86,8 @@ module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", 
   func.func @g() attributes {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "k", source = override>} {
     return
   }
+  // CHECK: func.func @mma() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [64, 64], key = "k", source = cost_model>}
+  func.func @mma() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [64, 64], key = "k", source = cost_model>} {
+    return
+  }
 }

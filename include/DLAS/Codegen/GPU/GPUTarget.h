@@ -54,9 +54,36 @@ bool isSumReduction(linalg::LinalgOp op);
 /// first of equals; a convolution's channels, not its window).
 int64_t splitReductionLoop(ArrayRef<int64_t> reductions);
 
+/// A contraction seen as a batch of GEMMs, C[b, m, n] += X[b, m, k] *
+/// Y[b, k, n], for tensor-core kernels: `x` and `y` are its two inputs
+/// (any affine indexing: a convolution's input is read as an implicit
+/// im2col matrix), and each GEMM dimension is a list of the op's loops
+/// (row-major): `batch` loops index both inputs and the output, `m` loops
+/// only `x` and the output, `n` loops only `y` and the output, `k` loops
+/// are the reductions. `ranges` are the op's static loop ranges.
+struct GemmView {
+  OpOperand *x = nullptr, *y = nullptr;
+  SmallVector<unsigned> batch, m, n, k;
+  SmallVector<int64_t> ranges;
+  int64_t extent(ArrayRef<unsigned> loops) const {
+    int64_t product = 1;
+    for (unsigned loop : loops)
+      product *= ranges[loop];
+    return product;
+  }
+};
+
+/// `op` as a GemmView when tensor cores can compute it: static shapes, one
+/// f32 output that every parallel loop indexes (through a projected
+/// permutation), two f16 inputs, and a payload that adds the product of
+/// the two widened inputs to the output; none otherwise.
+std::optional<GemmView> tensorCoreGemmView(linalg::LinalgOp op);
+
 /// The GPU cost model's decision for `op` on `target` (see
 /// dlas-gpu-select-lowering), before per-op overrides.
-GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target);
+/// `tensorCores`: auto (the size rule), always (any size) or never.
+GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
+                              llvm::StringRef tensorCores = "auto");
 
 /// The op attributes that override the decision's thread counts and its
 /// register tile (outputs per thread).

@@ -52,6 +52,13 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
       fewer blocks than the target has processors, so that small layers
       still spread over the whole GPU.
 
+    On NVIDIA targets, a contraction with f16 operands and f32 sums
+    (`precision=fp16`: convolutions of every kind as implicit GEMMs,
+    matmuls, linear layers) whose GEMM has m and n of at least 32 and a
+    reduction of at least 32 becomes an `mma` kernel: 64 x 64 outputs a
+    block, 4 warps of tensor-core `mma.sync` steps (`tensor-cores=false`:
+    the FMA kernels below).
+
     Tiled kernels get a register tile of outputs per thread (`outputs =
     [rows, columns]`, up to 8 x 4) when the output still fills the larger
     block tile and leaves two blocks per processor.
@@ -93,6 +100,11 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
     Option<"split", "split", "int64_t", "0",
            "Chunks of every sum reduction's split (0: the cost model's; "
            "tests use odd ones to exercise uneven chunks)">,
+    Option<"tensorCores", "tensor-cores", "std::string", "\"auto\"",
+           "mma (tensor-core) kernels for f16 contractions on NVIDIA "
+           "targets: auto (the cost model's size rule), always (every "
+           "contraction they can compute, any size: tests use it for "
+           "edges everywhere) or never">,
   ];
   let dependentDialects = ["::mlir::dlas::DLASDialect"];
 }
@@ -204,8 +216,16 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
            "Fold the elementwise op that fills a reduction's output (its "
            "prologue) and the one that reads it (its epilogue) into the "
            "reduction's kernel">,
+    Option<"emulate", "emulate", "bool", "false",
+           "Build `mma` kernels to run on a CPU (a test aid): one thread "
+           "does a block's cooperative work and every warp's steps in "
+           "turn, each WMMA step as scalar f32 loops on the shared C tile "
+           "(the same tiles, positions and staging), no barriers, staging "
+           "buffers on the stack">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::affine::AffineDialect"];

@@ -360,7 +360,8 @@ class DLAS_OptionalIntListParameter<string desc>
 def DLAS_GPUKernelKind : I32EnumAttr<"GPUKernelKind",
     "how a GPU kernel maps its iterations to threads", [
   I32EnumAttrCase<"flat", 0>,
-  I32EnumAttrCase<"tiled", 1>]> {
+  I32EnumAttrCase<"tiled", 1>,
+  I32EnumAttrCase<"mma", 2>]> {
   let cppNamespace = "::mlir::dlas";
   let genSpecializedAttr = 0;
 }
@@ -389,6 +390,14 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
       holds its start value: a bias or zero fill, then its own kernel);
       for layers with too few outputs to occupy the GPU. The order of the
       additions varies from run to run, and so do the last bits;
+    * `kind = mma`: tensor cores (NVIDIA `mma.sync`, m16n8k16): the op is
+      a batch of GEMMs (a convolution an implicit one), each block
+      computes `outputs = [rows, columns]` of a GEMM (m x n, both
+      multiples of 32) with `threads` = (rows / 32) x (columns / 32) warps
+      of 32 threads, each warp 32 x 32 outputs; each 32-deep step of the
+      reduction stages the operands' tiles in shared memory as f16 (out of
+      range: zero), the sums stay in registers, and the epilogue goes
+      through shared memory to guarded stores;
     * `key`: the tuning-file key of the op's shape; `source`: where the
       choice came from.
 

@@ -119,6 +119,19 @@ GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (split < 1 || split > 1024)
     return emitError() << "split must be 1 to 1024 reduction chunks, got "
                        << split;
+  if (kind == GPUKernelKind::mma) {
+    if (outputs.size() != 2 ||
+        llvm::any_of(outputs,
+                     [](int64_t count) {
+                       return count < 32 || count > 128 || count % 32;
+                     }) ||
+        threads.size() != 1 ||
+        threads[0] != outputs[0] / 32 * (outputs[1] / 32) * 32)
+      return emitError() << "an mma kernel takes outputs = [rows, columns] "
+                            "(multiples of 32 up to 128) and threads = "
+                            "[32 x (rows / 32) x (columns / 32)]";
+    return success();
+  }
   size_t expected = kind == GPUKernelKind::flat ? 1 : 2;
   if (threads.size() != expected)
     return emitError() << "a " << stringifyGPUKernelKind(kind)

@@ -1,0 +1,61 @@
+// Tensor-core kernels through the GPU pipeline: an fp16 convolution (an
+// implicit GEMM: m = output positions, n = output channels, k = input
+// channels x window) with its bias and ReLU fused becomes one gpu.launch
+// of 128 threads per 64 x 64 block tile, staging each 32-deep step of both
+// operands in shared memory (zero outside the GEMM), WMMA on 16 x 16 x 16
+// tiles with the sums in registers, and the epilogue through the shared C
+// tile to guarded stores; then PTX with wmma instructions on shared memory.
+// (The weights are arguments here, rounded to f16 by kernels of their own;
+// constant weights are rounded at compile time.)
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=fp16 keep-f32=none})" | FileCheck %s --check-prefix=PTX
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=fp16 keep-f32=none tensor-cores=never print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=NEVER
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx942 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=NEVER
+
+// CHECK: dlas-gpu-select-lowering: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 128 threads, 64x64 outputs a block (cost_model)
+// CHECK: gpu.launch_func @main_kernels::@conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}} blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: gpu.module @main_kernels
+// CHECK-DAG: memref.global "private" @dlas_mma_a_64x32xf16 : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.global "private" @dlas_mma_b_32x64xf16 : memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.global "private" @dlas_mma_c_64x64xf32 : memref<64x64xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// The bias starts the sums: staged into the C tile, then the fragments.
+// CHECK: memref.store {{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 64 : index} : memref<64x64xf32, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK: scf.for {{.*}} iter_args
+// The input read through the convolution's indexing (clamped, zero outside).
+// CHECK: arith.select {{.*}} : f16
+// CHECK: memref.store {{.*}} : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.store {{.*}} : memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 32 : index} : memref<64x32xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 64 : index} : memref<32x64xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK-COUNT-4: gpu.subgroup_mma_store_matrix
+// CHECK: gpu.barrier
+// The epilogue, where inside: the rounding to f16, the ReLU (exact in
+// f16), widened for the f32 result.
+// CHECK: scf.if
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: arith.maximumf {{.*}} : f16
+// CHECK: arith.extf
+// CHECK: memref.store {{.*}} : memref<2x64x20x20xf32>
+
+// PTX: .target sm_90
+// PTX-SAME: wmma.load.a.sync.aligned.row.m16n16k16.shared.f16
+// PTX-SAME: wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32
+// PTX-SAME: wmma.store.d.sync.aligned.row.m16n16k16.shared.f32
+
+// NEVER: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> tiled
+// NEVER-NOT: subgroup_mma
+
+func.func @main(%x: tensor<2x48x20x20xf32>, %w0: tensor<48x48x3x3xf32>, %w: tensor<64x48x3x3xf32>, %b: tensor<64xf32>) -> tensor<2x64x20x20xf32> {
+  %c0 = nn.conv2d %x, %w0 {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x48x20x20xf32>, tensor<48x48x3x3xf32>) -> tensor<2x48x20x20xf32>
+  %c = nn.conv2d %c0, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x48x20x20xf32>, tensor<64x48x3x3xf32>, tensor<64xf32>) -> tensor<2x64x20x20xf32>
+  %r = nn.relu %c : tensor<2x64x20x20xf32>
+  return %r : tensor<2x64x20x20xf32>
+}
