@@ -52,7 +52,8 @@ def prepare(args):
             start = time.perf_counter()
             proc = subprocess.run(
                 [args.dlas_compile, base + ".onnx", "--target", args.target,
-                 "-o", base + ".so"], capture_output=True, text=True)
+                 "--precision", args.precision, "-o", base + ".so"],
+                capture_output=True, text=True)
             seconds = time.perf_counter() - start
             status = "ok" if proc.returncode == 0 else "FAIL"
             print(f"{status} {name} batch {batch}: compiled in {seconds:.1f} s")
@@ -61,7 +62,8 @@ def prepare(args):
             compile_times[f"{name}_b{batch}"] = {"seconds": seconds, "status": status}
             os.remove(base + ".onnx")  # the library holds the weights
     with open(os.path.join(args.workdir, "compile_times.json"), "w") as f:
-        json.dump({"target": args.target, "models": compile_times}, f, indent=2)
+        json.dump({"target": args.target, "precision": args.precision,
+                   "models": compile_times}, f, indent=2)
     failing = 0
     for n in [int(n) for n in args.gemm.split(",") if n]:
         # f32 GEMM n x n x n, both operands arguments (copied in each call;
@@ -74,8 +76,11 @@ def prepare(args):
             f.write(f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
                     f"  %c = nn.matmul %a, %b : ({t}, {t}) -> {t}\n"
                     f"  return %c : {t}\n}}\n")
+        # The GEMM is its function's classifier: keep no layer in f32.
+        low = [] if args.precision == "f32" else ["--precision", args.precision,
+                                                  "--keep-f32=none"]
         proc = subprocess.run([args.dlas_compile, base + ".mlir", "--target", args.target,
-                               "-o", base + ".so"], capture_output=True, text=True)
+                               *low, "-o", base + ".so"], capture_output=True, text=True)
         print(f"{'ok' if proc.returncode == 0 else 'FAIL'} gemm {n}")
         failing |= proc.returncode
     if args.cases:
@@ -176,9 +181,20 @@ def kernel_ms(output):
     return None
 
 
+def prepared_precision(args):
+    """The --precision `prepare` compiled the libraries with."""
+    try:
+        with open(os.path.join(args.workdir, "compile_times.json")) as f:
+            return json.load(f).get("precision", "f32")
+    except OSError:
+        return "f32"
+
+
 def run_gemms(args, harness):
     """Each GEMM library's kernel time (device events) against torch.mm
-    (cuBLAS, f32 with TF32 off, CUDA events), with a check against torch."""
+    (cuBLAS, CUDA events: f32 with TF32 off, or in the libraries' fp16/bf16
+    on tensor cores), with a check against torch's f32 product (of the
+    inputs rounded to that type: the libraries round them too)."""
     import numpy as np
     import torch
     folder = os.path.join(args.workdir, "gemm")
@@ -186,6 +202,7 @@ def run_gemms(args, harness):
     if not os.path.isdir(folder):
         return rows
     torch.backends.cuda.matmul.allow_tf32 = False
+    precision = prepared_precision(args)
     for n in sorted(int(f[4:-3]) for f in os.listdir(folder) if f.endswith(".so")):
         base = os.path.join(folder, f"gemm{n}")
         rng = np.random.default_rng(n)
@@ -193,11 +210,17 @@ def run_gemms(args, harness):
         np.save(base + ".a.npy", a)
         np.save(base + ".b.npy", b)
         ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-        np.save(base + ".expected.npy", torch.mm(ta, tb).cpu().numpy())
+        low = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+        if low:
+            ta, tb = ta.to(low), tb.to(low)
+        np.save(base + ".expected.npy", torch.mm(ta.float(), tb.float()).cpu().numpy())
+        # f32: 1e-3; rounded outputs: a few units of the type's rounding of
+        # sums of magnitude sqrt(n).
+        tol = 1e-3 if not low else (4e-3 if precision == "fp16" else 3e-2) * n ** 0.5
         proc = subprocess.run(
             [sys.executable, harness, base + ".so", "--input", base + ".a.npy", "--input",
-             base + ".b.npy", "--expect", base + ".expected.npy", "--rtol", "1e-3",
-             "--atol", "1e-3", "--repeat", "3", "--profile", "3"],
+             base + ".b.npy", "--expect", base + ".expected.npy", "--rtol", str(tol),
+             "--atol", str(tol), "--repeat", "3", "--profile", "3"],
             capture_output=True, text=True, timeout=300)
         dlas = kernel_ms(proc.stdout)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -210,7 +233,8 @@ def run_gemms(args, harness):
             times.append(start.elapsed_time(end))
         cublas = sorted(times)[len(times) // 2]
         ok = proc.returncode == 0 and "PASS" in proc.stdout
-        row = {"n": n, "check": "PASS" if ok else "FAIL", "dlas_kernel_ms": dlas,
+        row = {"n": n, "precision": precision, "check": "PASS" if ok else "FAIL",
+               "dlas_kernel_ms": dlas,
                "cublas_ms": cublas,
                "dlas_tflops": 2 * n**3 / dlas / 1e9 if dlas else None,
                "cublas_tflops": 2 * n**3 / cublas / 1e9}
@@ -224,6 +248,8 @@ def run(args):
     harness = os.path.join(args.workdir, "run_gpu_model.py")
     case_runs, case_failures = run_cases(args, harness)
     gemms = run_gemms(args, harness)
+    # Low-precision models against the f32 PyTorch logits.
+    tolerance = "1e-3" if prepared_precision(args) == "f32" else "5e-2"
     profiles = {}
     rows = []
     for batch_dir in sorted(d for d in os.listdir(args.workdir) if d.startswith("b")):
@@ -235,7 +261,8 @@ def run(args):
             try:
                 proc = subprocess.run(
                     [sys.executable, harness, base + ".so", "--input", base + ".input.npy",
-                     "--expect", base + ".expected.npy", "--rtol", "1e-3", "--atol", "1e-3",
+                     "--expect", base + ".expected.npy", "--rtol", tolerance,
+                     "--atol", tolerance,
                      "--repeat", str(args.repeat), "--profile", "12"],
                     capture_output=True, text=True, timeout=180)
                 out = proc.stdout + proc.stderr
@@ -272,7 +299,7 @@ def run(args):
             f.write(f"| {r['model']} | {r['batch']} | {r['check']} | {ms(r['dlas_ms'])} | "
                     f"{ms(r['torch_nchw_ms'])} | {ms(r['torch_channels_last_ms'])} | {ratio} |\n")
         if gemms:
-            f.write("\n| f32 GEMM n | check | DLAS kernel ms | cuBLAS ms | DLAS TFLOP/s |"
+            f.write(f"\n| {gemms[0]['precision']} GEMM n | check | DLAS kernel ms | cuBLAS ms | DLAS TFLOP/s |"
                     " cuBLAS TFLOP/s | DLAS / cuBLAS speed |\n|---|---|---|---|---|---|---|\n")
             for g in gemms:
                 speed = (f"{g['cublas_ms'] / g['dlas_kernel_ms']:.2f}"
@@ -302,6 +329,9 @@ def main():
                    "timed against cuBLAS (kernel time)")
     p.add_argument("--cases", default="",
                    help="nn_cases.py families to compile one library per case of")
+    p.add_argument("--precision", default="f32",
+                   help="dlas-compile --precision for every library: f32, fp16 "
+                   "(tensor cores), bf16")
     p.add_argument("--weight-levels", type=int, default=0,
                    help="round every weight to N values per tensor (0: exact)")
     p.add_argument("--pack", default="", help="also write the work directory as this .tar.xz")
