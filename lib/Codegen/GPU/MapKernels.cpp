@@ -627,6 +627,15 @@ private:
   /// Whether `operand`'s innermost (contiguous) index moves with any of
   /// `loops`: cooperative loops walk those fastest, for coalesced access.
   bool innermostUses(OpOperand *operand, ArrayRef<unsigned> loops);
+  /// a < aExtent && b < bExtent.
+  Value insideBoth(Value a, int64_t aExtent, Value b, int64_t bExtent) {
+    return arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, a,
+                              index(aExtent)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, b,
+                              index(bExtent)));
+  }
   void barrier() {
     if (!emulate)
       gpu::BarrierOp::create(rewriter, loc);
@@ -697,7 +706,9 @@ Value MmaKernelBuilder::stagingBuffer(ArrayRef<int64_t> dims, Type element,
     return memref::AllocaOp::create(rewriter, loc,
                                     MemRefType::get(dims, element));
   // Static shared memory: a workgroup global (outlining copies it into the
-  // kernel's module; each block has its own instance).
+  // kernel's module; each block has its own instance), aligned past what
+  // WMMA fragment loads and stores need (every fragment of these tiles
+  // starts at a multiple of 32 bytes from the base).
   auto space = gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                           gpu::AddressSpace::Workgroup);
   auto type =
@@ -713,7 +724,7 @@ Value MmaKernelBuilder::stagingBuffer(ArrayRef<int64_t> dims, Type element,
     memref::GlobalOp::create(rewriter, loc, name,
                              rewriter.getStringAttr("private"), type,
                              Attribute(), /*constant=*/false,
-                             /*alignment=*/rewriter.getI64IntegerAttr(16));
+                             /*alignment=*/rewriter.getI64IntegerAttr(128));
   }
   return memref::GetGlobalOp::create(rewriter, loc, type, name);
 }
@@ -760,12 +771,7 @@ void MmaKernelBuilder::stageOperand(OpOperand *operand, Value buffer,
     auto [row, column] = tilePosition(i, rows, columns, rowFastest);
     Value r = arith::AddIOp::create(rewriter, loc, rowBase, row);
     Value c = arith::AddIOp::create(rewriter, loc, columnBase, column);
-    Value inside = arith::AndIOp::create(
-        rewriter, loc,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, r,
-                              index(rowExtent)),
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, c,
-                              index(columnExtent)));
+    Value inside = insideBoth(r, rowExtent, c, columnExtent);
     // Clamped into the GEMM, so that the load stays in bounds.
     Value rc = arith::MinUIOp::create(rewriter, loc, r, index(rowExtent - 1));
     Value cc =
@@ -926,12 +932,7 @@ void MmaKernelBuilder::storeOutputs(Value batch, Value mBase, Value nBase) {
         tilePosition(i, shape.blockRows, shape.blockColumns, rowFastest);
     Value m = arith::AddIOp::create(rewriter, loc, mBase, row);
     Value n = arith::AddIOp::create(rewriter, loc, nBase, column);
-    Value inside = arith::AndIOp::create(
-        rewriter, loc,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, m,
-                              index(extentM)),
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, n,
-                              index(extentN)));
+    Value inside = insideBoth(m, extentM, n, extentN);
     auto guard = scf::IfOp::create(rewriter, loc, inside,
                                    /*withElseRegion=*/false);
     OpBuilder::InsertionGuard insertion(rewriter);
