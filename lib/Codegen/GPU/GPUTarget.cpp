@@ -300,9 +300,9 @@ std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op) {
     return std::nullopt;
   BlockArgument lhs = widenedF16Argument(mul.getLhs()),
                 rhs = widenedF16Argument(mul.getRhs());
+  // Two widenings, the product and the sum.
   if (!lhs || !rhs || lhs == rhs ||
-      llvm::count_if(body->without_terminator(),
-                     [](Operation &) { return true; }) > 4)
+      llvm::range_size(body->without_terminator()) > 4)
     return std::nullopt;
   GemmView view;
   view.x = op.getMatchingOpOperand(lhs);

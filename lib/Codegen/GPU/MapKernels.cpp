@@ -251,6 +251,34 @@ struct Fusion {
   bool empty() const { return !prologue && !epilogue && padded.empty(); }
 };
 
+/// The start value `fusion.prologue` gives the output at the kernel's
+/// loop values `ivs`.
+static Value emitPrologueValue(OpBuilder &builder, const Fusion &fusion,
+                               ArrayRef<Value> ivs) {
+  linalg::LinalgOp prologue = fusion.prologue;
+  SmallVector<Value> none(prologue.getNumDpsInits(), Value());
+  return emitOpPayload(builder, prologue, fusion.partnerIvs(ivs), none,
+                       DenseMap<Value, Value>())[0];
+}
+
+/// `fusion.epilogue` at the kernel's loop values `ivs`, reading `value` as
+/// `op`'s output, stored to the epilogue's own outputs.
+static void emitEpilogueStores(OpBuilder &builder, linalg::LinalgOp op,
+                               const Fusion &fusion, ArrayRef<Value> ivs,
+                               Value value) {
+  linalg::LinalgOp epilogue = fusion.epilogue;
+  Location loc = op.getLoc();
+  // Its loops are the kernel's parallel ones (in the output's order).
+  SmallVector<Value> at = fusion.partnerIvs(ivs);
+  DenseMap<Value, Value> given{{op.getDpsInitOperand(0)->get(), value}};
+  SmallVector<Value> none(epilogue.getNumDpsInits(), Value());
+  SmallVector<Value> values = emitOpPayload(builder, epilogue, at, none, given);
+  for (auto [init, result] : llvm::zip(epilogue.getDpsInitsMutable(), values))
+    memref::StoreOp::create(
+        builder, loc, result, init.get(),
+        indicesAt(builder, loc, epilogue.getMatchingIndexingMap(&init), at));
+}
+
 /// One output of a thread's register tile: the loop values it is computed
 /// at (its two tiled dimensions clamped into range, so that its loads stay
 /// in bounds) and whether it is inside the output (only then it is stored).
@@ -446,10 +474,7 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
       }
       if (fusion.prologue) {
         // The prologue's loops are the kernel's parallel ones.
-        SmallVector<Value> none(fusion.prologue.getNumDpsInits(), Value());
-        llvm::append_range(inits, emitOpPayload(rewriter, fusion.prologue,
-                                                fusion.partnerIvs(output.ivs),
-                                                none, DenseMap<Value, Value>()));
+        inits.push_back(emitPrologueValue(rewriter, fusion, output.ivs));
         continue;
       }
       if (op.payloadUsesValueFromOperand(&init))
@@ -526,22 +551,10 @@ static FailureOr<scf::ParallelOp> emitRegisterLoops(RewriterBase &rewriter,
             rewriter, loc, results[i * numInits + k], init.get(),
             indicesAt(rewriter, loc, op.getMatchingIndexingMap(&init),
                       output.ivs));
-    if (linalg::LinalgOp epilogue = fusion.epilogue) {
-      // Its loops are the kernel's parallel ones (in the output's order);
-      // it reads the output's final value from the register.
-      SmallVector<Value> at = fusion.partnerIvs(output.ivs);
-      DenseMap<Value, Value> given{
-          {op.getDpsInitOperand(0)->get(), results[i * numInits]}};
-      SmallVector<Value> none(epilogue.getNumDpsInits(), Value());
-      SmallVector<Value> values =
-          emitOpPayload(rewriter, epilogue, at, none, given);
-      for (auto [init, value] :
-           llvm::zip(epilogue.getDpsInitsMutable(), values))
-        memref::StoreOp::create(
-            rewriter, loc, value, init.get(),
-            indicesAt(rewriter, loc, epilogue.getMatchingIndexingMap(&init),
-                      at));
-    }
+    // The epilogue reads the output's final value from the register.
+    if (fusion.epilogue)
+      emitEpilogueStores(rewriter, op, fusion, output.ivs,
+                         results[i * numInits]);
   }
   eraseFused(rewriter, op, fusion);
   allowContraction(parallel);
@@ -800,10 +813,8 @@ void MmaKernelBuilder::stageStartValues(Value batch, Value mBase, Value nBase) {
         index(extentN - 1));
     SmallVector<Value> ivs = loopValues(batch, m, n, Value());
     Value start = zeroF32;
-    if (linalg::LinalgOp prologue = fusion.prologue) {
-      SmallVector<Value> none(prologue.getNumDpsInits(), Value());
-      start = emitOpPayload(rewriter, prologue, fusion.partnerIvs(ivs), none,
-                            DenseMap<Value, Value>())[0];
+    if (fusion.prologue) {
+      start = emitPrologueValue(rewriter, fusion, ivs);
     } else if (op.payloadUsesValueFromOperand(init)) {
       start = memref::LoadOp::create(
           rewriter, loc, init->get(),
@@ -944,19 +955,8 @@ void MmaKernelBuilder::storeOutputs(Value batch, Value mBase, Value nBase) {
       memref::StoreOp::create(
           rewriter, loc, value, init->get(),
           indicesAt(rewriter, loc, op.getMatchingIndexingMap(init), ivs));
-    if (linalg::LinalgOp epilogue = fusion.epilogue) {
-      SmallVector<Value> at = fusion.partnerIvs(ivs);
-      DenseMap<Value, Value> given{{init->get(), value}};
-      SmallVector<Value> none(epilogue.getNumDpsInits(), Value());
-      SmallVector<Value> values =
-          emitOpPayload(rewriter, epilogue, at, none, given);
-      for (auto [epilogueInit, result] :
-           llvm::zip(epilogue.getDpsInitsMutable(), values))
-        memref::StoreOp::create(
-            rewriter, loc, result, epilogueInit.get(),
-            indicesAt(rewriter, loc,
-                      epilogue.getMatchingIndexingMap(&epilogueInit), at));
-    }
+    if (fusion.epilogue)
+      emitEpilogueStores(rewriter, op, fusion, ivs, value);
   });
 }
 
