@@ -80,6 +80,12 @@ static void buildGPULLVMLoweringStage(OpPassManager &pm,
   } else {
     ConvertGpuOpsToROCDLOpsOptions rocdl;
     rocdl.chipset = target.chip;
+    // The pass takes every loaded dialect's ConvertToLLVM patterns unless
+    // told which: NVVM's (loaded by dlas-gpu-map-kernels, which can emit
+    // nvvm.mma.sync) would lower math.tanh to llvm.intr.tanh, which the
+    // AMDGPU backend cannot compile, instead of ROCDL's __ocml_tanh_f32.
+    rocdl.allowedDialects = {"arith", "cf",     "func", "index",
+                             "math",  "memref", "ub",   "vector"};
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToROCDLOps(rocdl));
   }
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());

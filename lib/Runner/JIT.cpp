@@ -83,8 +83,30 @@ static bool usesOpenMP(ModuleOp module) {
   return found;
 }
 
+#if defined(__clang__) && defined(__x86_64__)
+/// f32 -> bf16, rounded to nearest even (NaNs kept, quieted), as
+/// compiler-rt's __truncsfbf2: LLVM's x86 backend calls it where it
+/// legalizes bf16 vector operations (selects, shuffles) through f32 on
+/// CPUs without AVX512-BF16, and Debian 12's libgcc (GCC 12) has none.
+/// The result is returned as __bf16 (in xmm0, the libcall's ABI).
+static __bf16 truncateF32ToBF16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t rounded;
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    rounded = static_cast<uint16_t>((bits >> 16) | 0x40);
+  else
+    rounded =
+        static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  __bf16 result;
+  std::memcpy(&result, &rounded, sizeof(result));
+  return result;
+}
+#endif
+
 /// The symbols the code needs from outside: the externalized weights, bound
-/// to their data in memory, and the caller's `symbols`.
+/// to their data in memory, the caller's `symbols` and the compiler
+/// runtime's functions the process may lack.
 static llvm::Expected<llvm::orc::SymbolMap>
 externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
                 llvm::orc::MangleAndInterner &mangle) {
@@ -107,6 +129,9 @@ externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
   }
   for (const auto &entry : symbols)
     bind(entry.getKey(), entry.getValue());
+#if defined(__clang__) && defined(__x86_64__)
+  bind("__truncsfbf2", reinterpret_cast<const void *>(&truncateF32ToBF16));
+#endif
   return map;
 }
 

@@ -10,7 +10,18 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=fp16 keep-f32=none})" | FileCheck %s --check-prefix=PTX
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=fp16 keep-f32=none tensor-cores=never print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=NEVER
-// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx942 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=NEVER
+// bf16 on NVIDIA: the same kernel with mma.sync m16n8k16 (each lane
+// loading its values of A and B from shared memory, two to a 32-bit
+// register; 2 x 4 tiles of 16 x 8 a warp, two 16-deep steps a stage).
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 precision=bf16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=BF16
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=bf16 keep-f32=none})" | FileCheck %s --check-prefix=BF16-PTX
+// AMD: MFMA 16x16x16 on waves of 64 (256 threads a 64 x 64 tile), f16 and
+// bf16, to the CDNA2 and CDNA3 instructions.
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx942 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=MFMA
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx942 precision=fp16 keep-f32=none})" | FileCheck %s --check-prefix=GFX942-F16
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx942 precision=bf16 keep-f32=none})" | FileCheck %s --check-prefix=GFX942-BF16
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx90a precision=bf16 keep-f32=none})" | FileCheck %s --check-prefix=GFX90A-BF16
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx90a precision=fp16 keep-f32=none tensor-cores=never print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=NEVER
 
 // CHECK: dlas-gpu-select-lowering: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 128 threads, 64x64 outputs a block (cost_model)
 // CHECK: gpu.launch_func @main_kernels::@conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}} blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
@@ -52,6 +63,55 @@
 
 // NEVER: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> tiled
 // NEVER-NOT: subgroup_mma
+// NEVER-NOT: amdgpu.mfma
+
+// BF16: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 128 threads, 64x64 outputs a block (cost_model)
+// BF16: gpu.module @main_kernels
+// BF16-DAG: memref.global "private" @dlas_mma_a_64x32xbf16 : memref<64x32xbf16, #gpu.address_space<workgroup>>
+// BF16-DAG: memref.global "private" @dlas_mma_b_32x64xbf16 : memref<32x64xbf16, #gpu.address_space<workgroup>>
+// BF16: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}
+// BF16-SAME: known_block_size = array<i32: 128, 1, 1>
+// The accumulators: each lane's 4 values of each 16 x 8 tile from the C tile.
+// BF16: gpu.thread_id x
+// BF16: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// BF16: memref.load {{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>>
+// BF16: vector.from_elements {{.*}} : vector<4xf32>
+// BF16: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// BF16: arith.select {{.*}} : bf16
+// BF16: gpu.barrier
+// BF16: affine.apply #{{.*}}()[%{{.*}}, %[[LANE]]]
+// BF16: memref.load {{.*}} : memref<64x32xbf16, #gpu.address_space<workgroup>>
+// BF16: vector.from_elements {{.*}} : vector<8xbf16>
+// BF16: vector.from_elements {{.*}} : vector<4xbf16>
+// BF16: vector.bitcast {{.*}} : vector<8xbf16> to vector<4xi32>
+// BF16: vector.bitcast {{.*}} : vector<4xbf16> to vector<2xi32>
+// BF16: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// BF16-COUNT-15: nvvm.mma.sync
+// BF16-NOT: nvvm.mma.sync
+// BF16: scf.yield
+// BF16: memref.store {{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>>
+// BF16: gpu.barrier
+// BF16: arith.truncf {{.*}} : f32 to bf16
+
+// BF16-PTX: .target sm_90
+// BF16-PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// MFMA: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 256 threads, 64x64 outputs a block (cost_model)
+// MFMA: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}
+// MFMA-SAME: known_block_size = array<i32: 256, 1, 1>
+// MFMA: %[[LANE:.*]] = arith.remui %{{.*}}, %c64
+// MFMA: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// MFMA: gpu.barrier
+// MFMA: affine.apply #{{.*}}()[%{{.*}}, %[[LANE]]]
+// MFMA: vector.from_elements {{.*}} : vector<4xf16>
+// MFMA: amdgpu.mfma 16x16x16 {{.*}} : vector<4xf16>, vector<4xf16>, vector<4xf32>
+// MFMA-COUNT-7: amdgpu.mfma 16x16x16
+// MFMA-NOT: amdgpu.mfma
+// MFMA: scf.yield
+
+// GFX942-F16: v_mfma_f32_16x16x16_f16
+// GFX942-BF16: v_mfma_f32_16x16x16_bf16
+// GFX90A-BF16: v_mfma_f32_16x16x16bf16_1k
 
 func.func @main(%x: tensor<2x48x20x20xf32>, %w0: tensor<48x48x3x3xf32>, %w: tensor<64x48x3x3xf32>, %b: tensor<64xf32>) -> tensor<2x64x20x20xf32> {
   %c0 = nn.conv2d %x, %w0 {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x48x20x20xf32>, tensor<48x48x3x3xf32>) -> tensor<2x48x20x20xf32>

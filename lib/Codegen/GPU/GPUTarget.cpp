@@ -273,12 +273,12 @@ static int64_t chooseSplit(linalg::LinalgOp op, ArrayRef<int64_t> reductions,
 }
 
 /// The block argument `value` is, through an optional arith.extf from
-/// f16; null otherwise.
-static BlockArgument widenedF16Argument(Value value) {
+/// f16 or bf16; null otherwise.
+static BlockArgument widened16BitArgument(Value value) {
   if (auto extf = value.getDefiningOp<arith::ExtFOp>())
     value = extf.getIn();
   auto argument = dyn_cast<BlockArgument>(value);
-  if (!argument || !argument.getType().isF16())
+  if (!argument || !isa<Float16Type, BFloat16Type>(argument.getType()))
     return {};
   return argument;
 }
@@ -298,15 +298,16 @@ std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op) {
   auto mul = product.getDefiningOp<arith::MulFOp>();
   if (!mul || !mul.getType().isF32())
     return std::nullopt;
-  BlockArgument lhs = widenedF16Argument(mul.getLhs()),
-                rhs = widenedF16Argument(mul.getRhs());
+  BlockArgument lhs = widened16BitArgument(mul.getLhs()),
+                rhs = widened16BitArgument(mul.getRhs());
   // Two widenings, the product and the sum.
-  if (!lhs || !rhs || lhs == rhs ||
+  if (!lhs || !rhs || lhs == rhs || lhs.getType() != rhs.getType() ||
       llvm::range_size(body->without_terminator()) > 4)
     return std::nullopt;
   GemmView view;
   view.x = op.getMatchingOpOperand(lhs);
   view.y = op.getMatchingOpOperand(rhs);
+  view.element = lhs.getType();
   view.ranges = op.getStaticLoopRanges();
   AffineMap xMap = op.getMatchingIndexingMap(view.x),
             yMap = op.getMatchingIndexingMap(view.y),
@@ -339,26 +340,44 @@ std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op) {
   return view;
 }
 
-/// A tensor-core kernel's block tile (outputs: rows of m, columns of n)
-/// and its threads: 2 x 2 warps, each computing 32 x 32 outputs as 2 x 4
-/// mma.sync tiles of 16 x 8.
-static constexpr int64_t kMmaBlockRows = 64, kMmaBlockColumns = 64,
-                         kMmaThreads = 128;
+std::optional<MatrixInstruction>
+dlas::chooseMatrixInstruction(GPUTargetAttr target, Type element) {
+  StringRef chip = target.getChip();
+  if (target.getApi() == "cuda") {
+    unsigned version = 0;
+    if (!chip.consume_front("sm_") || chip.getAsInteger(10, version))
+      return std::nullopt;
+    // MLIR 22's WMMA ops take f16 only, and its nvgpu.mma.sync lowering
+    // cannot type bf16 operands: bf16 goes to nvvm.mma.sync directly.
+    if (element.isF16() && version >= 70)
+      return MatrixInstruction::wmma;
+    if (element.isBF16() && version >= 80)
+      return MatrixInstruction::mmaSync;
+    return std::nullopt;
+  }
+  // CDNA2 and CDNA3: 16x16x16 MFMA for f16 and (the "_1k" forms) bf16.
+  if (isa<Float16Type, BFloat16Type>(element) &&
+      (chip == "gfx90a" || chip == "gfx940" || chip == "gfx941" ||
+       chip == "gfx942" || chip == "gfx950"))
+    return MatrixInstruction::mfma;
+  return std::nullopt;
+}
+
+/// A tensor-core kernel's block tile (outputs: rows of m, columns of n):
+/// 2 x 2 warps (waves on AMD), each computing 32 x 32 outputs.
+static constexpr int64_t kMmaBlockRows = 64, kMmaBlockColumns = 64;
 
 /// The tensor-core decision for `op`, when tensor cores compute it
-/// (tensorCoreGemmView: f16 operands, f32 sums) on an NVIDIA `target`
-/// with GEMMs large enough to fill 64 x 64 tiles to half (m and n at least
-/// 32; `anySize`: any) and a reduction of at least two 16-deep steps;
-/// none otherwise.
-/// AMD's matrix cores (MFMA) are not used yet.
+/// (tensorCoreGemmView: f16 or bf16 operands, f32 sums; a matrix
+/// instruction for them on `target`) with GEMMs large enough to fill
+/// 64 x 64 tiles to half (m and n at least 32; `anySize`: any) and a
+/// reduction of at least two 16-deep steps; none otherwise.
 static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
                                                     GPUTargetAttr target,
                                                     StringRef key,
                                                     bool anySize) {
-  if (target.getApi() != "cuda")
-    return std::nullopt;
   std::optional<GemmView> view = tensorCoreGemmView(op);
-  if (!view)
+  if (!view || !chooseMatrixInstruction(target, view->element))
     return std::nullopt;
   int64_t batch = view->extent(view->batch), m = view->extent(view->m),
           n = view->extent(view->n), k = view->extent(view->k);
@@ -366,7 +385,9 @@ static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
     return std::nullopt;
   if (!anySize && (m < 32 || n < 32 || k < 32))
     return std::nullopt;
-  return GPUKernelAttr::get(op->getContext(), GPUKernelKind::mma, {kMmaThreads},
+  int64_t threads =
+      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
+  return GPUKernelAttr::get(op->getContext(), GPUKernelKind::mma, {threads},
                             {kMmaBlockRows, kMmaBlockColumns}, 1, key,
                             DecisionSource::cost_model);
 }

@@ -9,11 +9,16 @@
 #include "DLAS/Codegen/GPU/Passes.h"
 #include "DLAS/Transforms/LoopOrder.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -592,19 +597,73 @@ static void eraseFused(RewriterBase &rewriter, linalg::LinalgOp op,
 
 namespace {
 /// The shape of an mma kernel: a block computes blockRows x blockColumns
-/// outputs of one GEMM of the batch with warpRows x warpColumns warps,
-/// each computing 32 x 32 outputs as 2 x 2 tiles of 16 x 16 (WMMA
-/// m16n16k16), over 32-deep steps of the reduction staged in shared memory.
+/// outputs of one GEMM of the batch with warpRows x warpColumns warps (of
+/// warpSize threads; AMD: waves of 64), each computing 32 x 32 outputs as
+/// tiles of its matrix instruction, over 32-deep steps of the reduction
+/// staged in shared memory.
 struct MmaShape {
-  static constexpr int64_t kTileM = 16, kTileN = 16, kTileK = 16;
   static constexpr int64_t kWarpM = 32, kWarpN = 32, kStepK = 32;
-  static constexpr int64_t kWarpSize = 32;
-  int64_t blockRows, blockColumns;
+  int64_t blockRows, blockColumns, warpSize;
   int64_t warpRows() const { return blockRows / kWarpM; }
   int64_t warpColumns() const { return blockColumns / kWarpN; }
   int64_t warps() const { return warpRows() * warpColumns(); }
-  int64_t threads() const { return warps() * kWarpSize; }
+  int64_t threads() const { return warps() * warpSize; }
 };
+
+/// A matrix instruction's tile (C[tileM x tileN] += A[tileM x tileK] *
+/// B[tileK x tileN]) and, for the instructions whose operands are each
+/// lane's registers (mma.sync, MFMA), where a lane's values lie: maps
+/// (lane, value) -> (row, column) in A, B and C, and the number of values
+/// per lane. WMMA's fragments are opaque (no maps).
+struct InstructionTile {
+  int64_t m = 16, n = 16, k = 16;
+  AffineMap a, b, c;
+  int64_t aValues = 0, bValues = 0, cValues = 0;
+};
+
+/// NVIDIA's mma.sync m16n8k16 with f32 sums. The maps are upstream's
+/// (nvgpu's, from PTX's fragment tables), asked for f16, whose fragments
+/// bf16's share (both 16-bit; upstream's register table lacks bf16). B
+/// comes as n x k ("col"), transposed here to (k, n).
+static FailureOr<InstructionTile> mmaSyncTile(OpBuilder &builder,
+                                              Location loc) {
+  Type f16 = builder.getF16Type(), f32 = builder.getF32Type();
+  auto map = [&](ArrayRef<int64_t> shape, Type element,
+                 nvgpu::MatMulOperandRole role) {
+    return nvgpu::getLaneIdAndValueIdToOperandCoord(
+        builder, loc, {VectorType::get(shape, element), role});
+  };
+  FailureOr<AffineMap> a = map({16, 16}, f16, nvgpu::MatMulOperandRole::A),
+                       b = map({8, 16}, f16, nvgpu::MatMulOperandRole::B),
+                       c = map({16, 8}, f32, nvgpu::MatMulOperandRole::C);
+  if (failed(a) || failed(b) || failed(c))
+    return failure();
+  InstructionTile tile;
+  tile.n = 8;
+  tile.a = *a;
+  tile.b = AffineMap::get(2, 0, {b->getResult(1), b->getResult(0)},
+                          builder.getContext());
+  tile.c = *c;
+  tile.aValues = 8;
+  tile.bValues = 4;
+  tile.cValues = 4;
+  return tile;
+}
+
+/// AMD's MFMA 16x16x16 (f16, bf16) with f32 sums on waves of 64 (CDNA's
+/// register layout): lane l holds A[l % 16][4 (l / 16) + v], B[4 (l / 16)
+/// + v][l % 16] and C[4 (l / 16) + v][l % 16], v = 0..3.
+static InstructionTile mfmaTile(MLIRContext *context) {
+  AffineExpr lane, value;
+  bindDims(context, lane, value);
+  AffineExpr column = lane % 16, depth = lane.floorDiv(16) * 4 + value;
+  InstructionTile tile;
+  tile.a = AffineMap::get(2, 0, {column, depth}, context);
+  tile.b = AffineMap::get(2, 0, {depth, column}, context);
+  tile.c = AffineMap::get(2, 0, {depth, column}, context);
+  tile.aValues = tile.bValues = tile.cValues = 4;
+  return tile;
+}
 
 /// Builds one mma kernel (see emitMmaKernel). On a GPU each thread runs
 /// the body with its thread id; `emulate` runs it once per block with
@@ -612,10 +671,12 @@ struct MmaShape {
 class MmaKernelBuilder {
 public:
   MmaKernelBuilder(RewriterBase &rewriter, linalg::LinalgOp op,
-                   const GemmView &view, MmaShape shape, const Fusion &fusion,
-                   bool emulate)
+                   const GemmView &view, MmaShape shape,
+                   MatrixInstruction instruction, InstructionTile tile,
+                   const Fusion &fusion, bool emulate)
       : rewriter(rewriter), op(op), loc(op.getLoc()), view(view), shape(shape),
-        fusion(fusion), emulate(emulate) {}
+        instruction(instruction), tile(tile), fusion(fusion), emulate(emulate) {
+  }
 
   LogicalResult build();
 
@@ -655,7 +716,7 @@ private:
   }
   /// Stages a rows x columns tile of GEMM operand `operand` (rows: m or k
   /// positions from rowBase, columns: k or n from columnBase) into
-  /// `buffer` as f16, zero outside the GEMM.
+  /// `buffer` (of the inputs' type), zero outside the GEMM.
   void stageOperand(OpOperand *operand, Value buffer, int64_t rows,
                     int64_t columns, bool rowsAreM, Value batch, Value rowBase,
                     Value columnBase);
@@ -671,11 +732,42 @@ private:
   Value loadTile(Value buffer, Value row, Value column, int64_t rows,
                  int64_t columns, StringRef operand);
   /// An accumulator fragment into the C tile at (row, column).
-  void storeTile(Value tile, Value row, Value column);
-  /// Emulated: one WMMA step of the 16 x 16 tile at (row, column) of the
+  void storeTile(Value fragment, Value row, Value column);
+  /// Lane-level instructions (mma.sync, MFMA): this lane's values of the
+  /// instruction tile at (row, column) of `buffer`, placed by `map`
+  /// (InstructionTile), as a vector.
+  Value loadLaneValues(Value buffer, Value row, Value column, AffineMap map,
+                       int64_t count);
+  /// Lane-level: this lane's accumulator values into the C tile.
+  void storeLaneValues(Value values, Value row, Value column);
+  /// Lane-level: acc + a * b with the instruction.
+  Value multiplyLaneValues(Value a, Value b, Value acc);
+  /// Emulated: one 16 x 16 x 16 step of the tile at (row, column) of the
   /// C tile, over the 16-deep slice of the staged operands at `step`, as
   /// scalar loops on the C tile.
   void emulateTileStep(Value row, Value column, Value step);
+  /// Emulated lane-level instructions: body() once per lane of a warp,
+  /// with `lane` its index.
+  void forEachLane(function_ref<void()> body);
+  /// Emulated: for (i = 0; i < extent; ++i) body(i).
+  void serialLoop(int64_t extent, function_ref<void(Value)> body);
+  /// Emulated: which lane holds element (row, column) of the instruction's
+  /// operand `operand` (A, B or C) and as which of its values, from the
+  /// vendors' register tables (PTX ISA, "matrix fragments for
+  /// mma.m16n8k16"; CDNA3 ISA, MFMA 16x16x16 layout) written as owners of
+  /// elements, not as the kernel's (lane, value) maps, so that running the
+  /// kernel's lane code against them checks those maps.
+  std::pair<Value, Value> owner(nvgpu::MatMulOperandRole operand, Value row,
+                                Value column);
+  /// Emulated: one instruction step of warp tile `t` (at (row, column) of
+  /// the block tile, the 16-deep slice at `step`): each lane loads its
+  /// values with the kernel's code, then the instruction multiplies the
+  /// matrices its registers hold (owner) into the lanes' accumulators.
+  void emulateLaneStep(Value t, Value row, Value column, Value step);
+  /// Emulated: `body(t, row, column)` for every warp tile of the block, in
+  /// loops (the kernel's lane code once, not once per tile: LLVM compiles
+  /// the emulation in a fraction of the time).
+  void forEachTileLoop(function_ref<void(Value, Value, Value)> body);
   /// The final values from the C tile to the output (and the epilogue).
   void storeOutputs(Value batch, Value mBase, Value nBase);
 
@@ -684,12 +776,18 @@ private:
   Location loc;
   const GemmView &view;
   MmaShape shape;
+  MatrixInstruction instruction;
+  InstructionTile tile;
   const Fusion &fusion;
   bool emulate;
   int64_t extentM = 0, extentN = 0, extentK = 0;
-  Value thread, threadCount;
+  Value thread, threadCount, lane;
   Value tileA, tileB, tileC;
-  Value zeroF16, zeroF32;
+  Value zeroF32;
+  /// Emulated lane-level instructions: each warp tile's accumulators
+  /// [tile][lane][value], the lanes' operand values [lane][value] and the
+  /// instruction's product.
+  Value laneAccs, laneA, laneB, product;
 };
 } // namespace
 
@@ -792,8 +890,9 @@ void MmaKernelBuilder::stageOperand(OpOperand *operand, Value buffer,
     SmallVector<Value> ivs = rowsAreM ? loopValues(batch, rc, index(0), cc)
                                       : loopValues(batch, index(0), cc, rc);
     Value element = loadInput(rewriter, op, operand, ivs, fusion.padded);
-    Value value =
-        arith::SelectOp::create(rewriter, loc, inside, element, zeroF16);
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(view.element, 0));
+    Value value = arith::SelectOp::create(rewriter, loc, inside, element, zero);
     memref::StoreOp::create(rewriter, loc, value, buffer,
                             ValueRange{row, column});
   });
@@ -836,17 +935,99 @@ Value MmaKernelBuilder::loadTile(Value buffer, Value row, Value column,
       /*transpose=*/UnitAttr());
 }
 
-void MmaKernelBuilder::storeTile(Value tile, Value row, Value column) {
+void MmaKernelBuilder::storeTile(Value fragment, Value row, Value column) {
   int64_t leading = cast<MemRefType>(tileC.getType()).getDimSize(1);
-  gpu::SubgroupMmaStoreMatrixOp::create(rewriter, loc, tile, tileC,
+  gpu::SubgroupMmaStoreMatrixOp::create(rewriter, loc, fragment, tileC,
                                         ValueRange{row, column},
                                         rewriter.getIndexAttr(leading),
                                         /*transpose=*/UnitAttr());
 }
 
+/// (row, column) + map(lane, value) (an InstructionTile map).
+static std::pair<Value, Value> lanePosition(RewriterBase &rewriter,
+                                            Location loc, AffineMap map,
+                                            Value lane, int64_t value,
+                                            Value row, Value column) {
+  MLIRContext *context = rewriter.getContext();
+  // base + map(lane, value), as (base, lane) -> ...: the map's lane
+  // becomes d1, its value the constant.
+  auto offset = [&](unsigned result, Value base) {
+    AffineExpr expr = map.getResult(result).replaceDimsAndSymbols(
+        {getAffineDimExpr(1, context), getAffineConstantExpr(value, context)},
+        {});
+    AffineMap atValue =
+        AffineMap::get(2, 0, {getAffineDimExpr(0, context) + expr}, context);
+    return affine::AffineApplyOp::create(rewriter, loc, atValue,
+                                         ValueRange{base, lane})
+        .getResult();
+  };
+  return {offset(0, row), offset(1, column)};
+}
+
+Value MmaKernelBuilder::loadLaneValues(Value buffer, Value row, Value column,
+                                       AffineMap map, int64_t count) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  SmallVector<Value> values;
+  for (int64_t value = 0; value < count; ++value) {
+    auto [r, c] = lanePosition(rewriter, loc, map, lane, value, row, column);
+    values.push_back(
+        memref::LoadOp::create(rewriter, loc, buffer, ValueRange{r, c}));
+  }
+  return vector::FromElementsOp::create(
+      rewriter, loc, VectorType::get({count}, element), values);
+}
+
+void MmaKernelBuilder::storeLaneValues(Value values, Value row, Value column) {
+  for (int64_t value = 0; value < tile.cValues; ++value) {
+    auto [r, c] = lanePosition(rewriter, loc, tile.c, lane, value, row, column);
+    Value element = vector::ExtractOp::create(rewriter, loc, values, value);
+    memref::StoreOp::create(rewriter, loc, element, tileC, ValueRange{r, c});
+  }
+}
+
+Value MmaKernelBuilder::multiplyLaneValues(Value a, Value b, Value acc) {
+  if (instruction == MatrixInstruction::mfma)
+    return amdgpu::MFMAOp::create(rewriter, loc, acc.getType(), tile.m, tile.n,
+                                  tile.k, /*blocks=*/1, a, b, acc)
+        .getResult();
+  // mma.sync takes its 16-bit operands two to a 32-bit register, the
+  // first in the low half (a little-endian bitcast), and its sums as
+  // scalars; it returns a struct of them.
+  auto registers = [&](Value values) {
+    auto type = cast<VectorType>(values.getType());
+    Value words = vector::BitCastOp::create(
+        rewriter, loc,
+        VectorType::get({type.getNumElements() / 2}, rewriter.getI32Type()),
+        values);
+    SmallVector<Value> scalars;
+    for (int64_t i = 0; i < type.getNumElements() / 2; ++i)
+      scalars.push_back(vector::ExtractOp::create(rewriter, loc, words, i));
+    return scalars;
+  };
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < tile.cValues; ++i)
+    sums.push_back(vector::ExtractOp::create(rewriter, loc, acc, i));
+  Type f32 = rewriter.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      rewriter.getContext(), SmallVector<Type>(tile.cValues, f32));
+  NVVM::MMATypes ptxType =
+      view.element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  Value result = NVVM::MmaOp::create(
+      rewriter, loc, resultType, registers(a), registers(b), sums,
+      {tile.m, tile.n, tile.k}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> results;
+  for (int64_t i = 0; i < tile.cValues; ++i)
+    results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, result, i));
+  return vector::FromElementsOp::create(rewriter, loc, acc.getType(), results);
+}
+
 void MmaKernelBuilder::emulateTileStep(Value row, Value column, Value step) {
   // C[row + r][column + c] += A[row + r][step + q] * B[step + q][column + c]
-  // over a 16 x 16 x 16 tile, in f32 (f16 values are exact in f32).
+  // over a 16 x 16 x 16 tile, in f32 (f16 and bf16 values are exact in
+  // f32).
   Type f32 = rewriter.getF32Type();
   auto loop = [&](int64_t extent, function_ref<void(Value)> body) {
     auto forOp =
@@ -855,15 +1036,14 @@ void MmaKernelBuilder::emulateTileStep(Value row, Value column, Value step) {
     rewriter.setInsertionPointToStart(forOp.getBody());
     body(forOp.getInductionVar());
   };
-  loop(MmaShape::kTileM, [&](Value r) {
+  loop(16, [&](Value r) {
     Value m = arith::AddIOp::create(rewriter, loc, row, r);
-    loop(MmaShape::kTileN, [&](Value c) {
+    loop(16, [&](Value c) {
       Value n = arith::AddIOp::create(rewriter, loc, column, c);
       Value start =
           memref::LoadOp::create(rewriter, loc, tileC, ValueRange{m, n});
       auto sum = scf::ForOp::create(
-          rewriter, loc, index(0), index(MmaShape::kTileK), index(1),
-          ValueRange{start},
+          rewriter, loc, index(0), index(16), index(1), ValueRange{start},
           [&](OpBuilder &b, Location, Value q, ValueRange acc) {
             Value k = arith::AddIOp::create(b, loc, step, q);
             Value a = memref::LoadOp::create(b, loc, tileA, ValueRange{m, k});
@@ -881,42 +1061,201 @@ void MmaKernelBuilder::emulateTileStep(Value row, Value column, Value step) {
   });
 }
 
+void MmaKernelBuilder::serialLoop(int64_t extent,
+                                  function_ref<void(Value)> body) {
+  auto loop =
+      scf::ForOp::create(rewriter, loc, index(0), index(extent), index(1));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  body(loop.getInductionVar());
+}
+
+void MmaKernelBuilder::forEachLane(function_ref<void()> body) {
+  serialLoop(shape.warpSize, [&](Value iv) {
+    lane = iv;
+    body();
+  });
+  lane = Value();
+}
+
+std::pair<Value, Value>
+MmaKernelBuilder::owner(nvgpu::MatMulOperandRole operand, Value row,
+                        Value column) {
+  auto div = [&](Value v, int64_t by) {
+    return arith::DivUIOp::create(rewriter, loc, v, index(by)).getResult();
+  };
+  auto rem = [&](Value v, int64_t by) {
+    return arith::RemUIOp::create(rewriter, loc, v, index(by)).getResult();
+  };
+  auto mul = [&](Value v, int64_t by) {
+    return arith::MulIOp::create(rewriter, loc, v, index(by)).getResult();
+  };
+  auto add = [&](Value a, Value b) {
+    return arith::AddIOp::create(rewriter, loc, a, b).getResult();
+  };
+  using Role = nvgpu::MatMulOperandRole;
+  if (instruction == MatrixInstruction::mfma) {
+    // A[i][k]: lane i + 16 (k / 4), value k % 4; B[k][j]: lane j + 16 (k /
+    // 4), value k % 4; C[i][j]: lane j + 16 (i / 4), value i % 4.
+    Value depth = operand == Role::B ? row : column;
+    Value across = operand == Role::B ? column : row;
+    if (operand == Role::C)
+      std::swap(depth, across);
+    return {add(across, mul(div(depth, 4), 16)), rem(depth, 4)};
+  }
+  // mma.m16n8k16 (16-bit A and B, f32 C): groupID = lane / 4 and
+  // threadID_in_group = lane % 4. A[r][k]: r = groupID (+ 8 for a2, a3,
+  // a6, a7), k = 2 threadID_in_group + (0, 1) (+ 8 for a4..a7). B[k][n]:
+  // k = 2 threadID_in_group + (0, 1) (+ 8 for b2, b3), n = groupID.
+  // C[r][n]: r = groupID (+ 8 for c2, c3), n = 2 threadID_in_group + (0, 1).
+  switch (operand) {
+  case Role::A:
+    return {
+        add(mul(rem(row, 8), 4), div(rem(column, 8), 2)),
+        add(add(rem(column, 2), mul(div(row, 8), 2)), mul(div(column, 8), 4))};
+  case Role::B:
+    return {add(mul(column, 4), div(rem(row, 8), 2)),
+            add(rem(row, 2), mul(div(row, 8), 2))};
+  case Role::C:
+    return {add(mul(rem(row, 8), 4), div(column, 2)),
+            add(rem(column, 2), mul(div(row, 8), 2))};
+  }
+  llvm_unreachable("an operand role");
+}
+
+void MmaKernelBuilder::forEachTileLoop(
+    function_ref<void(Value, Value, Value)> body) {
+  int64_t tilesM = MmaShape::kWarpM / tile.m,
+          tilesN = MmaShape::kWarpN / tile.n;
+  serialLoop(shape.warps(), [&](Value warp) {
+    std::pair<Value, Value> origin = warpOrigin(warp);
+    Value warpRow = origin.first, warpColumn = origin.second;
+    serialLoop(tilesM, [&](Value i) {
+      serialLoop(tilesN, [&](Value j) {
+        AffineExpr w, ti, tj;
+        bindDims(rewriter.getContext(), w, ti, tj);
+        Value t = affine::AffineApplyOp::create(
+            rewriter, loc,
+            AffineMap::get(3, 0, {(w * tilesM + ti) * tilesN + tj},
+                           rewriter.getContext()),
+            ValueRange{warp, i, j});
+        Value row = arith::AddIOp::create(
+            rewriter, loc, warpRow,
+            arith::MulIOp::create(rewriter, loc, i, index(tile.m)));
+        Value column = arith::AddIOp::create(
+            rewriter, loc, warpColumn,
+            arith::MulIOp::create(rewriter, loc, j, index(tile.n)));
+        body(t, row, column);
+      });
+    });
+  });
+}
+
+void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
+                                       Value step) {
+  auto gather = [&](Value buffer, Value r, Value c, AffineMap map,
+                    int64_t count, Value into) {
+    forEachLane([&] {
+      Value values = loadLaneValues(buffer, r, c, map, count);
+      for (int64_t v = 0; v < count; ++v)
+        memref::StoreOp::create(
+            rewriter, loc, vector::ExtractOp::create(rewriter, loc, values, v),
+            into, ValueRange{lane, index(v)});
+    });
+  };
+  gather(tileA, row, step, tile.a, tile.aValues, laneA);
+  gather(tileB, step, column, tile.b, tile.bValues, laneB);
+  using Role = nvgpu::MatMulOperandRole;
+  Type f32 = rewriter.getF32Type();
+  auto widened = [&](Value buffer, std::pair<Value, Value> at) {
+    Value v = memref::LoadOp::create(rewriter, loc, buffer,
+                                     ValueRange{at.first, at.second});
+    return arith::ExtFOp::create(rewriter, loc, f32, v).getResult();
+  };
+  Value tileIndex = t;
+  serialLoop(tile.m, [&](Value r) {
+    serialLoop(tile.n, [&](Value c) {
+      auto [cLane, cValue] = owner(Role::C, r, c);
+      Value start = memref::LoadOp::create(
+          rewriter, loc, laneAccs, ValueRange{tileIndex, cLane, cValue});
+      auto sum = scf::ForOp::create(
+          rewriter, loc, index(0), index(tile.k), index(1), ValueRange{start},
+          [&](OpBuilder &, Location, Value k, ValueRange acc) {
+            Value a = widened(laneA, owner(Role::A, r, k));
+            Value b = widened(laneB, owner(Role::B, k, c));
+            Value productValue = arith::MulFOp::create(rewriter, loc, a, b);
+            scf::YieldOp::create(rewriter, loc,
+                                 ValueRange{arith::AddFOp::create(
+                                     rewriter, loc, acc[0], productValue)});
+          });
+      memref::StoreOp::create(rewriter, loc, sum.getResult(0), product,
+                              ValueRange{r, c});
+    });
+  });
+  serialLoop(tile.m, [&](Value r) {
+    serialLoop(tile.n, [&](Value c) {
+      auto [cLane, cValue] = owner(Role::C, r, c);
+      Value value =
+          memref::LoadOp::create(rewriter, loc, product, ValueRange{r, c});
+      memref::StoreOp::create(rewriter, loc, value, laneAccs,
+                              ValueRange{tileIndex, cLane, cValue});
+    });
+  });
+}
+
 SmallVector<Value> MmaKernelBuilder::warpSteps(ArrayRef<Value> warpIds,
                                                ValueRange accs) {
   SmallVector<Value> results(accs.begin(), accs.end());
-  int64_t tilesM = MmaShape::kWarpM / MmaShape::kTileM,
-          tilesN = MmaShape::kWarpN / MmaShape::kTileN;
+  int64_t tilesM = MmaShape::kWarpM / tile.m,
+          tilesN = MmaShape::kWarpN / tile.n;
+  auto offset = [&](Value base, int64_t by) {
+    return arith::AddIOp::create(rewriter, loc, base, index(by)).getResult();
+  };
+  bool wmma = instruction == MatrixInstruction::wmma;
+  if (emulate && !wmma) {
+    serialLoop(MmaShape::kStepK / tile.k, [&](Value s) {
+      Value step = arith::MulIOp::create(rewriter, loc, s, index(tile.k));
+      forEachTileLoop([&](Value t, Value row, Value column) {
+        emulateLaneStep(t, row, column, step);
+      });
+    });
+    return results;
+  }
   for (auto [w, warp] : llvm::enumerate(warpIds)) {
     auto [warpRow, warpColumn] = warpOrigin(warp);
-    for (int64_t step = 0; step < MmaShape::kStepK; step += MmaShape::kTileK) {
+    for (int64_t step = 0; step < MmaShape::kStepK; step += tile.k) {
       if (emulate) {
         for (int64_t i = 0; i < tilesM; ++i)
-          for (int64_t j = 0; j < tilesN; ++j)
-            emulateTileStep(arith::AddIOp::create(rewriter, loc, warpRow,
-                                                  index(i * MmaShape::kTileM)),
-                            arith::AddIOp::create(rewriter, loc, warpColumn,
-                                                  index(j * MmaShape::kTileN)),
-                            index(step));
+          for (int64_t j = 0; j < tilesN; ++j) {
+            Value row = offset(warpRow, i * tile.m),
+                  column = offset(warpColumn, j * tile.n);
+            emulateTileStep(row, column, index(step));
+          }
         continue;
       }
       SmallVector<Value> a, b;
-      for (int64_t i = 0; i < tilesM; ++i)
-        a.push_back(loadTile(tileA,
-                             arith::AddIOp::create(rewriter, loc, warpRow,
-                                                   index(i * MmaShape::kTileM)),
-                             index(step), MmaShape::kTileM, MmaShape::kTileK,
-                             "AOp"));
-      for (int64_t j = 0; j < tilesN; ++j)
-        b.push_back(loadTile(tileB, index(step),
-                             arith::AddIOp::create(rewriter, loc, warpColumn,
-                                                   index(j * MmaShape::kTileN)),
-                             MmaShape::kTileK, MmaShape::kTileN, "BOp"));
+      for (int64_t i = 0; i < tilesM; ++i) {
+        Value row = offset(warpRow, i * tile.m);
+        a.push_back(
+            wmma ? loadTile(tileA, row, index(step), tile.m, tile.k, "AOp")
+                 : loadLaneValues(tileA, row, index(step), tile.a,
+                                  tile.aValues));
+      }
+      for (int64_t j = 0; j < tilesN; ++j) {
+        Value column = offset(warpColumn, j * tile.n);
+        b.push_back(
+            wmma ? loadTile(tileB, index(step), column, tile.k, tile.n, "BOp")
+                 : loadLaneValues(tileB, index(step), column, tile.b,
+                                  tile.bValues));
+      }
       for (int64_t i = 0; i < tilesM; ++i)
         for (int64_t j = 0; j < tilesN; ++j) {
           Value &acc = results[(w * tilesM + i) * tilesN + j];
-          acc = gpu::SubgroupMmaComputeOp::create(rewriter, loc, acc.getType(),
-                                                  a[i], b[j], acc, UnitAttr(),
-                                                  UnitAttr());
+          acc = wmma ? gpu::SubgroupMmaComputeOp::create(
+                           rewriter, loc, acc.getType(), a[i], b[j], acc,
+                           UnitAttr(), UnitAttr())
+                           .getResult()
+                     : multiplyLaneValues(a[i], b[j], acc);
         }
     }
   }
@@ -965,7 +1304,7 @@ LogicalResult MmaKernelBuilder::build() {
   extentN = view.extent(view.n);
   extentK = view.extent(view.k);
   int64_t batches = view.extent(view.batch);
-  Type f16 = rewriter.getF16Type(), f32 = rewriter.getF32Type();
+  Type f32 = rewriter.getF32Type();
   Value gridZ = index(batches),
         gridY = index(llvm::divideCeil(extentM, shape.blockRows)),
         gridX = index(llvm::divideCeil(extentN, shape.blockColumns));
@@ -1004,47 +1343,72 @@ LogicalResult MmaKernelBuilder::build() {
     nTile = blockIds.x;
     thread = launch.getThreadIds().x;
     threadCount = index(shape.threads());
-    warpIds.push_back(arith::DivUIOp::create(rewriter, loc, thread,
-                                             index(MmaShape::kWarpSize)));
+    warpIds.push_back(
+        arith::DivUIOp::create(rewriter, loc, thread, index(shape.warpSize)));
+    lane = arith::RemUIOp::create(rewriter, loc, thread, index(shape.warpSize));
   }
   Value mBase =
       arith::MulIOp::create(rewriter, loc, mTile, index(shape.blockRows));
   Value nBase =
       arith::MulIOp::create(rewriter, loc, nTile, index(shape.blockColumns));
-  zeroF16 =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getF16FloatAttr(0));
   zeroF32 =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
-  tileA = stagingBuffer({shape.blockRows, MmaShape::kStepK}, f16, "a");
-  tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns}, f16, "b");
+  tileA = stagingBuffer({shape.blockRows, MmaShape::kStepK}, view.element, "a");
+  tileB =
+      stagingBuffer({MmaShape::kStepK, shape.blockColumns}, view.element, "b");
   tileC = stagingBuffer({shape.blockRows, shape.blockColumns}, f32, "c");
 
   // The start values (bias, zeros or the output's) through the C tile
   // into each warp's accumulators.
   stageStartValues(batch, mBase, nBase);
   barrier();
-  int64_t tilesM = MmaShape::kWarpM / MmaShape::kTileM,
-          tilesN = MmaShape::kWarpN / MmaShape::kTileN;
+  int64_t tilesM = MmaShape::kWarpM / tile.m,
+          tilesN = MmaShape::kWarpN / tile.n;
   auto forEachTile = [&](function_ref<void(int64_t, Value, Value)> body) {
     for (auto [w, warp] : llvm::enumerate(warpIds)) {
       auto [warpRow, warpColumn] = warpOrigin(warp);
       for (int64_t i = 0; i < tilesM; ++i)
         for (int64_t j = 0; j < tilesN; ++j)
           body((w * tilesM + i) * tilesN + j,
-               arith::AddIOp::create(rewriter, loc, warpRow,
-                                     index(i * MmaShape::kTileM)),
+               arith::AddIOp::create(rewriter, loc, warpRow, index(i * tile.m)),
                arith::AddIOp::create(rewriter, loc, warpColumn,
-                                     index(j * MmaShape::kTileN)));
+                                     index(j * tile.n)));
     }
   };
-  // The accumulators: WMMA fragments in registers; emulated, the C tile
-  // itself (one thread runs every warp's steps in turn).
+  // The accumulators: WMMA fragments or each lane's values in registers;
+  // emulated, the C tile itself (one thread runs every warp's steps in
+  // turn), or for lane-level instructions each lane's values in memory.
+  bool wmma = instruction == MatrixInstruction::wmma;
   SmallVector<Value> accs;
   if (!emulate)
     forEachTile([&](int64_t, Value row, Value column) {
-      accs.push_back(loadTile(tileC, row, column, MmaShape::kTileM,
-                              MmaShape::kTileN, "COp"));
+      accs.push_back(
+          wmma ? loadTile(tileC, row, column, tile.m, tile.n, "COp")
+               : loadLaneValues(tileC, row, column, tile.c, tile.cValues));
     });
+  bool emulateLanes = emulate && !wmma;
+  if (emulateLanes) {
+    int64_t tiles = shape.warps() * tilesM * tilesN;
+    auto stackBuffer = [&](ArrayRef<int64_t> dims, Type element) {
+      return memref::AllocaOp::create(rewriter, loc,
+                                      MemRefType::get(dims, element))
+          .getResult();
+    };
+    laneAccs = stackBuffer({tiles, shape.warpSize, tile.cValues}, f32);
+    laneA = stackBuffer({shape.warpSize, tile.aValues}, view.element);
+    laneB = stackBuffer({shape.warpSize, tile.bValues}, view.element);
+    product = stackBuffer({tile.m, tile.n}, f32);
+    forEachTileLoop([&](Value t, Value row, Value column) {
+      forEachLane([&] {
+        Value values = loadLaneValues(tileC, row, column, tile.c, tile.cValues);
+        for (int64_t v = 0; v < tile.cValues; ++v)
+          memref::StoreOp::create(
+              rewriter, loc,
+              vector::ExtractOp::create(rewriter, loc, values, v), laneAccs,
+              ValueRange{t, lane, index(v)});
+      });
+    });
+  }
   // The reduction, a 32-deep step at a time: stage, wait, multiply, wait.
   auto steps = scf::ForOp::create(rewriter, loc, index(0), index(extentK),
                                   index(MmaShape::kStepK), accs);
@@ -1065,7 +1429,23 @@ LogicalResult MmaKernelBuilder::build() {
   }
   if (!emulate)
     forEachTile([&](int64_t t, Value row, Value column) {
-      storeTile(steps.getResult(t), row, column);
+      if (wmma)
+        storeTile(steps.getResult(t), row, column);
+      else
+        storeLaneValues(steps.getResult(t), row, column);
+    });
+  if (emulateLanes)
+    forEachTileLoop([&](Value t, Value row, Value column) {
+      forEachLane([&] {
+        SmallVector<Value> values;
+        for (int64_t v = 0; v < tile.cValues; ++v)
+          values.push_back(memref::LoadOp::create(
+              rewriter, loc, laneAccs, ValueRange{t, lane, index(v)}));
+        storeLaneValues(
+            vector::FromElementsOp::create(
+                rewriter, loc, VectorType::get({tile.cValues}, f32), values),
+            row, column);
+      });
     });
   barrier();
   storeOutputs(batch, mBase, nBase);
@@ -1077,23 +1457,53 @@ LogicalResult MmaKernelBuilder::build() {
 /// Emits `op` as a tensor-core kernel (`decision.kind = mma`): a block
 /// per outputs = [rows, columns] tile of one GEMM of the batch
 /// (tensorCoreGemmView), its threads staging each 32-deep step of both
-/// operands in shared memory as f16 (an implicit GEMM: a convolution's
-/// input is read through its indexing map, a padded input from its source
-/// with bounds checks; positions outside the GEMM read as zero), then
-/// each warp multiplying its 32 x 32 outputs' 16 x 16 tiles with WMMA
-/// (gpu.subgroup_mma_* ops on fragments loaded from shared memory; the
-/// sums stay in registers; emulated: vector.contract on f32). The start values
-/// (fused prologue: the bias) come in and the final values go out through a
-/// shared f32 tile, the epilogue applied on the way to guarded stores.
+/// operands in shared memory in their type, f16 or bf16 (an implicit GEMM:
+/// a convolution's input is read through its indexing map, a padded input
+/// from its source with bounds checks; positions outside the GEMM read as
+/// zero), then each warp multiplying its 32 x 32 outputs' tiles with the
+/// target's matrix instruction (chooseMatrixInstruction): WMMA
+/// (gpu.subgroup_mma_* on fragments loaded from shared memory), mma.sync
+/// or MFMA (each lane loading its values of the instruction's operands
+/// from shared memory); the sums stay in registers (emulated: scalar f32
+/// loops on the C tile). The start values (fused prologue: the bias) come
+/// in and the final values go out through a shared f32 tile, the epilogue
+/// applied on the way to guarded stores.
 static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
-                                   GPUKernelAttr decision, const Fusion &fusion,
-                                   bool emulate) {
+                                   GPUKernelAttr decision, GPUTargetAttr target,
+                                   const Fusion &fusion, bool emulate) {
   std::optional<GemmView> view = tensorCoreGemmView(op);
   if (!view)
-    return op->emitOpError("an mma kernel needs a contraction of two f16 "
-                           "operands into f32 sums with static shapes");
-  MmaShape shape{decision.getOutputs()[0], decision.getOutputs()[1]};
-  return MmaKernelBuilder(rewriter, op, *view, shape, fusion, emulate).build();
+    return op->emitOpError("an mma kernel needs a contraction of two f16 or "
+                           "bf16 operands into f32 sums with static shapes");
+  std::optional<MatrixInstruction> instruction =
+      chooseMatrixInstruction(target, view->element);
+  if (!instruction)
+    return op->emitOpError()
+           << "an mma kernel on " << target.getApi() << ":" << target.getChip()
+           << " has no matrix instruction for " << view->element << " operands";
+  MmaShape shape{decision.getOutputs()[0], decision.getOutputs()[1],
+                 target.getWarpSize()};
+  if (decision.getThreads()[0] != shape.threads())
+    return op->emitOpError()
+           << "an mma kernel on " << target.getApi() << ":" << target.getChip()
+           << " takes " << shape.threads() << " threads for outputs = ["
+           << shape.blockRows << ", " << shape.blockColumns << "] ("
+           << shape.warps() << " warps of " << shape.warpSize << "), got "
+           << decision.getThreads()[0];
+  // Emulated, WMMA is 16 x 16 x 16 steps of scalar loops, the lane-level
+  // instructions run their lanes' code (emulateLaneStep).
+  InstructionTile tile;
+  if (*instruction == MatrixInstruction::mmaSync) {
+    FailureOr<InstructionTile> mmaSync = mmaSyncTile(rewriter, op.getLoc());
+    if (failed(mmaSync))
+      return op->emitOpError("no mma.sync fragment layout");
+    tile = *mmaSync;
+  } else if (*instruction == MatrixInstruction::mfma) {
+    tile = mfmaTile(op->getContext());
+  }
+  return MmaKernelBuilder(rewriter, op, *view, shape, *instruction, tile,
+                          fusion, emulate)
+      .build();
 }
 
 /// `op` with its loops in the kernel's order (gpuLoopOrder).
@@ -1316,12 +1726,12 @@ static Fusion findFusion(linalg::LinalgOp op,
 /// Lowers `op` (loops in the kernel's order) and the partners `fusion`
 /// folds into it to a mapped parallel loop nest.
 static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
-                           GPUKernelAttr decision, const Fusion &fusion,
-                           bool emulate) {
+                           GPUKernelAttr decision, GPUTargetAttr target,
+                           const Fusion &fusion, bool emulate) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   if (decision.getKind() == GPUKernelKind::mma)
-    return emitMmaKernel(rewriter, op, decision, fusion, emulate);
+    return emitMmaKernel(rewriter, op, decision, target, fusion, emulate);
   // A tiled kernel's outer dimensions share the grid's z: at most 65535
   // blocks (the cost model never decides more; an override may).
   unsigned parallel = op.getNumParallelLoops();
@@ -1455,7 +1865,8 @@ struct GPUMapKernelsPass : dlas::impl::GPUMapKernelsBase<GPUMapKernelsPass> {
       if (auto func = op->getParentOfType<func::FuncOp>())
         kernelNames[func].push_back(
             StringAttr::get(&getContext(), gpuKernelName(decision.getKey())));
-      if (failed(mapOp(rewriter, op, decision, fusions.lookup(op), emulate)))
+      if (failed(mapOp(rewriter, op, decision, target, fusions.lookup(op),
+                       emulate)))
         return signalPassFailure();
     }
     for (auto &[func, names] : kernelNames)

@@ -26,3 +26,22 @@ func.func @split_max(%x: memref<1x8x16x16xf32>, %w: memref<3x3xf32>, %y: memref<
   linalg.pooling_nchw_max {dlas.lowering = #dlas.gpu_kernel<kind = flat, threads = [64], split = 2, key = "k", source = override>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x8x16x16xf32>, memref<3x3xf32>) outs(%y : memref<1x8x14x14xf32>)
   return
 }
+
+// -----
+
+// An mma decision on what tensor cores cannot compute (f32 operands).
+func.func @mma_f32(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{an mma kernel needs a contraction of two f16 or bf16 operands into f32 sums with static shapes}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// Waves of 64 (an AMD decision) on an NVIDIA target: the thread count must
+// be the target's warps.
+func.func @mma_threads(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{an mma kernel on cuda:sm_90 takes 128 threads for outputs = [64, 64] (4 warps of 32), got 256}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [256], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}

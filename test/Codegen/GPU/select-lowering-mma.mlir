@@ -1,11 +1,14 @@
-// The tensor-core (mma) decision: contractions of two f16 operands into f32
-// sums on NVIDIA targets, as GEMMs of m x n at least 32 x 32 with k at
-// least 32 (auto), any size (always) or none (never); AMD targets and f32
-// or bf16 operands keep the FMA kernels.
+// The tensor-core (mma) decision: contractions of two f16 or bf16 operands
+// into f32 sums, as GEMMs of m x n at least 32 x 32 with k at least 32
+// (auto), any size (always) or none (never), on targets with a matrix
+// instruction for the type (NVIDIA: WMMA for f16, mma.sync for bf16; AMD
+// gfx90a/gfx942: MFMA for both, waves of 64: 256 threads a 64 x 64 tile);
+// f32 and mixed operands keep the FMA kernels.
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_80 --dlas-gpu-select-lowering | FileCheck %s
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=tensor-cores=always | FileCheck %s --check-prefix=ALWAYS
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=tensor-cores=never | FileCheck %s --check-prefix=NEVER
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx942 --dlas-gpu-select-lowering | FileCheck %s --check-prefix=ROCM
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx90a --dlas-gpu-select-lowering=tensor-cores=always | FileCheck %s --check-prefix=ROCM-ALWAYS
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 "--dlas-gpu-select-lowering=print split=3" -o /dev/null | FileCheck %s --check-prefix=PRINT
 // RUN: not dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=tensor-cores=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -18,7 +21,7 @@
 // NEVER-LABEL: func.func @matmul_f16
 // NEVER: kind = tiled
 // ROCM-LABEL: func.func @matmul_f16
-// ROCM: kind = tiled
+// ROCM: kind = mma, threads = [256], outputs = [64, 64], key = "linalg.matmul_96x80x64"
 // PRINT: dlas-gpu-select-lowering: linalg.matmul_96x80x64 -> mma 128 threads, 64x64 outputs a block (cost_model)
 func.func @matmul_f16(%a: tensor<96x64xf16>, %b: tensor<64x80xf16>, %c: tensor<96x80xf32>) -> tensor<96x80xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<96x64xf16>, tensor<64x80xf16>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
@@ -46,20 +49,42 @@ func.func @conv_generic_f16(%x: tensor<2x16x17x17xf16>, %w: tensor<40x16x3x3xf16
 // CHECK-NOT: kind = mma
 // ALWAYS-LABEL: func.func @small_f16
 // ALWAYS: kind = mma
+// ROCM-ALWAYS-LABEL: func.func @small_f16
+// ROCM-ALWAYS: kind = mma, threads = [256]
 func.func @small_f16(%a: tensor<40x64xf16>, %b: tensor<64x10xf16>, %c: tensor<40x10xf32>) -> tensor<40x10xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<40x64xf16>, tensor<64x10xf16>) outs(%c : tensor<40x10xf32>) -> tensor<40x10xf32>
   return %r : tensor<40x10xf32>
 }
 
-// Not for tensor cores even with always: f32 and bf16 operands (WMMA in
-// MLIR 22 takes f16 only).
-// ALWAYS-LABEL: func.func @not_f16
+// bf16: mma.sync on NVIDIA, MFMA on AMD; the same decision kind.
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK: kind = mma, threads = [128], outputs = [64, 64], key = "linalg.matmul_96x80x64"
+// ROCM-LABEL: func.func @matmul_bf16
+// ROCM: kind = mma, threads = [256], outputs = [64, 64]
+func.func @matmul_bf16(%a: tensor<96x64xbf16>, %b: tensor<64x80xbf16>, %c: tensor<96x80xf32>) -> tensor<96x80xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<96x64xbf16>, tensor<64x80xbf16>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
+  return %r : tensor<96x80xf32>
+}
+
+// Not for tensor cores even with always: f32 operands, and one f16 with
+// one bf16 operand (no instruction takes the pair).
+// ALWAYS-LABEL: func.func @not_16bit
 // ALWAYS-NOT: kind = mma
 // ALWAYS: return
-func.func @not_f16(%a: tensor<96x64xf32>, %b: tensor<64x80xf32>, %c: tensor<96x80xf32>,
-                   %ab: tensor<96x64xbf16>, %bb: tensor<64x80xbf16>) -> (tensor<96x80xf32>, tensor<96x80xf32>) {
+// ROCM-ALWAYS-LABEL: func.func @not_16bit
+// ROCM-ALWAYS-NOT: kind = mma
+// ROCM-ALWAYS: return
+func.func @not_16bit(%a: tensor<96x64xf32>, %b: tensor<64x80xf32>, %c: tensor<96x80xf32>,
+                     %ah: tensor<96x64xf16>, %bb: tensor<64x80xbf16>) -> (tensor<96x80xf32>, tensor<96x80xf32>) {
   %r = linalg.matmul ins(%a, %b : tensor<96x64xf32>, tensor<64x80xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
-  %s = linalg.matmul ins(%ab, %bb : tensor<96x64xbf16>, tensor<64x80xbf16>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ah, %bb : tensor<96x64xf16>, tensor<64x80xbf16>) outs(%c : tensor<96x80xf32>) {
+  ^bb0(%x: f16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xe, %ye : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<96x80xf32>
   return %r, %s : tensor<96x80xf32>, tensor<96x80xf32>
 }
 

@@ -267,14 +267,14 @@ func.func @gpu_kernel_split() attributes {dlas.lowering = #dlas.gpu_kernel<kind 
 
 // -----
 
-// expected-error @+1 {{an mma kernel takes outputs = [rows, columns] (multiples of 32 up to 128) and threads = [32 x (rows / 32) x (columns / 32)]}}
+// expected-error @+1 {{an mma kernel takes outputs = [rows, columns] (multiples of 32 up to 128) and threads = [warp size (32 or 64) x (rows / 32) x (columns / 32)]}}
 func.func @gpu_kernel_mma_tile() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [48, 64], key = "k", source = cost_model>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{an mma kernel takes outputs = [rows, columns] (multiples of 32 up to 128) and threads = [32 x (rows / 32) x (columns / 32)]}}
-func.func @gpu_kernel_mma_threads() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [256], outputs = [64, 64], key = "k", source = cost_model>} {
+// expected-error @+1 {{an mma kernel takes outputs = [rows, columns] (multiples of 32 up to 128) and threads = [warp size (32 or 64) x (rows / 32) x (columns / 32)]}}
+func.func @gpu_kernel_mma_threads() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [192], outputs = [64, 64], key = "k", source = cost_model>} {
   return
 }

@@ -90,4 +90,9 @@ module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", 
   func.func @mma() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [64, 64], key = "k", source = cost_model>} {
     return
   }
+  // Waves of 64 (AMD): 4 x 64 threads for 2 x 2 tiles of 32 x 32.
+  // CHECK: func.func @mma_waves() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [256], outputs = [64, 64], key = "k", source = cost_model>}
+  func.func @mma_waves() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [256], outputs = [64, 64], key = "k", source = cost_model>} {
+    return
+  }
 }

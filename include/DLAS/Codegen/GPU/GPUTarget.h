@@ -63,6 +63,8 @@ int64_t splitReductionLoop(ArrayRef<int64_t> reductions);
 /// are the reductions. `ranges` are the op's static loop ranges.
 struct GemmView {
   OpOperand *x = nullptr, *y = nullptr;
+  /// The inputs' element type (f16 or bf16).
+  Type element;
   SmallVector<unsigned> batch, m, n, k;
   SmallVector<int64_t> ranges;
   int64_t extent(ArrayRef<unsigned> loops) const {
@@ -75,9 +77,22 @@ struct GemmView {
 
 /// `op` as a GemmView when tensor cores can compute it: static shapes, one
 /// f32 output that every parallel loop indexes (through a projected
-/// permutation), two f16 inputs, and a payload that adds the product of
-/// the two widened inputs to the output; none otherwise.
+/// permutation), two inputs of one 16-bit float type (f16 or bf16), and a
+/// payload that adds the product of the two widened inputs to the output;
+/// none otherwise.
 std::optional<GemmView> tensorCoreGemmView(linalg::LinalgOp op);
+
+/// The matrix instructions an `mma` kernel multiplies its tiles with:
+/// NVIDIA's WMMA (gpu.subgroup_mma_*, f16; sm_70 and newer) and mma.sync
+/// (nvvm.mma.sync m16n8k16, bf16; sm_80 and newer), AMD's MFMA
+/// (amdgpu.mfma 16x16x16, f16 and bf16; gfx90a and the gfx94x/gfx950
+/// chips).
+enum class MatrixInstruction { wmma, mmaSync, mfma };
+
+/// The instruction an `mma` kernel uses on `target` for inputs of
+/// `element` type; none where the target has no matrix instruction for it.
+std::optional<MatrixInstruction> chooseMatrixInstruction(GPUTargetAttr target,
+                                                         Type element);
 
 /// The GPU cost model's decision for `op` on `target` (see
 /// dlas-gpu-select-lowering), before per-op overrides.

@@ -228,7 +228,10 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::affine::AffineDialect"];
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def GPUDeviceBuffers : Pass<"dlas-gpu-device-buffers", "mlir::ModuleOp"> {

@@ -126,10 +126,12 @@ GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        return count < 32 || count > 128 || count % 32;
                      }) ||
         threads.size() != 1 ||
-        threads[0] != outputs[0] / 32 * (outputs[1] / 32) * 32)
+        (threads[0] != outputs[0] / 32 * (outputs[1] / 32) * 32 &&
+         threads[0] != outputs[0] / 32 * (outputs[1] / 32) * 64))
       return emitError() << "an mma kernel takes outputs = [rows, columns] "
                             "(multiples of 32 up to 128) and threads = "
-                            "[32 x (rows / 32) x (columns / 32)]";
+                            "[warp size (32 or 64) x (rows / 32) x "
+                            "(columns / 32)]";
     return success();
   }
   size_t expected = kind == GPUKernelKind::flat ? 1 : 2;
