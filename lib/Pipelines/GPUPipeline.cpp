@@ -141,6 +141,7 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   select.splitReductions = options.splitReductions;
   select.split = options.reductionSplit;
   select.tensorCores = options.tensorCores;
+  select.allowTF32 = options.allowTF32;
   pm.addPass(createGPUSelectLowering(select));
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());

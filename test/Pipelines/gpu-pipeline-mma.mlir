@@ -15,6 +15,11 @@
 // register; 2 x 4 tiles of 16 x 8 a warp, two 16-deep steps a stage).
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 precision=bf16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=BF16
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=bf16 keep-f32=none})" | FileCheck %s --check-prefix=BF16-PTX
+// f32 with allow-tf32: mma.sync m16n8k8 on operands rounded to tf32 as
+// they are staged (one register each; 2 x 4 tiles a warp, four 8-deep
+// steps a stage).
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 allow-tf32 print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=TF32
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 allow-tf32})" | FileCheck %s --check-prefix=TF32-PTX
 // AMD: MFMA 16x16x16 on waves of 64 (256 threads a 64 x 64 tile), f16 and
 // bf16, to the CDNA2 and CDNA3 instructions.
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=rocm:gfx942 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=MFMA
@@ -95,6 +100,24 @@
 
 // BF16-PTX: .target sm_90
 // BF16-PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// TF32: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 128 threads, 64x64 outputs a block (cost_model)
+// TF32: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}
+// TF32: scf.for {{.*}} iter_args
+// The rounding (ties away from zero), finite values only.
+// TF32: arith.bitcast {{.*}} : f32 to i32
+// TF32: arith.addi {{.*}}, %c4096_i32
+// TF32: arith.andi {{.*}}, %c-8192_i32
+// TF32: arith.cmpi ne, {{.*}}, %c2139095040_i32
+// TF32: memref.store {{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>
+// TF32: vector.bitcast {{.*}} : vector<4xf32> to vector<4xi32>
+// TF32: vector.bitcast {{.*}} : vector<2xf32> to vector<2xi32>
+// TF32: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+// TF32-COUNT-31: nvvm.mma.sync
+// TF32-NOT: nvvm.mma.sync
+// TF32: scf.yield
+
+// TF32-PTX: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 
 // MFMA: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 256 threads, 64x64 outputs a block (cost_model)
 // MFMA: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}

@@ -87,6 +87,11 @@ static cl::opt<std::string> precision(
              "bf16, fp16, int8 (with --calibration) or auto; the entry keeps "
              "its types"),
     cl::init("f32"), cl::cat(category));
+static cl::opt<bool> allowTF32(
+    "allow-tf32",
+    cl::desc("GPU targets: f32 convolutions and matmuls on NVIDIA tensor "
+             "cores, their operands rounded to tf32 (10-bit mantissas)"),
+    cl::cat(category));
 static cl::opt<std::string> calibration(
     "calibration",
     cl::desc("--precision=int8: the calibration file (dlas-run --calibrate)"),
@@ -304,6 +309,8 @@ int main(int argc, char **argv) {
     if (sharedLibrary)
       return fail("a CPU target writes an object (-o model.o); .so output "
                   "is for GPU targets");
+    if (allowTF32)
+      return fail("--allow-tf32 is for GPU targets (NVIDIA tensor cores)");
     CPUTargetOverrides overrides;
     overrides.features = targetFeatures;
     llvm::Expected<CPUTargetAttr> resolved =
@@ -331,6 +338,7 @@ int main(int argc, char **argv) {
     options.externalWeights = true;
     options.precision = precision;
     options.keepF32 = keepF32;
+    options.allowTF32 = allowTF32;
     buildGPUPipeline(pm, options);
   } else {
     CPUPipelineOptions options;

@@ -206,6 +206,11 @@ static cl::opt<std::string> precisionPolicy(
              "entry keeps its types, so the f32 inputs and expected outputs "
              "still apply"),
     cl::init("f32"), cl::cat(runCategory));
+static cl::opt<bool> allowTF32(
+    "allow-tf32",
+    cl::desc("GPU targets: f32 convolutions and matmuls on NVIDIA tensor "
+             "cores, their operands rounded to tf32 (10-bit mantissas)"),
+    cl::cat(runCategory));
 static cl::opt<bool> printPrecision(
     "print-precision",
     cl::desc("Print every layer's precision and the reason"),
@@ -756,6 +761,10 @@ int runMain() {
       if (!target.empty() || !targetFeatures.empty())
         return fail("--target configures the built-in pipeline; with "
                     "--pipeline give it as dlas-cpu-pipeline{target=...}");
+      if (allowTF32)
+        return fail("--allow-tf32 configures the built-in GPU pipeline; "
+                    "with --pipeline give it as "
+                    "dlas-gpu-pipeline{allow-tf32}");
     } else if (isGPUTargetName(target)) {
       for (auto [given, name] :
            {std::pair{!tuningFile.empty(), "--tuning-file"},
@@ -774,8 +783,11 @@ int runMain() {
       gpuOptions.precision = precisionPolicy;
       gpuOptions.keepF32 = keepF32;
       gpuOptions.printPrecision = printPrecision;
+      gpuOptions.allowTF32 = allowTF32;
       buildGPUPipeline(pm, gpuOptions);
     } else {
+      if (allowTF32)
+        return fail("--allow-tf32 is for GPU targets (NVIDIA tensor cores)");
       CPUPipelineOptions pipelineOptions;
       // Weights stay in memory and are bound to the code below.
       pipelineOptions.externalWeights = true;

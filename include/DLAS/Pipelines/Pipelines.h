@@ -322,10 +322,17 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<std::string> tensorCores{
       *this, "tensor-cores",
-      llvm::cl::desc("f16 contractions (precision=fp16) on NVIDIA tensor "
-                     "cores: auto, always (any size) or never "
+      llvm::cl::desc("f16 and bf16 contractions (precision=fp16, bf16) on "
+                     "tensor cores (NVIDIA) or matrix cores (AMD): auto, "
+                     "always (any size) or never "
                      "(dlas-gpu-select-lowering tensor-cores)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> allowTF32{
+      *this, "allow-tf32",
+      llvm::cl::desc("f32 contractions on NVIDIA tensor cores too, their "
+                     "operands rounded to tf32 "
+                     "(dlas-gpu-select-lowering allow-tf32)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> printDecisions{
       *this, "print-decisions",
       llvm::cl::desc("Print every op's GPU kernel decision "

@@ -272,18 +272,23 @@ static int64_t chooseSplit(linalg::LinalgOp op, ArrayRef<int64_t> reductions,
   return split;
 }
 
-/// The block argument `value` is, through an optional arith.extf from
-/// f16 or bf16; null otherwise.
-static BlockArgument widened16BitArgument(Value value) {
-  if (auto extf = value.getDefiningOp<arith::ExtFOp>())
-    value = extf.getIn();
-  auto argument = dyn_cast<BlockArgument>(value);
-  if (!argument || !isa<Float16Type, BFloat16Type>(argument.getType()))
+/// The block argument `value` is, through an arith.extf from f16 or bf16
+/// (or, with `allowF32`, an f32 argument itself); null otherwise.
+static BlockArgument multiplicandArgument(Value value, bool allowF32) {
+  if (auto extf = value.getDefiningOp<arith::ExtFOp>()) {
+    auto argument = dyn_cast<BlockArgument>(extf.getIn());
+    if (argument && isa<Float16Type, BFloat16Type>(argument.getType()))
+      return argument;
     return {};
-  return argument;
+  }
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (allowF32 && argument && argument.getType().isF32())
+    return argument;
+  return {};
 }
 
-std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op) {
+std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op,
+                                                 bool allowF32) {
   if (!op.hasPureBufferSemantics() && !op.hasPureTensorSemantics())
     return std::nullopt;
   if (op.getNumDpsInputs() != 2 || !isSumReduction(op) ||
@@ -298,9 +303,9 @@ std::optional<GemmView> dlas::tensorCoreGemmView(linalg::LinalgOp op) {
   auto mul = product.getDefiningOp<arith::MulFOp>();
   if (!mul || !mul.getType().isF32())
     return std::nullopt;
-  BlockArgument lhs = widened16BitArgument(mul.getLhs()),
-                rhs = widened16BitArgument(mul.getRhs());
-  // Two widenings, the product and the sum.
+  BlockArgument lhs = multiplicandArgument(mul.getLhs(), allowF32),
+                rhs = multiplicandArgument(mul.getRhs(), allowF32);
+  // At most two widenings, the product and the sum.
   if (!lhs || !rhs || lhs == rhs || lhs.getType() != rhs.getType() ||
       llvm::range_size(body->without_terminator()) > 4)
     return std::nullopt;
@@ -351,7 +356,7 @@ dlas::chooseMatrixInstruction(GPUTargetAttr target, Type element) {
     // cannot type bf16 operands: bf16 goes to nvvm.mma.sync directly.
     if (element.isF16() && version >= 70)
       return MatrixInstruction::wmma;
-    if (element.isBF16() && version >= 80)
+    if ((element.isBF16() || element.isF32()) && version >= 80)
       return MatrixInstruction::mmaSync;
     return std::nullopt;
   }
@@ -368,15 +373,15 @@ dlas::chooseMatrixInstruction(GPUTargetAttr target, Type element) {
 static constexpr int64_t kMmaBlockRows = 64, kMmaBlockColumns = 64;
 
 /// The tensor-core decision for `op`, when tensor cores compute it
-/// (tensorCoreGemmView: f16 or bf16 operands, f32 sums; a matrix
-/// instruction for them on `target`) with GEMMs large enough to fill
-/// 64 x 64 tiles to half (m and n at least 32; `anySize`: any) and a
-/// reduction of at least two 16-deep steps; none otherwise.
+/// (tensorCoreGemmView: f16 or bf16 operands, or f32 ones with
+/// `allowTF32`, f32 sums; a matrix instruction for them on `target`) with GEMMs
+/// large enough to fill 64 x 64 tiles to half (m and n at least 32; `anySize`:
+/// any) and a reduction of at least two 16-deep steps; none otherwise.
 static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
                                                     GPUTargetAttr target,
-                                                    StringRef key,
-                                                    bool anySize) {
-  std::optional<GemmView> view = tensorCoreGemmView(op);
+                                                    StringRef key, bool anySize,
+                                                    bool allowTF32) {
+  std::optional<GemmView> view = tensorCoreGemmView(op, allowTF32);
   if (!view || !chooseMatrixInstruction(target, view->element))
     return std::nullopt;
   int64_t batch = view->extent(view->batch), m = view->extent(view->m),
@@ -393,11 +398,12 @@ static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
 }
 
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
-                                    StringRef tensorCores) {
+                                    StringRef tensorCores, bool allowTF32) {
   MLIRContext *context = op->getContext();
   if (tensorCores != "never")
-    if (std::optional<GPUKernelAttr> mma = chooseMmaKernel(
-            op, target, decisionKey(op), /*anySize=*/tensorCores == "always"))
+    if (std::optional<GPUKernelAttr> mma =
+            chooseMmaKernel(op, target, decisionKey(op),
+                            /*anySize=*/tensorCores == "always", allowTF32))
       return *mma;
   // Ranges and iterators in the order the kernel runs the loops.
   SmallVector<unsigned> order = gpuLoopOrder(op);

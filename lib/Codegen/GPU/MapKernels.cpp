@@ -621,33 +621,63 @@ struct InstructionTile {
   int64_t aValues = 0, bValues = 0, cValues = 0;
 };
 
-/// NVIDIA's mma.sync m16n8k16 with f32 sums. The maps are upstream's
-/// (nvgpu's, from PTX's fragment tables), asked for f16, whose fragments
-/// bf16's share (both 16-bit; upstream's register table lacks bf16). B
-/// comes as n x k ("col"), transposed here to (k, n).
-static FailureOr<InstructionTile> mmaSyncTile(OpBuilder &builder,
-                                              Location loc) {
-  Type f16 = builder.getF16Type(), f32 = builder.getF32Type();
-  auto map = [&](ArrayRef<int64_t> shape, Type element,
+/// NVIDIA's mma.sync with f32 sums: m16n8k16 for 16-bit operands,
+/// m16n8k8 for tf32 (`element` f32). The maps are upstream's (nvgpu's,
+/// from PTX's fragment tables), asked for f16 where the operands are bf16,
+/// whose fragments f16's share (both 16-bit; upstream's register table
+/// lacks bf16). B comes as n x k ("col"), transposed here to (k, n).
+static FailureOr<InstructionTile> mmaSyncTile(OpBuilder &builder, Location loc,
+                                              Type element) {
+  Type f32 = builder.getF32Type();
+  Type multiplicand = element.isF32() ? f32 : builder.getF16Type();
+  int64_t depth = element.isF32() ? 8 : 16;
+  auto map = [&](ArrayRef<int64_t> shape, Type type,
                  nvgpu::MatMulOperandRole role) {
     return nvgpu::getLaneIdAndValueIdToOperandCoord(
-        builder, loc, {VectorType::get(shape, element), role});
+        builder, loc, {VectorType::get(shape, type), role});
   };
-  FailureOr<AffineMap> a = map({16, 16}, f16, nvgpu::MatMulOperandRole::A),
-                       b = map({8, 16}, f16, nvgpu::MatMulOperandRole::B),
+  FailureOr<AffineMap> a = map({16, depth}, multiplicand,
+                               nvgpu::MatMulOperandRole::A),
+                       b = map({8, depth}, multiplicand,
+                               nvgpu::MatMulOperandRole::B),
                        c = map({16, 8}, f32, nvgpu::MatMulOperandRole::C);
   if (failed(a) || failed(b) || failed(c))
     return failure();
   InstructionTile tile;
   tile.n = 8;
+  tile.k = depth;
   tile.a = *a;
   tile.b = AffineMap::get(2, 0, {b->getResult(1), b->getResult(0)},
                           builder.getContext());
   tile.c = *c;
-  tile.aValues = 8;
-  tile.bValues = 4;
+  // 32-bit registers per lane: 4 of A, 2 of B, 4 sums.
+  int64_t perRegister = element.isF32() ? 1 : 2;
+  tile.aValues = 4 * perRegister;
+  tile.bValues = 2 * perRegister;
   tile.cValues = 4;
   return tile;
+}
+
+/// `value` (f32) rounded to tf32 (10-bit mantissa; to nearest, ties away
+/// from zero, as cvt.rna.tf32.f32), still as an f32; NaN and infinity as
+/// they are.
+static Value roundToTF32(OpBuilder &builder, Location loc, Value value) {
+  Type i32 = builder.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getIntegerAttr(i32, v));
+  };
+  Value bits = arith::BitcastOp::create(builder, loc, i32, value);
+  Value rounded = arith::AndIOp::create(
+      builder, loc, arith::AddIOp::create(builder, loc, bits, constant(0x1000)),
+      constant(static_cast<int32_t>(0xffffe000u)));
+  Value exponent =
+      arith::AndIOp::create(builder, loc, bits, constant(0x7f800000));
+  Value finite = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                                       exponent, constant(0x7f800000));
+  return arith::BitcastOp::create(
+      builder, loc, builder.getF32Type(),
+      arith::SelectOp::create(builder, loc, finite, rounded, bits));
 }
 
 /// AMD's MFMA 16x16x16 (f16, bf16) with f32 sums on waves of 64 (CDNA's
@@ -893,6 +923,10 @@ void MmaKernelBuilder::stageOperand(OpOperand *operand, Value buffer,
     Value zero = arith::ConstantOp::create(
         rewriter, loc, rewriter.getFloatAttr(view.element, 0));
     Value value = arith::SelectOp::create(rewriter, loc, inside, element, zero);
+    // tf32: rounded once here, so that the instruction (which ignores the
+    // low 13 bits) and the emulation multiply the same values.
+    if (view.element.isF32())
+      value = roundToTF32(rewriter, loc, value);
     memref::StoreOp::create(rewriter, loc, value, buffer,
                             ValueRange{row, column});
   });
@@ -990,17 +1024,16 @@ Value MmaKernelBuilder::multiplyLaneValues(Value a, Value b, Value acc) {
     return amdgpu::MFMAOp::create(rewriter, loc, acc.getType(), tile.m, tile.n,
                                   tile.k, /*blocks=*/1, a, b, acc)
         .getResult();
-  // mma.sync takes its 16-bit operands two to a 32-bit register, the
-  // first in the low half (a little-endian bitcast), and its sums as
-  // scalars; it returns a struct of them.
+  // mma.sync takes its operands in 32-bit registers (16-bit ones two to a
+  // register, the first in the low half: a little-endian bitcast) and its
+  // sums as scalars; it returns a struct of them.
   auto registers = [&](Value values) {
     auto type = cast<VectorType>(values.getType());
+    int64_t count = type.getNumElements() * type.getElementTypeBitWidth() / 32;
     Value words = vector::BitCastOp::create(
-        rewriter, loc,
-        VectorType::get({type.getNumElements() / 2}, rewriter.getI32Type()),
-        values);
+        rewriter, loc, VectorType::get({count}, rewriter.getI32Type()), values);
     SmallVector<Value> scalars;
-    for (int64_t i = 0; i < type.getNumElements() / 2; ++i)
+    for (int64_t i = 0; i < count; ++i)
       scalars.push_back(vector::ExtractOp::create(rewriter, loc, words, i));
     return scalars;
   };
@@ -1010,8 +1043,9 @@ Value MmaKernelBuilder::multiplyLaneValues(Value a, Value b, Value acc) {
   Type f32 = rewriter.getF32Type();
   auto resultType = LLVM::LLVMStructType::getLiteral(
       rewriter.getContext(), SmallVector<Type>(tile.cValues, f32));
-  NVVM::MMATypes ptxType =
-      view.element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  NVVM::MMATypes ptxType = view.element.isBF16()  ? NVVM::MMATypes::bf16
+                           : view.element.isF32() ? NVVM::MMATypes::tf32
+                                                  : NVVM::MMATypes::f16;
   Value result = NVVM::MmaOp::create(
       rewriter, loc, resultType, registers(a), registers(b), sums,
       {tile.m, tile.n, tile.k}, std::nullopt, std::nullopt,
@@ -1103,6 +1137,21 @@ MmaKernelBuilder::owner(nvgpu::MatMulOperandRole operand, Value row,
       std::swap(depth, across);
     return {add(across, mul(div(depth, 4), 16)), rem(depth, 4)};
   }
+  // mma.m16n8k8 with tf32: groupID = lane / 4, threadID_in_group = lane
+  // % 4. A[r][k]: r = groupID (+ 8 for a1, a3), k = threadID_in_group (+ 4
+  // for a2, a3). B[k][n]: k = threadID_in_group (+ 4 for b1), n = groupID.
+  // C as m16n8k16's below.
+  if (view.element.isF32()) {
+    switch (operand) {
+    case Role::A:
+      return {add(mul(rem(row, 8), 4), rem(column, 4)),
+              add(div(row, 8), mul(div(column, 4), 2))};
+    case Role::B:
+      return {add(mul(column, 4), rem(row, 4)), div(row, 4)};
+    case Role::C:
+      break;
+    }
+  }
   // mma.m16n8k16 (16-bit A and B, f32 C): groupID = lane / 4 and
   // threadID_in_group = lane % 4. A[r][k]: r = groupID (+ 8 for a2, a3,
   // a6, a7), k = 2 threadID_in_group + (0, 1) (+ 8 for a4..a7). B[k][n]:
@@ -1170,6 +1219,8 @@ void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
   auto widened = [&](Value buffer, std::pair<Value, Value> at) {
     Value v = memref::LoadOp::create(rewriter, loc, buffer,
                                      ValueRange{at.first, at.second});
+    if (v.getType() == f32)
+      return v;
     return arith::ExtFOp::create(rewriter, loc, f32, v).getResult();
   };
   Value tileIndex = t;
@@ -1471,10 +1522,13 @@ LogicalResult MmaKernelBuilder::build() {
 static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                    GPUKernelAttr decision, GPUTargetAttr target,
                                    const Fusion &fusion, bool emulate) {
-  std::optional<GemmView> view = tensorCoreGemmView(op);
+  // The decision stands for tf32 where the operands are f32 (the cost
+  // model makes it only with allow-tf32).
+  std::optional<GemmView> view = tensorCoreGemmView(op, /*allowF32=*/true);
   if (!view)
-    return op->emitOpError("an mma kernel needs a contraction of two f16 or "
-                           "bf16 operands into f32 sums with static shapes");
+    return op->emitOpError("an mma kernel needs a contraction of two f16, "
+                           "bf16 or f32 (tf32) operands into f32 sums with "
+                           "static shapes");
   std::optional<MatrixInstruction> instruction =
       chooseMatrixInstruction(target, view->element);
   if (!instruction)
@@ -1494,7 +1548,8 @@ static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
   // instructions run their lanes' code (emulateLaneStep).
   InstructionTile tile;
   if (*instruction == MatrixInstruction::mmaSync) {
-    FailureOr<InstructionTile> mmaSync = mmaSyncTile(rewriter, op.getLoc());
+    FailureOr<InstructionTile> mmaSync =
+        mmaSyncTile(rewriter, op.getLoc(), view->element);
     if (failed(mmaSync))
       return op->emitOpError("no mma.sync fragment layout");
     tile = *mmaSync;

@@ -151,7 +151,8 @@ struct GPUSelectLoweringPass
       return signalPassFailure();
     }
     WalkResult result = module.walk([&](linalg::LinalgOp op) {
-      GPUKernelAttr chosen = chooseGPUKernel(op, target, tensorCores);
+      GPUKernelAttr chosen =
+          chooseGPUKernel(op, target, tensorCores, allowTF32);
       int64_t chunks = chosen.getSplit();
       // An mma kernel's reduction is not split (its blocks are few only
       // for GEMMs too small for it, which stay on the FMA kernels).

@@ -29,10 +29,10 @@ func.func @split_max(%x: memref<1x8x16x16xf32>, %w: memref<3x3xf32>, %y: memref<
 
 // -----
 
-// An mma decision on what tensor cores cannot compute (f32 operands).
-func.func @mma_f32(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{an mma kernel needs a contraction of two f16 or bf16 operands into f32 sums with static shapes}}
-  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+// An mma decision on what tensor cores do not compute here (integers).
+func.func @mma_i8(%a: memref<64x32xi8>, %b: memref<32x64xi8>, %c: memref<64x64xi32>) {
+  // expected-error @+1 {{an mma kernel needs a contraction of two f16, bf16 or f32 (tf32) operands into f32 sums with static shapes}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [128], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xi8>, memref<32x64xi8>) outs(%c : memref<64x64xi32>)
   return
 }
 

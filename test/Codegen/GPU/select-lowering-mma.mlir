@@ -3,12 +3,15 @@
 // (auto), any size (always) or none (never), on targets with a matrix
 // instruction for the type (NVIDIA: WMMA for f16, mma.sync for bf16; AMD
 // gfx90a/gfx942: MFMA for both, waves of 64: 256 threads a 64 x 64 tile);
-// f32 and mixed operands keep the FMA kernels.
+// f32 contractions only with allow-tf32 and only on NVIDIA (mma.sync
+// m16n8k8); mixed operands keep the FMA kernels.
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_80 --dlas-gpu-select-lowering | FileCheck %s
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=tensor-cores=always | FileCheck %s --check-prefix=ALWAYS
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=tensor-cores=never | FileCheck %s --check-prefix=NEVER
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx942 --dlas-gpu-select-lowering | FileCheck %s --check-prefix=ROCM
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx90a --dlas-gpu-select-lowering=tensor-cores=always | FileCheck %s --check-prefix=ROCM-ALWAYS
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_80 "--dlas-gpu-select-lowering=allow-tf32" | FileCheck %s --check-prefix=TF32
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=rocm:gfx942 "--dlas-gpu-select-lowering=allow-tf32 tensor-cores=always" | FileCheck %s --check-prefix=ROCM-ALWAYS
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 "--dlas-gpu-select-lowering=print split=3" -o /dev/null | FileCheck %s --check-prefix=PRINT
 // RUN: not dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=tensor-cores=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -74,6 +77,12 @@ func.func @matmul_bf16(%a: tensor<96x64xbf16>, %b: tensor<64x80xbf16>, %c: tenso
 // ROCM-ALWAYS-LABEL: func.func @not_16bit
 // ROCM-ALWAYS-NOT: kind = mma
 // ROCM-ALWAYS: return
+// With allow-tf32 on NVIDIA the f32 matmul takes tensor cores; the mixed
+// pair still does not.
+// TF32-LABEL: func.func @not_16bit
+// TF32: kind = mma, threads = [128], outputs = [64, 64]
+// TF32-NOT: kind = mma
+// TF32: return
 func.func @not_16bit(%a: tensor<96x64xf32>, %b: tensor<64x80xf32>, %c: tensor<96x80xf32>,
                      %ah: tensor<96x64xf16>, %bb: tensor<64x80xbf16>) -> (tensor<96x80xf32>, tensor<96x80xf32>) {
   %r = linalg.matmul ins(%a, %b : tensor<96x64xf32>, tensor<64x80xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>

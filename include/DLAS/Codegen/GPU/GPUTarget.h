@@ -63,7 +63,7 @@ int64_t splitReductionLoop(ArrayRef<int64_t> reductions);
 /// are the reductions. `ranges` are the op's static loop ranges.
 struct GemmView {
   OpOperand *x = nullptr, *y = nullptr;
-  /// The inputs' element type (f16 or bf16).
+  /// The inputs' element type (f16, bf16; f32 for tf32).
   Type element;
   SmallVector<unsigned> batch, m, n, k;
   SmallVector<int64_t> ranges;
@@ -77,16 +77,17 @@ struct GemmView {
 
 /// `op` as a GemmView when tensor cores can compute it: static shapes, one
 /// f32 output that every parallel loop indexes (through a projected
-/// permutation), two inputs of one 16-bit float type (f16 or bf16), and a
-/// payload that adds the product of the two widened inputs to the output;
-/// none otherwise.
-std::optional<GemmView> tensorCoreGemmView(linalg::LinalgOp op);
+/// permutation), two inputs of one 16-bit float type (f16 or bf16; with
+/// `allowF32`, also f32, for tf32), and a payload that adds the product of
+/// the two (widened) inputs to the output; none otherwise.
+std::optional<GemmView> tensorCoreGemmView(linalg::LinalgOp op,
+                                           bool allowF32 = false);
 
 /// The matrix instructions an `mma` kernel multiplies its tiles with:
 /// NVIDIA's WMMA (gpu.subgroup_mma_*, f16; sm_70 and newer) and mma.sync
-/// (nvvm.mma.sync m16n8k16, bf16; sm_80 and newer), AMD's MFMA
-/// (amdgpu.mfma 16x16x16, f16 and bf16; gfx90a and the gfx94x/gfx950
-/// chips).
+/// (nvvm.mma.sync m16n8k16 for bf16, m16n8k8 for f32 as tf32; sm_80 and
+/// newer), AMD's MFMA (amdgpu.mfma 16x16x16, f16 and bf16; gfx90a and the
+/// gfx94x/gfx950 chips).
 enum class MatrixInstruction { wmma, mmaSync, mfma };
 
 /// The instruction an `mma` kernel uses on `target` for inputs of
@@ -97,8 +98,10 @@ std::optional<MatrixInstruction> chooseMatrixInstruction(GPUTargetAttr target,
 /// The GPU cost model's decision for `op` on `target` (see
 /// dlas-gpu-select-lowering), before per-op overrides.
 /// `tensorCores`: auto (the size rule), always (any size) or never.
+/// `allowTF32`: f32 contractions may become tf32 mma kernels.
 GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
-                              llvm::StringRef tensorCores = "auto");
+                              llvm::StringRef tensorCores = "auto",
+                              bool allowTF32 = false);
 
 /// The op attributes that override the decision's thread counts and its
 /// register tile (outputs per thread).

@@ -52,12 +52,17 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
       fewer blocks than the target has processors, so that small layers
       still spread over the whole GPU.
 
-    On NVIDIA targets, a contraction with f16 operands and f32 sums
-    (`precision=fp16`: convolutions of every kind as implicit GEMMs,
-    matmuls, linear layers) whose GEMM has m and n of at least 32 and a
-    reduction of at least 32 becomes an `mma` kernel: 64 x 64 outputs a
-    block, 4 warps of tensor-core `mma.sync` steps (`tensor-cores=false`:
-    the FMA kernels below).
+    A contraction with f16 or bf16 operands and f32 sums (`precision=fp16`
+    or `bf16`: convolutions of every kind as implicit GEMMs, matmuls,
+    linear layers) whose GEMM has m and n of at least 32 and a reduction
+    of at least 32 becomes an `mma` kernel where the target has a matrix
+    instruction for the type: 64 x 64 outputs a block, 2 x 2 warps of
+    32 x 32 outputs, each multiplying with WMMA (NVIDIA, f16), mma.sync
+    m16n8k16 (NVIDIA sm_80 and newer, bf16) or MFMA 16x16x16 (AMD gfx90a
+    and gfx94x, f16 and bf16; waves of 64, so 256 threads a block). With
+    `allow-tf32`, f32 contractions on NVIDIA sm_80 and newer too, as
+    mma.sync m16n8k8 on operands rounded to tf32 (10-bit mantissas; off by
+    default, as in PyTorch). `tensor-cores=never`: the FMA kernels below.
 
     Tiled kernels get a register tile of outputs per thread (`outputs =
     [rows, columns]`, up to 8 x 4) when the output still fills the larger
@@ -101,10 +106,13 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
            "Chunks of every sum reduction's split (0: the cost model's; "
            "tests use odd ones to exercise uneven chunks)">,
     Option<"tensorCores", "tensor-cores", "std::string", "\"auto\"",
-           "mma (tensor-core) kernels for f16 contractions on NVIDIA "
-           "targets: auto (the cost model's size rule), always (every "
-           "contraction they can compute, any size: tests use it for "
-           "edges everywhere) or never">,
+           "mma (tensor-core) kernels for f16 and bf16 contractions: auto "
+           "(the cost model's size rule), always (every contraction they "
+           "can compute, any size: tests use it for edges everywhere) or "
+           "never">,
+    Option<"allowTF32", "allow-tf32", "bool", "false",
+           "f32 contractions on NVIDIA tensor cores too (sm_80 and newer), "
+           "their operands rounded to tf32 (10-bit mantissas)">,
   ];
   let dependentDialects = ["::mlir::dlas::DLASDialect"];
 }
