@@ -39,6 +39,16 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def precision_flags(precision, keep_f32_none=False):
+    """dlas-compile's flags for a bench precision: tf32 is f32 layers on
+    tensor cores (--allow-tf32), fp16/bf16 are --precision policies."""
+    if precision == "tf32":
+        return ["--allow-tf32"]
+    if precision == "f32":
+        return []
+    return ["--precision", precision] + (["--keep-f32=none"] if keep_f32_none else [])
+
+
 def prepare(args):
     sys.path.insert(0, os.path.join(HERE, "..", "test", "Models", "Inputs"))
     import models  # noqa: E402  (needs torch and torchvision here)
@@ -52,7 +62,7 @@ def prepare(args):
             start = time.perf_counter()
             proc = subprocess.run(
                 [args.dlas_compile, base + ".onnx", "--target", args.target,
-                 "--precision", args.precision, "-o", base + ".so"],
+                 *precision_flags(args.precision), "-o", base + ".so"],
                 capture_output=True, text=True)
             seconds = time.perf_counter() - start
             status = "ok" if proc.returncode == 0 else "FAIL"
@@ -77,8 +87,7 @@ def prepare(args):
                     f"  %c = nn.matmul %a, %b : ({t}, {t}) -> {t}\n"
                     f"  return %c : {t}\n}}\n")
         # The GEMM is its function's classifier: keep no layer in f32.
-        low = [] if args.precision == "f32" else ["--precision", args.precision,
-                                                  "--keep-f32=none"]
+        low = precision_flags(args.precision, keep_f32_none=True)
         proc = subprocess.run([args.dlas_compile, base + ".mlir", "--target", args.target,
                                *low, "-o", base + ".so"], capture_output=True, text=True)
         print(f"{'ok' if proc.returncode == 0 else 'FAIL'} gemm {n}")
@@ -201,8 +210,9 @@ def run_gemms(args, harness):
     rows = []
     if not os.path.isdir(folder):
         return rows
-    torch.backends.cuda.matmul.allow_tf32 = False
     precision = prepared_precision(args)
+    # The peer computes as the libraries do: cuBLAS in TF32 for tf32.
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     for n in sorted(int(f[4:-3]) for f in os.listdir(folder) if f.endswith(".so")):
         base = os.path.join(folder, f"gemm{n}")
         rng = np.random.default_rng(n)
@@ -216,7 +226,8 @@ def run_gemms(args, harness):
         np.save(base + ".expected.npy", torch.mm(ta.float(), tb.float()).cpu().numpy())
         # f32: 1e-3; rounded outputs: a few units of the type's rounding of
         # sums of magnitude sqrt(n).
-        tol = 1e-3 if not low else (4e-3 if precision == "fp16" else 3e-2) * n ** 0.5
+        tol = ((4e-3 if precision == "fp16" else 3e-2) * n ** 0.5 if low
+               else 2e-3 * n ** 0.5 if precision == "tf32" else 1e-3)
         proc = subprocess.run(
             [sys.executable, harness, base + ".so", "--input", base + ".a.npy", "--input",
              base + ".b.npy", "--expect", base + ".expected.npy", "--rtol", str(tol),
@@ -330,8 +341,8 @@ def main():
     p.add_argument("--cases", default="",
                    help="nn_cases.py families to compile one library per case of")
     p.add_argument("--precision", default="f32",
-                   help="dlas-compile --precision for every library: f32, fp16 "
-                   "(tensor cores), bf16")
+                   help="every library's precision: f32, tf32 (--allow-tf32: f32 "
+                   "layers on tensor cores), fp16 or bf16 (--precision, tensor cores)")
     p.add_argument("--weight-levels", type=int, default=0,
                    help="round every weight to N values per tensor (0: exact)")
     p.add_argument("--pack", default="", help="also write the work directory as this .tar.xz")
