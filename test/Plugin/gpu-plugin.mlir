@@ -4,6 +4,14 @@
 // UNSUPPORTED: asan
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-attach-target{target=cuda:sm_90},dlas-gpu-select-lowering)" | FileCheck %s --check-prefix=DECIDE
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 lower-to-llvm=false})" | FileCheck %s --check-prefix=KERNELS
+// Tensor cores from stock mlir-opt: with allow-tf32 the f32 matmul is an
+// mma kernel of nvvm.mma.sync m16n8k8 in tf32, to PTX.
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 allow-tf32 lower-to-llvm=false})" | FileCheck %s --check-prefix=TF32
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 allow-tf32})" | FileCheck %s --check-prefix=TF32-PTX
+// TF32: gpu.func @matmul_128x64x256_{{[0-9]+}}
+// TF32-SAME: known_block_size = array<i32: 128, 1, 1>
+// TF32: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>
+// TF32-PTX: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 
 // DECIDE: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], key = "linalg.matmul_128x64x256", source = cost_model>}
 // KERNELS: gpu.launch_func @main_kernels::@matmul_128x64x256_0 blocks in (%c2, %c16, %c1) threads in (%c32, %c8, %c1)
