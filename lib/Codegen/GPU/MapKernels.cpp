@@ -686,11 +686,13 @@ static Value roundToTF32(OpBuilder &builder, Location loc, Value value) {
 static InstructionTile mfmaTile(MLIRContext *context) {
   AffineExpr lane, value;
   bindDims(context, lane, value);
-  AffineExpr column = lane % 16, depth = lane.floorDiv(16) * 4 + value;
+  // `across`: the lane's row of A, column of B and C; `depth`: the
+  // value's column of A, row of B and C.
+  AffineExpr across = lane % 16, depth = lane.floorDiv(16) * 4 + value;
   InstructionTile tile;
-  tile.a = AffineMap::get(2, 0, {column, depth}, context);
-  tile.b = AffineMap::get(2, 0, {depth, column}, context);
-  tile.c = AffineMap::get(2, 0, {depth, column}, context);
+  tile.a = AffineMap::get(2, 0, {across, depth}, context);
+  tile.b = AffineMap::get(2, 0, {depth, across}, context);
+  tile.c = AffineMap::get(2, 0, {depth, across}, context);
   tile.aValues = tile.bValues = tile.cValues = 4;
   return tile;
 }
@@ -784,13 +786,13 @@ private:
   /// Emulated: which lane holds element (row, column) of the instruction's
   /// operand `operand` (A, B or C) and as which of its values, from the
   /// vendors' register tables (PTX ISA, "matrix fragments for
-  /// mma.m16n8k16"; CDNA3 ISA, MFMA 16x16x16 layout) written as owners of
-  /// elements, not as the kernel's (lane, value) maps, so that running the
-  /// kernel's lane code against them checks those maps.
+  /// mma.m16n8k16 / mma.m16n8k8"; CDNA3 ISA, MFMA 16x16x16 layout) written
+  /// as owners of elements, not as the kernel's (lane, value) maps, so that
+  /// running the kernel's lane code against them checks those maps.
   std::pair<Value, Value> owner(nvgpu::MatMulOperandRole operand, Value row,
                                 Value column);
   /// Emulated: one instruction step of warp tile `t` (at (row, column) of
-  /// the block tile, the 16-deep slice at `step`): each lane loads its
+  /// the block tile, the tile.k-deep slice at `step`): each lane loads its
   /// values with the kernel's code, then the instruction multiplies the
   /// matrices its registers hold (owner) into the lanes' accumulators.
   void emulateLaneStep(Value t, Value row, Value column, Value step);
