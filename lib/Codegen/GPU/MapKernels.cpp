@@ -754,9 +754,10 @@ private:
                     Value columnBase);
   /// The output positions' start values into the C tile.
   void stageStartValues(Value batch, Value mBase, Value nBase);
-  /// The warps' tensor-core steps of one staged reduction step; `accs`
-  /// holds 4 accumulators per warp this body computes.
-  SmallVector<Value> warpSteps(ArrayRef<Value> warpIds, ValueRange accs);
+  /// Warp `warp`'s tensor-core steps of one staged reduction step on its
+  /// accumulators `accs`, one per instruction tile; emulated, every warp's
+  /// steps on the accumulators in memory (no results).
+  SmallVector<Value> warpSteps(Value warp, ValueRange accs);
   /// Warp `warp`'s first row and column in the block tile.
   std::pair<Value, Value> warpOrigin(Value warp);
   /// A rows x columns tile of `buffer` at (row, column) as a WMMA
@@ -783,6 +784,9 @@ private:
   void forEachLane(function_ref<void()> body);
   /// Emulated: for (i = 0; i < extent; ++i) body(i).
   void serialLoop(int64_t extent, function_ref<void(Value)> body);
+  /// Emulated: stores this lane's `values` into `buffer[prefix..., lane,
+  /// value]`.
+  void storeLaneVector(Value values, Value buffer, ValueRange prefix);
   /// Emulated: which lane holds element (row, column) of the instruction's
   /// operand `operand` (A, B or C) and as which of its values, from the
   /// vendors' register tables (PTX ISA, "matrix fragments for
@@ -1062,24 +1066,16 @@ Value MmaKernelBuilder::multiplyLaneValues(Value a, Value b, Value acc) {
 
 void MmaKernelBuilder::emulateTileStep(Value row, Value column, Value step) {
   // C[row + r][column + c] += A[row + r][step + q] * B[step + q][column + c]
-  // over a 16 x 16 x 16 tile, in f32 (f16 and bf16 values are exact in
-  // f32).
+  // over one WMMA tile, in f32 (f16 values are exact in f32).
   Type f32 = rewriter.getF32Type();
-  auto loop = [&](int64_t extent, function_ref<void(Value)> body) {
-    auto forOp =
-        scf::ForOp::create(rewriter, loc, index(0), index(extent), index(1));
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    body(forOp.getInductionVar());
-  };
-  loop(16, [&](Value r) {
+  serialLoop(tile.m, [&](Value r) {
     Value m = arith::AddIOp::create(rewriter, loc, row, r);
-    loop(16, [&](Value c) {
+    serialLoop(tile.n, [&](Value c) {
       Value n = arith::AddIOp::create(rewriter, loc, column, c);
       Value start =
           memref::LoadOp::create(rewriter, loc, tileC, ValueRange{m, n});
       auto sum = scf::ForOp::create(
-          rewriter, loc, index(0), index(16), index(1), ValueRange{start},
+          rewriter, loc, index(0), index(tile.k), index(1), ValueRange{start},
           [&](OpBuilder &b, Location, Value q, ValueRange acc) {
             Value k = arith::AddIOp::create(b, loc, step, q);
             Value a = memref::LoadOp::create(b, loc, tileA, ValueRange{m, k});
@@ -1104,6 +1100,18 @@ void MmaKernelBuilder::serialLoop(int64_t extent,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(loop.getBody());
   body(loop.getInductionVar());
+}
+
+void MmaKernelBuilder::storeLaneVector(Value values, Value buffer,
+                                       ValueRange prefix) {
+  int64_t count = cast<VectorType>(values.getType()).getNumElements();
+  for (int64_t v = 0; v < count; ++v) {
+    SmallVector<Value> indices(prefix.begin(), prefix.end());
+    indices.append({lane, index(v)});
+    memref::StoreOp::create(rewriter, loc,
+                            vector::ExtractOp::create(rewriter, loc, values, v),
+                            buffer, indices);
+  }
 }
 
 void MmaKernelBuilder::forEachLane(function_ref<void()> body) {
@@ -1207,11 +1215,7 @@ void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
   auto gather = [&](Value buffer, Value r, Value c, AffineMap map,
                     int64_t count, Value into) {
     forEachLane([&] {
-      Value values = loadLaneValues(buffer, r, c, map, count);
-      for (int64_t v = 0; v < count; ++v)
-        memref::StoreOp::create(
-            rewriter, loc, vector::ExtractOp::create(rewriter, loc, values, v),
-            into, ValueRange{lane, index(v)});
+      storeLaneVector(loadLaneValues(buffer, r, c, map, count), into, {});
     });
   };
   gather(tileA, row, step, tile.a, tile.aValues, laneA);
@@ -1225,12 +1229,11 @@ void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
       return v;
     return arith::ExtFOp::create(rewriter, loc, f32, v).getResult();
   };
-  Value tileIndex = t;
   serialLoop(tile.m, [&](Value r) {
     serialLoop(tile.n, [&](Value c) {
       auto [cLane, cValue] = owner(Role::C, r, c);
-      Value start = memref::LoadOp::create(
-          rewriter, loc, laneAccs, ValueRange{tileIndex, cLane, cValue});
+      Value start = memref::LoadOp::create(rewriter, loc, laneAccs,
+                                           ValueRange{t, cLane, cValue});
       auto sum = scf::ForOp::create(
           rewriter, loc, index(0), index(tile.k), index(1), ValueRange{start},
           [&](OpBuilder &, Location, Value k, ValueRange acc) {
@@ -1251,66 +1254,56 @@ void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
       Value value =
           memref::LoadOp::create(rewriter, loc, product, ValueRange{r, c});
       memref::StoreOp::create(rewriter, loc, value, laneAccs,
-                              ValueRange{tileIndex, cLane, cValue});
+                              ValueRange{t, cLane, cValue});
     });
   });
 }
 
-SmallVector<Value> MmaKernelBuilder::warpSteps(ArrayRef<Value> warpIds,
-                                               ValueRange accs) {
+SmallVector<Value> MmaKernelBuilder::warpSteps(Value warp, ValueRange accs) {
+  bool wmma = instruction == MatrixInstruction::wmma;
+  if (emulate) {
+    serialLoop(MmaShape::kStepK / tile.k, [&](Value s) {
+      Value step = arith::MulIOp::create(rewriter, loc, s, index(tile.k));
+      forEachTileLoop([&](Value t, Value row, Value column) {
+        if (wmma)
+          emulateTileStep(row, column, step);
+        else
+          emulateLaneStep(t, row, column, step);
+      });
+    });
+    return {};
+  }
   SmallVector<Value> results(accs.begin(), accs.end());
   int64_t tilesM = MmaShape::kWarpM / tile.m,
           tilesN = MmaShape::kWarpN / tile.n;
   auto offset = [&](Value base, int64_t by) {
     return arith::AddIOp::create(rewriter, loc, base, index(by)).getResult();
   };
-  bool wmma = instruction == MatrixInstruction::wmma;
-  if (emulate && !wmma) {
-    serialLoop(MmaShape::kStepK / tile.k, [&](Value s) {
-      Value step = arith::MulIOp::create(rewriter, loc, s, index(tile.k));
-      forEachTileLoop([&](Value t, Value row, Value column) {
-        emulateLaneStep(t, row, column, step);
-      });
-    });
-    return results;
-  }
-  for (auto [w, warp] : llvm::enumerate(warpIds)) {
-    auto [warpRow, warpColumn] = warpOrigin(warp);
-    for (int64_t step = 0; step < MmaShape::kStepK; step += tile.k) {
-      if (emulate) {
-        for (int64_t i = 0; i < tilesM; ++i)
-          for (int64_t j = 0; j < tilesN; ++j) {
-            Value row = offset(warpRow, i * tile.m),
-                  column = offset(warpColumn, j * tile.n);
-            emulateTileStep(row, column, index(step));
-          }
-        continue;
-      }
-      SmallVector<Value> a, b;
-      for (int64_t i = 0; i < tilesM; ++i) {
-        Value row = offset(warpRow, i * tile.m);
-        a.push_back(
-            wmma ? loadTile(tileA, row, index(step), tile.m, tile.k, "AOp")
-                 : loadLaneValues(tileA, row, index(step), tile.a,
-                                  tile.aValues));
-      }
-      for (int64_t j = 0; j < tilesN; ++j) {
-        Value column = offset(warpColumn, j * tile.n);
-        b.push_back(
-            wmma ? loadTile(tileB, index(step), column, tile.k, tile.n, "BOp")
-                 : loadLaneValues(tileB, index(step), column, tile.b,
-                                  tile.bValues));
-      }
-      for (int64_t i = 0; i < tilesM; ++i)
-        for (int64_t j = 0; j < tilesN; ++j) {
-          Value &acc = results[(w * tilesM + i) * tilesN + j];
-          acc = wmma ? gpu::SubgroupMmaComputeOp::create(
-                           rewriter, loc, acc.getType(), a[i], b[j], acc,
-                           UnitAttr(), UnitAttr())
-                           .getResult()
-                     : multiplyLaneValues(a[i], b[j], acc);
-        }
+  auto [warpRow, warpColumn] = warpOrigin(warp);
+  for (int64_t step = 0; step < MmaShape::kStepK; step += tile.k) {
+    SmallVector<Value> a, b;
+    for (int64_t i = 0; i < tilesM; ++i) {
+      Value row = offset(warpRow, i * tile.m);
+      a.push_back(
+          wmma ? loadTile(tileA, row, index(step), tile.m, tile.k, "AOp")
+               : loadLaneValues(tileA, row, index(step), tile.a, tile.aValues));
     }
+    for (int64_t j = 0; j < tilesN; ++j) {
+      Value column = offset(warpColumn, j * tile.n);
+      b.push_back(
+          wmma ? loadTile(tileB, index(step), column, tile.k, tile.n, "BOp")
+               : loadLaneValues(tileB, index(step), column, tile.b,
+                                tile.bValues));
+    }
+    for (int64_t i = 0; i < tilesM; ++i)
+      for (int64_t j = 0; j < tilesN; ++j) {
+        Value &acc = results[i * tilesN + j];
+        acc = wmma ? gpu::SubgroupMmaComputeOp::create(
+                         rewriter, loc, acc.getType(), a[i], b[j], acc,
+                         UnitAttr(), UnitAttr())
+                         .getResult()
+                   : multiplyLaneValues(a[i], b[j], acc);
+      }
   }
   return results;
 }
@@ -1365,8 +1358,7 @@ LogicalResult MmaKernelBuilder::build() {
   // kernel is a gpu.launch of its own (convert-parallel-loops-to-gpu does
   // not take WMMA stores), on a CPU a loop nest with one "thread" per
   // block doing all of its work.
-  SmallVector<Value> warpIds;
-  Value batch, mTile, nTile;
+  Value warp, batch, mTile, nTile;
   Operation *kernel;
   if (emulate) {
     auto blocks = scf::ParallelOp::create(
@@ -1380,8 +1372,6 @@ LogicalResult MmaKernelBuilder::build() {
     nTile = blocks.getInductionVars()[2];
     thread = index(0);
     threadCount = index(1);
-    for (int64_t w = 0; w < shape.warps(); ++w)
-      warpIds.push_back(index(w));
   } else {
     Value one = index(1);
     auto launch = gpu::LaunchOp::create(rewriter, loc, gridX, gridY, gridZ,
@@ -1396,8 +1386,7 @@ LogicalResult MmaKernelBuilder::build() {
     nTile = blockIds.x;
     thread = launch.getThreadIds().x;
     threadCount = index(shape.threads());
-    warpIds.push_back(
-        arith::DivUIOp::create(rewriter, loc, thread, index(shape.warpSize)));
+    warp = arith::DivUIOp::create(rewriter, loc, thread, index(shape.warpSize));
     lane = arith::RemUIOp::create(rewriter, loc, thread, index(shape.warpSize));
   }
   Value mBase =
@@ -1417,16 +1406,15 @@ LogicalResult MmaKernelBuilder::build() {
   barrier();
   int64_t tilesM = MmaShape::kWarpM / tile.m,
           tilesN = MmaShape::kWarpN / tile.n;
+  // This warp's tiles (on a GPU).
   auto forEachTile = [&](function_ref<void(int64_t, Value, Value)> body) {
-    for (auto [w, warp] : llvm::enumerate(warpIds)) {
-      auto [warpRow, warpColumn] = warpOrigin(warp);
-      for (int64_t i = 0; i < tilesM; ++i)
-        for (int64_t j = 0; j < tilesN; ++j)
-          body((w * tilesM + i) * tilesN + j,
-               arith::AddIOp::create(rewriter, loc, warpRow, index(i * tile.m)),
-               arith::AddIOp::create(rewriter, loc, warpColumn,
-                                     index(j * tile.n)));
-    }
+    auto [warpRow, warpColumn] = warpOrigin(warp);
+    for (int64_t i = 0; i < tilesM; ++i)
+      for (int64_t j = 0; j < tilesN; ++j)
+        body(i * tilesN + j,
+             arith::AddIOp::create(rewriter, loc, warpRow, index(i * tile.m)),
+             arith::AddIOp::create(rewriter, loc, warpColumn,
+                                   index(j * tile.n)));
   };
   // The accumulators: WMMA fragments or each lane's values in registers;
   // emulated, the C tile itself (one thread runs every warp's steps in
@@ -1453,12 +1441,9 @@ LogicalResult MmaKernelBuilder::build() {
     product = stackBuffer({tile.m, tile.n}, f32);
     forEachTileLoop([&](Value t, Value row, Value column) {
       forEachLane([&] {
-        Value values = loadLaneValues(tileC, row, column, tile.c, tile.cValues);
-        for (int64_t v = 0; v < tile.cValues; ++v)
-          memref::StoreOp::create(
-              rewriter, loc,
-              vector::ExtractOp::create(rewriter, loc, values, v), laneAccs,
-              ValueRange{t, lane, index(v)});
+        storeLaneVector(
+            loadLaneValues(tileC, row, column, tile.c, tile.cValues), laneAccs,
+            t);
       });
     });
   }
@@ -1474,7 +1459,7 @@ LogicalResult MmaKernelBuilder::build() {
     stageOperand(view.y, tileB, MmaShape::kStepK, shape.blockColumns,
                  /*rowsAreM=*/false, batch, k, nBase);
     barrier();
-    SmallVector<Value> next = warpSteps(warpIds, steps.getRegionIterArgs());
+    SmallVector<Value> next = warpSteps(warp, steps.getRegionIterArgs());
     barrier();
     // Without loop-carried fragments (emulated) the loop has its yield.
     if (!next.empty())
