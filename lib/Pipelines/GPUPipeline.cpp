@@ -142,6 +142,7 @@ void dlas::buildGPUPipeline(OpPassManager &pm,
   select.split = options.reductionSplit;
   select.tensorCores = options.tensorCores;
   select.allowTF32 = options.allowTF32;
+  select.staged = options.staged;
   pm.addPass(createGPUSelectLowering(select));
   if (options.emitCInterface)
     pm.addPass(createPrepareEntryABI());

@@ -8,6 +8,13 @@
 // mma kernel of nvvm.mma.sync m16n8k8 in tf32, to PTX.
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 allow-tf32 lower-to-llvm=false})" | FileCheck %s --check-prefix=TF32
 // RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 allow-tf32})" | FileCheck %s --check-prefix=TF32-PTX
+// Staged kernels from stock mlir-opt: the f32 matmul's operands staged in
+// shared memory, each thread's outer products of FMAs.
+// RUN: %mlir_opt %s --load-dialect-plugin=%dlas_lib/DLASPlugin.so --load-pass-plugin=%dlas_lib/DLASPlugin.so --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 staged=always lower-to-llvm=false})" | FileCheck %s --check-prefix=STAGED
+// STAGED: gpu.func @matmul_128x64x256_{{[0-9]+}}
+// STAGED-SAME: known_block_size = array<i32: 128, 1, 1>
+// STAGED: vector.load {{.*}} : memref<32x68xf32, #gpu.address_space<workgroup>>, vector<8xf32>
+// STAGED: vector.fma {{.*}} : vector<32xf32>
 // TF32: gpu.func @matmul_128x64x256_{{[0-9]+}}
 // TF32-SAME: known_block_size = array<i32: 128, 1, 1>
 // TF32: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>

@@ -333,6 +333,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "operands rounded to tf32 "
                      "(dlas-gpu-select-lowering allow-tf32)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> staged{
+      *this, "staged",
+      llvm::cl::desc("Contractions without tensor cores as kernels that "
+                     "stage their operands in shared memory: auto, always "
+                     "(any size) or never (dlas-gpu-select-lowering staged)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> printDecisions{
       *this, "print-decisions",
       llvm::cl::desc("Print every op's GPU kernel decision "

@@ -397,14 +397,49 @@ static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
                             DecisionSource::cost_model);
 }
 
+/// The staged decision for `op` (a contraction of f16, bf16 or f32
+/// operands into f32 sums that takes no mma kernel), when its GEMMs fill
+/// 64 x 64 tiles to half and a reduction step, and (unless `anySize`) its
+/// blocks cover every processor: smaller layers (resnet50's at batch 1)
+/// keep the tiled kernels, whose split reductions occupy the GPU (measured
+/// faster than PyTorch eager there), where a staged kernel would leave most
+/// processors idle.
+static std::optional<GPUKernelAttr> chooseStagedKernel(linalg::LinalgOp op,
+                                                       GPUTargetAttr target,
+                                                       StringRef key,
+                                                       bool anySize) {
+  std::optional<GemmView> view = tensorCoreGemmView(op, /*allowF32=*/true);
+  if (!view)
+    return std::nullopt;
+  int64_t batch = view->extent(view->batch), m = view->extent(view->m),
+          n = view->extent(view->n), k = view->extent(view->k);
+  int64_t rowTiles = llvm::divideCeil(m, kMmaBlockRows),
+          columnTiles = llvm::divideCeil(n, kMmaBlockColumns);
+  if (batch > 65535 || rowTiles > 65535)
+    return std::nullopt;
+  if (!anySize && (m < 32 || n < 32 || k < 32 ||
+                   batch * rowTiles * columnTiles < target.getProcessors()))
+    return std::nullopt;
+  int64_t threads =
+      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
+  return GPUKernelAttr::get(op->getContext(), GPUKernelKind::staged, {threads},
+                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
+                            DecisionSource::cost_model);
+}
+
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
-                                    StringRef tensorCores, bool allowTF32) {
+                                    StringRef tensorCores, bool allowTF32,
+                                    StringRef staged) {
   MLIRContext *context = op->getContext();
   if (tensorCores != "never")
     if (std::optional<GPUKernelAttr> mma =
             chooseMmaKernel(op, target, decisionKey(op),
                             /*anySize=*/tensorCores == "always", allowTF32))
       return *mma;
+  if (staged != "never")
+    if (std::optional<GPUKernelAttr> kernel = chooseStagedKernel(
+            op, target, decisionKey(op), /*anySize=*/staged == "always"))
+      return *kernel;
   // Ranges and iterators in the order the kernel runs the loops.
   SmallVector<unsigned> order = gpuLoopOrder(op);
   SmallVector<int64_t> ranges, opRanges = op.getStaticLoopRanges();

@@ -697,6 +697,35 @@ static InstructionTile mfmaTile(MLIRContext *context) {
   return tile;
 }
 
+/// A staged kernel's "instruction": each thread of a warp multiplies its
+/// own register tile of the warp's 32 x 32 outputs one k at a time (an
+/// outer product of FMAs), its lanes a (warpSize / 8) x 8 grid. Lane l
+/// holds rows 32 / (warpSize / 8) x (l / 8) + v of A (A is staged
+/// transposed, so they are contiguous: one vector load), columns
+/// 4 (l % 8) + v of B (contiguous too) and their products' sums,
+/// C[row v / 4][column v % 4]: 8 x 4 outputs a thread on NVIDIA, 4 x 4 on
+/// AMD's waves of 64.
+static InstructionTile fmaTile(MLIRContext *context, int64_t warpSize) {
+  AffineExpr lane, value;
+  bindDims(context, lane, value);
+  InstructionTile tile;
+  tile.m = MmaShape::kWarpM;
+  tile.n = MmaShape::kWarpN;
+  tile.k = 1;
+  tile.bValues = 4;
+  tile.aValues = MmaShape::kWarpM / (warpSize / 8);
+  tile.cValues = tile.aValues * tile.bValues;
+  AffineExpr row = lane.floorDiv(8) * tile.aValues,
+             column = (lane % 8) * tile.bValues;
+  AffineExpr zero = getAffineConstantExpr(0, context);
+  tile.a = AffineMap::get(2, 0, {row + value, zero}, context);
+  tile.b = AffineMap::get(2, 0, {zero, column + value}, context);
+  tile.c = AffineMap::get(
+      2, 0, {row + value.floorDiv(tile.bValues), column + value % tile.bValues},
+      context);
+  return tile;
+}
+
 /// Builds one mma kernel (see emitMmaKernel). On a GPU each thread runs
 /// the body with its thread id; `emulate` runs it once per block with
 /// "thread" 0 of 1 doing the cooperative loops and every warp's steps.
@@ -713,6 +742,16 @@ public:
   LogicalResult build();
 
 private:
+  /// Staged kernels keep A transposed in shared memory (k x m): a
+  /// thread's rows of A are then contiguous, and each row of the k step
+  /// is read without bank conflicts.
+  bool transposedA() const { return instruction == MatrixInstruction::fma; }
+  /// buffer[row][column] of a GEMM tile, through A's transposition.
+  SmallVector<Value> tileIndices(Value buffer, Value row, Value column) {
+    if (buffer == tileA && transposedA())
+      return {column, row};
+    return {row, column};
+  }
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   }
@@ -775,6 +814,12 @@ private:
   void storeLaneValues(Value values, Value row, Value column);
   /// Lane-level: acc + a * b with the instruction.
   Value multiplyLaneValues(Value a, Value b, Value acc);
+  /// Staged kernels: acc + the outer product of a thread's values of A
+  /// and B (widened to f32), as one vector FMA.
+  Value multiplyOuter(Value a, Value b, Value acc);
+  /// Emulated staged kernels: one k step of warp tile `t` (at (row,
+  /// column)), each lane running its own code on its accumulators.
+  void emulateOuterStep(Value t, Value row, Value column, Value step);
   /// Emulated: one 16 x 16 x 16 step of the tile at (row, column) of the
   /// C tile, over the 16-deep slice of the staged operands at `step`, as
   /// scalar loops on the C tile.
@@ -931,10 +976,10 @@ void MmaKernelBuilder::stageOperand(OpOperand *operand, Value buffer,
     Value value = arith::SelectOp::create(rewriter, loc, inside, element, zero);
     // tf32: rounded once here, so that the instruction (which ignores the
     // low 13 bits) and the emulation multiply the same values.
-    if (view.element.isF32())
+    if (view.element.isF32() && instruction == MatrixInstruction::mmaSync)
       value = roundToTF32(rewriter, loc, value);
     memref::StoreOp::create(rewriter, loc, value, buffer,
-                            ValueRange{row, column});
+                            tileIndices(buffer, row, column));
   });
 }
 
@@ -1007,14 +1052,27 @@ static std::pair<Value, Value> lanePosition(RewriterBase &rewriter,
 Value MmaKernelBuilder::loadLaneValues(Value buffer, Value row, Value column,
                                        AffineMap map, int64_t count) {
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  auto type = VectorType::get({count}, element);
+  if (instruction == MatrixInstruction::fma && buffer != tileC) {
+    // A thread's values are contiguous in the buffer's rows (fmaTile),
+    // at offsets that are multiples of 4 values from a 128-byte aligned
+    // base: one aligned vector load (ld.shared.v4 and the like).
+    auto [r, c] = lanePosition(rewriter, loc, map, lane, 0, row, column);
+    int64_t bytes = count * element.getIntOrFloatBitWidth() / 8;
+    llvm::MaybeAlign alignment;
+    if (!emulate)
+      alignment = llvm::Align(std::min<int64_t>(bytes, 16));
+    return vector::LoadOp::create(rewriter, loc, type, buffer,
+                                  tileIndices(buffer, r, c),
+                                  /*nontemporal=*/false, alignment);
+  }
   SmallVector<Value> values;
   for (int64_t value = 0; value < count; ++value) {
     auto [r, c] = lanePosition(rewriter, loc, map, lane, value, row, column);
     values.push_back(
         memref::LoadOp::create(rewriter, loc, buffer, ValueRange{r, c}));
   }
-  return vector::FromElementsOp::create(
-      rewriter, loc, VectorType::get({count}, element), values);
+  return vector::FromElementsOp::create(rewriter, loc, type, values);
 }
 
 void MmaKernelBuilder::storeLaneValues(Value values, Value row, Value column) {
@@ -1026,6 +1084,8 @@ void MmaKernelBuilder::storeLaneValues(Value values, Value row, Value column) {
 }
 
 Value MmaKernelBuilder::multiplyLaneValues(Value a, Value b, Value acc) {
+  if (instruction == MatrixInstruction::fma)
+    return multiplyOuter(a, b, acc);
   if (instruction == MatrixInstruction::mfma)
     return amdgpu::MFMAOp::create(rewriter, loc, acc.getType(), tile.m, tile.n,
                                   tile.k, /*blocks=*/1, a, b, acc)
@@ -1062,6 +1122,43 @@ Value MmaKernelBuilder::multiplyLaneValues(Value a, Value b, Value acc) {
   for (int64_t i = 0; i < tile.cValues; ++i)
     results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, result, i));
   return vector::FromElementsOp::create(rewriter, loc, acc.getType(), results);
+}
+
+Value MmaKernelBuilder::multiplyOuter(Value a, Value b, Value acc) {
+  Type f32 = rewriter.getF32Type();
+  auto widened = [&](Value values) {
+    auto type = cast<VectorType>(values.getType());
+    if (type.getElementType() == f32)
+      return values;
+    return arith::ExtFOp::create(rewriter, loc, type.clone(f32), values)
+        .getResult();
+  };
+  a = widened(a);
+  b = widened(b);
+  // C[i][j] (value i * bValues + j) += A[i] * B[j]: A's values repeated,
+  // B's tiled, to the accumulators' length.
+  SmallVector<int64_t> rows, columns;
+  for (int64_t i = 0; i < tile.aValues; ++i)
+    for (int64_t j = 0; j < tile.bValues; ++j) {
+      rows.push_back(i);
+      columns.push_back(j);
+    }
+  Value aRepeated = vector::ShuffleOp::create(rewriter, loc, a, a, rows);
+  Value bTiled = vector::ShuffleOp::create(rewriter, loc, b, b, columns);
+  return vector::FMAOp::create(rewriter, loc, aRepeated, bTiled, acc);
+}
+
+void MmaKernelBuilder::emulateOuterStep(Value t, Value row, Value column,
+                                        Value step) {
+  auto type = VectorType::get({tile.cValues}, rewriter.getF32Type());
+  forEachLane([&] {
+    SmallVector<Value> at{t, lane, index(0)};
+    Value acc = vector::LoadOp::create(rewriter, loc, type, laneAccs, at);
+    Value a = loadLaneValues(tileA, row, step, tile.a, tile.aValues);
+    Value b = loadLaneValues(tileB, step, column, tile.b, tile.bValues);
+    vector::StoreOp::create(rewriter, loc, multiplyOuter(a, b, acc), laneAccs,
+                            at);
+  });
 }
 
 void MmaKernelBuilder::emulateTileStep(Value row, Value column, Value step) {
@@ -1267,6 +1364,8 @@ SmallVector<Value> MmaKernelBuilder::warpSteps(Value warp, ValueRange accs) {
       forEachTileLoop([&](Value t, Value row, Value column) {
         if (wmma)
           emulateTileStep(row, column, step);
+        else if (instruction == MatrixInstruction::fma)
+          emulateOuterStep(t, row, column, step);
         else
           emulateLaneStep(t, row, column, step);
       });
@@ -1395,9 +1494,18 @@ LogicalResult MmaKernelBuilder::build() {
       arith::MulIOp::create(rewriter, loc, nTile, index(shape.blockColumns));
   zeroF32 =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
-  tileA = stagingBuffer({shape.blockRows, MmaShape::kStepK}, view.element, "a");
-  tileB =
-      stagingBuffer({MmaShape::kStepK, shape.blockColumns}, view.element, "b");
+  // Staged kernels pad both k-major tiles' rows by 4 elements: where
+  // the cooperative loop walks k fastest (a row-major matmul's A, a
+  // convolution's weights), a warp's stores then spread over 8 banks, not
+  // one, and every thread's vector still starts 16-byte aligned.
+  int64_t pad = transposedA() ? 4 : 0;
+  tileA = transposedA()
+              ? stagingBuffer({MmaShape::kStepK, shape.blockRows + pad},
+                              view.element, "at")
+              : stagingBuffer({shape.blockRows, MmaShape::kStepK}, view.element,
+                              "a");
+  tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns + pad},
+                        view.element, "b");
   tileC = stagingBuffer({shape.blockRows, shape.blockColumns}, f32, "c");
 
   // The start values (bias, zeros or the output's) through the C tile
@@ -1505,19 +1613,27 @@ LogicalResult MmaKernelBuilder::build() {
 /// from shared memory); the sums stay in registers (emulated: scalar f32
 /// loops on the C tile). The start values (fused prologue: the bias) come
 /// in and the final values go out through a shared f32 tile, the epilogue
-/// applied on the way to guarded stores.
+/// applied on the way to guarded stores. A `staged` decision builds the
+/// same kernel with each thread multiplying its own register tile
+/// (fmaTile: vector loads from shared memory, outer products of FMAs) in
+/// place of the matrix instruction, for f32 (and f16/bf16 widened to f32).
 static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                                    GPUKernelAttr decision, GPUTargetAttr target,
                                    const Fusion &fusion, bool emulate) {
-  // The decision stands for tf32 where the operands are f32 (the cost
-  // model makes it only with allow-tf32).
+  // An mma decision stands for tf32 where the operands are f32 (the cost
+  // model makes it only with allow-tf32); a staged one multiplies f32
+  // values as they are.
+  bool staged = decision.getKind() == GPUKernelKind::staged;
+  StringRef kind = staged ? "a staged" : "an mma";
   std::optional<GemmView> view = tensorCoreGemmView(op, /*allowF32=*/true);
   if (!view)
-    return op->emitOpError("an mma kernel needs a contraction of two f16, "
-                           "bf16 or f32 (tf32) operands into f32 sums with "
-                           "static shapes");
+    return op->emitOpError()
+           << kind << " kernel needs a contraction of two f16, bf16 or f32 "
+           << (staged ? "" : "(tf32) ")
+           << "operands into f32 sums with static shapes";
   std::optional<MatrixInstruction> instruction =
-      chooseMatrixInstruction(target, view->element);
+      staged ? MatrixInstruction::fma
+             : chooseMatrixInstruction(target, view->element);
   if (!instruction)
     return op->emitOpError()
            << "an mma kernel on " << target.getApi() << ":" << target.getChip()
@@ -1526,11 +1642,11 @@ static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                  target.getWarpSize()};
   if (decision.getThreads()[0] != shape.threads())
     return op->emitOpError()
-           << "an mma kernel on " << target.getApi() << ":" << target.getChip()
-           << " takes " << shape.threads() << " threads for outputs = ["
-           << shape.blockRows << ", " << shape.blockColumns << "] ("
-           << shape.warps() << " warps of " << shape.warpSize << "), got "
-           << decision.getThreads()[0];
+           << kind << " kernel on " << target.getApi() << ":"
+           << target.getChip() << " takes " << shape.threads()
+           << " threads for outputs = [" << shape.blockRows << ", "
+           << shape.blockColumns << "] (" << shape.warps() << " warps of "
+           << shape.warpSize << "), got " << decision.getThreads()[0];
   // Emulated, WMMA is 16 x 16 x 16 steps of scalar loops, the lane-level
   // instructions run their lanes' code (emulateLaneStep).
   InstructionTile tile;
@@ -1542,6 +1658,8 @@ static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     tile = *mmaSync;
   } else if (*instruction == MatrixInstruction::mfma) {
     tile = mfmaTile(op->getContext());
+  } else if (*instruction == MatrixInstruction::fma) {
+    tile = fmaTile(op->getContext(), shape.warpSize);
   }
   return MmaKernelBuilder(rewriter, op, *view, shape, *instruction, tile,
                           fusion, emulate)
@@ -1772,7 +1890,8 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
                            const Fusion &fusion, bool emulate) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  if (decision.getKind() == GPUKernelKind::mma)
+  if (decision.getKind() == GPUKernelKind::mma ||
+      decision.getKind() == GPUKernelKind::staged)
     return emitMmaKernel(rewriter, op, decision, target, fusion, emulate);
   // A tiled kernel's outer dimensions share the grid's z: at most 65535
   // blocks (the cost model never decides more; an override may).

@@ -133,6 +133,13 @@ static std::string joinCounts(ArrayRef<int64_t> counts) {
       "x");
 }
 
+/// Whether `decision`'s outputs are a block's (mma, staged kernels), not
+/// a thread's.
+static bool hasBlockTile(GPUKernelAttr decision) {
+  return decision.getKind() == GPUKernelKind::mma ||
+         decision.getKind() == GPUKernelKind::staged;
+}
+
 namespace {
 struct GPUSelectLoweringPass
     : dlas::impl::GPUSelectLoweringBase<GPUSelectLoweringPass> {
@@ -150,14 +157,19 @@ struct GPUSelectLoweringPass
                          << tensorCores << "' (auto, always or never)";
       return signalPassFailure();
     }
+    if (staged != "auto" && staged != "always" && staged != "never") {
+      module.emitError() << "dlas-gpu-select-lowering: unknown staged '"
+                         << staged << "' (auto, always or never)";
+      return signalPassFailure();
+    }
     WalkResult result = module.walk([&](linalg::LinalgOp op) {
       GPUKernelAttr chosen =
-          chooseGPUKernel(op, target, tensorCores, allowTF32);
+          chooseGPUKernel(op, target, tensorCores, allowTF32, staged);
       int64_t chunks = chosen.getSplit();
-      // An mma kernel's reduction is not split (its blocks are few only
-      // for GEMMs too small for it, which stay on the FMA kernels).
-      if (split > 0 && isSumReduction(op) &&
-          chosen.getKind() != GPUKernelKind::mma)
+      // An mma or staged kernel's reduction is not split (its blocks are
+      // few only for GEMMs too small for it, which stay on the tiled
+      // kernels).
+      if (split > 0 && isSumReduction(op) && !hasBlockTile(chosen))
         chunks = split;
       if (!splitReductions)
         chunks = 1;
@@ -176,7 +188,7 @@ struct GPUSelectLoweringPass
                      << " -> " << stringifyGPUKernelKind(decision->getKind())
                      << " " << joinCounts(decision->getThreads()) << " threads"
                      << (decision->getOutputs().empty() ? std::string()
-                         : decision->getKind() == GPUKernelKind::mma
+                         : hasBlockTile(*decision)
                              ? ", " + joinCounts(decision->getOutputs()) +
                                    " outputs a block"
                              : ", " + joinCounts(decision->getOutputs()) +

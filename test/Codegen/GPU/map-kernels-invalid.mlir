@@ -45,3 +45,30 @@ func.func @mma_threads(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<
   linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [256], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// A staged decision on what is no GEMM of one float type (mixed operands;
+// a max pool: no product).
+func.func @staged_mixed(%a: memref<64x32xf16>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{a staged kernel needs a contraction of two f16, bf16 or f32 operands into f32 sums with static shapes}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf16>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @staged_pool(%x: memref<1x64x34x34xf32>, %w: memref<3x3xf32>, %o: memref<1x64x32x32xf32>) {
+  // expected-error @+1 {{a staged kernel needs a contraction of two f16, bf16 or f32 operands into f32 sums with static shapes}}
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], outputs = [64, 64], key = "k", source = override>} ins(%x, %w : memref<1x64x34x34xf32>, memref<3x3xf32>) outs(%o : memref<1x64x32x32xf32>)
+  return
+}
+
+// -----
+
+// Waves of 64 on NVIDIA, for a staged kernel too.
+func.func @staged_threads(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{a staged kernel on cuda:sm_90 takes 128 threads for outputs = [64, 64] (4 warps of 32), got 256}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [256], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}

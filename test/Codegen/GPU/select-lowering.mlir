@@ -6,6 +6,7 @@
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=split-reductions=false | FileCheck %s --check-prefix=NOSPLIT
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=split=3 | FileCheck %s --check-prefix=SPLIT3
 // RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=outputs=3,2 | FileCheck %s --check-prefix=FORCED
+// RUN: dlas-opt %s --dlas-gpu-attach-target=target=cuda:sm_90 --dlas-gpu-select-lowering=staged=never | FileCheck %s --check-prefix=TILES
 // FORCED-LABEL: func.func @matmul
 // FORCED: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [3, 2], key = "linalg.matmul_64x48x32", source = override>}
 // FORCED-LABEL: func.func @classifier
@@ -70,14 +71,19 @@ func.func @depthwise(%x: tensor<1x144x58x58xf32>, %w: tensor<144x3x3xf32>, %o: t
   return %r : tensor<1x144x56x56xf32>
 }
 
-// Register tiles for large contractions: 8 x 4 outputs a thread where the
+// Large contractions stage their operands in shared memory (staged: 64 x
+// 64 blocks, 1024 and 256 of them, enough for sm_90's 132 processors).
+// Without staged kernels, register tiles: 8 x 4 outputs a thread where the
 // 64 x 128 block tiles still give two blocks per SM (2048^2: 512 blocks),
 // 4 x 2 where neither 8 x 4 nor 4 x 4 would (1024^2: 256 blocks of
 // 32 x 128 < 264).
 // CHECK-LABEL: func.func @big
-// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [8, 4], key = "linalg.matmul_2048x2048x2048"
-// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 2], key = "linalg.matmul_1024x1024x1024"
-// PRINT: dlas-gpu-select-lowering: linalg.matmul_2048x2048x2048 -> tiled 8x32 threads, 8x4 outputs a thread (cost_model)
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], outputs = [64, 64], key = "linalg.matmul_2048x2048x2048"
+// CHECK: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], outputs = [64, 64], key = "linalg.matmul_1024x1024x1024"
+// TILES-LABEL: func.func @big
+// TILES: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [8, 4], key = "linalg.matmul_2048x2048x2048"
+// TILES: linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = tiled, threads = [8, 32], outputs = [4, 2], key = "linalg.matmul_1024x1024x1024"
+// PRINT: dlas-gpu-select-lowering: linalg.matmul_2048x2048x2048 -> staged 128 threads, 64x64 outputs a block (cost_model)
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<1024x1024xf32>) -> (tensor<2048x2048xf32>, tensor<1024x1024xf32>) {
   %r = linalg.matmul ins(%a, %a : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%a : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   %s = linalg.matmul ins(%b, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%b : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>

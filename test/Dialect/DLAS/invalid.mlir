@@ -278,3 +278,17 @@ func.func @gpu_kernel_mma_tile() attributes {dlas.lowering = #dlas.gpu_kernel<ki
 func.func @gpu_kernel_mma_threads() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [192], outputs = [64, 64], key = "k", source = cost_model>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{a staged kernel takes outputs = [rows, columns] (multiples of 32 up to 128) and threads = [warp size (32 or 64) x (rows / 32) x (columns / 32)]}}
+func.func @gpu_kernel_staged_threads() attributes {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [256], outputs = [32, 64], key = "k", source = cost_model>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a staged kernel takes outputs = [rows, columns] (multiples of 32 up to 128) and threads = [warp size (32 or 64) x (rows / 32) x (columns / 32)]}}
+func.func @gpu_kernel_staged_no_outputs() attributes {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], key = "k", source = cost_model>} {
+  return
+}

@@ -95,4 +95,8 @@ module attributes {dlas.target = #dlas.gpu_target<api = "cuda", chip = "sm_90", 
   func.func @mma_waves() attributes {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [256], outputs = [64, 64], key = "k", source = cost_model>} {
     return
   }
+  // CHECK: func.func @staged() attributes {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], outputs = [64, 64], key = "k", source = cost_model>}
+  func.func @staged() attributes {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [128], outputs = [64, 64], key = "k", source = cost_model>} {
+    return
+  }
 }

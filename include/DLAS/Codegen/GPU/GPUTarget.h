@@ -87,8 +87,9 @@ std::optional<GemmView> tensorCoreGemmView(linalg::LinalgOp op,
 /// NVIDIA's WMMA (gpu.subgroup_mma_*, f16; sm_70 and newer) and mma.sync
 /// (nvvm.mma.sync m16n8k16 for bf16, m16n8k8 for f32 as tf32; sm_80 and
 /// newer), AMD's MFMA (amdgpu.mfma 16x16x16, f16 and bf16; gfx90a and the
-/// gfx94x/gfx950 chips).
-enum class MatrixInstruction { wmma, mmaSync, mfma };
+/// gfx94x/gfx950 chips). `fma` is none of them: a `staged` kernel's
+/// threads multiply their own register tiles with FMAs.
+enum class MatrixInstruction { wmma, mmaSync, mfma, fma };
 
 /// The instruction an `mma` kernel uses on `target` for inputs of
 /// `element` type; none where the target has no matrix instruction for it.
@@ -99,9 +100,13 @@ std::optional<MatrixInstruction> chooseMatrixInstruction(GPUTargetAttr target,
 /// dlas-gpu-select-lowering), before per-op overrides.
 /// `tensorCores`: auto (the size rule), always (any size) or never.
 /// `allowTF32`: f32 contractions may become tf32 mma kernels.
+/// `staged`: contractions that take no mma kernel become staged kernels:
+/// auto (when their blocks fill the processors), always (any size) or
+/// never.
 GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
                               llvm::StringRef tensorCores = "auto",
-                              bool allowTF32 = false);
+                              bool allowTF32 = false,
+                              llvm::StringRef staged = "auto");
 
 /// The op attributes that override the decision's thread counts and its
 /// register tile (outputs per thread).

@@ -64,6 +64,16 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
     mma.sync m16n8k8 on operands rounded to tf32 (10-bit mantissas; off by
     default, as in PyTorch). `tensor-cores=never`: the FMA kernels below.
 
+    A contraction that takes no mma kernel (f32 without `allow-tf32`, or
+    f16/bf16 on a chip without a matrix instruction for it) whose GEMM
+    fills 64 x 64 tiles to half and whose blocks cover every processor
+    (resnet50's layers at batch 32, large matmuls) becomes a `staged`
+    kernel: the mma kernel's blocks, shared-memory staging and epilogue,
+    each thread multiplying a register tile of its warp's 32 x 32 outputs
+    with FMAs (8 x 4 outputs on NVIDIA, 4 x 4 on AMD's waves of 64), its
+    operands read from shared memory as vectors. `staged=always` takes
+    every such contraction, whatever its size; `never` none.
+
     Tiled kernels get a register tile of outputs per thread (`outputs =
     [rows, columns]`, up to 8 x 4) when the output still fills the larger
     block tile and leaves two blocks per processor.
@@ -113,6 +123,11 @@ def GPUSelectLowering : Pass<"dlas-gpu-select-lowering", "mlir::ModuleOp"> {
     Option<"allowTF32", "allow-tf32", "bool", "false",
            "f32 contractions on NVIDIA tensor cores too (sm_80 and newer), "
            "their operands rounded to tf32 (10-bit mantissas)">,
+    Option<"staged", "staged", "std::string", "\"auto\"",
+           "staged kernels (operands staged in shared memory, FMAs on "
+           "register tiles) for contractions that take no mma kernel: auto "
+           "(when their blocks fill the processors), always (any size) or "
+           "never">,
   ];
   let dependentDialects = ["::mlir::dlas::DLASDialect"];
 }

@@ -361,7 +361,8 @@ def DLAS_GPUKernelKind : I32EnumAttr<"GPUKernelKind",
     "how a GPU kernel maps its iterations to threads", [
   I32EnumAttrCase<"flat", 0>,
   I32EnumAttrCase<"tiled", 1>,
-  I32EnumAttrCase<"mma", 2>]> {
+  I32EnumAttrCase<"mma", 2>,
+  I32EnumAttrCase<"staged", 3>]> {
   let cppNamespace = "::mlir::dlas";
   let genSpecializedAttr = 0;
 }
@@ -398,6 +399,14 @@ def DLAS_GPUKernelAttr : DLAS_Attr<"GPUKernel", "gpu_kernel"> {
       reduction stages the operands' tiles in shared memory as f16 (out of
       range: zero), the sums stay in registers, and the epilogue goes
       through shared memory to guarded stores;
+    * `kind = staged`: an mma kernel's blocks, warps, staging and epilogue
+      with FMAs in place of the matrix instruction (f32 contractions that
+      do not take tensor cores, or f16/bf16 ones on chips without a matrix
+      instruction for them): each 32-deep step stages both operands' tiles
+      in shared memory (A transposed, so that a thread's rows are
+      contiguous), and each thread multiplies its register tile of a warp's
+      32 x 32 outputs (NVIDIA: 8 x 4, AMD's waves of 64: 4 x 4) one k at a
+      time, its operand values read as vectors;
     * `key`: the tuning-file key of the op's shape; `source`: where the
       choice came from.
 

@@ -119,7 +119,7 @@ GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (split < 1 || split > 1024)
     return emitError() << "split must be 1 to 1024 reduction chunks, got "
                        << split;
-  if (kind == GPUKernelKind::mma) {
+  if (kind == GPUKernelKind::mma || kind == GPUKernelKind::staged) {
     if (outputs.size() != 2 ||
         llvm::any_of(outputs,
                      [](int64_t count) {
@@ -128,7 +128,8 @@ GPUKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         threads.size() != 1 ||
         (threads[0] != outputs[0] / 32 * (outputs[1] / 32) * 32 &&
          threads[0] != outputs[0] / 32 * (outputs[1] / 32) * 64))
-      return emitError() << "an mma kernel takes outputs = [rows, columns] "
+      return emitError() << (kind == GPUKernelKind::mma ? "an mma" : "a staged")
+                         << " kernel takes outputs = [rows, columns] "
                             "(multiples of 32 up to 128) and threads = "
                             "[warp size (32 or 64) x (rows / 32) x "
                             "(columns / 32)]";
