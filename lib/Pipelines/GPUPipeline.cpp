@@ -76,6 +76,8 @@ static void buildGPULLVMLoweringStage(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addPass(createSCFToControlFlowPass());
   if (cuda) {
+    // nvgpu.ldmatrix (the mma.sync kernels' fragment loads) first.
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   } else {
     ConvertGpuOpsToROCDLOpsOptions rocdl;

@@ -10,9 +10,11 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 precision=fp16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=fp16 keep-f32=none})" | FileCheck %s --check-prefix=PTX
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=fp16 keep-f32=none tensor-cores=never print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=NEVER
-// bf16 on NVIDIA: the same kernel with mma.sync m16n8k16 (each lane
-// loading its values of A and B from shared memory, two to a 32-bit
-// register; 2 x 4 tiles of 16 x 8 a warp, two 16-deep steps a stage).
+// bf16 on NVIDIA: the same kernel with mma.sync m16n8k16, its fragments
+// loaded from shared memory with ldmatrix (A: .x4, each lane addressing
+// row lane % 16 at k + 8 (lane / 16); B, staged k x n: .x2.trans, rows
+// k + lane % 16), tiles' rows padded by 8 elements against bank
+// conflicts; 2 x 4 tiles of 16 x 8 a warp, two 16-deep steps a stage.
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 precision=bf16 keep-f32=none print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=BF16
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=bf16 keep-f32=none})" | FileCheck %s --check-prefix=BF16-PTX
 // f32 with allow-tf32: mma.sync m16n8k8 on operands rounded to tf32 as
@@ -72,8 +74,8 @@
 
 // BF16: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 128 threads, 64x64 outputs a block (cost_model)
 // BF16: gpu.module @main_kernels
-// BF16-DAG: memref.global "private" @dlas_mma_a_64x32xbf16 : memref<64x32xbf16, #gpu.address_space<workgroup>>
-// BF16-DAG: memref.global "private" @dlas_mma_b_32x64xbf16 : memref<32x64xbf16, #gpu.address_space<workgroup>>
+// BF16-DAG: memref.global "private" @dlas_mma_a_64x40xbf16 : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// BF16-DAG: memref.global "private" @dlas_mma_b_32x72xbf16 : memref<32x72xbf16, #gpu.address_space<workgroup>>
 // BF16: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}
 // BF16-SAME: known_block_size = array<i32: 128, 1, 1>
 // The accumulators: each lane's 4 values of each 16 x 8 tile from the C tile.
@@ -84,12 +86,12 @@
 // BF16: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // BF16: arith.select {{.*}} : bf16
 // BF16: gpu.barrier
-// BF16: affine.apply #{{.*}}()[%{{.*}}, %[[LANE]]]
-// BF16: memref.load {{.*}} : memref<64x32xbf16, #gpu.address_space<workgroup>>
-// BF16: vector.from_elements {{.*}} : vector<8xbf16>
-// BF16: vector.from_elements {{.*}} : vector<4xbf16>
-// BF16: vector.bitcast {{.*}} : vector<8xbf16> to vector<4xi32>
-// BF16: vector.bitcast {{.*}} : vector<4xbf16> to vector<2xi32>
+// BF16: %[[AROW:.*]] = affine.apply #{{.*}}()[%{{.*}}, %[[LANE]]]
+// BF16: %[[ACOL:.*]] = affine.apply #{{.*}}()[%[[LANE]]]
+// BF16: nvgpu.ldmatrix %{{.*}}[%[[AROW]], %[[ACOL]]] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// BF16: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// BF16: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true} : memref<32x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// BF16-NOT: memref.load {{.*}}bf16
 // BF16: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // BF16-COUNT-15: nvvm.mma.sync
 // BF16-NOT: nvvm.mma.sync
@@ -99,7 +101,10 @@
 // BF16: arith.truncf {{.*}} : f32 to bf16
 
 // BF16-PTX: .target sm_90
+// BF16-PTX-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// BF16-PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // BF16-PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// BF16-PTX-NOT: ld.shared.b16
 
 // TF32: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 128 threads, 64x64 outputs a block (cost_model)
 // TF32: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}

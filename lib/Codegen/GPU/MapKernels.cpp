@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -746,6 +747,29 @@ private:
   /// thread's rows of A are then contiguous, and each row of the k step
   /// is read without bank conflicts.
   bool transposedA() const { return instruction == MatrixInstruction::fma; }
+  /// mma.sync on 16-bit operands loads its fragments with ldmatrix: each
+  /// lane gives the address of one 8-element row of an 8 x 8 matrix, and
+  /// receives its values of the fragment (A: four matrices, non-transposed;
+  /// B: two, transposed, as B is staged k x n).
+  bool usesLdMatrix() const {
+    return instruction == MatrixInstruction::mmaSync && !view.element.isF32();
+  }
+  /// The row this lane addresses for ldmatrix: of A's 16 x 16 tile at
+  /// (row, step) (matrices: rows 0-7 and 8-15 by k 0-7, then by k 8-15:
+  /// the fragment's registers a0a1, a2a3, a4a5, a6a7), or of B's 16 x 8
+  /// tile at (step, column) (k 0-7, then 8-15: b0b1, b2b3).
+  std::pair<Value, Value> ldMatrixRow(bool isA, Value row, Value column);
+  /// ldmatrix of `matrices` 8 x 8 matrices of `buffer` at this lane's row
+  /// (row, column), as a vector of the lane's 2 x `matrices` values.
+  Value loadMatrix(Value buffer, Value row, Value column, int64_t matrices,
+                   bool transpose);
+  /// Emulated ldmatrix (PTX ISA, "ldmatrix"): every lane's row address
+  /// first, then each lane's values from the rows the others address —
+  /// non-transposed, lane l gets elements 2 (l % 4) + j of the row that
+  /// lane 8 i + l / 4 addresses, for matrix i; transposed, element l / 4
+  /// of the rows lanes 8 i + 2 (l % 4) + j address — into `into[lane]`.
+  void emulateLoadMatrix(Value buffer, bool isA, Value row, Value column,
+                         int64_t matrices, bool transpose, Value into);
   /// buffer[row][column] of a GEMM tile, through A's transposition.
   SmallVector<Value> tileIndices(Value buffer, Value row, Value column) {
     if (buffer == tileA && transposedA())
@@ -869,6 +893,8 @@ private:
   /// [tile][lane][value], the lanes' operand values [lane][value] and the
   /// instruction's product.
   Value laneAccs, laneA, laneB, product;
+  /// Emulated ldmatrix: each lane's row address [lane][row, column].
+  Value laneRows;
 };
 } // namespace
 
@@ -1073,6 +1099,81 @@ Value MmaKernelBuilder::loadLaneValues(Value buffer, Value row, Value column,
         memref::LoadOp::create(rewriter, loc, buffer, ValueRange{r, c}));
   }
   return vector::FromElementsOp::create(rewriter, loc, type, values);
+}
+
+std::pair<Value, Value> MmaKernelBuilder::ldMatrixRow(bool isA, Value row,
+                                                      Value column) {
+  AffineExpr base, l;
+  bindDims(rewriter.getContext(), base, l);
+  auto apply = [&](AffineExpr expr, Value at) {
+    return affine::AffineApplyOp::create(
+               rewriter, loc, AffineMap::get(2, 0, expr), ValueRange{at, lane})
+        .getResult();
+  };
+  // A: row + l % 16, k + 8 (l / 16); B: k + l % 16 (lanes 16-31 repeat
+  // 0-15: .x2 reads only the first 16 addresses), column.
+  if (isA)
+    return {apply(base + l % 16, row),
+            apply(base + l.floorDiv(16) * 8, column)};
+  return {apply(base + l % 16, row), column};
+}
+
+Value MmaKernelBuilder::loadMatrix(Value buffer, Value row, Value column,
+                                   int64_t matrices, bool transpose) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  Value loaded = nvgpu::LdMatrixOp::create(
+      rewriter, loc, VectorType::get({matrices, 2}, element), buffer,
+      ValueRange{row, column}, transpose, matrices);
+  // Flattened through its 32-bit registers (the GPU lowering has no n-D
+  // shape_cast, which the canonicalizer would make of element extracts):
+  // one register per matrix, two values each.
+  Type i32 = rewriter.getI32Type();
+  SmallVector<Value> registers;
+  for (int64_t i = 0; i < matrices; ++i) {
+    Value pair = vector::ExtractOp::create(rewriter, loc, loaded, i);
+    Value word = vector::BitCastOp::create(rewriter, loc,
+                                           VectorType::get({1}, i32), pair);
+    registers.push_back(vector::ExtractOp::create(rewriter, loc, word, 0));
+  }
+  Value words = vector::FromElementsOp::create(
+      rewriter, loc, VectorType::get({matrices}, i32), registers);
+  return vector::BitCastOp::create(
+      rewriter, loc, VectorType::get({2 * matrices}, element), words);
+}
+
+void MmaKernelBuilder::emulateLoadMatrix(Value buffer, bool isA, Value row,
+                                         Value column, int64_t matrices,
+                                         bool transpose, Value into) {
+  forEachLane([&] {
+    auto [r, c] = ldMatrixRow(isA, row, column);
+    memref::StoreOp::create(rewriter, loc, r, laneRows,
+                            ValueRange{lane, index(0)});
+    memref::StoreOp::create(rewriter, loc, c, laneRows,
+                            ValueRange{lane, index(1)});
+  });
+  auto add = [&](Value a, Value b) {
+    return arith::AddIOp::create(rewriter, loc, a, b).getResult();
+  };
+  forEachLane([&] {
+    Value quad = arith::RemUIOp::create(rewriter, loc, lane, index(4));
+    Value group = arith::DivUIOp::create(rewriter, loc, lane, index(4));
+    Value twiceQuad = arith::MulIOp::create(rewriter, loc, quad, index(2));
+    for (int64_t i = 0; i < matrices; ++i)
+      for (int64_t j = 0; j < 2; ++j) {
+        // The lane whose row holds the value, and the value's column in it.
+        Value source = transpose ? add(index(8 * i + j), twiceQuad)
+                                 : add(index(8 * i), group);
+        Value offset = transpose ? group : add(twiceQuad, index(j));
+        Value r = memref::LoadOp::create(rewriter, loc, laneRows,
+                                         ValueRange{source, index(0)});
+        Value c = memref::LoadOp::create(rewriter, loc, laneRows,
+                                         ValueRange{source, index(1)});
+        Value value = memref::LoadOp::create(rewriter, loc, buffer,
+                                             ValueRange{r, add(c, offset)});
+        memref::StoreOp::create(rewriter, loc, value, into,
+                                ValueRange{lane, index(2 * i + j)});
+      }
+  });
 }
 
 void MmaKernelBuilder::storeLaneValues(Value values, Value row, Value column) {
@@ -1315,8 +1416,13 @@ void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
       storeLaneVector(loadLaneValues(buffer, r, c, map, count), into, {});
     });
   };
-  gather(tileA, row, step, tile.a, tile.aValues, laneA);
-  gather(tileB, step, column, tile.b, tile.bValues, laneB);
+  if (usesLdMatrix()) {
+    emulateLoadMatrix(tileA, /*isA=*/true, row, step, 4, false, laneA);
+    emulateLoadMatrix(tileB, /*isA=*/false, step, column, 2, true, laneB);
+  } else {
+    gather(tileA, row, step, tile.a, tile.aValues, laneA);
+    gather(tileB, step, column, tile.b, tile.bValues, laneB);
+  }
   using Role = nvgpu::MatMulOperandRole;
   Type f32 = rewriter.getF32Type();
   auto widened = [&](Value buffer, std::pair<Value, Value> at) {
@@ -1383,16 +1489,28 @@ SmallVector<Value> MmaKernelBuilder::warpSteps(Value warp, ValueRange accs) {
     SmallVector<Value> a, b;
     for (int64_t i = 0; i < tilesM; ++i) {
       Value row = offset(warpRow, i * tile.m);
-      a.push_back(
-          wmma ? loadTile(tileA, row, index(step), tile.m, tile.k, "AOp")
-               : loadLaneValues(tileA, row, index(step), tile.a, tile.aValues));
+      if (wmma) {
+        a.push_back(loadTile(tileA, row, index(step), tile.m, tile.k, "AOp"));
+      } else if (usesLdMatrix()) {
+        auto [r, c] = ldMatrixRow(/*isA=*/true, row, index(step));
+        a.push_back(loadMatrix(tileA, r, c, 4, /*transpose=*/false));
+      } else {
+        a.push_back(
+            loadLaneValues(tileA, row, index(step), tile.a, tile.aValues));
+      }
     }
     for (int64_t j = 0; j < tilesN; ++j) {
       Value column = offset(warpColumn, j * tile.n);
-      b.push_back(
-          wmma ? loadTile(tileB, index(step), column, tile.k, tile.n, "BOp")
-               : loadLaneValues(tileB, index(step), column, tile.b,
-                                tile.bValues));
+      if (wmma) {
+        b.push_back(
+            loadTile(tileB, index(step), column, tile.k, tile.n, "BOp"));
+      } else if (usesLdMatrix()) {
+        auto [r, c] = ldMatrixRow(/*isA=*/false, index(step), column);
+        b.push_back(loadMatrix(tileB, r, c, 2, /*transpose=*/true));
+      } else {
+        b.push_back(
+            loadLaneValues(tileB, index(step), column, tile.b, tile.bValues));
+      }
     }
     for (int64_t i = 0; i < tilesM; ++i)
       for (int64_t j = 0; j < tilesN; ++j) {
@@ -1498,12 +1616,14 @@ LogicalResult MmaKernelBuilder::build() {
   // the cooperative loop walks k fastest (a row-major matmul's A, a
   // convolution's weights), a warp's stores then spread over 8 banks, not
   // one, and every thread's vector still starts 16-byte aligned.
-  int64_t pad = transposedA() ? 4 : 0;
+  // ldmatrix reads 8 rows of 16 bytes at once: rows padded by 8 elements
+  // (80 and 144 bytes) put the 8 rows in 8 different 16-byte bank groups.
+  int64_t pad = transposedA() ? 4 : usesLdMatrix() ? 8 : 0;
   tileA = transposedA()
               ? stagingBuffer({MmaShape::kStepK, shape.blockRows + pad},
                               view.element, "at")
-              : stagingBuffer({shape.blockRows, MmaShape::kStepK}, view.element,
-                              "a");
+              : stagingBuffer({shape.blockRows, MmaShape::kStepK + pad},
+                              view.element, "a");
   tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns + pad},
                         view.element, "b");
   tileC = stagingBuffer({shape.blockRows, shape.blockColumns}, f32, "c");
@@ -1547,6 +1667,7 @@ LogicalResult MmaKernelBuilder::build() {
     laneA = stackBuffer({shape.warpSize, tile.aValues}, view.element);
     laneB = stackBuffer({shape.warpSize, tile.bValues}, view.element);
     product = stackBuffer({tile.m, tile.n}, f32);
+    laneRows = stackBuffer({shape.warpSize, 2}, rewriter.getIndexType());
     forEachTileLoop([&](Value t, Value row, Value column) {
       forEachLane([&] {
         storeLaneVector(

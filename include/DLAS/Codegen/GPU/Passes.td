@@ -254,7 +254,8 @@ def GPUMapKernels : Pass<"dlas-gpu-map-kernels", "mlir::ModuleOp"> {
                            "::mlir::affine::AffineDialect",
                            "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
 }
 
 def GPUDeviceBuffers : Pass<"dlas-gpu-device-buffers", "mlir::ModuleOp"> {
