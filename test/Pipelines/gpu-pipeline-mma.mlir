@@ -19,7 +19,7 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 precision=bf16 keep-f32=none})" | FileCheck %s --check-prefix=BF16-PTX
 // f32 with allow-tf32: mma.sync m16n8k8 on operands rounded to tf32 as
 // they are staged (one register each; 2 x 4 tiles a warp, four 8-deep
-// steps a stage).
+// steps a stage), A's fragments by ldmatrix.
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_80 allow-tf32 print-decisions lower-to-llvm=false})" | FileCheck %s --check-prefix=TF32
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-gpu-pipeline{target=cuda:sm_90 allow-tf32})" | FileCheck %s --check-prefix=TF32-PTX
 // AMD: MFMA 16x16x16 on waves of 64 (256 threads a 64 x 64 tile), f16 and
@@ -114,15 +114,20 @@
 // TF32: arith.addi {{.*}}, %c4096_i32
 // TF32: arith.andi {{.*}}, %c-8192_i32
 // TF32: arith.cmpi ne, {{.*}}, %c2139095040_i32
-// TF32: memref.store {{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>
-// TF32: vector.bitcast {{.*}} : vector<4xf32> to vector<4xi32>
+// TF32: memref.store {{.*}} : memref<64x36xf32, #gpu.address_space<workgroup>>
+// TF32: memref.store {{.*}} : memref<32x72xf32, #gpu.address_space<workgroup>>
+// A's fragment by ldmatrix (16-byte rows of 4 f32: lane l addresses row
+// l % 16 at k + 4 (l / 16)); B's lane by lane (no 32-bit transpose).
+// TF32: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x36xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// TF32: memref.load {{.*}} : memref<32x72xf32, #gpu.address_space<workgroup>>
 // TF32: vector.bitcast {{.*}} : vector<2xf32> to vector<2xi32>
 // TF32: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
 // TF32-COUNT-31: nvvm.mma.sync
 // TF32-NOT: nvvm.mma.sync
 // TF32: scf.yield
 
-// TF32-PTX: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// TF32-PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// TF32-PTX-SAME: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 
 // MFMA: linalg.conv_2d_nchw_fchw_2x64x20x20x48x3x3 -> mma 256 threads, 64x64 outputs a block (cost_model)
 // MFMA: gpu.func @conv_2d_nchw_fchw_2x64x20x20x48x3x3_{{[0-9]+}}

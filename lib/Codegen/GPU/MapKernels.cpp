@@ -747,27 +747,37 @@ private:
   /// thread's rows of A are then contiguous, and each row of the k step
   /// is read without bank conflicts.
   bool transposedA() const { return instruction == MatrixInstruction::fma; }
-  /// mma.sync on 16-bit operands loads its fragments with ldmatrix: each
-  /// lane gives the address of one 8-element row of an 8 x 8 matrix, and
-  /// receives its values of the fragment (A: four matrices, non-transposed;
-  /// B: two, transposed, as B is staged k x n).
-  bool usesLdMatrix() const {
-    return instruction == MatrixInstruction::mmaSync && !view.element.isF32();
+  /// mma.sync loads its A fragments with ldmatrix: each lane gives the
+  /// address of one 16-byte row of an 8 x 8 matrix of 16-bit values (8
+  /// bf16, or 4 f32 as tf32: each lane then receives whole 32-bit values)
+  /// and receives its registers of the fragment (four matrices,
+  /// non-transposed).
+  bool ldMatrixA() const { return instruction == MatrixInstruction::mmaSync; }
+  /// And its 16-bit B fragments (two matrices, transposed, as B is staged
+  /// k x n; ldmatrix cannot transpose 32-bit values, so tf32's B is loaded
+  /// lane by lane).
+  bool ldMatrixB() const { return ldMatrixA() && !view.element.isF32(); }
+  /// The operands' values in a 16-byte row (8 bf16, 4 f32).
+  int64_t rowValues() const {
+    return 128 / view.element.getIntOrFloatBitWidth();
   }
-  /// The row this lane addresses for ldmatrix: of A's 16 x 16 tile at
-  /// (row, step) (matrices: rows 0-7 and 8-15 by k 0-7, then by k 8-15:
-  /// the fragment's registers a0a1, a2a3, a4a5, a6a7), or of B's 16 x 8
-  /// tile at (step, column) (k 0-7, then 8-15: b0b1, b2b3).
+  /// The row this lane addresses for ldmatrix: of A's 16 x (2 rowValues)
+  /// tile at (row, step) (matrices: rows 0-7 and 8-15 by the first 16
+  /// bytes of k, then by the next: the fragment's registers in order, a0a1
+  /// .. a6a7 for bf16, a0 .. a3 for tf32), or of B's 16 x 8 tile at (step,
+  /// column) (k 0-7, then 8-15: b0b1, b2b3).
   std::pair<Value, Value> ldMatrixRow(bool isA, Value row, Value column);
-  /// ldmatrix of `matrices` 8 x 8 matrices of `buffer` at this lane's row
-  /// (row, column), as a vector of the lane's 2 x `matrices` values.
+  /// ldmatrix of `matrices` 8 x 8 matrices (of 16-bit values) of `buffer`
+  /// at this lane's row (row, column), as a vector of the lane's values
+  /// (one 32-bit register a matrix).
   Value loadMatrix(Value buffer, Value row, Value column, int64_t matrices,
                    bool transpose);
   /// Emulated ldmatrix (PTX ISA, "ldmatrix"): every lane's row address
   /// first, then each lane's values from the rows the others address —
-  /// non-transposed, lane l gets elements 2 (l % 4) + j of the row that
-  /// lane 8 i + l / 4 addresses, for matrix i; transposed, element l / 4
-  /// of the rows lanes 8 i + 2 (l % 4) + j address — into `into[lane]`.
+  /// non-transposed, lane l gets the 32 bits at 4 (l % 4) bytes of the row
+  /// that lane 8 i + l / 4 addresses, for matrix i; transposed (16-bit),
+  /// element l / 4 of the rows lanes 8 i + 2 (l % 4) + j address — into
+  /// `into[lane]`.
   void emulateLoadMatrix(Value buffer, bool isA, Value row, Value column,
                          int64_t matrices, bool transpose, Value into);
   /// buffer[row][column] of a GEMM tile, through A's transposition.
@@ -1110,23 +1120,24 @@ std::pair<Value, Value> MmaKernelBuilder::ldMatrixRow(bool isA, Value row,
                rewriter, loc, AffineMap::get(2, 0, expr), ValueRange{at, lane})
         .getResult();
   };
-  // A: row + l % 16, k + 8 (l / 16); B: k + l % 16 (lanes 16-31 repeat
-  // 0-15: .x2 reads only the first 16 addresses), column.
+  // A: row + l % 16, k + 16 bytes (l / 16); B: k + l % 16 (lanes 16-31
+  // repeat 0-15: .x2 reads only the first 16 addresses), column.
   if (isA)
     return {apply(base + l % 16, row),
-            apply(base + l.floorDiv(16) * 8, column)};
+            apply(base + l.floorDiv(16) * rowValues(), column)};
   return {apply(base + l % 16, row), column};
 }
 
 Value MmaKernelBuilder::loadMatrix(Value buffer, Value row, Value column,
                                    int64_t matrices, bool transpose) {
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
   Value loaded = nvgpu::LdMatrixOp::create(
-      rewriter, loc, VectorType::get({matrices, 2}, element), buffer,
+      rewriter, loc, VectorType::get({matrices, perRegister}, element), buffer,
       ValueRange{row, column}, transpose, matrices);
   // Flattened through its 32-bit registers (the GPU lowering has no n-D
   // shape_cast, which the canonicalizer would make of element extracts):
-  // one register per matrix, two values each.
+  // one register per matrix.
   Type i32 = rewriter.getI32Type();
   SmallVector<Value> registers;
   for (int64_t i = 0; i < matrices; ++i) {
@@ -1138,7 +1149,8 @@ Value MmaKernelBuilder::loadMatrix(Value buffer, Value row, Value column,
   Value words = vector::FromElementsOp::create(
       rewriter, loc, VectorType::get({matrices}, i32), registers);
   return vector::BitCastOp::create(
-      rewriter, loc, VectorType::get({2 * matrices}, element), words);
+      rewriter, loc, VectorType::get({perRegister * matrices}, element),
+      words);
 }
 
 void MmaKernelBuilder::emulateLoadMatrix(Value buffer, bool isA, Value row,
@@ -1154,16 +1166,19 @@ void MmaKernelBuilder::emulateLoadMatrix(Value buffer, bool isA, Value row,
   auto add = [&](Value a, Value b) {
     return arith::AddIOp::create(rewriter, loc, a, b).getResult();
   };
+  int64_t perRegister =
+      32 / cast<MemRefType>(buffer.getType()).getElementTypeBitWidth();
   forEachLane([&] {
     Value quad = arith::RemUIOp::create(rewriter, loc, lane, index(4));
     Value group = arith::DivUIOp::create(rewriter, loc, lane, index(4));
-    Value twiceQuad = arith::MulIOp::create(rewriter, loc, quad, index(2));
+    Value quadValues =
+        arith::MulIOp::create(rewriter, loc, quad, index(perRegister));
     for (int64_t i = 0; i < matrices; ++i)
-      for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t j = 0; j < perRegister; ++j) {
         // The lane whose row holds the value, and the value's column in it.
-        Value source = transpose ? add(index(8 * i + j), twiceQuad)
+        Value source = transpose ? add(index(8 * i + j), quadValues)
                                  : add(index(8 * i), group);
-        Value offset = transpose ? group : add(twiceQuad, index(j));
+        Value offset = transpose ? group : add(quadValues, index(j));
         Value r = memref::LoadOp::create(rewriter, loc, laneRows,
                                          ValueRange{source, index(0)});
         Value c = memref::LoadOp::create(rewriter, loc, laneRows,
@@ -1171,7 +1186,7 @@ void MmaKernelBuilder::emulateLoadMatrix(Value buffer, bool isA, Value row,
         Value value = memref::LoadOp::create(rewriter, loc, buffer,
                                              ValueRange{r, add(c, offset)});
         memref::StoreOp::create(rewriter, loc, value, into,
-                                ValueRange{lane, index(2 * i + j)});
+                                ValueRange{lane, index(perRegister * i + j)});
       }
   });
 }
@@ -1416,13 +1431,14 @@ void MmaKernelBuilder::emulateLaneStep(Value t, Value row, Value column,
       storeLaneVector(loadLaneValues(buffer, r, c, map, count), into, {});
     });
   };
-  if (usesLdMatrix()) {
+  if (ldMatrixA())
     emulateLoadMatrix(tileA, /*isA=*/true, row, step, 4, false, laneA);
-    emulateLoadMatrix(tileB, /*isA=*/false, step, column, 2, true, laneB);
-  } else {
+  else
     gather(tileA, row, step, tile.a, tile.aValues, laneA);
+  if (ldMatrixB())
+    emulateLoadMatrix(tileB, /*isA=*/false, step, column, 2, true, laneB);
+  else
     gather(tileB, step, column, tile.b, tile.bValues, laneB);
-  }
   using Role = nvgpu::MatMulOperandRole;
   Type f32 = rewriter.getF32Type();
   auto widened = [&](Value buffer, std::pair<Value, Value> at) {
@@ -1491,7 +1507,7 @@ SmallVector<Value> MmaKernelBuilder::warpSteps(Value warp, ValueRange accs) {
       Value row = offset(warpRow, i * tile.m);
       if (wmma) {
         a.push_back(loadTile(tileA, row, index(step), tile.m, tile.k, "AOp"));
-      } else if (usesLdMatrix()) {
+      } else if (ldMatrixA()) {
         auto [r, c] = ldMatrixRow(/*isA=*/true, row, index(step));
         a.push_back(loadMatrix(tileA, r, c, 4, /*transpose=*/false));
       } else {
@@ -1504,7 +1520,7 @@ SmallVector<Value> MmaKernelBuilder::warpSteps(Value warp, ValueRange accs) {
       if (wmma) {
         b.push_back(
             loadTile(tileB, index(step), column, tile.k, tile.n, "BOp"));
-      } else if (usesLdMatrix()) {
+      } else if (ldMatrixB()) {
         auto [r, c] = ldMatrixRow(/*isA=*/false, index(step), column);
         b.push_back(loadMatrix(tileB, r, c, 2, /*transpose=*/true));
       } else {
@@ -1616,15 +1632,21 @@ LogicalResult MmaKernelBuilder::build() {
   // the cooperative loop walks k fastest (a row-major matmul's A, a
   // convolution's weights), a warp's stores then spread over 8 banks, not
   // one, and every thread's vector still starts 16-byte aligned.
-  // ldmatrix reads 8 rows of 16 bytes at once: rows padded by 8 elements
-  // (80 and 144 bytes) put the 8 rows in 8 different 16-byte bank groups.
-  int64_t pad = transposedA() ? 4 : usesLdMatrix() ? 8 : 0;
+  // ldmatrix reads 8 rows of 16 bytes at once: rows padded by 16 bytes
+  // (A: 80 bytes for bf16, 144 for f32; B: 144 for bf16) put the 8 rows in
+  // 8 different 16-byte bank groups. tf32's B, read lane by lane at k =
+  // lane % 4 (+ 4) and n = lane / 4, takes rows of 72 values: 32 banks.
+  int64_t padA = 0, padB = 0;
+  if (transposedA())
+    padA = padB = 4;
+  else if (ldMatrixA())
+    padA = rowValues(), padB = 8;
   tileA = transposedA()
-              ? stagingBuffer({MmaShape::kStepK, shape.blockRows + pad},
+              ? stagingBuffer({MmaShape::kStepK, shape.blockRows + padA},
                               view.element, "at")
-              : stagingBuffer({shape.blockRows, MmaShape::kStepK + pad},
+              : stagingBuffer({shape.blockRows, MmaShape::kStepK + padA},
                               view.element, "a");
-  tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns + pad},
+  tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns + padB},
                         view.element, "b");
   tileC = stagingBuffer({shape.blockRows, shape.blockColumns}, f32, "c");
 
