@@ -1149,8 +1149,7 @@ Value MmaKernelBuilder::loadMatrix(Value buffer, Value row, Value column,
   Value words = vector::FromElementsOp::create(
       rewriter, loc, VectorType::get({matrices}, i32), registers);
   return vector::BitCastOp::create(
-      rewriter, loc, VectorType::get({perRegister * matrices}, element),
-      words);
+      rewriter, loc, VectorType::get({perRegister * matrices}, element), words);
 }
 
 void MmaKernelBuilder::emulateLoadMatrix(Value buffer, bool isA, Value row,
