@@ -377,6 +377,18 @@ static constexpr int64_t kMmaBlockRows = 64, kMmaBlockColumns = 64;
 /// `allowTF32`, f32 sums; a matrix instruction for them on `target`) with GEMMs
 /// large enough to fill 64 x 64 tiles to half (m and n at least 32; `anySize`:
 /// any) and a reduction of at least two 16-deep steps; none otherwise.
+/// A block-tile decision (mma, staged): 64 x 64 outputs a block, 2 x 2
+/// warps of the target's size.
+static GPUKernelAttr blockTileDecision(linalg::LinalgOp op,
+                                       GPUTargetAttr target, GPUKernelKind kind,
+                                       StringRef key) {
+  int64_t threads =
+      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
+  return GPUKernelAttr::get(op->getContext(), kind, {threads},
+                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
+                            DecisionSource::cost_model);
+}
+
 static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
                                                     GPUTargetAttr target,
                                                     StringRef key, bool anySize,
@@ -390,11 +402,7 @@ static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
     return std::nullopt;
   if (!anySize && (m < 32 || n < 32 || k < 32))
     return std::nullopt;
-  int64_t threads =
-      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
-  return GPUKernelAttr::get(op->getContext(), GPUKernelKind::mma, {threads},
-                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
-                            DecisionSource::cost_model);
+  return blockTileDecision(op, target, GPUKernelKind::mma, key);
 }
 
 /// The staged decision for `op` (a contraction of f16, bf16 or f32
@@ -420,11 +428,7 @@ static std::optional<GPUKernelAttr> chooseStagedKernel(linalg::LinalgOp op,
   if (!anySize && (m < 32 || n < 32 || k < 32 ||
                    batch * rowTiles * columnTiles < target.getProcessors()))
     return std::nullopt;
-  int64_t threads =
-      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
-  return GPUKernelAttr::get(op->getContext(), GPUKernelKind::staged, {threads},
-                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
-                            DecisionSource::cost_model);
+  return blockTileDecision(op, target, GPUKernelKind::staged, key);
 }
 
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
