@@ -735,10 +735,10 @@ public:
   MmaKernelBuilder(RewriterBase &rewriter, linalg::LinalgOp op,
                    const GemmView &view, MmaShape shape,
                    MatrixInstruction instruction, InstructionTile tile,
-                   const Fusion &fusion, bool emulate)
+                   GPUTargetAttr target, const Fusion &fusion, bool emulate)
       : rewriter(rewriter), op(op), loc(op.getLoc()), view(view), shape(shape),
-        instruction(instruction), tile(tile), fusion(fusion), emulate(emulate) {
-  }
+        instruction(instruction), tile(tile), target(target), fusion(fusion),
+        emulate(emulate) {}
 
   LogicalResult build();
 
@@ -780,6 +780,12 @@ private:
   /// `into[lane]`.
   void emulateLoadMatrix(Value buffer, bool isA, Value row, Value column,
                          int64_t matrices, bool transpose, Value into);
+  /// The shared tiles' shapes (A, B, the f32 C tile) and their bytes.
+  struct StagingShapes {
+    SmallVector<int64_t> a, b, c;
+    int64_t bytes = 0;
+  };
+  StagingShapes stagingShapes() const;
   /// buffer[row][column] of a GEMM tile, through A's transposition.
   SmallVector<Value> tileIndices(Value buffer, Value row, Value column) {
     if (buffer == tileA && transposedA())
@@ -893,6 +899,7 @@ private:
   MmaShape shape;
   MatrixInstruction instruction;
   InstructionTile tile;
+  GPUTargetAttr target;
   const Fusion &fusion;
   bool emulate;
   int64_t extentM = 0, extentN = 0, extentK = 0;
@@ -1577,7 +1584,44 @@ void MmaKernelBuilder::storeOutputs(Value batch, Value mBase, Value nBase) {
   });
 }
 
+MmaKernelBuilder::StagingShapes MmaKernelBuilder::stagingShapes() const {
+  // Staged kernels pad both k-major tiles' rows by 4 elements: where
+  // the cooperative loop walks k fastest (a row-major matmul's A, a
+  // convolution's weights), a warp's stores then spread over 8 banks, not
+  // one, and every thread's vector still starts 16-byte aligned.
+  // ldmatrix reads 8 rows of 16 bytes at once: rows padded by 16 bytes
+  // (A: 80 bytes for bf16, 144 for f32; B: 144 for bf16) put the 8 rows in
+  // 8 different 16-byte bank groups. tf32's B, read lane by lane at k =
+  // lane % 4 (+ 4) and n = lane / 4, takes rows of 72 values: 32 banks.
+  int64_t padA = 0, padB = 0;
+  if (transposedA())
+    padA = padB = 4;
+  else if (ldMatrixA())
+    padA = rowValues(), padB = 8;
+  StagingShapes shapes;
+  shapes.a =
+      transposedA()
+          ? SmallVector<int64_t>{MmaShape::kStepK, shape.blockRows + padA}
+          : SmallVector<int64_t>{shape.blockRows, MmaShape::kStepK + padA};
+  shapes.b = {MmaShape::kStepK, shape.blockColumns + padB};
+  shapes.c = {shape.blockRows, shape.blockColumns};
+  int64_t bytes = view.element.getIntOrFloatBitWidth() / 8;
+  shapes.bytes =
+      (shapes.a[0] * shapes.a[1] + shapes.b[0] * shapes.b[1]) * bytes +
+      shapes.c[0] * shapes.c[1] * 4;
+  return shapes;
+}
+
 LogicalResult MmaKernelBuilder::build() {
+  // Static shared memory only (no opt-in to more): a block tile larger
+  // than the target holds is refused, not left to fail at launch.
+  int64_t needed = stagingShapes().bytes;
+  if (!emulate && needed > target.getSharedMemory())
+    return op->emitOpError()
+           << "a kernel of outputs = [" << shape.blockRows << ", "
+           << shape.blockColumns << "] needs " << needed
+           << " bytes of shared memory; " << target.getApi() << ":"
+           << target.getChip() << " gives a block " << target.getSharedMemory();
   extentM = view.extent(view.m);
   extentN = view.extent(view.n);
   extentK = view.extent(view.k);
@@ -1627,27 +1671,10 @@ LogicalResult MmaKernelBuilder::build() {
       arith::MulIOp::create(rewriter, loc, nTile, index(shape.blockColumns));
   zeroF32 =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
-  // Staged kernels pad both k-major tiles' rows by 4 elements: where
-  // the cooperative loop walks k fastest (a row-major matmul's A, a
-  // convolution's weights), a warp's stores then spread over 8 banks, not
-  // one, and every thread's vector still starts 16-byte aligned.
-  // ldmatrix reads 8 rows of 16 bytes at once: rows padded by 16 bytes
-  // (A: 80 bytes for bf16, 144 for f32; B: 144 for bf16) put the 8 rows in
-  // 8 different 16-byte bank groups. tf32's B, read lane by lane at k =
-  // lane % 4 (+ 4) and n = lane / 4, takes rows of 72 values: 32 banks.
-  int64_t padA = 0, padB = 0;
-  if (transposedA())
-    padA = padB = 4;
-  else if (ldMatrixA())
-    padA = rowValues(), padB = 8;
-  tileA = transposedA()
-              ? stagingBuffer({MmaShape::kStepK, shape.blockRows + padA},
-                              view.element, "at")
-              : stagingBuffer({shape.blockRows, MmaShape::kStepK + padA},
-                              view.element, "a");
-  tileB = stagingBuffer({MmaShape::kStepK, shape.blockColumns + padB},
-                        view.element, "b");
-  tileC = stagingBuffer({shape.blockRows, shape.blockColumns}, f32, "c");
+  StagingShapes staging = stagingShapes();
+  tileA = stagingBuffer(staging.a, view.element, transposedA() ? "at" : "a");
+  tileB = stagingBuffer(staging.b, view.element, "b");
+  tileC = stagingBuffer(staging.c, f32, "c");
 
   // The start values (bias, zeros or the output's) through the C tile
   // into each warp's accumulators.
@@ -1804,7 +1831,7 @@ static LogicalResult emitMmaKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     tile = fmaTile(op->getContext(), shape.warpSize);
   }
   return MmaKernelBuilder(rewriter, op, *view, shape, *instruction, tile,
-                          fusion, emulate)
+                          target, fusion, emulate)
       .build();
 }
 

@@ -72,3 +72,32 @@ func.func @staged_threads(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memr
   linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [256], outputs = [64, 64], key = "k", source = override>} ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// A block tile whose shared tiles exceed the target's static shared
+// memory (A and B 32 x 132 f32, C 128 x 128 f32: 99328 bytes > 48 KiB).
+func.func @staged_shared_memory(%a: memref<256x64xf32>, %b: memref<64x256xf32>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{a kernel of outputs = [128, 128] needs 99328 bytes of shared memory; cuda:sm_90 gives a block 49152}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [512], outputs = [128, 128], key = "k", source = override>} ins(%a, %b : memref<256x64xf32>, memref<64x256xf32>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// The same for a tensor-core kernel (f16 tiles, f32 C: 81920 bytes).
+func.func @mma_shared_memory(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{a kernel of outputs = [128, 128] needs 81920 bytes of shared memory; cuda:sm_90 gives a block 49152}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = mma, threads = [512], outputs = [128, 128], key = "k", source = override>} ins(%a, %b : memref<256x64xf16>, memref<64x256xf16>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// 64 x 128 f32 (A 32 x 68, B 32 x 132, C 64 x 128: 58368 bytes) would
+// fit AMD's 64 KiB, not NVIDIA's 48.
+func.func @staged_wide(%a: memref<64x64xf32>, %b: memref<64x128xf32>, %c: memref<64x128xf32>) {
+  // expected-error @+1 {{a kernel of outputs = [64, 128] needs 58368 bytes of shared memory; cuda:sm_90 gives a block 49152}}
+  linalg.matmul {dlas.lowering = #dlas.gpu_kernel<kind = staged, threads = [256], outputs = [64, 128], key = "k", source = override>} ins(%a, %b : memref<64x64xf32>, memref<64x128xf32>) outs(%c : memref<64x128xf32>)
+  return
+}
