@@ -372,52 +372,25 @@ dlas::chooseMatrixInstruction(GPUTargetAttr target, Type element) {
 /// 2 x 2 warps (waves on AMD), each computing 32 x 32 outputs.
 static constexpr int64_t kMmaBlockRows = 64, kMmaBlockColumns = 64;
 
-/// The tensor-core decision for `op`, when tensor cores compute it
-/// (tensorCoreGemmView: f16 or bf16 operands, or f32 ones with
-/// `allowTF32`, f32 sums; a matrix instruction for them on `target`) with GEMMs
-/// large enough to fill 64 x 64 tiles to half (m and n at least 32; `anySize`:
-/// any) and a reduction of at least two 16-deep steps; none otherwise.
-/// A block-tile decision (mma, staged): 64 x 64 outputs a block, 2 x 2
-/// warps of the target's size.
-static GPUKernelAttr blockTileDecision(linalg::LinalgOp op,
-                                       GPUTargetAttr target, GPUKernelKind kind,
-                                       StringRef key) {
-  int64_t threads =
-      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
-  return GPUKernelAttr::get(op->getContext(), kind, {threads},
-                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
-                            DecisionSource::cost_model);
-}
-
-static std::optional<GPUKernelAttr> chooseMmaKernel(linalg::LinalgOp op,
-                                                    GPUTargetAttr target,
-                                                    StringRef key, bool anySize,
-                                                    bool allowTF32) {
-  std::optional<GemmView> view = tensorCoreGemmView(op, allowTF32);
-  if (!view || !chooseMatrixInstruction(target, view->element))
-    return std::nullopt;
-  int64_t batch = view->extent(view->batch), m = view->extent(view->m),
-          n = view->extent(view->n), k = view->extent(view->k);
-  if (batch > 65535 || llvm::divideCeil(m, kMmaBlockRows) > 65535)
-    return std::nullopt;
-  if (!anySize && (m < 32 || n < 32 || k < 32))
-    return std::nullopt;
-  return blockTileDecision(op, target, GPUKernelKind::mma, key);
-}
-
-/// The staged decision for `op` (a contraction of f16, bf16 or f32
-/// operands into f32 sums that takes no mma kernel), when its GEMMs fill
-/// 64 x 64 tiles to half and a reduction step, and (unless `anySize`) its
-/// blocks cover every processor: smaller layers (resnet50's at batch 1)
-/// keep the tiled kernels, whose split reductions occupy the GPU (measured
-/// faster than PyTorch eager there), where a staged kernel would leave most
-/// processors idle.
-static std::optional<GPUKernelAttr> chooseStagedKernel(linalg::LinalgOp op,
-                                                       GPUTargetAttr target,
-                                                       StringRef key,
-                                                       bool anySize) {
-  std::optional<GemmView> view = tensorCoreGemmView(op, /*allowF32=*/true);
-  if (!view)
+/// A block-tile decision (64 x 64 outputs a block, 2 x 2 warps of the
+/// target's size) of `kind` for `op`, a contraction into f32 sums
+/// (tensorCoreGemmView):
+/// - mma: f16 or bf16 operands, or f32 ones with `allowF32` (tf32), with
+///   a matrix instruction for them on `target`;
+/// - staged: f16, bf16 or f32 operands, whatever the target has.
+/// Unless `anySize`, its GEMMs must fill the 64 x 64 tiles to half (m and
+/// n at least 32) with a reduction of at least 32, and a staged kernel's
+/// blocks must cover every processor: smaller layers (resnet50's at batch
+/// 1) keep the tiled kernels, whose split reductions occupy the GPU
+/// (measured faster than PyTorch eager there), where a staged kernel would
+/// leave most processors idle. None otherwise.
+static std::optional<GPUKernelAttr>
+chooseBlockTileKernel(linalg::LinalgOp op, GPUTargetAttr target,
+                      GPUKernelKind kind, StringRef key, bool anySize,
+                      bool allowF32) {
+  bool staged = kind == GPUKernelKind::staged;
+  std::optional<GemmView> view = tensorCoreGemmView(op, staged || allowF32);
+  if (!view || (!staged && !chooseMatrixInstruction(target, view->element)))
     return std::nullopt;
   int64_t batch = view->extent(view->batch), m = view->extent(view->m),
           n = view->extent(view->n), k = view->extent(view->k);
@@ -425,10 +398,15 @@ static std::optional<GPUKernelAttr> chooseStagedKernel(linalg::LinalgOp op,
           columnTiles = llvm::divideCeil(n, kMmaBlockColumns);
   if (batch > 65535 || rowTiles > 65535)
     return std::nullopt;
-  if (!anySize && (m < 32 || n < 32 || k < 32 ||
-                   batch * rowTiles * columnTiles < target.getProcessors()))
+  if (!anySize &&
+      (m < 32 || n < 32 || k < 32 ||
+       (staged && batch * rowTiles * columnTiles < target.getProcessors())))
     return std::nullopt;
-  return blockTileDecision(op, target, GPUKernelKind::staged, key);
+  int64_t threads =
+      target.getWarpSize() * (kMmaBlockRows / 32) * (kMmaBlockColumns / 32);
+  return GPUKernelAttr::get(op->getContext(), kind, {threads},
+                            {kMmaBlockRows, kMmaBlockColumns}, 1, key,
+                            DecisionSource::cost_model);
 }
 
 GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
@@ -436,13 +414,14 @@ GPUKernelAttr dlas::chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
                                     StringRef staged) {
   MLIRContext *context = op->getContext();
   if (tensorCores != "never")
-    if (std::optional<GPUKernelAttr> mma =
-            chooseMmaKernel(op, target, decisionKey(op),
-                            /*anySize=*/tensorCores == "always", allowTF32))
+    if (std::optional<GPUKernelAttr> mma = chooseBlockTileKernel(
+            op, target, GPUKernelKind::mma, decisionKey(op),
+            /*anySize=*/tensorCores == "always", allowTF32))
       return *mma;
   if (staged != "never")
-    if (std::optional<GPUKernelAttr> kernel = chooseStagedKernel(
-            op, target, decisionKey(op), /*anySize=*/staged == "always"))
+    if (std::optional<GPUKernelAttr> kernel = chooseBlockTileKernel(
+            op, target, GPUKernelKind::staged, decisionKey(op),
+            /*anySize=*/staged == "always", /*allowF32=*/true))
       return *kernel;
   // Ranges and iterators in the order the kernel runs the loops.
   SmallVector<unsigned> order = gpuLoopOrder(op);

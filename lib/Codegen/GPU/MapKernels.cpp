@@ -757,10 +757,12 @@ private:
   /// k x n; ldmatrix cannot transpose 32-bit values, so tf32's B is loaded
   /// lane by lane).
   bool ldMatrixB() const { return ldMatrixA() && !view.element.isF32(); }
-  /// The operands' values in a 16-byte row (8 bf16, 4 f32).
-  int64_t rowValues() const {
-    return 128 / view.element.getIntOrFloatBitWidth();
+  /// The operands' values in a 32-bit register (2 bf16, 1 f32) and in
+  /// an ldmatrix row of 16 bytes (8 bf16, 4 f32).
+  int64_t registerValues() const {
+    return 32 / view.element.getIntOrFloatBitWidth();
   }
+  int64_t rowValues() const { return 4 * registerValues(); }
   /// The row this lane addresses for ldmatrix: of A's 16 x (2 rowValues)
   /// tile at (row, step) (matrices: rows 0-7 and 8-15 by the first 16
   /// bytes of k, then by the next: the fragment's registers in order, a0a1
@@ -1138,7 +1140,7 @@ std::pair<Value, Value> MmaKernelBuilder::ldMatrixRow(bool isA, Value row,
 Value MmaKernelBuilder::loadMatrix(Value buffer, Value row, Value column,
                                    int64_t matrices, bool transpose) {
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
+  int64_t perRegister = registerValues();
   Value loaded = nvgpu::LdMatrixOp::create(
       rewriter, loc, VectorType::get({matrices, perRegister}, element), buffer,
       ValueRange{row, column}, transpose, matrices);
@@ -1172,8 +1174,7 @@ void MmaKernelBuilder::emulateLoadMatrix(Value buffer, bool isA, Value row,
   auto add = [&](Value a, Value b) {
     return arith::AddIOp::create(rewriter, loc, a, b).getResult();
   };
-  int64_t perRegister =
-      32 / cast<MemRefType>(buffer.getType()).getElementTypeBitWidth();
+  int64_t perRegister = registerValues();
   forEachLane([&] {
     Value quad = arith::RemUIOp::create(rewriter, loc, lane, index(4));
     Value group = arith::DivUIOp::create(rewriter, loc, lane, index(4));
@@ -2059,8 +2060,7 @@ static LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
                            const Fusion &fusion, bool emulate) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  if (decision.getKind() == GPUKernelKind::mma ||
-      decision.getKind() == GPUKernelKind::staged)
+  if (isBlockTileKernel(decision.getKind()))
     return emitMmaKernel(rewriter, op, decision, target, fusion, emulate);
   // A tiled kernel's outer dimensions share the grid's z: at most 65535
   // blocks (the cost model never decides more; an override may).

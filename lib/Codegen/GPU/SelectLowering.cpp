@@ -133,13 +133,6 @@ static std::string joinCounts(ArrayRef<int64_t> counts) {
       "x");
 }
 
-/// Whether `decision`'s outputs are a block's (mma, staged kernels), not
-/// a thread's.
-static bool hasBlockTile(GPUKernelAttr decision) {
-  return decision.getKind() == GPUKernelKind::mma ||
-         decision.getKind() == GPUKernelKind::staged;
-}
-
 namespace {
 struct GPUSelectLoweringPass
     : dlas::impl::GPUSelectLoweringBase<GPUSelectLoweringPass> {
@@ -169,7 +162,8 @@ struct GPUSelectLoweringPass
       // An mma or staged kernel's reduction is not split (its blocks are
       // few only for GEMMs too small for it, which stay on the tiled
       // kernels).
-      if (split > 0 && isSumReduction(op) && !hasBlockTile(chosen))
+      if (split > 0 && isSumReduction(op) &&
+          !isBlockTileKernel(chosen.getKind()))
         chunks = split;
       if (!splitReductions)
         chunks = 1;
@@ -188,7 +182,7 @@ struct GPUSelectLoweringPass
                      << " -> " << stringifyGPUKernelKind(decision->getKind())
                      << " " << joinCounts(decision->getThreads()) << " threads"
                      << (decision->getOutputs().empty() ? std::string()
-                         : hasBlockTile(*decision)
+                         : isBlockTileKernel(decision->getKind())
                              ? ", " + joinCounts(decision->getOutputs()) +
                                    " outputs a block"
                              : ", " + joinCounts(decision->getOutputs()) +

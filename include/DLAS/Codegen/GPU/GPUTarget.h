@@ -108,6 +108,12 @@ GPUKernelAttr chooseGPUKernel(linalg::LinalgOp op, GPUTargetAttr target,
                               bool allowTF32 = false,
                               llvm::StringRef staged = "auto");
 
+/// Whether a decision of `kind` computes a block tile of a GEMM (mma,
+/// staged: its `outputs` are the block's), not a thread's outputs.
+inline bool isBlockTileKernel(GPUKernelKind kind) {
+  return kind == GPUKernelKind::mma || kind == GPUKernelKind::staged;
+}
+
 /// The op attributes that override the decision's thread counts and its
 /// register tile (outputs per thread).
 inline constexpr llvm::StringLiteral kGPUThreadsAttrName = "dlas.gpu_threads";
