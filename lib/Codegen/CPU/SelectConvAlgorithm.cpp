@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::dlas {
@@ -195,12 +196,67 @@ std::optional<ConvKind> convKind(Operation *op) {
   return std::nullopt;
 }
 
+/// The static zero padding that produces `v` directly or through an
+/// expand_shape that keeps the last two dims (a grouped convolution's
+/// channel split), if any.
+struct ZeroPadBehind {
+  tensor::PadOp pad;
+  tensor::ExpandShapeOp expand; // null: `v` is the pad's result
+};
+
+std::optional<ZeroPadBehind> zeroPadBehind(Value v) {
+  auto expand = v.getDefiningOp<tensor::ExpandShapeOp>();
+  if (expand) {
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    int64_t rank = expand.getResultType().getRank();
+    if (groups.size() < 2 || groups.back() != ReassociationIndices{rank - 1} ||
+        groups[groups.size() - 2] != ReassociationIndices{rank - 2})
+      return std::nullopt;
+    v = expand.getSrc();
+  }
+  auto pad = v.getDefiningOp<tensor::PadOp>();
+  if (!pad || pad.getNofold() || !pad.getResultType().hasStaticShape() ||
+      !pad.getLow().empty() || !pad.getHigh().empty())
+    return std::nullopt;
+  Value padding = pad.getConstantPaddingValue();
+  if (!padding || !(matchPattern(padding, m_AnyZeroFloat()) ||
+                    matchPattern(padding, m_Zero())))
+    return std::nullopt;
+  return ZeroPadBehind{pad, expand};
+}
+
 /// `v` with `rows` and `cols` zeros appended to its last two dims (none:
-/// `v` itself).
+/// `v` itself). Where `v` is itself zero-padded (the convolution's own
+/// padding), the rows and columns extend that padding: one buffer filled
+/// and copied instead of two (a grouped 32-channel 32x32 layer copied
+/// 300 KB twice per call).
 Value padSpatialHigh(RewriterBase &rewriter, Location loc, Value v,
                      int64_t rows, int64_t cols) {
   if (rows == 0 && cols == 0)
     return v;
+  if (std::optional<ZeroPadBehind> behind = zeroPadBehind(v)) {
+    tensor::PadOp pad = behind->pad;
+    SmallVector<int64_t> high(pad.getStaticHigh());
+    high[high.size() - 2] += rows;
+    high[high.size() - 1] += cols;
+    SmallVector<int64_t> shape(pad.getResultType().getShape());
+    shape[shape.size() - 2] += rows;
+    shape[shape.size() - 1] += cols;
+    Type element = pad.getResultType().getElementType();
+    Value padded = tensor::PadOp::create(
+        rewriter, loc, RankedTensorType::get(shape, element), pad.getSource(),
+        getAsIndexOpFoldResult(rewriter.getContext(), pad.getStaticLow()),
+        getAsIndexOpFoldResult(rewriter.getContext(), high),
+        pad.getConstantPaddingValue());
+    if (!behind->expand)
+      return padded;
+    SmallVector<int64_t> expanded(behind->expand.getResultType().getShape());
+    expanded[expanded.size() - 2] += rows;
+    expanded[expanded.size() - 1] += cols;
+    return tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(expanded, element), padded,
+        behind->expand.getReassociationIndices());
+  }
   auto type = cast<RankedTensorType>(v.getType());
   int64_t rank = type.getRank();
   SmallVector<int64_t> shape(type.getShape());
