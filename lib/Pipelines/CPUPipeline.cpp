@@ -248,6 +248,8 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   // Weights leave the module after the microkernels packed them.
   if (options.externalWeights)
     pm.addPass(createExternalizeWeights());
+  // A padded buffer's interior is copied over: fill only its border.
+  pm.addNestedPass<func::FuncOp>(createFillPadBorders());
   VectorizeRowCopiesOptions rowCopyOptions;
   rowCopyOptions.parallel = options.threading;
   pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));

@@ -74,6 +74,37 @@ def MemRefCopyToLinalg : Pass<"dlas-memref-copy-to-linalg"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def FillPadBorders : Pass<"dlas-fill-pad-borders"> {
+  let summary = "Fill only the border of a padded buffer whose interior a copy overwrites";
+  let description = [{
+    A bufferized `tensor.pad` fills its whole new buffer with the padding
+    value and then copies the source into the interior: every interior
+    element is written twice. Where a fill (`linalg.fill`, or a
+    `linalg.map` without inputs that yields a value from outside) of a
+    whole static buffer is followed, in the same block and with nothing
+    between that touches the buffer, by a copy (`linalg.copy` or
+    `memref.copy`) into a static unit-stride subview of it, the fill is
+    replaced by fills of the subview's complement: per padded dim, the
+    slab before and the slab after the interior (the dims before it
+    restricted to the interior, those after it whole). A convolution's
+    spatial padding of one becomes two rows and two columns per plane
+    instead of the plane.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() : memref<1x8x34x34xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<1x8x34x34xf32>)
+    %s = memref.subview %a[0, 0, 1, 1] [1, 8, 32, 32] [1, 1, 1, 1] : ...
+    linalg.copy ins(%x : memref<1x8x32x32xf32>) outs(%s : ...)
+    ```
+    After: `linalg.fill` of `%a[0, 0, 0, 0] [1, 8, 1, 34]`,
+    `%a[0, 0, 33, 0] [1, 8, 1, 34]`, `%a[0, 0, 1, 0] [1, 8, 32, 1]` and
+    `%a[0, 0, 1, 33] [1, 8, 32, 1]`, then the copy.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def ExternalizeWeights : Pass<"dlas-externalize-weights", "mlir::ModuleOp"> {
   let summary = "Move large constant tensors out of the generated code";
   let description = [{
