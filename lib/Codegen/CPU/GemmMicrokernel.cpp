@@ -264,6 +264,18 @@ int64_t elementBytes(const Gemm &g) {
          8;
 }
 
+/// Vector registers a tile leaves free where B is read in place on a
+/// 16-register target (see chooseParams). Measured on Zen 3 (x86-64-v3, 1
+/// thread, min of 300 runs), flat 3x3 convolutions: 40->80 channels at
+/// 56x56 4x24 2.36-2.41 ms, 6x16 (15 registers) 2.34-2.38, 5x16 (13)
+/// 2.26, 3x24 (13) 2.30, 4x16 (11) 2.21; 60->120 at 28x28 4x24 1.36-1.40,
+/// 3x24 1.28, 4x16 1.23-1.25; 4-channel groups (M = 4, 64 channels, 56x56)
+/// 4x24 0.25, 4x16 0.23; 2-channel groups (M = 2) 2x32 (13) 0.031, 2x24
+/// 0.042. The tuner had found 4x16 over 4x24 on googlenet's and
+/// mobilenet_v2's flat layers (5-14%,
+/// bench/results/2026-11-27-x86-64-v3-tuning.md).
+constexpr int64_t kInPlaceBSpareRegisters = 3;
+
 /// The heuristic: the register tile with the fewest estimated cycles per
 /// unit of k over the whole (padded) problem. Per k a tile of m0 rows and
 /// `vectors` vectors issues m0 * vectors FMAs and m0 + vectors loads; with
@@ -274,8 +286,16 @@ int64_t elementBytes(const Gemm &g) {
 /// `extraRegisters`: vector registers the kernel's multiply needs beyond
 /// the tile, its B vectors and a broadcast (vpmaddubsw pairs: the i16
 /// products); `maxVectors`: the widest tile in vectors.
+///
+/// `bInPlace`: B is read where it lies (a flat convolution's shifted
+/// rows), not from packed panels. On a 16-register target LLVM then loads
+/// the next k step's B vectors ahead of the current step's FMAs, and a
+/// tile that leaves no room for them spills: the 4x24 tile of a grouped
+/// flat convolution stored and reloaded a B vector every k step
+/// (x86-64-v3 assembly). Such a tile leaves kInPlaceBSpareRegisters free.
 KernelParams chooseParams(const Gemm &g, const TargetShape &t,
-                          int64_t extraRegisters, int64_t maxVectors) {
+                          int64_t extraRegisters, int64_t maxVectors,
+                          bool bInPlace) {
   struct Candidate {
     int64_t m0, vectors;
     double cost, loadRatio;
@@ -284,7 +304,10 @@ KernelParams chooseParams(const Gemm &g, const TargetShape &t,
   double cheapest = std::numeric_limits<double>::max();
   for (int64_t vectors = 1; vectors <= maxVectors; ++vectors) {
     for (int64_t m0 = 1; m0 <= 16; ++m0) {
-      if (m0 * vectors + vectors + 1 + extraRegisters > t.vectorRegisters)
+      int64_t aheadRegisters =
+          bInPlace && t.vectorRegisters <= 16 ? kInPlaceBSpareRegisters : 0;
+      if (m0 * vectors + vectors + 1 + extraRegisters + aheadRegisters >
+          t.vectorRegisters)
         break;
       double tiles = llvm::divideCeil(g.sizeN, vectors * t.vectorWidth) *
                      llvm::divideCeil(g.sizeM, m0);
@@ -471,8 +494,9 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
           ? dlas::int8MultiplyOf(dlas::lookupCPUTarget(op), target.vectorWidth)
           : Int8Multiply::widen;
   bool pairs = multiply == Int8Multiply::pairs;
+  bool plainB = packableB(*gemm);
   KernelParams params =
-      chooseParams(*gemm, target, pairs ? 1 : 0, pairs ? 2 : 4);
+      chooseParams(*gemm, target, pairs ? 1 : 0, pairs ? 2 : 4, !plainB);
   DecisionSource source = DecisionSource::cost_model;
   int64_t *slots[] = {&params.m0, &params.vectors, &params.kc, &params.mc};
   for (auto [slot, value] : llvm::zip(slots, pins.tiles)) {
@@ -481,7 +505,6 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
       source = DecisionSource::override;
     }
   }
-  bool plainB = packableB(*gemm);
   // A copy of B pays where several row panels of A reuse it; with one
   // (M <= m0: a linear layer at batch 1) every element of B is read once
   // either way, and the copy only adds its traffic: ResNet-50's classifier
