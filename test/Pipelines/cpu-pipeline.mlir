@@ -84,9 +84,9 @@
 // NOCI-NOT: dlas.signature
 
 // The decisions, made on tensors for the pinned target (AVX2: 8 lanes, 16
-// registers); the flat convolution's ReLU reads its cropped output and is
-// not fused.
-// DECIDE: remark: gemm microkernel {{[0-9]+}}x{{[0-9]+}} ({{[0-9]+}} rows of {{[0-9]+}} 8-lane vectors, {{.*}}) from the cost model for 16 vector registers, key 'm4_n80_k27'; 'f32' inputs, 'f32' accumulators; init fill, 0 epilogue op(s) fused
+// registers); the flat convolution's rows of 8 are whole vectors, so it
+// computes the 64 outputs alone (compact), B read in place.
+// DECIDE: remark: gemm microkernel {{[0-9]+}}x{{[0-9]+}} ({{[0-9]+}} rows of {{[0-9]+}} 8-lane vectors, {{.*}}B read in place) from the cost model for 16 vector registers, key 'm4_n64_k27'; 'f32' inputs, 'f32' accumulators; init fill, 0 epilogue op(s) fused
 // DECIDE: remark: max_pool microkernel {{[0-9]+}}x8 {{.*}}key 'max_c4_o3x3_k3x3_s2x2'
 func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32> {
   %0 = nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>

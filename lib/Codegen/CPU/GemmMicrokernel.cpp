@@ -237,11 +237,20 @@ int64_t kBlocks(const Gemm &g, const KernelParams &p) {
   return llvm::divideCeil(g.ranges[g.k[0]], kBlockOuter(g, p));
 }
 
+/// Whether a compact flat B's rows are whole vectors: the kernel's column
+/// vectors start at multiples of the vector width, so each then lies in
+/// one row and loads as a plain vector.
+bool rowsOfWholeVectors(const Gemm &g, int64_t vectorWidth) {
+  return g.rowWidth && g.rowWidth % vectorWidth == 0;
+}
+
 /// Masked loads per B vector of a compact flat B (1 otherwise): a vector
 /// of `vectorWidth` lanes starting anywhere in a row of rowWidth touches at
 /// most this many rows.
 int64_t rowSegments(const Gemm &g, int64_t vectorWidth) {
-  return g.rowWidth ? 1 + llvm::divideCeil(vectorWidth - 1, g.rowWidth) : 1;
+  return g.rowWidth && !rowsOfWholeVectors(g, vectorWidth)
+             ? 1 + llvm::divideCeil(vectorWidth - 1, g.rowWidth)
+             : 1;
 }
 
 /// The tuning-file key of a contraction: "m<M>_n<N>_k<K>", prefixed by
@@ -1872,7 +1881,7 @@ private:
       return indices(cMap, dims);
     };
     bRowMasks.clear();
-    if (g.rowWidth) {
+    if (g.rowWidth && !rowsOfWholeVectors(g, vw)) {
       // The lanes of a column vector of a compact flat B fall into up to
       // `segments` output rows, each read from its own input row: lanes
       // [lo, hi) of segment s belong to the s-th row the vector touches.
@@ -2272,7 +2281,9 @@ private:
     }
     for (int64_t j = 0; j < tileVectors && !p.packB; ++j) {
       dims[g.n] = cols[j];
-      if (!g.rowWidth) {
+      // A vector within one row (or no rows): B's map gives its first
+      // lane, the others follow.
+      if (!g.rowWidth || rowsOfWholeVectors(g, vw)) {
         bs.push_back(types.promote(b, loc, load(g.b->get(), indices(bMap, dims), j)));
         continue;
       }

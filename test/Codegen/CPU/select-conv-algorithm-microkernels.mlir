@@ -5,8 +5,9 @@
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="print=true l1-cache-bytes=16384" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=COMPACT
 // RUN: dlas-opt %s --dlas-select-conv-algorithm="microkernels=true compact-flat-min-width=64" | FileCheck %s --check-prefix=PADDED
-// Without AVX-512 masked loads are dear: the padded form, however wide.
-// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=PADDED
+// Without AVX-512 masked loads are dear, but rows of whole vectors (56 is
+// seven 8-lane vectors) need none: compact; rows of 28 stay padded.
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefixes=COMPACT,V3ODD
 // RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v4 --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=COMPACT
 // LOOPS: convolution algorithm: im2col (stride 1, output plane {{[0-9]+}} B too large for L1: im2col)
 
@@ -38,4 +39,14 @@ func.func @grouped(%x: tensor<1x4x8x34x34xf32>, %w: tensor<4x8x8x3x3xf32>, %o: t
   // expected-remark @+1 {{convolution algorithm: flat (stride 1, grouped: flat implicit GEMM for the microkernel)}}
   %0 = linalg.conv_2d_ngchw_gfchw ins(%x, %w : tensor<1x4x8x34x34xf32>, tensor<4x8x8x3x3xf32>) outs(%o : tensor<1x4x8x32x32xf32>) -> tensor<1x4x8x32x32xf32>
   return %0 : tensor<1x4x8x32x32xf32>
+}
+
+// V3ODD-LABEL: func @rows_of_28
+// V3ODD: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 0]
+// V3ODD: tensor.pad %arg2 low[0, 0, 0, 0] high[0, 0, 0, 2]
+// V3ODD: tensor.extract_slice
+func.func @rows_of_28(%x: tensor<1x8x30x30xf32>, %w: tensor<8x8x3x3xf32>, %o: tensor<1x8x28x28xf32>) -> tensor<1x8x28x28xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x30x30xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x28x28xf32>) -> tensor<1x8x28x28xf32>
+  return %0 : tensor<1x8x28x28xf32>
 }

@@ -7,15 +7,15 @@
 // RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v4 --dlas-select-conv-algorithm="microkernels=true" --dlas-cpu-select-lowering | FileCheck %s --check-prefix=V4
 
 // V3-LABEL: func @flat_dense
-// V3: #dlas.microkernel<kind = gemm, rows = 3, vectors = 3, lanes = 8, {{.*}} key = "m80_n3248_k360"
+// V3: #dlas.microkernel<kind = gemm, rows = 3, vectors = 3, lanes = 8, {{.*}} key = "m80_n3136_k360"
 // V4-LABEL: func @flat_dense
 // V4: #dlas.microkernel<kind = gemm, rows = 9, vectors = 3, lanes = 16, {{.*}} key = "m80_n3136_k360"
 // V3-LABEL: func @flat_groups_of_4
-// V3: #dlas.microkernel<kind = gemm, rows = 4, vectors = 2, lanes = 8, {{.*}} key = "b16_m4_n3248_k36"
+// V3: #dlas.microkernel<kind = gemm, rows = 4, vectors = 2, lanes = 8, {{.*}} key = "b16_m4_n3136_k36"
 // V4-LABEL: func @flat_groups_of_4
 // V4: #dlas.microkernel<kind = gemm, rows = 4, vectors = 4, lanes = 16, {{.*}} key = "b16_m4_n3136_k36"
 // V3-LABEL: func @flat_groups_of_2
-// V3: #dlas.microkernel<kind = gemm, rows = 2, vectors = 4, lanes = 8, {{.*}} key = "b16_m2_n1088_k18"
+// V3: #dlas.microkernel<kind = gemm, rows = 2, vectors = 4, lanes = 8, {{.*}} key = "b16_m2_n1024_k18"
 // The same M, K and N with B packable: the whole register file, 4x24.
 // V3-LABEL: func @packed_matmul
 // V3: #dlas.microkernel<kind = gemm, rows = 4, vectors = 3, lanes = 8, {{.*}} pack_b = true, {{.*}} key = "m80_n3248_k360"
