@@ -145,7 +145,10 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
       output needs no padded init nor compaction, and its elementwise
       consumers fold into the microkernel's store (ResNet-50 5% faster
       whole; narrower rows, where a vector spans 3+ rows, measured slower
-      and keep the padded width).
+      and keep the padded width). On any target, rows whose width is a
+      multiple of the f32 lanes are compact too: each B vector then lies
+      in one row and loads unmasked (x86-64-v3, 40 -> 80 channels at
+      56x56: 2.22 -> 2.11 ms).
       A strided dense undilated convolution first splits its padded input
       into its `sh*sw` stride phases, `Q[n, c, ph, pw, i, j] =
       X[n, c, i*sh + ph, j*sw + pw]` (one copy of the input, where im2col

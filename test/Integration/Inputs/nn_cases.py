@@ -142,11 +142,23 @@ def conv_case(n, c, h, w, f, k, s, pad, d, g, bias, gen, layout="nchw"):
                 lambda v, t, r: op_line("nn.conv2d", v, t, r, attrs))
 
 
+# Rows of whole 8-lane vectors: compact flat on AVX2 too, B loaded as plain
+# vectors (each lies in one output row). Their data comes from a generator
+# of their own, so that the families after conv in one run keep theirs.
+WHOLE_VECTOR_ROWS_MATRIX = [
+    (1, 4, 8, 8, 6, 3, 1, (1, 1, 1, 1), 1, 1, True),        # 3x3, OW = 8
+    (1, 8, 16, 16, 8, 3, 1, (1, 1, 1, 1), 1, 4, False),     # 2-channel groups, OW = 16
+    (1, 3, 16, 16, 4, 3, 2, (1, 1, 1, 1), 1, 1, True),      # 3x3 s2, OW = 8
+]
+
+
 @case("conv")
 def conv_cases(gen):
     cases = [conv_case(*cfg, gen=gen) for cfg in CONV_MATRIX]
     cases.append(conv_case(1, 8, 9, 9, 8, 3, 2, (1, 1, 1, 1), 1, 2, True,
                            gen=gen, layout="nhwc"))
+    own = torch.Generator().manual_seed(4321)
+    cases += [conv_case(*cfg, gen=own) for cfg in WHOLE_VECTOR_ROWS_MATRIX]
     return cases
 
 
