@@ -5,6 +5,7 @@
 // the border needs the fill (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Transforms/Buffers.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -69,38 +70,11 @@ std::optional<std::pair<Value, Value>> copyOf(Operation *op) {
   return std::nullopt;
 }
 
-/// Whether `op` or an op nested in it has an operand in `aliases`.
-bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &aliases) {
-  WalkResult result = op->walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (aliases.contains(operand))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
-/// `buffer` and every view of it, transitively.
-llvm::SmallPtrSet<Value, 8> aliasesOf(Value buffer) {
-  llvm::SmallPtrSet<Value, 8> aliases = {buffer};
-  SmallVector<Value> worklist = {buffer};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == v)
-        for (Value result : user->getResults())
-          if (aliases.insert(result).second)
-            worklist.push_back(result);
-  }
-  return aliases;
-}
-
 /// The static unit-stride subview of the buffer that the first op after
 /// `fill` to access the buffer (through any view) copies into, if that op
 /// is such a copy from elsewhere.
 memref::SubViewOp interiorCopiedAfter(const WholeFill &fill) {
-  llvm::SmallPtrSet<Value, 8> aliases = aliasesOf(fill.buffer);
+  llvm::SmallPtrSet<Value, 8> aliases = dlas::aliasesOf(fill.buffer);
   for (Operation *op = fill.op->getNextNode(); op; op = op->getNextNode()) {
     if (std::optional<std::pair<Value, Value>> copy = copyOf(op)) {
       auto [source, target] = *copy;
@@ -124,7 +98,7 @@ memref::SubViewOp interiorCopiedAfter(const WholeFill &fill) {
     if (isa<ViewLikeOpInterface>(op) && op->getNumRegions() == 0 &&
         isMemoryEffectFree(op))
       continue;
-    if (touches(op, aliases))
+    if (dlas::touches(op, aliases))
       return nullptr;
   }
   return nullptr;

@@ -11,10 +11,11 @@
 // the output and none to apply the activation after it.
 //
 //===----------------------------------------------------------------------===//
-#include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Codegen/TuningFile.h"
+#include "DLAS/Transforms/Buffers.h"
+#include "Decisions.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -285,6 +286,14 @@ void foldPadding(Depthwise &d, const dlas::BoundPartners &partners) {
       !copy->isBeforeInBlock(d.op))
     return;
   if (!llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }))
+    return;
+  // The kernel reads `source` where the copy did: refuse when something
+  // writes it in between (a buffer reused for the output's init fill) or
+  // the kernel itself writes it.
+  llvm::SmallPtrSet<Value, 8> sourceAliases =
+      dlas::aliasesOf(dlas::rootBuffer(source));
+  if (dlas::writtenBetween(copy, d.op, sourceAliases) ||
+      dlas::mayWrite(d.op, sourceAliases))
     return;
   ArrayRef<int64_t> offsets = view.getStaticOffsets();
   ArrayRef<int64_t> sizes = view.getStaticSizes();

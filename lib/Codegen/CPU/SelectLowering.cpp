@@ -75,10 +75,19 @@ bool isInitChainOp(Operation *op) {
 /// Gives `use` its own copy of the init chain that produces its value
 /// where another op reads a part of it (CSE merges identical fills): a
 /// tag then binds one kernel's partner, and bufferization no longer copies
-/// the shared fill into each kernel's buffer.
+/// the shared fill into each kernel's buffer. The chain's tensor.empty
+/// too: where CSE merged it with an earlier op's, bufferization may give
+/// the kernel's output the buffer of a value the kernel still reads (a
+/// stride-1 pool writing the buffer its padded input was copied from),
+/// and the padding can no longer fold.
 void privatizeInitChain(OpOperand &use) {
   Value value = use.get();
   Operation *def = value.getDefiningOp();
+  if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def)) {
+    if (!value.hasOneUse())
+      use.set(OpBuilder(empty).clone(*empty)->getResult(0));
+    return;
+  }
   if (!def || !isInitChainOp(def))
     return;
   if (!value.hasOneUse()) {
@@ -92,6 +101,9 @@ void privatizeInitChain(OpOperand &use) {
   } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
                  tensor::PadOp>(def)) {
     privatizeInitChain(def->getOpOperand(0));
+  } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def);
+             dps && dps.getNumDpsInits() == 1) {
+    privatizeInitChain(*dps.getDpsInitOperand(0));
   }
 }
 

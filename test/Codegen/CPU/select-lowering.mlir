@@ -242,6 +242,39 @@ func.func @shared_fill(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<
 
 // -----
 
+// The pool's init fill and the ReLU before it write one tensor.empty (CSE
+// merged them): the pool's gets its own, so that bufferization does not
+// give the pool's output the buffer its padded input is copied from (the
+// -inf fill would overwrite the ReLU's values before the pool reads them,
+// and the padding could not fold).
+// V3-LABEL: func @shared_empty
+// V3-COUNT-2: tensor.empty() : tensor<1x8x12x12xf32>
+// V3: linalg.generic {{.*}} outs(%[[E:[0-9a-z_]+]] :
+// V3-NOT: outs(%[[E]] :
+// V3: %[[I:.*]] = linalg.fill {dlas.fused = #dlas.fused<group = 1, role = init>} {{.*}} outs(%{{[0-9a-z_]+}} :
+// V3: linalg.pooling_nchw_max {{.*}}dlas.lowering = #dlas.microkernel<kind = max_pool, {{.*}}init = fill, padding = true, {{.*}}group = 1>{{.*}} outs(%[[I]] :
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @shared_empty(%x: tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %empty = tensor.empty() : tensor<1x8x12x12xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x8x12x12xf32>) outs(%empty : tensor<1x8x12x12xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.maximumf %i, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x12x12xf32>
+  %padded = tensor.pad %relu low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x8x12x12xf32> to tensor<1x8x14x14xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%empty : tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %window : tensor<1x8x14x14xf32>, tensor<3x3xf32>) outs(%init : tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32>
+  return %pool : tensor<1x8x12x12xf32>
+}
+
+// -----
+
 // A padded output (a flat convolution's: the GEMM computes columns it
 // drops) that starts from a bias broadcast: the pad becomes a tagged fill,
 // the broadcast is the init.

@@ -805,6 +805,10 @@ CONV_POOL_MATRIX = [
     # No bias and no activation, the pool's output the size of the
     # convolution's (bufferization reuses the buffer: two fills of it).
     ("nobias_s1", 1, 16, 8, 9, 16, 3, 1, 1, "none", 3, 1, (1, 1, 1, 1), 1),
+    # In NCHW, the pool's output reuses the buffer its padded input was
+    # copied from, and its -inf init overwrites it before the pool runs:
+    # the pool must read the padded copy.
+    ("nchw_reuse", 1, 8, 12, 12, 8, 3, 1, 1, "relu", 3, 1, (1, 1, 1, 1), 1),
 ]
 
 
