@@ -27,7 +27,7 @@ MODEL_JOBS ?= 2
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: deps bench-deps configure build test test-models test-models-precision test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
+.PHONY: deps bench-deps configure build test test-models test-random-nets test-models-precision test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -159,6 +159,17 @@ test-models: build
 	/usr/bin/python3 test/Models/Inputs/models.py --models resnet18,wrn40_2_g2 --prune 0.9 \
 	  --dynamic-batch --dynamic-shapes keep --batch 3 --workdir $(BUILD)/models-sparse-dynamic \
 	  --dlas-run $(BUILD)/bin/dlas-run --threads $(THREADS) --jobs $(MODEL_JOBS)
+
+# Random networks against PyTorch (test/Models/Inputs/random_nets.py) over
+# many more seeds than test/Models/random-nets.test: about a second a
+# network on 2 cores. A failing seed keeps its files in the workdir.
+SEEDS ?= 0-200
+test-random-nets: build
+	@status=0; for kind in "nn" "nn --wide" "onnx" "onnx --wide" "onnx --dynamic-batch"; do \
+	  /usr/bin/python3 test/Models/Inputs/random_nets.py --kind $$kind --seeds $(SEEDS) \
+	    --workdir $(BUILD)/random-nets --dlas-run $(BUILD)/bin/dlas-run --num-threads $(THREADS) \
+	    --targets "x86-64-v3$$(grep -q avx512f /proc/cpuinfo && echo ' x86-64-v4')" | grep -v '^ok' || status=1; \
+	done; exit $$status
 
 # Sparse convolutions over the whole shape x density x format x residual
 # matrix (test/Integration/sparse.test rotates densities and formats over
