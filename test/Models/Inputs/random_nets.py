@@ -162,7 +162,19 @@ class RandomNet(nn.Module):
         return x
 
 
-def onnx_case(rng, seed, base, wide, dynamic=False):
+def magnitude_prune(model, sparsity):
+    """dlas-prune's unstructured rule (as test/Models/Inputs/models.py): per
+    Conv2d and Linear weight, the round(sparsity * size) smallest |w| (ties:
+    the lower flat index first) become zero."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, (nn.Conv2d, nn.Linear)):
+                w = module.weight.view(-1)
+                count = int(round(sparsity * w.numel()))
+                w[torch.sort(w.abs(), stable=True).indices[:count]] = 0
+
+
+def onnx_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     """Exports a random network (with a symbolic batch when `dynamic`);
     returns (module path, input, expected, layers)."""
     c = rng.choice([16, 32, 64, 3] if wide else [3, 4, 8, 16, 32])
@@ -170,6 +182,8 @@ def onnx_case(rng, seed, base, wide, dynamic=False):
     w = rng.choice([h, rng.randint(12, 60) if wide else rng.randint(6, 40)])
     torch.manual_seed(seed)
     net = RandomNet(rng, c, h, w, wide).eval()
+    if prune:
+        magnitude_prune(net, prune)
     x = torch.randn(rng.choice([1, 1, 2]), c, h, w)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -197,7 +211,7 @@ def ttype(shape):
     return "tensor<" + "x".join(map(str, shape)) + "xf32>"
 
 
-def nn_case(rng, seed, base, wide, dynamic=False):
+def nn_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     """A random conv chain in the nn dialect with constant filters."""
     torch.manual_seed(seed)
     c = rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64])
@@ -221,6 +235,9 @@ def nn_case(rng, seed, base, wide, dynamic=False):
         if oh < 1 or ow < 1:
             break
         wt = torch.randn(f, c // g, k, k) / (c // g * k * k) ** 0.5
+        if prune:
+            flat = wt.view(-1)
+            flat[torch.sort(flat.abs(), stable=True).indices[:int(round(prune * flat.numel()))]] = 0
         blobs[f"w{layer}"] = wt.numpy()
         lines.append(f"  %w{layer} = arith.constant dense_resource<w{layer}> : {ttype(wt.shape)}")
         operands, types = [cur, f"%w{layer}"], [ctype, ttype(wt.shape)]
@@ -286,12 +303,19 @@ def main():
     parser.add_argument("--dynamic-batch", action="store_true",
                         help="onnx: a symbolic batch, kept dynamic in the "
                              "compiled code (dlas-run --dynamic-shapes keep)")
+    parser.add_argument("--prune", type=float, default=0.0,
+                        help="prune every convolution and linear weight to this "
+                             "sparsity (magnitude) before DLAS sees it, and run "
+                             "with dlas-run --sparsify always: sparse kernels")
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--targets", default="",
                         help="space-separated dlas-run targets; empty: the host")
     parser.add_argument("--num-threads", default="1")
     parser.add_argument("--max-rel-err", default="1e-4")
+    parser.add_argument("--precision", default=None,
+                        help="dlas-run --precision (bf16, fp16): judged against "
+                             "PyTorch's f32 output with --max-rel-err")
     parser.add_argument("--keep", action="store_true",
                         help="keep every network's files (default: failing ones)")
     args = parser.parse_args()
@@ -306,7 +330,7 @@ def main():
         rng = random.Random(seed * 7919 + args.wide)
         base = os.path.join(args.workdir, f"{args.kind}{'_wide' if args.wide else ''}"
                                           f"{'_dynamic' if args.dynamic_batch else ''}_{seed}")
-        case = make(rng, seed, base, args.wide, args.dynamic_batch)
+        case = make(rng, seed, base, args.wide, args.dynamic_batch, args.prune)
         if case is None:
             continue
         module, x, y, layers = case
@@ -321,8 +345,15 @@ def main():
                 cmd += ["--target", target]
             if args.dynamic_batch:
                 cmd += ["--dynamic-shapes", "keep"]
+            if args.precision:
+                cmd += ["--precision", args.precision]
+            if args.prune:
+                cmd += ["--sparsify", "always"]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-            ok = proc.returncode == 0 and "PASS" in proc.stdout
+            # A warning (a decision the kernels could not honor) fails too:
+            # the numbers may be right, the code is not what was decided.
+            ok = (proc.returncode == 0 and "PASS" in proc.stdout
+                  and "warning:" not in proc.stderr)
             label = f"seed {seed}" + (f" [{target}]" if target else "")
             print(f"{'ok  ' if ok else 'FAIL'} {label}: {layers}", flush=True)
             if not ok:
@@ -333,7 +364,9 @@ def main():
                 if os.path.exists(base + suffix):
                     os.remove(base + suffix)
     print(f"random {args.kind}{' wide' if args.wide else ''}"
-          f"{' dynamic' if args.dynamic_batch else ''}: {len(seeds)} seeds, "
+          f"{' dynamic' if args.dynamic_batch else ''}"
+          f"{f' pruned {args.prune:g}' if args.prune else ''}"
+          f"{f' {args.precision}' if args.precision else ''}: {len(seeds)} seeds, "
           f"{runs} runs, {len(failing)} failing")
     return 1 if failing else 0
 
