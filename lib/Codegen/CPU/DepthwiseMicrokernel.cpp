@@ -141,6 +141,22 @@ bool stencilTypesSupported(Reduction reduction, Type x, Type w, Type out) {
   llvm_unreachable("unknown reduction");
 }
 
+/// Whether the kernel can read `source` (its input, or the source of its
+/// padded input's copy): a 4-d memref whose rows are unit-stride (the
+/// kernel loads spans of a row, masked at its ends; the outer dims may be
+/// strided, as a view of a padded-width convolution result is). A tensor
+/// (a decision on tensors) always is.
+bool hasUnitStrideRows(Value source) {
+  if (auto tensor = dyn_cast<RankedTensorType>(source.getType()))
+    return tensor.getRank() == 4;
+  auto type = dyn_cast<MemRefType>(source.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type && type.getRank() == 4 &&
+         succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
 /// Matches `op` as a depthwise convolution or NCHW pooling (without its
 /// neighbours); on failure `why` says what does not fit.
 FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
@@ -215,8 +231,8 @@ FailureOr<Depthwise> matchDepthwise(linalg::LinalgOp op, std::string &why) {
   if (!window(xMap.getResult(2), oh, kh, d.sH, d.dH) ||
       !window(xMap.getResult(3), ow, kw, d.sW, d.dW))
     return reject("input rows/columns are not oh*s + kh*d, ow*s + kw*d");
-  if (!dlas::isContiguous(x->get()))
-    return reject("input is not contiguous");
+  if (!hasUnitStrideRows(x->get()))
+    return reject("input rows are not unit-stride");
   if (!stencilTypesSupported(*reduction, getElementTypeOrSelf(x->get()),
                              getElementTypeOrSelf(w->get()),
                              getElementTypeOrSelf(out->get())))
@@ -280,7 +296,7 @@ void foldPadding(Depthwise &d, const dlas::BoundPartners &partners) {
     source = c.getInputs()[0];
   else if (auto c = dyn_cast<memref::CopyOp>(copy); c && c.getTarget() == view)
     source = c.getSource();
-  if (!source || !dlas::isContiguous(source) ||
+  if (!source || !hasUnitStrideRows(source) ||
       getElementTypeOrSelf(source) != getElementTypeOrSelf(d.input) ||
       copy->getBlock() != block || !fill->isBeforeInBlock(copy) ||
       !copy->isBeforeInBlock(d.op))
