@@ -982,13 +982,15 @@ LogicalResult importSplit(NodeContext &ctx) {
   if (failed(x))
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
-  if (!type.hasStaticShape())
-    return ctx.fail("Split of a dynamically shaped tensor");
   int64_t rank = type.getRank();
   FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.intAttr("axis", 0), rank);
   if (failed(axis))
     return failure();
   int64_t extent = type.getDimSize(*axis);
+  // Other dims may be dynamic (a symbolic batch): the pieces take them
+  // whole.
+  if (ShapedType::isDynamic(extent))
+    return ctx.fail("Split along dynamic dimension " + Twine(*axis));
   int outputs = ctx.node.output_size();
   SmallVector<int64_t> sizes;
   if (ctx.opset >= 13 && ctx.hasInput(1)) {
@@ -1015,6 +1017,9 @@ LogicalResult importSplit(NodeContext &ctx) {
   for (auto [i, size] : llvm::enumerate(sizes)) {
     SmallVector<int64_t> offsets(rank, 0), extents(type.getShape()),
         steps(rank, 1);
+    for (int64_t &e : extents)
+      if (ShapedType::isDynamic(e))
+        e = -1;
     offsets[*axis] = offset;
     extents[*axis] = size;
     offset += size;
@@ -2783,16 +2788,8 @@ LogicalResult importWhere(NodeContext &ctx) {
   return success();
 }
 
-/// ConstantOfShape: a constant shape filled with the 'value' attribute's
-/// element (0.0f without one).
-LogicalResult importConstantOfShape(NodeContext &ctx) {
-  FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(0, "shape");
-  if (failed(shapeTensor))
-    return failure();
-  SmallVector<int64_t> shape((*shapeTensor)->ints.begin(),
-                             (*shapeTensor)->ints.end());
-  if (llvm::any_of(shape, [](int64_t s) { return s < 0; }))
-    return ctx.fail("ConstantOfShape with a negative size");
+/// ConstantOfShape's 'value' attribute (0.0f without one).
+FailureOr<HostTensor> constantOfShapeFill(NodeContext &ctx) {
   HostTensor fill = HostTensor::ofFloats({1}, {0.0f});
   if (const onnx::AttributeProto *value = ctx.attr("value")) {
     std::string message;
@@ -2803,6 +2800,58 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
       return ctx.fail("'value' must hold one element");
     fill = std::move(*parsed);
   }
+  return fill;
+}
+
+/// ConstantOfShape to a shape computed at run time (PyTorch's zero initial
+/// state of an LSTM or GRU with a symbolic batch): the fill, a tensor of
+/// one element, broadcast to the run-time sizes.
+LogicalResult importSymbolicConstantOfShape(NodeContext &ctx) {
+  FailureOr<HostTensor> fill = constantOfShapeFill(ctx);
+  if (failed(fill))
+    return failure();
+  Type element = elementTypeFromONNX(ctx.b.getContext(), fill->dtype);
+  if (!fill->isFloat() || !isa_and_nonnull<FloatType>(element))
+    return ctx.fail("ConstantOfShape of a non-float value to a shape known "
+                    "only at run time");
+  SmallVector<OpFoldResult> entries(ctx.symbolic(0)->elements);
+  for (OpFoldResult e : entries) {
+    std::optional<int64_t> c = getConstantIntValue(e);
+    if (c && *c < 1)
+      return ctx.fail("ConstantOfShape to a run-time shape with a size "
+                      "below 1 is not supported");
+  }
+  if (entries.empty())
+    return ctx.fail("ConstantOfShape to a rank-0 run-time shape");
+  Value value = ctx.scalar(static_cast<float>(fill->floats[0]), element);
+  // The one-element fill at the result's rank, then broadcast.
+  if (entries.size() > 1) {
+    FailureOr<Value> ones = ctx.create<nn::ReshapeOp>(
+        value,
+        {i64Array(ctx, "shape", SmallVector<int64_t>(entries.size(), 1))});
+    if (failed(ones))
+      return failure();
+    value = *ones;
+  }
+  return emitWithRunTimeSizes<nn::BroadcastToOp>(ctx, value, entries);
+}
+
+/// ConstantOfShape: a constant shape filled with the 'value' attribute's
+/// element (0.0f without one).
+LogicalResult importConstantOfShape(NodeContext &ctx) {
+  if (ctx.isSymbolic(0))
+    return importSymbolicConstantOfShape(ctx);
+  FailureOr<const HostTensor *> shapeTensor = ctx.requireConstant(0, "shape");
+  if (failed(shapeTensor))
+    return failure();
+  SmallVector<int64_t> shape((*shapeTensor)->ints.begin(),
+                             (*shapeTensor)->ints.end());
+  if (llvm::any_of(shape, [](int64_t s) { return s < 0; }))
+    return ctx.fail("ConstantOfShape with a negative size");
+  FailureOr<HostTensor> parsedFill = constantOfShapeFill(ctx);
+  if (failed(parsedFill))
+    return failure();
+  HostTensor fill = std::move(*parsedFill);
   int64_t n = product(shape);
   if (failed(checkFoldSize(ctx, n, "ConstantOfShape")))
     return failure();
@@ -3226,41 +3275,58 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Abs", unary<nn::AbsOp>, "nn.abs", "floats"},
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
-      {"And", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
-      {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max", "floats; axis, keepdims, select_last_index"},
-      {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min", "floats; axis, keepdims, select_last_index"},
-      {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>, "nn.avg_pool2d",
+      {"And", importFoldedBinary, "nn.logical",
+       "booleans; numpy broadcasting; constants fold"},
+      {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max",
+       "floats; axis, keepdims, select_last_index"},
+      {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min",
+       "floats; axis, keepdims, select_last_index"},
+      {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>,
+       "nn.avg_pool2d",
        "1-D (as 2-D) and 2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
        "inference form (training_mode = 0), spatial"},
-      {"Cast", importCast, "nn.cast", "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
+      {"Cast", importCast, "nn.cast",
+       "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
       {"CastLike", importCast, "nn.cast", "as Cast"},
       {"Ceil", unary<nn::CeilOp>, "nn.ceil", ""},
-      {"Clip", importClip, "nn.clip (integers: nn.max + nn.min)", "min/max must be constants"},
+      {"Clip", importClip, "nn.clip (integers: nn.max + nn.min)",
+       "min/max must be constants"},
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
        "value, value_float(s), value_int(s)"},
-      {"ConstantOfShape", importConstantOfShape, "folded", "shape constant; value attribute"},
+      {"ConstantOfShape", importConstantOfShape, "folded; nn.broadcast_to",
+       "value attribute; shape constant, or computed at run time (float "
+       "value)"},
       {"Conv", spatial1DAs2D<importConv, true>, "nn.conv2d",
        "1-D (as 2-D) and 2-D; strides, pads, auto_pad, dilations, group, bias"},
-      {"ConvInteger", importConvInteger, "nn.conv2d (i8 -> i32) (+ nn.pad, nn.sub)",
-       "2-D; constant weight within int8 once its zero point is taken away; scalar input zero point; UINT8 held as i8 - 128"},
-      {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>, "nn.conv_transpose2d",
-       "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
+      {"ConvInteger", importConvInteger,
+       "nn.conv2d (i8 -> i32) (+ nn.pad, nn.sub)",
+       "2-D; constant weight within int8 once its zero point is taken away; "
+       "scalar input zero point; UINT8 held as i8 - 128"},
+      {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>,
+       "nn.conv_transpose2d",
+       "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, "
+       "strides, dilations, group"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
-      {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
+      {"DepthToSpace", importDepthSpace,
+       "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
       {"DequantizeLinear", importDequantizeLinear, "nn.dequantize",
-       "INT8, UINT8, INT32; per tensor or per axis; FLOAT scale; constants fold (weights of QDQ models)"},
+       "INT8, UINT8, INT32; per tensor or per axis; FLOAT scale; constants "
+       "fold (weights of QDQ models)"},
       {"Div", binary<nn::DivOp>, "nn.div",
        "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
-      {"Einsum", importEinsum, "nn.batch_matmul (+ nn.transpose, nn.reshape, nn.reduce)",
+      {"Einsum", importEinsum,
+       "nn.batch_matmul (+ nn.transpose, nn.reshape, nn.reduce)",
        "1 or 2 operands, ellipsis, implicit output; no diagonals"},
       {"Elu", importElu, "nn.elu", "alpha"},
-      {"Equal", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"Equal", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
       {"Erf", unary<nn::ErfOp>, "nn.erf", ""},
       {"Exp", unary<nn::ExpOp>, "nn.exp", ""},
-      {"Expand", importExpand, "nn.broadcast_to", "shape constant; constants fold"},
+      {"Expand", importExpand, "nn.broadcast_to",
+       "shape constant; constants fold"},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
       {"Floor", unary<nn::FloorOp>, "nn.floor", ""},
       {"Gather", importGather,
@@ -3273,96 +3339,151 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
        "4-D"},
-      {"Greater", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
-      {"GreaterOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"Greater", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
+      {"GreaterOrEqual", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
       {"GRU", importRecurrent<nn::GruOp>, "nn.gru",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip, linear_before_reset"},
       {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
-      {"InstanceNormalization", importInstanceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any rank from 3; epsilon"},
-      {"LayerNormalization", importLayerNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
+      {"InstanceNormalization", importInstanceNormalization,
+       "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any rank from 3; epsilon"},
+      {"LayerNormalization", importLayerNormalization,
+       "nn.reduce mean, nn.sub/mul/add/sqrt/div",
+       "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
-      {"Less", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
-      {"LessOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"Less", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
+      {"LessOrEqual", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
       {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
       {"LSTM", importRecurrent<nn::LstmOp>, "nn.lstm",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h/c, "
        "peepholes, activations with alpha/beta, clip, input_forget"},
-      {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
-       "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
+      {"MatMul", importMatMul,
+       "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
+       "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as "
+       "one GEMM, batch broadcasting"},
       {"MatMulInteger", importMatMulInteger, "nn.matmul (i8 -> i32) (+ nn.sub)",
-       "constant 2-D b within int8 once its zero point is taken away; scalar a zero point"},
-      {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
-      {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
-       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
-      {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
-      {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
-      {"Mod", importFoldedBinary, "nn.mod", "fmod (floats need fmod = 1); integer division by 0 gives 0; constants fold"},
+       "constant 2-D b within int8 once its zero point is taken away; scalar a "
+       "zero point"},
+      {"Max", variadic<nn::MaxOp>, "nn.max",
+       "any number of inputs, broadcasting"},
+      {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>,
+       "nn.max_pool2d",
+       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices "
+       "output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
+      {"Mean", importMean, "nn.add + nn.div",
+       "any number of inputs, broadcasting"},
+      {"Min", variadic<nn::MinOp>, "nn.min",
+       "any number of inputs, broadcasting"},
+      {"Mod", importFoldedBinary, "nn.mod",
+       "fmod (floats need fmod = 1); integer division by 0 gives 0; constants "
+       "fold"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
       {"Neg", unary<nn::NegOp>, "nn.neg", "floats"},
       {"Not", importNot, "nn.not", "constants fold"},
-      {"Or", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
-      {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
-      {"Pad", importPad, "nn.pad", "constant, edge and reflect modes; pads and value constant"},
-      {"Pow", importPow, "nn.pow (+ nn.cast)", "numpy broadcasting; any exponent type (cast to the base's); integer bases raised in f64"},
-      {"QLinearConv", importQLinearConv, "nn.conv2d (i8 -> i32) + nn.dequantize + nn.quantize",
-       "2-D; integer kernels for a constant weight within int8 once its zero point is taken away, else dequantize + f32 conv + quantize"},
-      {"QLinearMatMul", importQLinearMatMul, "nn.matmul (i8 -> i32) + nn.dequantize + nn.quantize",
-       "integer kernels for a constant 2-D b within int8 once its zero point is taken away, else in f32"},
+      {"Or", importFoldedBinary, "nn.logical",
+       "booleans; numpy broadcasting; constants fold"},
+      {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add",
+       "slope broadcast (numpy rules)"},
+      {"Pad", importPad, "nn.pad",
+       "constant, edge and reflect modes; pads and value constant"},
+      {"Pow", importPow, "nn.pow (+ nn.cast)",
+       "numpy broadcasting; any exponent type (cast to the base's); integer "
+       "bases raised in f64"},
+      {"QLinearConv", importQLinearConv,
+       "nn.conv2d (i8 -> i32) + nn.dequantize + nn.quantize",
+       "2-D; integer kernels for a constant weight within int8 once its zero "
+       "point is taken away, else dequantize + f32 conv + quantize"},
+      {"QLinearMatMul", importQLinearMatMul,
+       "nn.matmul (i8 -> i32) + nn.dequantize + nn.quantize",
+       "integer kernels for a constant 2-D b within int8 once its zero point "
+       "is taken away, else in f32"},
       {"QuantizeLinear", importQuantizeLinear, "nn.quantize",
        "FLOAT to INT8 or UINT8; per tensor or per axis; no block_size"},
-      {"Range", importRange, "folded", "import-time constants only (its length is a shape)"},
+      {"Range", importRange, "folded",
+       "import-time constants only (its length is a shape)"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
-      {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceLogSum", importReduce<nn::ReduceKind::LogSum>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceLogSumExp", importReduce<nn::ReduceKind::LogSumExp>, "nn.reduce", "any axes, keepdims; max-shifted"},
-      {"ReduceMax", importReduce<nn::ReduceKind::Max>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceMean", importReduce<nn::ReduceKind::Mean>, "nn.reduce (nn.global_avg_pool2d for H, W of 4-D)",
+      {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce",
        "any axes, keepdims"},
-      {"ReduceMin", importReduce<nn::ReduceKind::Min>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceProd", importReduce<nn::ReduceKind::Prod>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceSum", importReduce<nn::ReduceKind::Sum>, "nn.reduce", "any axes (attribute, or a constant input from opset 13), keepdims, noop_with_empty_axes"},
-      {"ReduceSumSquare", importReduce<nn::ReduceKind::SumSquare>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceLogSum", importReduce<nn::ReduceKind::LogSum>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceLogSumExp", importReduce<nn::ReduceKind::LogSumExp>, "nn.reduce",
+       "any axes, keepdims; max-shifted"},
+      {"ReduceMax", importReduce<nn::ReduceKind::Max>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceMean", importReduce<nn::ReduceKind::Mean>,
+       "nn.reduce (nn.global_avg_pool2d for H, W of 4-D)",
+       "any axes, keepdims"},
+      {"ReduceMin", importReduce<nn::ReduceKind::Min>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceProd", importReduce<nn::ReduceKind::Prod>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceSum", importReduce<nn::ReduceKind::Sum>, "nn.reduce",
+       "any axes (attribute, or a constant input from opset 13), keepdims, "
+       "noop_with_empty_axes"},
+      {"ReduceSumSquare", importReduce<nn::ReduceKind::SumSquare>, "nn.reduce",
+       "any axes, keepdims"},
       {"Relu", unary<nn::ReluOp>, "nn.relu", ""},
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
       {"Resize", importResize, "nn.resize",
-       "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); every coordinate mode (tf_crop_and_resize: roi constant, extrapolation_value)"},
+       "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, "
+       "cubic (cubic_coeff_a, exclude_outside); every coordinate mode "
+       "(tf_crop_and_resize: roi constant, extrapolation_value)"},
       {"RNN", importRecurrent<nn::RnnOp>, "nn.rnn",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip"},
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
-      {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
+      {"ScatterND", importScatterND, "folded",
+       "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},
-      {"Shape", importShape, "folded", "start/end; dynamic dimensions read at run time, and the shape arithmetic on them (Gather, Concat, Unsqueeze, Squeeze, Slice, Add, Sub, Mul, Div, Equal, Where, Cast) kept symbolic for Reshape and Expand"},
+      {"Shape", importShape, "folded",
+       "start/end; dynamic dimensions read at run time, and the shape "
+       "arithmetic on them (Gather, Concat, Unsqueeze, Squeeze, Slice, Add, "
+       "Sub, Mul, Div, Equal, Where, Cast) kept symbolic for Reshape and "
+       "Expand"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
       {"Sin", unary<nn::SinOp>, "nn.sin", ""},
       {"Size", importSize, "folded", "static shapes"},
-      {"Slice", importSlice, "nn.slice", "starts, ends, axes and steps constant; steps of either sign; constant data folds"},
+      {"Slice", importSlice, "nn.slice",
+       "starts, ends, axes and steps constant; steps of either sign; constant "
+       "data folds"},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
        "any axis from opset 13; the last axis before"},
       {"Softplus", unary<nn::SoftplusOp>, "nn.softplus", ""},
       {"Softsign", unary<nn::SoftsignOp>, "nn.softsign", ""},
-      {"SpaceToDepth", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW"},
-      {"Split", importSplit, "nn.slice per output", "split sizes (input from opset 13, or attribute) constant, or equal parts"},
+      {"SpaceToDepth", importDepthSpace,
+       "nn.reshape + nn.transpose + nn.reshape", "NCHW"},
+      {"Split", importSplit, "nn.slice per output",
+       "split sizes (input from opset 13, or attribute) constant, or equal "
+       "parts; the split axis static"},
       {"Sqrt", unary<nn::SqrtOp>, "nn.sqrt", ""},
       {"Squeeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Sub", binary<nn::SubOp>, "nn.sub",
        "numpy broadcasting; constants fold"},
-      {"Sum", variadic<nn::AddOp>, "nn.add", "any number of inputs, broadcasting"},
+      {"Sum", variadic<nn::AddOp>, "nn.add",
+       "any number of inputs, broadcasting"},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
-      {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape", "repeats constant"},
-      {"TopK", importTopK, "nn.top_k", "K constant; axis, largest; always sorted, ties by lower index"},
+      {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape",
+       "repeats constant"},
+      {"TopK", importTopK, "nn.top_k",
+       "K constant; axis, largest; always sorted, ties by lower index"},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
-      {"Where", importWhere, "nn.select", "numpy broadcasting of all three; constants fold"},
-      {"Xor", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
+      {"Where", importWhere, "nn.select",
+       "numpy broadcasting of all three; constants fold"},
+      {"Xor", importFoldedBinary, "nn.logical",
+       "booleans; numpy broadcasting; constants fold"},
   };
   return table;
 }

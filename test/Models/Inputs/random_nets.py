@@ -198,6 +198,106 @@ def onnx_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     return base + ".onnx", x, y, " ".join(k for k, _ in net.steps)
 
 
+class SelfAttention(nn.Module):
+    """Multi-head self-attention written out (PyTorch's fused eval path has
+    no ONNX export): projections, heads split by reshape and transpose,
+    softmax(Q K^T / sqrt(d) + mask) V, the output projection."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.qkv, self.out = heads, nn.Linear(d, 3 * d), nn.Linear(d, d)
+
+    def forward(self, x, mask=None):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).reshape(b, t, 3, self.heads, d // self.heads) \
+                             .permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5
+        if mask is not None:
+            scores = scores + mask
+        y = torch.softmax(scores, -1) @ v
+        return self.out(y.transpose(1, 2).reshape(b, t, d))
+
+
+class RandomSeqNet(nn.Module):
+    """A random stack of sequence layers on a (T, D) input per sample:
+    linear layers with activations, LayerNorm, multi-head self-attention
+    (with or without a causal mask), LSTM and GRU (uni- or bidirectional),
+    residual adds and a mean over time."""
+
+    def __init__(self, rng, d, t):
+        super().__init__()
+        self.steps, self.mods, self.dims = [], nn.ModuleList(), [d]
+        # A constant causal mask (opset 13 has no Trilu).
+        self.register_buffer("causal", torch.triu(torch.full((t, t), float("-inf")), 1))
+        for _ in range(rng.randint(1, 5)):
+            d = self.dims[-1]
+            kind = rng.choice(["linear", "linear", "norm", "attention", "lstm",
+                               "gru", "mlp_res"])
+            if kind == "linear":
+                out = rng.choice([d, 8, 16, 24, 33, 64])
+                self.push(kind, rng.choice(sorted(ACTIVATIONS) + ["none"]), out,
+                          nn.Linear(d, out, bias=rng.random() < 0.7))
+            elif kind == "norm":
+                self.push(kind, None, d, nn.LayerNorm(d))
+            elif kind == "attention":
+                heads = rng.choice([h for h in (1, 2, 4) if d % h == 0])
+                self.push(kind, rng.random() < 0.5, d, SelfAttention(d, heads))
+            elif kind in ("lstm", "gru"):
+                hidden = rng.choice([8, 16, 20])
+                both = rng.random() < 0.4
+                cls = nn.LSTM if kind == "lstm" else nn.GRU
+                self.push(kind, None, hidden * (2 if both else 1),
+                          cls(d, hidden, num_layers=rng.choice([1, 2]),
+                              batch_first=True, bidirectional=both))
+            else:
+                block = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+                self.push(kind, None, d, block)
+        self.pool = rng.random() < 0.5
+
+    def push(self, kind, arg, dim, module):
+        self.mods.append(module)
+        self.steps.append((kind, arg, len(self.mods) - 1))
+        self.dims.append(dim)
+
+    def forward(self, x):
+        for kind, arg, i in self.steps:
+            m = self.mods[i]
+            if kind == "linear":
+                x = m(x)
+                x = x if arg == "none" else ACTIVATIONS[arg](x)
+            elif kind == "norm":
+                x = m(x)
+            elif kind == "attention":
+                mask = self.causal if arg else None
+                x = x + m(x, mask)
+            elif kind in ("lstm", "gru"):
+                x = m(x)[0]
+            else:
+                x = x + m(x)
+        return x.mean(1) if self.pool else x
+
+
+def seq_case(rng, seed, base, wide, dynamic=False, prune=0.0):
+    """Exports a random sequence network; (module path, input, expected,
+    layers)."""
+    torch.manual_seed(seed)
+    d = rng.choice([8, 12, 16, 32, 64] if not wide else [64, 96, 128])
+    t = rng.randint(1, 24)
+    net = RandomSeqNet(rng, d, t).eval()
+    if prune:
+        magnitude_prune(net, prune)
+    x = torch.randn(rng.choice([1, 2, 3]), t, d)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = net(x)
+        example = torch.randn(x.shape[0] + 1, *x.shape[1:]) if dynamic else x
+        torch.onnx.export(net, example, base + ".onnx", opset_version=13,
+                          input_names=["input"], output_names=["out"],
+                          dynamic_axes=({"input": {0: "batch"}, "out": {0: "batch"}}
+                                        if dynamic else None))
+    return base + ".onnx", x, y, " ".join(k for k, _, _ in net.steps)
+
+
 def blob(a):
     """A dense_resource blob: its alignment (4, little-endian), then the data."""
     return "0x04000000" + np.ascontiguousarray(a, dtype="<f4").tobytes().hex()
@@ -294,7 +394,10 @@ def nn_case(rng, seed, base, wide, dynamic=False, prune=0.0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kind", choices=["onnx", "nn"], required=True)
+    parser.add_argument("--kind", choices=["onnx", "nn", "seq"], required=True,
+                        help="onnx: CNNs through ONNX; nn: conv chains in the nn "
+                             "dialect; seq: sequence models through ONNX (linear, "
+                             "LayerNorm, attention, LSTM, GRU)")
     parser.add_argument("--seeds", required=True,
                         help="a seed, a range A-B (B excluded) or a comma list")
     parser.add_argument("--wide", action="store_true",
@@ -324,7 +427,7 @@ def main():
         a, _, b = part.partition("-")
         seeds += list(range(int(a), int(b))) if b else [int(a)]
     os.makedirs(args.workdir, exist_ok=True)
-    make = onnx_case if args.kind == "onnx" else nn_case
+    make = {"onnx": onnx_case, "nn": nn_case, "seq": seq_case}[args.kind]
     failing, runs = [], 0
     for seed in seeds:
         rng = random.Random(seed * 7919 + args.wide)

@@ -213,6 +213,7 @@ def dynamic_batch_graph(output):
              const("i0", 0), const("ax", [0]), const("m1", [-1]),
              const("three", 3), const("c3", [3]), const("c20", [20]),
              const("one", [1]), const("lo", [1]), const("hi", [3]),
+             const("split12", [1, 2]),
              helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
              helper.make_node("Unsqueeze", ["n", "ax"], ["n1"]),
              # Reshape(x, [b, -1]): the -1 is static, b cancels.
@@ -244,11 +245,21 @@ def dynamic_batch_graph(output):
              helper.make_node("Mul", ["one", "s"], ["s1"]),
              helper.make_node("Reshape", ["x", "s1"], ["broadcast_out"]),
              # The shape itself as data: a run-time tensor.
-             helper.make_node("Cast", ["s"], ["shape_out"], to=TensorProto.FLOAT)]
+             helper.make_node("Cast", ["s"], ["shape_out"], to=TensorProto.FLOAT),
+             # ConstantOfShape to [b, 3, 1] (PyTorch's zero initial state of
+             # an LSTM with a symbolic batch), added to the mean.
+             helper.make_node("Concat", ["n1", "c3", "one"], ["zshape"], axis=0),
+             helper.make_node("ConstantOfShape", ["zshape"], ["halves"],
+                              value=numpy_helper.from_array(np.array([0.5], np.float32))),
+             helper.make_node("Add", ["halves", "mean"], ["fill_out"]),
+             # Split along a static axis of a tensor with a symbolic batch.
+             helper.make_node("Split", ["x", "split12"], ["p1", "p2"], axis=1),
+             helper.make_node("Concat", ["p2", "p1"], ["split_out"], axis=1)]
     shapes = {"flat_out": ["b", 60], "rows_out": ["b3", 20],
               "expand_out": ["b", 3, 5], "slice_out": ["b", 3, 4, 5],
               "broadcast_out": ["b", 3, 4, 5],
-              "shape_out": [4]}
+              "shape_out": [4], "fill_out": ["b", 3, 5],
+              "split_out": ["b", 3, 4, 5]}
     nodes.append(helper.make_node("Identity", [output], ["y"]))
     bias = rand(1, 1, 5)
     return model(nodes, [("x", ["b", 3, 4, 5])], [("y", shapes[output])],
@@ -264,12 +275,14 @@ def dynamic_batch_case(output, batch):
                 "expand_out": lambda: t(bias).expand(batch, 3, 5) + tx.mean(2),
                 "slice_out": lambda: tx,
                 "broadcast_out": lambda: tx,
-                "shape_out": lambda: torch.tensor([batch, 3, 4, 5], dtype=torch.float32)}
+                "shape_out": lambda: torch.tensor([batch, 3, 4, 5], dtype=torch.float32),
+                "fill_out": lambda: 0.5 + tx.mean(2),
+                "split_out": lambda: torch.cat([tx[:, 1:], tx[:, :1]], 1)}
     return m, [x], expected[output]()
 
 
 for _output in ("flat_out", "rows_out", "expand_out", "slice_out",
-                "broadcast_out", "shape_out"):
+                "broadcast_out", "shape_out", "fill_out", "split_out"):
     for _batch in (1, 3):
         CASES[f"dynamic_{_output}_b{_batch}"] = (
             lambda o=_output, b=_batch: dynamic_batch_case(o, b))
@@ -1174,6 +1187,14 @@ def error_missing_initializer():
     node = helper.make_node("Add", ["x", "w"], ["y"], name="add3")
     m = model([node], [("x", (2, 2))], [("y", (2, 2))])
     return import_only(m)
+
+
+@case
+def error_split_dynamic_axis():
+    # Split along the symbolic batch: the pieces' sizes are unknown.
+    node = helper.make_node("Split", ["x", "split"], ["a", "b"], axis=0)
+    return import_only(model([node], [("x", ["b", 3])], [("a", [1, 3]), ("b", [1, 3])],
+                             [("split", np.array([1, 1], np.int64))]))
 
 
 @case
