@@ -166,7 +166,8 @@ test-models: build
 SEEDS ?= 0-200
 test-random-nets: build
 	@status=0; for kind in "nn" "nn --wide" "onnx" "onnx --wide" "onnx --dynamic-batch" \
-	    "nn --prune 0.9" "onnx --prune 0.8" "onnx --precision bf16 --max-rel-err 5e-2"; do \
+	    "nn --prune 0.9" "onnx --prune 0.8" "onnx --precision bf16 --max-rel-err 5e-2" \
+	    "seq" "seq --dynamic-batch"; do \
 	  /usr/bin/python3 test/Models/Inputs/random_nets.py --kind $$kind --seeds $(SEEDS) \
 	    --workdir $(BUILD)/random-nets --dlas-run $(BUILD)/bin/dlas-run --num-threads $(THREADS) \
 	    --targets "x86-64-v3$$(grep -q avx512f /proc/cpuinfo && echo ' x86-64-v4')" | grep -v '^ok' || status=1; \

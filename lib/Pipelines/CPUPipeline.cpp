@@ -261,6 +261,8 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   // What no kernel took becomes loops that LLVM vectorizes innermost: one
   // loop over a whole contiguous map, not 14 iterations of its rows.
   pm.addNestedPass<func::FuncOp>(createCollapseContiguousLoops());
+  // Run-time sizes inside a time loop are no affine dims: scf loops there.
+  pm.addNestedPass<func::FuncOp>(createNestedDynamicLinalgToLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToAffineLoopsPass());
   pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
   if (options.threading) {

@@ -105,6 +105,36 @@ def FillPadBorders : Pass<"dlas-fill-pad-borders"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def NestedDynamicLinalgToLoops : Pass<"dlas-nested-dynamic-linalg-to-loops"> {
+  let summary = "Lower linalg ops with run-time sizes inside loops to scf loops";
+  let description = [{
+    `convert-linalg-to-affine-loops` bounds its loops by the operands'
+    sizes, and a run-time size (`memref.dim`) is a valid affine dimension
+    only where its buffer is defined at the top of the function. Inside
+    an `scf.for` (an LSTM's or GRU's time loop over a symbolic batch, whose
+    state buffers are the loop's iteration arguments) it is not, and the
+    affine loops would not verify. This pass lowers every linalg op on
+    buffers that has an operand with a dynamic size and is nested in a
+    region other than its function's body to `scf.for` loops
+    (`linalg::linalgOpToLoops`, the same loop nest and body); the others
+    are left to the affine lowering.
+
+    Before:
+    ```mlir
+    scf.for %t = %c0 to %c11 step %c1 iter_args(%h = %h0) -> (memref<?x20xf32>) {
+      %n = memref.dim %h, %c0 : memref<?x20xf32>
+      %a = memref.alloc(%n) : memref<?x20xf32>
+      linalg.copy ins(%h : memref<?x20xf32>) outs(%a : memref<?x20xf32>)
+      ...
+    ```
+    After: the copy is an `scf.for` over `memref.dim %h, %c0` and one over
+    20 around a load and a store.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def ExternalizeWeights : Pass<"dlas-externalize-weights", "mlir::ModuleOp"> {
   let summary = "Move large constant tensors out of the generated code";
   let description = [{

@@ -2079,14 +2079,11 @@ OpFoldResult inferredReshapeSize(NodeContext &ctx, Value x,
   return arith::DivSIOp::create(ctx.b, ctx.loc, count, divisor).getResult();
 }
 
-/// Reshape to a shape computed at run time from dynamic sizes: what is
-/// known stays static, 0 copies the input's size, -1 is inferred.
-LogicalResult importSymbolicReshape(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
-    return failure();
-  auto type = cast<RankedTensorType>(x->getType());
-  SmallVector<OpFoldResult> entries(ctx.symbolic(1)->elements);
+/// Reshape of `x` to `entries`, some known only at run time: what is known
+/// stays static, 0 copies the input's size, -1 is inferred.
+LogicalResult reshapeToEntries(NodeContext &ctx, Value x,
+                               SmallVector<OpFoldResult> entries) {
+  auto type = cast<RankedTensorType>(x.getType());
   bool allowZero = ctx.intAttr("allowzero", 0) != 0;
   int64_t inferred = -1;
   for (auto [i, e] : llvm::enumerate(entries)) {
@@ -2098,7 +2095,7 @@ LogicalResult importSymbolicReshape(NodeContext &ctx) {
       if ((int64_t)i >= type.getRank())
         return ctx.fail("shape entry 0 at index " + Twine(i) +
                         " copies a dimension the input does not have");
-      e = tensor::getMixedSize(ctx.b, ctx.loc, *x, i);
+      e = tensor::getMixedSize(ctx.b, ctx.loc, x, i);
       if (auto attr = dyn_cast<Attribute>(e)) // index-typed: as i64
         e = ctx.b.getI64IntegerAttr(cast<IntegerAttr>(attr).getInt());
     } else if (c == -1) {
@@ -2110,8 +2107,28 @@ LogicalResult importSymbolicReshape(NodeContext &ctx) {
     }
   }
   if (inferred >= 0)
-    entries[inferred] = inferredReshapeSize(ctx, *x, entries, inferred);
-  return emitWithRunTimeSizes<nn::ReshapeOp>(ctx, *x, entries);
+    entries[inferred] = inferredReshapeSize(ctx, x, entries, inferred);
+  return emitWithRunTimeSizes<nn::ReshapeOp>(ctx, x, entries);
+}
+
+/// Reshape to a shape computed at run time from dynamic sizes.
+LogicalResult importSymbolicReshape(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return reshapeToEntries(ctx, *x, ctx.symbolic(1)->elements);
+}
+
+/// Whether the constant `shape` copies (0) a dynamic dim of `type` besides
+/// inferring one size (-1) or copying another: the result's sizes are then
+/// run-time ones, not one unknown the reshape infers (a bidirectional
+/// LSTM's [T, B, 2, H] -> [0, 0, -1] with a symbolic batch B).
+bool copiesDynamicDims(RankedTensorType type, ArrayRef<int64_t> shape) {
+  int64_t unknown = 0;
+  for (auto [i, s] : llvm::enumerate(shape))
+    unknown += s == -1 ||
+               (s == 0 && (int64_t)i < type.getRank() && type.isDynamicDim(i));
+  return unknown > 1;
 }
 
 LogicalResult importReshape(NodeContext &ctx) {
@@ -2149,9 +2166,15 @@ LogicalResult importReshape(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (!allowZero && copiesDynamicDims(type, (*shapeTensor)->ints)) {
+    SmallVector<OpFoldResult> entries;
+    for (int64_t s : (*shapeTensor)->ints)
+      entries.push_back(ctx.b.getI64IntegerAttr(s));
+    return reshapeToEntries(ctx, *x, entries);
+  }
   FailureOr<SmallVector<int64_t>> target =
-      reshapeTarget(ctx, cast<RankedTensorType>(x->getType()),
-                    (*shapeTensor)->ints, allowZero);
+      reshapeTarget(ctx, type, (*shapeTensor)->ints, allowZero);
   if (failed(target))
     return failure();
   return emitReshape(ctx, *x, *target);

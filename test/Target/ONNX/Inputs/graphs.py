@@ -213,7 +213,7 @@ def dynamic_batch_graph(output):
              const("i0", 0), const("ax", [0]), const("m1", [-1]),
              const("three", 3), const("c3", [3]), const("c20", [20]),
              const("one", [1]), const("lo", [1]), const("hi", [3]),
-             const("split12", [1, 2]),
+             const("split12", [1, 2]), const("copy00", [0, 0, -1]),
              helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
              helper.make_node("Unsqueeze", ["n", "ax"], ["n1"]),
              # Reshape(x, [b, -1]): the -1 is static, b cancels.
@@ -254,12 +254,15 @@ def dynamic_batch_graph(output):
              helper.make_node("Add", ["halves", "mean"], ["fill_out"]),
              # Split along a static axis of a tensor with a symbolic batch.
              helper.make_node("Split", ["x", "split12"], ["p1", "p2"], axis=1),
-             helper.make_node("Concat", ["p2", "p1"], ["split_out"], axis=1)]
+             helper.make_node("Concat", ["p2", "p1"], ["split_out"], axis=1),
+             # Reshape(x, [0, 0, -1]): the 0 copies the symbolic batch, so
+             # two sizes are not constants (a bidirectional LSTM's output).
+             helper.make_node("Reshape", ["x", "copy00"], ["copy_out"])]
     shapes = {"flat_out": ["b", 60], "rows_out": ["b3", 20],
               "expand_out": ["b", 3, 5], "slice_out": ["b", 3, 4, 5],
               "broadcast_out": ["b", 3, 4, 5],
               "shape_out": [4], "fill_out": ["b", 3, 5],
-              "split_out": ["b", 3, 4, 5]}
+              "split_out": ["b", 3, 4, 5], "copy_out": ["b", 3, 20]}
     nodes.append(helper.make_node("Identity", [output], ["y"]))
     bias = rand(1, 1, 5)
     return model(nodes, [("x", ["b", 3, 4, 5])], [("y", shapes[output])],
@@ -277,12 +280,13 @@ def dynamic_batch_case(output, batch):
                 "broadcast_out": lambda: tx,
                 "shape_out": lambda: torch.tensor([batch, 3, 4, 5], dtype=torch.float32),
                 "fill_out": lambda: 0.5 + tx.mean(2),
-                "split_out": lambda: torch.cat([tx[:, 1:], tx[:, :1]], 1)}
+                "split_out": lambda: torch.cat([tx[:, 1:], tx[:, :1]], 1),
+                "copy_out": lambda: tx.reshape(batch, 3, 20)}
     return m, [x], expected[output]()
 
 
 for _output in ("flat_out", "rows_out", "expand_out", "slice_out",
-                "broadcast_out", "shape_out", "fill_out", "split_out"):
+                "broadcast_out", "shape_out", "fill_out", "split_out", "copy_out"):
     for _batch in (1, 3):
         CASES[f"dynamic_{_output}_b{_batch}"] = (
             lambda o=_output, b=_batch: dynamic_batch_case(o, b))
