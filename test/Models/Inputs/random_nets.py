@@ -174,6 +174,22 @@ def magnitude_prune(model, sparsity):
                 w[torch.sort(w.abs(), stable=True).indices[:count]] = 0
 
 
+def export(net, x, base, dynamic):
+    """Exports `net` to <base>.onnx (with a symbolic batch when `dynamic`);
+    returns (path, input, PyTorch's output)."""
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = net(x)
+        # A dynamic batch is exported at another batch than the one run,
+        # so that nothing of the export's batch can stand in for it.
+        example = torch.randn(x.shape[0] + 1, *x.shape[1:]) if dynamic else x
+        torch.onnx.export(net, example, base + ".onnx", opset_version=13,
+                          input_names=["input"], output_names=["out"],
+                          dynamic_axes=({"input": {0: "batch"}, "out": {0: "batch"}}
+                                        if dynamic else None))
+    return base + ".onnx", x, y
+
+
 def onnx_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     """Exports a random network (with a symbolic batch when `dynamic`);
     returns (module path, input, expected, layers)."""
@@ -185,17 +201,7 @@ def onnx_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     if prune:
         magnitude_prune(net, prune)
     x = torch.randn(rng.choice([1, 1, 2]), c, h, w)
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        y = net(x)
-        # A dynamic batch is exported at another batch than the one run,
-        # so that nothing of the export's batch can stand in for it.
-        example = torch.randn(x.shape[0] + 1, *x.shape[1:]) if dynamic else x
-        torch.onnx.export(net, example, base + ".onnx", opset_version=13,
-                          input_names=["input"], output_names=["out"],
-                          dynamic_axes=({"input": {0: "batch"}, "out": {0: "batch"}}
-                                        if dynamic else None))
-    return base + ".onnx", x, y, " ".join(k for k, _ in net.steps)
+    return export(net, x, base, dynamic) + (" ".join(k for k, _ in net.steps),)
 
 
 class SelfAttention(nn.Module):
@@ -287,15 +293,7 @@ def seq_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     if prune:
         magnitude_prune(net, prune)
     x = torch.randn(rng.choice([1, 2, 3]), t, d)
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        y = net(x)
-        example = torch.randn(x.shape[0] + 1, *x.shape[1:]) if dynamic else x
-        torch.onnx.export(net, example, base + ".onnx", opset_version=13,
-                          input_names=["input"], output_names=["out"],
-                          dynamic_axes=({"input": {0: "batch"}, "out": {0: "batch"}}
-                                        if dynamic else None))
-    return base + ".onnx", x, y, " ".join(k for k, _, _ in net.steps)
+    return export(net, x, base, dynamic) + (" ".join(k for k, _, _ in net.steps),)
 
 
 def blob(a):
