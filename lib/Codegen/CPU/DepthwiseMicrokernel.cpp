@@ -11,11 +11,11 @@
 // the output and none to apply the activation after it.
 //
 //===----------------------------------------------------------------------===//
+#include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Codegen/TuningFile.h"
 #include "DLAS/Transforms/Buffers.h"
-#include "Decisions.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -150,11 +150,7 @@ bool hasUnitStrideRows(Value source) {
   if (auto tensor = dyn_cast<RankedTensorType>(source.getType()))
     return tensor.getRank() == 4;
   auto type = dyn_cast<MemRefType>(source.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return type && type.getRank() == 4 &&
-         succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
+  return type && type.getRank() == 4 && type.isLastDimUnitStride();
 }
 
 /// Matches `op` as a depthwise convolution or NCHW pooling (without its
