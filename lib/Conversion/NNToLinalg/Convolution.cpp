@@ -17,14 +17,37 @@ using namespace mlir::dlas::nnlowering;
 
 namespace {
 
-/// The accumulator of a convolution: the bias broadcast along channels when
-/// there is one (saving a separate add), zeros otherwise.
+/// The sizes of a convolution's NCHW result `type` over the padded NCHW
+/// `input`: a dynamic batch from the input, a dynamic spatial size from the
+/// window's arithmetic. (Taking every dynamic size from the input, as
+/// elementwise ops do, would give the padded input's spatial sizes.)
+SmallVector<OpFoldResult> convResultSizes(OpBuilder &b, Location loc,
+                                          Operation *op, RankedTensorType type,
+                                          Value input, ArrayRef<int64_t> window,
+                                          ArrayRef<int64_t> strides,
+                                          ArrayRef<int64_t> dilations) {
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
+  for (int i = 0; i < 2; ++i)
+    if (type.isDynamicDim(2 + i))
+      sizes[2 + i] = windowOutputSize(
+          b, loc, op, tensor::DimOp::create(b, loc, input, 2 + i), 0, 0,
+          window[i], strides[i], dilations[i]);
+  return sizes;
+}
+
+/// The accumulator of a convolution with result sizes `sizes`: the bias
+/// broadcast along channels when there is one (saving a separate add),
+/// zeros otherwise.
 Value convAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
-                      Value sizeSource, Value bias) {
+                      ArrayRef<OpFoldResult> sizes, Value bias) {
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   if (bias)
-    return broadcastChannels(b, loc, bias, type, sizeSource, /*dim=*/1);
-  return filledTensor(b, loc, type, sizeSource,
-                      scalarConstant(b, loc, type.getElementType(), 0.0));
+    return linalg::BroadcastOp::create(b, loc, bias, init,
+                                       ArrayRef<int64_t>{0, 2, 3})
+        .getResult()[0];
+  return linalg::FillOp::create(
+             b, loc, scalarConstant(b, loc, type.getElementType(), 0.0), init)
+      .getResult(0);
 }
 
 /// Splits dimension `dim` of `value` into (`outer`, size / `outer`).
@@ -69,7 +92,8 @@ Value mergeDims(OpBuilder &b, Location loc, Value value, int64_t dim) {
 
 /// Runs an NCHW convolution of the (already padded) input with an OIHW
 /// filter, choosing the named op from the group structure.
-Value nchwConvolution(OpBuilder &b, Location loc, Value input, Value filter,
+Value nchwConvolution(OpBuilder &b, Location loc, Operation *op, Value input,
+                      Value filter,
                       Value bias, RankedTensorType resultType, int64_t groups,
                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -78,9 +102,12 @@ Value nchwConvolution(OpBuilder &b, Location loc, Value input, Value filter,
   int64_t outChannels = filterType.getDimSize(0);
   Attribute strideAttr = b.getI64TensorAttr(strides);
   Attribute dilationAttr = b.getI64TensorAttr(dilations);
+  SmallVector<OpFoldResult> resultSizes =
+      convResultSizes(b, loc, op, resultType, input,
+                      filterType.getShape().drop_front(2), strides, dilations);
 
   if (groups == 1) {
-    Value init = convAccumulator(b, loc, resultType, input, bias);
+    Value init = convAccumulator(b, loc, resultType, resultSizes, bias);
     return linalg::Conv2DNchwFchwOp::create(b, loc, resultType,
                                             ValueRange{input, filter},
                                             ValueRange{init}, strideAttr,
@@ -93,7 +120,7 @@ Value nchwConvolution(OpBuilder &b, Location loc, Value input, Value filter,
         tensor::CollapseShapeOp::create(b, loc, filter,
                                         SmallVector<ReassociationIndices>{
                                             {0, 1}, {2}, {3}});
-    Value init = convAccumulator(b, loc, resultType, input, bias);
+    Value init = convAccumulator(b, loc, resultType, resultSizes, bias);
     return linalg::DepthwiseConv2DNchwChwOp::create(
                b, loc, resultType, ValueRange{input, depthwiseFilter},
                ValueRange{init}, strideAttr, dilationAttr)
@@ -107,7 +134,7 @@ Value nchwConvolution(OpBuilder &b, Location loc, Value input, Value filter,
   groupedShape.insert(groupedShape.begin() + 1, groups);
   auto groupedType =
       RankedTensorType::get(groupedShape, resultType.getElementType());
-  Value init = convAccumulator(b, loc, resultType, input, bias);
+  Value init = convAccumulator(b, loc, resultType, resultSizes, bias);
   Value groupedInit = splitDim(b, loc, init, 1, groups);
   Value grouped = linalg::Conv2DNgchwGfchwOp::create(
                       b, loc, groupedType, ValueRange{groupedInput, groupedFilter},
@@ -149,7 +176,7 @@ struct Conv2DLowering : OpConversionPattern<nn::Conv2DOp> {
     Value bias = adaptor.getBias();
     if (bias)
       bias = convertFloats(rewriter, loc, bias, accType);
-    Value result = nchwConvolution(rewriter, loc, input, adaptor.getFilter(),
+    Value result = nchwConvolution(rewriter, loc, op, input, adaptor.getFilter(),
                                    bias, accType, op.getGroups(),
                                    op.getStrides(), op.getDilations());
     result = convertFloats(rewriter, loc, result, nchwResultType);
@@ -174,9 +201,6 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
     auto inputType = cast<RankedTensorType>(input.getType());
     auto filterType = cast<RankedTensorType>(adaptor.getFilter().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (ShapedType::isDynamic(inputType.getDimSize(2)) ||
-        ShapedType::isDynamic(inputType.getDimSize(3)))
-      return unsupported(rewriter, op, "dynamic spatial sizes");
     Type elementType = inputType.getElementType();
     int64_t groups = op.getGroups();
     ArrayRef<int64_t> stride = op.getStrides();
@@ -188,52 +212,65 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
 
     // Padding of the zero-inserted input seen by the equivalent convolution;
     // negative amounts crop.
-    int64_t before[2], after[2], dilatedSize[2];
+    int64_t before[2], after[2];
     for (int i = 0; i < 2; ++i) {
       int64_t k = filterShape[2 + i];
       before[i] = dilation[i] * (k - 1) - pad[i];
       after[i] = dilation[i] * (k - 1) - pad[i + 2] + outPad[i];
-      dilatedSize[i] = (inputType.getDimSize(2 + i) - 1) * stride[i] + 1;
     }
-    // Zero tensor big enough for the non-negative pads; insert x with strides.
-    int64_t fullH = dilatedSize[0] + std::max<int64_t>(before[0], 0) +
-                    std::max<int64_t>(after[0], 0);
-    int64_t fullW = dilatedSize[1] + std::max<int64_t>(before[1], 0) +
-                    std::max<int64_t>(after[1], 0);
-    auto fullType = RankedTensorType::get(
-        {inputType.getDimSize(0), inputType.getDimSize(1), fullH, fullW},
-        elementType);
+    // Zero tensor big enough for the non-negative pads, (size - 1) * stride
+    // + 1 + pads along each spatial axis (at run time for a dynamic size);
+    // x is inserted into it with strides.
+    SmallVector<OpFoldResult> inputSizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> fullSizes(inputSizes);
+    SmallVector<OpFoldResult> croppedSizes(inputSizes);
+    int64_t cropBefore[2], cropAfter[2];
+    for (int i = 0; i < 2; ++i) {
+      int64_t grow = std::max<int64_t>(before[i], 0) +
+                     std::max<int64_t>(after[i], 0) + 1 - stride[i];
+      cropBefore[i] = std::max<int64_t>(-before[i], 0);
+      cropAfter[i] = std::max<int64_t>(-after[i], 0);
+      // full = size * stride + grow; cropped = full - crops.
+      auto sized = [&](int64_t extra) -> OpFoldResult {
+        int64_t size = inputType.getDimSize(2 + i);
+        if (!ShapedType::isDynamic(size))
+          return rewriter.getIndexAttr(size * stride[i] + extra);
+        Value scaled = arith::MulIOp::create(
+            rewriter, loc, cast<Value>(inputSizes[2 + i]),
+            arith::ConstantIndexOp::create(rewriter, loc, stride[i]));
+        return arith::AddIOp::create(
+                   rewriter, loc, scaled,
+                   arith::ConstantIndexOp::create(rewriter, loc, extra))
+            .getResult();
+      };
+      fullSizes[2 + i] = sized(grow);
+      croppedSizes[2 + i] = sized(grow - cropBefore[i] - cropAfter[i]);
+    }
     Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
-    Value full = filledTensor(rewriter, loc, fullType, input, zero);
+    Value full = linalg::FillOp::create(
+                     rewriter, loc, zero,
+                     tensor::EmptyOp::create(rewriter, loc, fullSizes,
+                                             elementType)
+                         .getResult())
+                     .getResult(0);
     SmallVector<OpFoldResult> offsets = {
         rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
         rewriter.getIndexAttr(std::max<int64_t>(before[0], 0)),
         rewriter.getIndexAttr(std::max<int64_t>(before[1], 0))};
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> strides = {
         rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
         rewriter.getIndexAttr(stride[0]), rewriter.getIndexAttr(stride[1])};
     Value padded = tensor::InsertSliceOp::create(rewriter, loc, input, full,
-                                                 offsets, sizes, strides);
-    int64_t cropTop = std::max<int64_t>(-before[0], 0);
-    int64_t cropLeft = std::max<int64_t>(-before[1], 0);
-    int64_t cropBottom = std::max<int64_t>(-after[0], 0);
-    int64_t cropRight = std::max<int64_t>(-after[1], 0);
-    if (cropTop || cropLeft || cropBottom || cropRight) {
-      auto croppedType = RankedTensorType::get(
-          {fullType.getDimSize(0), fullType.getDimSize(1),
-           fullH - cropTop - cropBottom, fullW - cropLeft - cropRight},
-          elementType);
+                                                 offsets, inputSizes, strides);
+    if (cropBefore[0] || cropBefore[1] || cropAfter[0] || cropAfter[1]) {
       SmallVector<OpFoldResult> cropOffsets = {
           rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
-          rewriter.getIndexAttr(cropTop), rewriter.getIndexAttr(cropLeft)};
-      SmallVector<OpFoldResult> cropSizes =
-          tensor::getMixedSizes(rewriter, loc, padded);
-      cropSizes[2] = rewriter.getIndexAttr(croppedType.getDimSize(2));
-      cropSizes[3] = rewriter.getIndexAttr(croppedType.getDimSize(3));
+          rewriter.getIndexAttr(cropBefore[0]),
+          rewriter.getIndexAttr(cropBefore[1])};
       SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
-      padded = tensor::ExtractSliceOp::create(rewriter, loc, croppedType,
-                                              padded, cropOffsets, cropSizes,
+      padded = tensor::ExtractSliceOp::create(rewriter, loc, padded,
+                                              cropOffsets, croppedSizes,
                                               unitStrides);
     }
 
@@ -257,7 +294,11 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
     Value bias = adaptor.getBias();
     if (bias)
       bias = convertFloats(rewriter, loc, bias, accType);
-    Value init = convAccumulator(rewriter, loc, accType, input, bias);
+    Value init = convAccumulator(
+        rewriter, loc, accType,
+        convResultSizes(rewriter, loc, op, accType, padded, {kh, kw}, {1, 1},
+                        dilation),
+        bias);
     Value groupedInit = splitDim(rewriter, loc, init, 1, groups);
     auto groupedType = cast<RankedTensorType>(groupedInit.getType());
     Value grouped =

@@ -17,14 +17,21 @@ RankedTensorType toNchw(RankedTensorType type, nn::Layout layout) {
 
 /// Pads an NCHW input so that every window of the (possibly ceil-mode)
 /// output lies inside it: the written padding, or more at the bottom/right
-/// where ceil mode needs it.
+/// where ceil mode needs it. A spatial size known at run time only gets
+/// the most a ceil-mode window can need (stride - 1 more): the windows
+/// never read what they do not need.
 Value padForWindows(OpBuilder &b, Location loc, Value input,
                     RankedTensorType resultType, ArrayRef<int64_t> kernel,
                     ArrayRef<int64_t> stride, ArrayRef<int64_t> pad,
-                    ArrayRef<int64_t> dilation, Value padValue) {
+                    ArrayRef<int64_t> dilation, bool ceilMode,
+                    Value padValue) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t high[2];
   for (int i = 0; i < 2; ++i) {
+    if (type.isDynamicDim(2 + i) || resultType.isDynamicDim(2 + i)) {
+      high[i] = pad[2 + i] + (ceilMode ? stride[i] - 1 : 0);
+      continue;
+    }
     int64_t needed = (resultType.getDimSize(2 + i) - 1) * stride[i] +
                      dilation[i] * (kernel[i] - 1) + 1;
     high[i] = std::max<int64_t>(needed - type.getDimSize(2 + i) - pad[i], 0);
@@ -32,13 +39,44 @@ Value padForWindows(OpBuilder &b, Location loc, Value input,
   return padSpatial(b, loc, input, pad[0], pad[1], high[0], high[1], padValue);
 }
 
-template <typename PoolOp>
-LogicalResult checkStaticSpatial(ConversionPatternRewriter &rewriter, PoolOp op,
-                                 RankedTensorType nchwType) {
-  if (ShapedType::isDynamic(nchwType.getDimSize(2)) ||
-      ShapedType::isDynamic(nchwType.getDimSize(3)))
-    return unsupported(rewriter, op, "dynamic spatial sizes");
-  return success();
+/// The sizes of a pool's NCHW result `type` over the unpadded NCHW `input`:
+/// a dynamic batch or channel count from the input, a dynamic spatial size
+/// from the window's arithmetic.
+SmallVector<OpFoldResult> poolResultSizes(OpBuilder &b, Location loc,
+                                          Operation *op, RankedTensorType type,
+                                          Value input, ArrayRef<int64_t> kernel,
+                                          ArrayRef<int64_t> stride,
+                                          ArrayRef<int64_t> pad,
+                                          ArrayRef<int64_t> dilation,
+                                          bool ceilMode) {
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
+  for (int i = 0; i < 2; ++i)
+    if (type.isDynamicDim(2 + i))
+      sizes[2 + i] = windowOutputSize(
+          b, loc, op, tensor::DimOp::create(b, loc, input, 2 + i), pad[i],
+          pad[2 + i], kernel[i], stride[i], dilation[i], ceilMode);
+  return sizes;
+}
+
+/// tensor.empty of `sizes` filled with `value`.
+Value filledOfSizes(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                    Value value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, value.getType());
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+/// H * W of an NCHW `input` as a float of `type`: a constant, or computed
+/// at run time from dynamic sizes.
+Value planeSize(OpBuilder &b, Location loc, Value input, Type type) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (!inputType.isDynamicDim(2) && !inputType.isDynamicDim(3))
+    return scalarConstant(b, loc, type,
+                          inputType.getDimSize(2) * inputType.getDimSize(3));
+  Value count = arith::MulIOp::create(b, loc,
+                                      tensor::DimOp::create(b, loc, input, 2),
+                                      tensor::DimOp::create(b, loc, input, 3));
+  Value count64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return arith::SIToFPOp::create(b, loc, type, count64);
 }
 
 struct MaxPool2DLowering : OpConversionPattern<nn::MaxPool2DOp> {
@@ -53,14 +91,17 @@ struct MaxPool2DLowering : OpConversionPattern<nn::MaxPool2DOp> {
       input = transpose(rewriter, loc, input, kNhwcToNchw);
     auto inputType = cast<RankedTensorType>(input.getType());
     auto resultType = toNchw(cast<RankedTensorType>(op.getType()), op.getLayout());
-    if (failed(checkStaticSpatial(rewriter, op, inputType)))
-      return failure();
     Type elementType = inputType.getElementType();
     Value lowest = lowestValue(rewriter, loc, elementType);
     Value padded = padForWindows(rewriter, loc, input, resultType, op.getKernel(),
                                  op.getStrides(), op.getPadding(),
-                                 op.getDilations(), lowest);
-    Value init = filledTensor(rewriter, loc, resultType, input, lowest);
+                                 op.getDilations(), op.getCeilMode(), lowest);
+    Value init = filledOfSizes(
+        rewriter, loc,
+        poolResultSizes(rewriter, loc, op, resultType, input, op.getKernel(),
+                        op.getStrides(), op.getPadding(), op.getDilations(),
+                        op.getCeilMode()),
+        lowest);
     Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(),
                                            elementType);
     Value result = linalg::PoolingNchwMaxOp::create(
@@ -81,7 +122,7 @@ struct MaxPool2DLowering : OpConversionPattern<nn::MaxPool2DOp> {
 /// padding is not counted.
 Value windowCount(OpBuilder &b, Location loc, Value outIndex, int64_t stride,
                   int64_t padBefore, int64_t padAfter, int64_t kernel,
-                  int64_t inputSize, bool countIncludePad) {
+                  Value inputSize, bool countIncludePad) {
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -90,11 +131,11 @@ Value windowCount(OpBuilder &b, Location loc, Value outIndex, int64_t stride,
       cst(padBefore));
   Value end = arith::MinSIOp::create(
       b, loc, arith::AddIOp::create(b, loc, start, cst(kernel)),
-      cst(inputSize + padAfter));
+      arith::AddIOp::create(b, loc, inputSize, cst(padAfter)));
   if (countIncludePad)
     return arith::SubIOp::create(b, loc, end, start);
   Value clippedStart = arith::MaxSIOp::create(b, loc, start, cst(0));
-  Value clippedEnd = arith::MinSIOp::create(b, loc, end, cst(inputSize));
+  Value clippedEnd = arith::MinSIOp::create(b, loc, end, inputSize);
   return arith::SubIOp::create(b, loc, clippedEnd, clippedStart);
 }
 
@@ -110,16 +151,19 @@ struct AvgPool2DLowering : OpConversionPattern<nn::AvgPool2DOp> {
       input = transpose(rewriter, loc, input, kNhwcToNchw);
     auto inputType = cast<RankedTensorType>(input.getType());
     auto resultType = toNchw(cast<RankedTensorType>(op.getType()), op.getLayout());
-    if (failed(checkStaticSpatial(rewriter, op, inputType)))
-      return failure();
     Type elementType = inputType.getElementType();
     Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
     int64_t noDilation[] = {1, 1};
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStrides(),
                       pad = op.getPadding();
     Value padded = padForWindows(rewriter, loc, input, resultType, kernel,
-                                 stride, pad, noDilation, zero);
-    Value init = filledTensor(rewriter, loc, resultType, input, zero);
+                                 stride, pad, noDilation, op.getCeilMode(),
+                                 zero);
+    Value init = filledOfSizes(
+        rewriter, loc,
+        poolResultSizes(rewriter, loc, op, resultType, input, kernel, stride,
+                        pad, noDilation, op.getCeilMode()),
+        zero);
     Value window =
         tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
     Value sums = linalg::PoolingNchwSumOp::create(
@@ -129,7 +173,8 @@ struct AvgPool2DLowering : OpConversionPattern<nn::AvgPool2DOp> {
                      rewriter.getI64TensorAttr(noDilation))
                      .getResult(0);
     bool countPad = op.getCountIncludePad();
-    int64_t height = inputType.getDimSize(2), width = inputType.getDimSize(3);
+    Value height = tensor::DimOp::create(rewriter, loc, input, 2);
+    Value width = tensor::DimOp::create(rewriter, loc, input, 3);
     Value result = elementwise(
         rewriter, loc, resultType, sums, sums,
         rewriter.getMultiDimIdentityMap(4),
@@ -162,8 +207,6 @@ struct GlobalAvgPool2DLowering : OpConversionPattern<nn::GlobalAvgPool2DOp> {
     if (op.getLayout() == nn::Layout::NHWC)
       input = transpose(rewriter, loc, input, kNhwcToNchw);
     auto inputType = cast<RankedTensorType>(input.getType());
-    if (failed(checkStaticSpatial(rewriter, op, inputType)))
-      return failure();
     Type elementType = inputType.getElementType();
     auto sumType = RankedTensorType::get(
         {inputType.getDimSize(0), inputType.getDimSize(1)}, elementType);
@@ -178,8 +221,7 @@ struct GlobalAvgPool2DLowering : OpConversionPattern<nn::GlobalAvgPool2DOp> {
                                .getResult());
                      })
                      .getResult(0);
-    double count = inputType.getDimSize(2) * inputType.getDimSize(3);
-    Value divisor = scalarConstant(rewriter, loc, elementType, count);
+    Value divisor = planeSize(rewriter, loc, input, elementType);
     Value means = elementwise(
         rewriter, loc, sumType, sums, sums, rewriter.getMultiDimIdentityMap(2),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {

@@ -338,68 +338,6 @@ struct PadLowering : OpConversionPattern<nn::PadOp> {
   }
 };
 
-/// One axis of nn.resize: its input size and how an output index maps to a
-/// source coordinate, x' = (x + offset) * numer / denom - shift, in ONNX's
-/// order of operations (so that rounding matches its reference).
-struct ResizeAxis {
-  int64_t inputSize;
-  double offset = 0, numer = 1, denom = 1, shift = 0;
-  /// A coordinate outside [0, inputSize - 1] reads the extrapolation
-  /// value (tf_crop_and_resize) instead of the clamped edge.
-  bool extrapolate = false;
-};
-
-/// The coordinate transform of `op` along spatial axis `dim` (0: H, 1: W).
-ResizeAxis resizeAxis(nn::ResizeOp op, int dim, int64_t inSize,
-                      int64_t outSize) {
-  std::optional<ArrayRef<double>> scales = op.getScales();
-  double scale = scales ? (*scales)[dim] : double(outSize) / double(inSize);
-  // The output length of the formulas: unrounded with scales, as ONNX.
-  double length = scales ? inSize * scale : double(outSize);
-  ResizeAxis axis{inSize};
-  switch (op.getEffectiveCoordinates()) {
-  case nn::ResizeCoordinates::Asymmetric:
-    axis.denom = scale;
-    break;
-  case nn::ResizeCoordinates::PytorchHalfPixel:
-    if (length == 1) {
-      axis.numer = 0;
-      axis.shift = 0.5;
-      break;
-    }
-    [[fallthrough]];
-  case nn::ResizeCoordinates::HalfPixel:
-    axis.offset = 0.5;
-    axis.denom = scale;
-    axis.shift = 0.5;
-    break;
-  case nn::ResizeCoordinates::AlignCorners:
-    if (length == 1) {
-      axis.numer = 0;
-      break;
-    }
-    axis.numer = double(inSize - 1);
-    axis.denom = length - 1;
-    break;
-  case nn::ResizeCoordinates::TfCropAndResize: {
-    // start * (in - 1) + x * (end - start) * (in - 1) / (L - 1).
-    ArrayRef<double> roi = *op.getRoi();
-    double start = roi[dim], end = roi[dim + 2], last = double(inSize - 1);
-    axis.extrapolate = true;
-    if (length == 1) {
-      axis.numer = 0;
-      axis.shift = -0.5 * (start + end) * last;
-      break;
-    }
-    axis.numer = (end - start) * last;
-    axis.denom = length - 1;
-    axis.shift = -start * last;
-    break;
-  }
-  }
-  return axis;
-}
-
 Value indexToFloat(OpBuilder &b, Location loc, Value index, Type floatType) {
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
   return arith::SIToFPOp::create(b, loc, floatType, i64);
@@ -410,12 +348,137 @@ Value floatToIndex(OpBuilder &b, Location loc, Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
 }
 
+/// An f64 of the resize coordinate arithmetic: folded to a constant where
+/// its inputs are constants (static sizes), an op computing it at run time
+/// otherwise (a spatial size known at run time only).
+class F64 {
+public:
+  F64(double value) : constant(value) {}
+  F64(Value value) : value(value) {}
+
+  std::optional<double> getConstant() const { return constant; }
+  bool is(double v) const { return constant && *constant == v; }
+  Value materialize(OpBuilder &b, Location loc) const {
+    if (value)
+      return value;
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*constant));
+  }
+
+  /// `fold` on constants, else the arith op `Op`.
+  template <typename Op>
+  static F64 apply(OpBuilder &b, Location loc, F64 x, F64 y,
+                   double (*fold)(double, double)) {
+    if (x.constant && y.constant)
+      return fold(*x.constant, *y.constant);
+    return F64(Op::create(b, loc, x.materialize(b, loc), y.materialize(b, loc))
+                   .getResult());
+  }
+
+private:
+  std::optional<double> constant;
+  Value value;
+};
+
+/// One axis of nn.resize: its input size and how an output index maps to a
+/// source coordinate, x' = (x + offset) * numer / denom - shift, in ONNX's
+/// order of operations (so that rounding matches its reference).
+struct ResizeAxis {
+  /// The input size (index; a constant where static).
+  Value inputSize;
+  F64 offset = 0.0, numer = 1.0, denom = 1.0, shift = 0.0;
+  /// A coordinate outside [0, inputSize - 1] reads the extrapolation
+  /// value (tf_crop_and_resize) instead of the clamped edge.
+  bool extrapolate = false;
+  F64 last = 0.0;
+};
+
+/// The coordinate transform of `op` along spatial axis `dim` (0: H, 1: W)
+/// from an input of size `inSize` to one of `outSize` (each a constant or
+/// an index value), built at `b`'s insertion point.
+ResizeAxis resizeAxis(OpBuilder &b, Location loc, nn::ResizeOp op, int dim,
+                      OpFoldResult inSize, OpFoldResult outSize) {
+  auto toF64 = [&](OpFoldResult size) -> F64 {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      return double(*c);
+    return F64(indexToFloat(b, loc, cast<Value>(size), b.getF64Type()));
+  };
+  auto mul = [&](F64 x, F64 y) {
+    return F64::apply<arith::MulFOp>(b, loc, x, y,
+                                     [](double p, double q) { return p * q; });
+  };
+  auto div = [&](F64 x, F64 y) {
+    return F64::apply<arith::DivFOp>(b, loc, x, y,
+                                     [](double p, double q) { return p / q; });
+  };
+  auto sub = [&](F64 x, F64 y) {
+    return F64::apply<arith::SubFOp>(b, loc, x, y,
+                                     [](double p, double q) { return p - q; });
+  };
+  F64 in = toF64(inSize);
+  std::optional<ArrayRef<double>> scales = op.getScales();
+  F64 scale = scales ? F64((*scales)[dim]) : div(toF64(outSize), in);
+  // The output length of the formulas: unrounded with scales, as ONNX.
+  F64 length = scales ? mul(in, scale) : toF64(outSize);
+  ResizeAxis axis;
+  axis.inputSize = getValueOrCreateConstantIndexOp(b, loc, inSize);
+  // Where the formula divides by L - 1, an output of length 1 takes
+  // `single` instead (a branch on constants, a select at run time).
+  auto unlessSingle = [&](F64 single, F64 general) -> F64 {
+    if (std::optional<double> l = length.getConstant())
+      return *l == 1 ? single : general;
+    Value isSingle = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ, length.materialize(b, loc),
+        F64(1.0).materialize(b, loc));
+    return F64(arith::SelectOp::create(b, loc, isSingle,
+                                       single.materialize(b, loc),
+                                       general.materialize(b, loc))
+                   .getResult());
+  };
+  F64 lengthMinusOne = sub(length, 1.0);
+  switch (op.getEffectiveCoordinates()) {
+  case nn::ResizeCoordinates::Asymmetric:
+    axis.denom = scale;
+    break;
+  case nn::ResizeCoordinates::PytorchHalfPixel:
+    // Where L is 1: x' = -0.5 (numer 0, shift 0.5).
+    axis.offset = unlessSingle(0.0, 0.5);
+    axis.numer = unlessSingle(0.0, 1.0);
+    axis.denom = unlessSingle(1.0, scale);
+    axis.shift = 0.5;
+    break;
+  case nn::ResizeCoordinates::HalfPixel:
+    axis.offset = 0.5;
+    axis.denom = scale;
+    axis.shift = 0.5;
+    break;
+  case nn::ResizeCoordinates::AlignCorners:
+    axis.numer = unlessSingle(0.0, sub(in, 1.0));
+    axis.denom = unlessSingle(1.0, lengthMinusOne);
+    break;
+  case nn::ResizeCoordinates::TfCropAndResize: {
+    // start * (in - 1) + x * (end - start) * (in - 1) / (L - 1).
+    ArrayRef<double> roi = *op.getRoi();
+    double start = roi[dim], end = roi[dim + 2];
+    F64 last = sub(in, 1.0);
+    axis.extrapolate = true;
+    axis.last = last;
+    axis.numer = unlessSingle(0.0, mul(end - start, last));
+    axis.denom = unlessSingle(1.0, lengthMinusOne);
+    axis.shift = unlessSingle(mul(-0.5 * (start + end), last),
+                              mul(-start, last));
+    break;
+  }
+  }
+  return axis;
+}
+
 /// `v` clamped to [0, size - 1].
-Value clampIndex(OpBuilder &b, Location loc, Value v, int64_t size) {
+Value clampIndex(OpBuilder &b, Location loc, Value v, Value size) {
   Value lo = arith::MaxSIOp::create(b, loc, v,
                                     arith::ConstantIndexOp::create(b, loc, 0));
-  return arith::MinSIOp::create(b, loc, lo,
-                                arith::ConstantIndexOp::create(b, loc, size - 1));
+  Value last = arith::SubIOp::create(
+      b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
+  return arith::MinSIOp::create(b, loc, lo, last);
 }
 
 /// A source index and its weight (null weight: 1).
@@ -457,21 +520,21 @@ SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(f64, v)).getResult();
   };
   Value x = indexToFloat(b, loc, dst, f64);
-  if (axis.offset != 0)
-    x = arith::AddFOp::create(b, loc, x, cst(axis.offset));
-  if (axis.numer != 1)
-    x = arith::MulFOp::create(b, loc, x, cst(axis.numer));
-  if (axis.denom != 1)
-    x = arith::DivFOp::create(b, loc, x, cst(axis.denom));
-  if (axis.shift != 0)
-    x = arith::SubFOp::create(b, loc, x, cst(axis.shift));
-  int64_t size = axis.inputSize;
+  if (!axis.offset.is(0))
+    x = arith::AddFOp::create(b, loc, x, axis.offset.materialize(b, loc));
+  if (!axis.numer.is(1))
+    x = arith::MulFOp::create(b, loc, x, axis.numer.materialize(b, loc));
+  if (!axis.denom.is(1))
+    x = arith::DivFOp::create(b, loc, x, axis.denom.materialize(b, loc));
+  if (!axis.shift.is(0))
+    x = arith::SubFOp::create(b, loc, x, axis.shift.materialize(b, loc));
+  Value size = axis.inputSize;
   if (axis.extrapolate && outside)
     *outside = arith::OrIOp::create(
         b, loc,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, cst(0)),
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
-                              cst(double(size - 1))));
+                              axis.last.materialize(b, loc)));
   if (op.getMode() == nn::ResizeMode::Nearest) {
     Value rounded;
     switch (op.getNearestMode()) {
@@ -521,7 +584,7 @@ SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, raw[i],
                                 arith::ConstantIndexOp::create(b, loc, 0)),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw[i],
-                                arith::ConstantIndexOp::create(b, loc, size)));
+                                size));
       w = arith::SelectOp::create(b, loc, inside, w, zero);
       total = arith::AddFOp::create(b, loc, total, w);
     }
@@ -533,6 +596,28 @@ SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
   return taps;
 }
 
+/// The sizes of nn.resize's result: its static sizes, a dynamic batch or
+/// channel count from the input, and a dynamic spatial size as
+/// floor(size * scale) in f64 (as the op's shape inference does).
+SmallVector<OpFoldResult> resizedSizes(OpBuilder &b, Location loc,
+                                       nn::ResizeOp op, Value input) {
+  auto type = cast<RankedTensorType>(op.getType());
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
+  for (int i = 0; i < 2; ++i) {
+    if (!type.isDynamicDim(2 + i))
+      continue;
+    // A dynamic output size comes from a dynamic input size and `scales`.
+    Value in = indexToFloat(b, loc, tensor::DimOp::create(b, loc, input, 2 + i),
+                            b.getF64Type());
+    Value scaled = arith::MulFOp::create(
+        b, loc, in,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF64FloatAttr((*op.getScales())[i])));
+    sizes[2 + i] = floatToIndex(b, loc, scaled);
+  }
+  return sizes;
+}
+
 /// Each output element is the weighted sum of its taps along H times its
 /// taps along W (one tap each for nearest: a plain read).
 struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
@@ -542,23 +627,21 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    auto inputType = cast<RankedTensorType>(input.getType());
     auto type = cast<RankedTensorType>(op.getType());
-    for (int d = 2; d < 4; ++d)
-      if (ShapedType::isDynamic(inputType.getDimSize(d)) ||
-          ShapedType::isDynamic(type.getDimSize(d)))
-        return unsupported(rewriter, op, "dynamic spatial sizes");
-    ResizeAxis axes[2] = {
-        resizeAxis(op, 0, inputType.getDimSize(2), type.getDimSize(2)),
-        resizeAxis(op, 1, inputType.getDimSize(3), type.getDimSize(3))};
+    SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> outSizes = resizedSizes(rewriter, loc, op, input);
     // Blends in f32 as PyTorch does for f32/f16/bf16 inputs.
     Type f32 = rewriter.getF32Type();
     Type elementType = type.getElementType();
+    Value init = tensor::EmptyOp::create(rewriter, loc, outSizes, elementType);
     Value result = elementwise(
-        rewriter, loc, type, input, ValueRange{}, {},
+        rewriter, loc, type, init, ValueRange{}, {},
         [&](OpBuilder &b, Location l, ValueRange) -> Value {
           Value n = linalg::IndexOp::create(b, l, 0);
           Value c = linalg::IndexOp::create(b, l, 1);
+          ResizeAxis axes[2] = {
+              resizeAxis(b, l, op, 0, inSizes[2], outSizes[2]),
+              resizeAxis(b, l, op, 1, inSizes[3], outSizes[3])};
           Value outsideRow, outsideCol;
           SmallVector<Tap> rows = resizeTaps(
               b, l, op, axes[0], linalg::IndexOp::create(b, l, 2), &outsideRow);

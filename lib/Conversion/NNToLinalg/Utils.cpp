@@ -2,6 +2,7 @@
 #include "Utils.h"
 #include "DLAS/Support/ConstantData.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #include <cmath>
@@ -94,6 +95,43 @@ Value nnlowering::padSpatial(OpBuilder &b, Location loc, Value input, int64_t to
   return tensor::PadOp::create(
       b, loc, RankedTensorType::get(shape, type.getElementType()), input, low,
       high, value);
+}
+
+Value nnlowering::windowOutputSize(OpBuilder &b, Location loc, Operation *op,
+                                   Value size, int64_t padBefore,
+                                   int64_t padAfter, int64_t kernel,
+                                   int64_t stride, int64_t dilation,
+                                   bool ceilMode) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value padded = padBefore + padAfter == 0
+                     ? size
+                     : arith::AddIOp::create(b, loc, size,
+                                             index(padBefore + padAfter))
+                           .getResult();
+  Value window = index(dilation * (kernel - 1) + 1);
+  Value fits =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, padded, window);
+  cf::AssertOp::create(b, loc, fits,
+                       (op->getName().getStringRef() +
+                        ": the padded input is smaller than the window")
+                           .str());
+  Value span = arith::SubIOp::create(b, loc, padded, window);
+  if (ceilMode)
+    span = arith::AddIOp::create(b, loc, span, index(stride - 1));
+  Value out = arith::AddIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, span, index(stride)), index(1));
+  if (!ceilMode)
+    return out;
+  // The last window must start inside the input or its leading padding.
+  Value lastStart = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, out, index(1)), index(stride));
+  Value outside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, lastStart,
+      arith::AddIOp::create(b, loc, size, index(padBefore)));
+  return arith::SelectOp::create(
+      b, loc, outside, arith::SubIOp::create(b, loc, out, index(1)), out);
 }
 
 Value nnlowering::transpose(OpBuilder &b, Location loc, Value input,

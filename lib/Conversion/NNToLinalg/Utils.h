@@ -41,6 +41,16 @@ Value highestValue(OpBuilder &b, Location loc, Type type);
 Value padSpatial(OpBuilder &b, Location loc, Value input, int64_t top,
                  int64_t left, int64_t bottom, int64_t right, Value value);
 
+/// The output size of a window op (convolution, pooling) along a spatial
+/// dimension whose input size `size` is known at run time only: PyTorch's
+/// floor((size + pads - dilation * (kernel - 1) - 1) / stride) + 1, or the
+/// ceil-mode size (whose last window starts inside the input or its
+/// leading padding). A padded input smaller than the window aborts the
+/// run with `op`'s name (cf.assert) instead of making a negative size.
+Value windowOutputSize(OpBuilder &b, Location loc, Operation *op, Value size,
+                       int64_t padBefore, int64_t padAfter, int64_t kernel,
+                       int64_t stride, int64_t dilation, bool ceilMode = false);
+
 /// linalg.transpose of `input` by `perm`.
 Value transpose(OpBuilder &b, Location loc, Value input,
                 ArrayRef<int64_t> perm);

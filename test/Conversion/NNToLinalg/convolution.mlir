@@ -84,3 +84,4 @@ func.func @conv_transpose_crop(%x: tensor<1x2x3x3xf32>, %w: tensor<2x2x1x1xf32>)
   %0 = nn.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
 }
+

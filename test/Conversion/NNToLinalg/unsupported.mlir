@@ -1,29 +1,13 @@
 // Inputs the lowering must refuse, with a diagnostic naming the op.
 // RUN: dlas-opt %s --convert-nn-to-linalg --split-input-file -verify-diagnostics
 
-func.func @conv_transpose_dynamic_spatial(%x: tensor<1x4x?x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x?x7xf32> {
-  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.conv_transpose2d': dynamic spatial sizes}}
+// Max pooling with indices has static shapes only (its flat indices are
+// built from the sizes).
+func.func @pool_with_indices_dynamic(%x: tensor<1x4x?x?xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x?x?xi64>) {
+  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.max_pool2d_with_indices': a dynamic input shape}}
   // expected-error @+1 {{failed to legalize operation}}
-  %0 = nn.conv_transpose2d %x, %w : (tensor<1x4x?x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x?x7xf32>
-  return %0 : tensor<1x2x?x7xf32>
-}
-
-// -----
-
-func.func @pool_dynamic_spatial(%x: tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32> {
-  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.max_pool2d': dynamic spatial sizes}}
-  // expected-error @+1 {{failed to legalize operation}}
-  %0 = nn.max_pool2d %x {kernel = array<i64: 2, 2>} : (tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32>
-  return %0 : tensor<1x4x?x?xf32>
-}
-
-// -----
-
-func.func @resize_dynamic(%x: tensor<1x4x?x4xf32>) -> tensor<1x4x?x8xf32> {
-  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.resize': dynamic spatial sizes}}
-  // expected-error @+1 {{failed to legalize operation}}
-  %0 = nn.resize %x {scales = array<f64: 2.0, 2.0>} : (tensor<1x4x?x4xf32>) -> tensor<1x4x?x8xf32>
-  return %0 : tensor<1x4x?x8xf32>
+  %0:2 = nn.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>} : (tensor<1x4x?x?xf32>) -> (tensor<1x4x?x?xf32>, tensor<1x4x?x?xi64>)
+  return %0#0, %0#1 : tensor<1x4x?x?xf32>, tensor<1x4x?x?xi64>
 }
 
 // -----

@@ -53,15 +53,18 @@ def scaled_(conv):
 class RandomNet(nn.Module):
     """A random sequence of layers on a (C, H, W) input."""
 
-    def __init__(self, rng, c, h, w, wide):
+    def __init__(self, rng, c, h, w, wide, any_size=False):
         super().__init__()
         self.steps, self.mods, self.shapes = [], nn.ModuleList(), [(c, h, w)]
         for _ in range(rng.randint(2, 7)):
             if self.add_layer(rng, wide):
                 break
         c, h, w = self.shapes[-1]
+        # A network for any image size has a classifier only after the
+        # global pool (a flattened map has the image's size in it).
+        fits = c * h * w <= 8192 and (not any_size or self.steps[-1][0] == "gap")
         self.fc = (nn.Linear(c * h * w, rng.choice([10, 17]))
-                   if c * h * w <= 8192 and rng.random() < 0.5 else None)
+                   if fits and rng.random() < 0.5 else None)
 
     def push(self, kind, arg, shape, module=None):
         if module is not None:
@@ -174,34 +177,47 @@ def magnitude_prune(model, sparsity):
                 w[torch.sort(w.abs(), stable=True).indices[:count]] = 0
 
 
-def export(net, x, base, dynamic):
-    """Exports `net` to <base>.onnx (with a symbolic batch when `dynamic`);
-    returns (path, input, PyTorch's output)."""
+def export(net, x, base, dynamic, spatial=False):
+    """Exports `net` to <base>.onnx (with a symbolic batch when `dynamic`,
+    and symbolic image sizes when `spatial`); returns (path, input,
+    PyTorch's output)."""
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         y = net(x)
-        # A dynamic batch is exported at another batch than the one run,
-        # so that nothing of the export's batch can stand in for it.
-        example = torch.randn(x.shape[0] + 1, *x.shape[1:]) if dynamic else x
+        # Dynamic sizes are exported at other sizes than the ones run, so
+        # that nothing of the export's sizes can stand in for them.
+        shape = list(x.shape)
+        if dynamic:
+            shape[0] += 1
+        if spatial:
+            shape[2:] = [shape[2] + 3, shape[3] + 2]
+        example = torch.randn(*shape) if dynamic or spatial else x
+        axes = {0: "batch"} if dynamic else {}
+        if spatial:
+            axes.update({2: "height", 3: "width"})
+        outputs = {0: "batch"} if dynamic else {}
+        if spatial and y.dim() == 4 and y.shape[2:] != (1, 1):
+            outputs.update({2: "out_height", 3: "out_width"})
         torch.onnx.export(net, example, base + ".onnx", opset_version=13,
                           input_names=["input"], output_names=["out"],
-                          dynamic_axes=({"input": {0: "batch"}, "out": {0: "batch"}}
-                                        if dynamic else None))
+                          dynamic_axes=({"input": axes, "out": outputs}
+                                        if dynamic or spatial else None))
     return base + ".onnx", x, y
 
 
-def onnx_case(rng, seed, base, wide, dynamic=False, prune=0.0):
-    """Exports a random network (with a symbolic batch when `dynamic`);
-    returns (module path, input, expected, layers)."""
+def onnx_case(rng, seed, base, wide, dynamic=False, prune=0.0, spatial=False):
+    """Exports a random network (with a symbolic batch when `dynamic`,
+    symbolic image sizes when `spatial`); returns (module path, input,
+    expected, layers)."""
     c = rng.choice([16, 32, 64, 3] if wide else [3, 4, 8, 16, 32])
     h = rng.randint(12, 60) if wide else rng.randint(6, 40)
     w = rng.choice([h, rng.randint(12, 60) if wide else rng.randint(6, 40)])
     torch.manual_seed(seed)
-    net = RandomNet(rng, c, h, w, wide).eval()
+    net = RandomNet(rng, c, h, w, wide, any_size=spatial).eval()
     if prune:
         magnitude_prune(net, prune)
     x = torch.randn(rng.choice([1, 1, 2]), c, h, w)
-    return export(net, x, base, dynamic) + (" ".join(k for k, _ in net.steps),)
+    return export(net, x, base, dynamic, spatial) + (" ".join(k for k, _ in net.steps),)
 
 
 class SelfAttention(nn.Module):
@@ -404,6 +420,10 @@ def main():
     parser.add_argument("--dynamic-batch", action="store_true",
                         help="onnx: a symbolic batch, kept dynamic in the "
                              "compiled code (dlas-run --dynamic-shapes keep)")
+    parser.add_argument("--dynamic-spatial", action="store_true",
+                        help="onnx: symbolic image sizes (exported at other "
+                             "sizes than the ones run), kept dynamic in the "
+                             "compiled code")
     parser.add_argument("--prune", type=float, default=0.0,
                         help="prune every convolution and linear weight to this "
                              "sparsity (magnitude) before DLAS sees it, and run "
@@ -430,8 +450,10 @@ def main():
     for seed in seeds:
         rng = random.Random(seed * 7919 + args.wide)
         base = os.path.join(args.workdir, f"{args.kind}{'_wide' if args.wide else ''}"
-                                          f"{'_dynamic' if args.dynamic_batch else ''}_{seed}")
-        case = make(rng, seed, base, args.wide, args.dynamic_batch, args.prune)
+                                          f"{'_dynamic' if args.dynamic_batch else ''}"
+                                          f"{'_spatial' if args.dynamic_spatial else ''}_{seed}")
+        extra = {"spatial": True} if args.dynamic_spatial else {}
+        case = make(rng, seed, base, args.wide, args.dynamic_batch, args.prune, **extra)
         if case is None:
             continue
         module, x, y, layers = case
@@ -444,7 +466,7 @@ def main():
                    "--num-threads", args.num_threads]
             if target:
                 cmd += ["--target", target]
-            if args.dynamic_batch:
+            if args.dynamic_batch or args.dynamic_spatial:
                 cmd += ["--dynamic-shapes", "keep"]
             if args.precision:
                 cmd += ["--precision", args.precision]
@@ -466,6 +488,7 @@ def main():
                     os.remove(base + suffix)
     print(f"random {args.kind}{' wide' if args.wide else ''}"
           f"{' dynamic' if args.dynamic_batch else ''}"
+          f"{' spatial' if args.dynamic_spatial else ''}"
           f"{f' pruned {args.prune:g}' if args.prune else ''}"
           f"{f' {args.precision}' if args.precision else ''}: {len(seeds)} seeds, "
           f"{runs} runs, {len(failing)} failing")
