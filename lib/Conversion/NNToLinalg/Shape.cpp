@@ -2,6 +2,8 @@
 #include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
 #include "Utils.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -597,16 +599,31 @@ SmallVector<Tap> resizeTaps(OpBuilder &b, Location loc, nn::ResizeOp op,
 }
 
 /// The sizes of nn.resize's result: its static sizes, a dynamic batch or
-/// channel count from the input, and a dynamic spatial size as
-/// floor(size * scale) in f64 (as the op's shape inference does).
+/// channel count from the input, a run-time `sizes` operand, or a dynamic
+/// spatial size as floor(size * scale) in f64 (as the op's shape inference
+/// does).
 SmallVector<OpFoldResult> resizedSizes(OpBuilder &b, Location loc,
-                                       nn::ResizeOp op, Value input) {
+                                       nn::ResizeOp op, Value input,
+                                       ValueRange runTimeSizes) {
   auto type = cast<RankedTensorType>(op.getType());
   SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
   for (int i = 0; i < 2; ++i) {
     if (!type.isDynamicDim(2 + i))
       continue;
-    // A dynamic output size comes from a dynamic input size and `scales`.
+    if (std::optional<ArrayRef<int64_t>> given = op.getSizes()) {
+      if ((*given)[i] == -1) {
+        Value size = runTimeSizes.front();
+        runTimeSizes = runTimeSizes.drop_front();
+        Value positive = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::sge, size,
+            arith::ConstantIndexOp::create(b, loc, 1));
+        cf::AssertOp::create(b, loc, positive,
+                             "nn.resize: a run-time output size is below 1");
+        sizes[2 + i] = size;
+      }
+      continue;
+    }
+    // Otherwise it comes from a dynamic input size and `scales`.
     Value in = indexToFloat(b, loc, tensor::DimOp::create(b, loc, input, 2 + i),
                             b.getF64Type());
     Value scaled = arith::MulFOp::create(
@@ -629,7 +646,7 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(op.getType());
     SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(rewriter, loc, input);
-    SmallVector<OpFoldResult> outSizes = resizedSizes(rewriter, loc, op, input);
+    SmallVector<OpFoldResult> outSizes = resizedSizes(rewriter, loc, op, input, adaptor.getDynamicSizes());
     // Blends in f32 as PyTorch does for f32/f16/bf16 inputs.
     Type f32 = rewriter.getF32Type();
     Type elementType = type.getElementType();

@@ -2449,21 +2449,27 @@ LogicalResult importResize(NodeContext &ctx) {
   if (policy != "stretch")
     return ctx.fail("keep_aspect_ratio_policy '" + policy +
                     "' is not supported (stretch is)");
-  // Sizes from shape arithmetic on a dynamic batch: a run-time entry must
-  // be the input's own size there (kept), as F.interpolate(size=...)
-  // exports it.
+  // Sizes from shape arithmetic on dynamic sizes, as F.interpolate(size=
+  // ...) exports them: a run-time batch or channel entry must be the
+  // input's own size there (kept); a run-time height or width (-1 in the
+  // op's `sizes`) becomes a `sizes` operand.
   std::optional<HostTensor> resolvedSizes;
+  SmallVector<Value> runTimeSizes;
   if (ctx.isSymbolic(3)) {
     std::optional<SymbolicInts> symbolic = ctx.symbolic(3);
     std::vector<int64_t> entries;
     for (auto [d, e] : llvm::enumerate(symbolic->elements)) {
-      if (std::optional<int64_t> c = getConstantIntValue(e))
+      if (std::optional<int64_t> c = getConstantIntValue(e)) {
         entries.push_back(*c);
-      else if ((int64_t)d < type.getRank() && isDimOf(e, *x, d))
+      } else if (d < 2 && isDimOf(e, *x, d)) {
         entries.push_back(type.getDimSize(d));
-      else
+      } else if (d == 2 || d == 3) {
+        entries.push_back(-1);
+        runTimeSizes.push_back(cast<Value>(e));
+      } else {
         return ctx.fail("'sizes' entry " + Twine(d) +
                         " is known only at run time");
+      }
     }
     resolvedSizes = HostTensor::ofInts(symbolic->shape, std::move(entries));
   }
@@ -2558,7 +2564,9 @@ LogicalResult importResize(NodeContext &ctx) {
   else
     attrs.push_back(i64Array(ctx, "sizes",
                              {(int64_t)factors.at(2), (int64_t)factors.at(3)}));
-  return emit<nn::ResizeOp>(ctx, *x, attrs);
+  SmallVector<Value> operands = {*x};
+  operands.append(runTimeSizes);
+  return emit<nn::ResizeOp>(ctx, operands, attrs);
 }
 
 LogicalResult importIdentity(NodeContext &ctx) {
@@ -3397,7 +3405,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
       {"Resize", importResize, "nn.resize",
-       "NCHW; scales or sizes constant; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); every coordinate mode (tf_crop_and_resize: roi constant, extrapolation_value)"},
+       "NCHW; scales constant, sizes constant or (H, W) computed at run time; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); every coordinate mode (tf_crop_and_resize: roi constant, extrapolation_value)"},
       {"RNN", importRecurrent<nn::RnnOp>, "nn.rnn",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip"},

@@ -162,3 +162,21 @@ func.func @resize_pytorch_half_pixel_dynamic(%x: tensor<1x4x?x4xf32>) -> tensor<
   %0 = nn.resize %x {mode = #nn<resize_mode bilinear>, coordinates = #nn<resize_coordinates pytorch_half_pixel>, scales = array<f64: 0.5, 2.0>} : (tensor<1x4x?x4xf32>) -> tensor<1x4x?x8xf32>
   return %0 : tensor<1x4x?x8xf32>
 }
+
+// -----
+
+// Output sizes read at run time (`sizes` operands for the -1 entries),
+// checked to be at least 1; the scale is out / in, computed at run time.
+// CHECK-LABEL: func @resize_run_time_sizes
+// CHECK: %[[POSITIVE:.*]] = arith.cmpi sge, %arg1, %c1
+// CHECK: cf.assert %[[POSITIVE]], "nn.resize: a run-time output size is below 1"
+// CHECK: %[[INIT:.*]] = tensor.empty(%arg1) : tensor<1x4x?x8xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[INIT]]
+// CHECK: %[[OUT64:.*]] = arith.index_cast %arg1 : index to i64
+// CHECK: %[[OUTF:.*]] = arith.sitofp %[[OUT64]] : i64 to f64
+// CHECK: %[[SCALE:.*]] = arith.divf %[[OUTF]], %{{.*}} : f64
+// CHECK: arith.divf %{{.*}}, %[[SCALE]] : f64
+func.func @resize_run_time_sizes(%x: tensor<1x4x?x4xf32>, %h: index) -> tensor<1x4x?x8xf32> {
+  %0 = nn.resize %x sizes(%h) {mode = #nn<resize_mode bilinear>, sizes = array<i64: -1, 8>} : (tensor<1x4x?x4xf32>, index) -> tensor<1x4x?x8xf32>
+  return %0 : tensor<1x4x?x8xf32>
+}

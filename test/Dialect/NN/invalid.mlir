@@ -429,6 +429,27 @@ func.func @f(%a: tensor<1x3x4x4xf32>) {
   %0 = nn.resize %a {sizes = array<i64: 8, 8>, exclude_outside = true} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return
 }
+// -----
+func.func @f(%a: tensor<1x3x?x?xf32>, %h: index) {
+  // expected-error @+2 {{has 1 'sizes' operand(s) for 2 entries of -1 in attribute 'sizes'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a sizes(%h) {sizes = array<i64: -1, -1>} : (tensor<1x3x?x?xf32>, index) -> tensor<1x3x?x?xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x?x?xf32>, %h: index) {
+  // expected-error @+2 {{'sizes' operands go with attribute 'sizes'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a sizes(%h) {scales = array<f64: 2.0, 2.0>} : (tensor<1x3x?x?xf32>, index) -> tensor<1x3x?x?xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<1x3x?x?xf32>, %h: index) {
+  // expected-error @+2 {{attribute 'sizes' must be positive, got [-1, -2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.resize %a sizes(%h) {sizes = array<i64: -1, -2>} : (tensor<1x3x?x?xf32>, index) -> tensor<1x3x?x?xf32>
+  return
+}
 
 // -----
 

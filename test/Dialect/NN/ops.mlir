@@ -169,6 +169,9 @@ func.func @shapes(%a: tensor<1x8x4x4xf32>, %b: tensor<1x4x4x4xf32>, %n: tensor<?
   %5 = nn.pad %a {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, value = 1.0 : f64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x6x8xf32>
   // CHECK: nn.resize %{{.*}} {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.000000e+00, 2.000000e+00>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
   %6 = nn.resize %a {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+  // CHECK: nn.resize %{{.*}} sizes(%{{.*}}) {sizes = array<i64: -1, 5>} : (tensor<1x8x4x4xf32>, index) -> tensor<1x8x?x5xf32>
+  %rows = arith.constant 7 : index
+  %runtime = nn.resize %a sizes(%rows) {sizes = array<i64: -1, 5>} : (tensor<1x8x4x4xf32>, index) -> tensor<1x8x?x5xf32>
   // CHECK: nn.resize %{{.*}} {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
   %7 = nn.resize %a {sizes = array<i64: 3, 5>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x3x5xf32>
   // CHECK: nn.resize %{{.*}} {coordinates = #nn<resize_coordinates align_corners>, cubic_coeff_a = -5.000000e-01 : f64, exclude_outside = true, mode = #nn<resize_mode bicubic>, sizes = array<i64: 7, 7>}

@@ -819,12 +819,14 @@ class NN_ArgReduceOp<string mnemonic, string extremum>
 def NN_ArgMaxOp : NN_ArgReduceOp<"arg_max", "largest">;
 def NN_ArgMinOp : NN_ArgReduceOp<"arg_min", "smallest">;
 
-def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
+def NN_ResizeOp : NN_PureOp<"resize"> {
   let summary = "spatial up/down-sampling (nearest, bilinear, bicubic) of NCHW tensors";
   let description = [{
     Resizes H and W of an NCHW tensor with ONNX Resize's semantics. Give
     exactly one of `scales` (`[s_h, s_w]`, output size `floor(size * s)`)
-    or `sizes` (`[H_out, W_out]`, scale `out / in`).
+    or `sizes` (`[H_out, W_out]`, scale `out / in`). A `sizes` entry of -1
+    takes the next `sizes(...)` operand: an output size known only at run
+    time (`F.interpolate(x, size=y.shape[-2:])` on images of any size).
 
     `coordinates` maps output index `x` to source coordinate `x'`, with
     `L = size * scale` (unrounded when `scales` is given):
@@ -849,9 +851,11 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
     ```mlir
     %y = nn.resize %x {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>}
         : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32>
+    %z = nn.resize %x sizes(%h, %w) {mode = #nn<resize_mode bilinear>, sizes = array<i64: -1, -1>}
+        : (tensor<1x3x?x?xf32>, index, index) -> tensor<1x3x?x?xf32>
     ```
   }];
-  let arguments = (ins NN_FloatTensor4D:$input,
+  let arguments = (ins NN_FloatTensor4D:$input, Variadic<Index>:$dynamic_sizes,
                        DefaultValuedAttr<NN_ResizeModeAttr,
                            "::mlir::dlas::nn::ResizeMode::Nearest">:$mode,
                        OptionalAttr<DenseF64ArrayAttr>:$scales,
@@ -864,7 +868,9 @@ def NN_ResizeOp : NN_PureOp<"resize", [SameOperandsAndResultElementType]> {
                        OptionalAttr<DenseF64ArrayAttr>:$roi,
                        DefaultValuedAttr<F64Attr, "0.0">:$extrapolation_value);
   let results = (outs NN_FloatTensor4D:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`sizes` `(` $dynamic_sizes^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
   let extraClassDeclaration = [{
     /// `coordinates`, or the mode's default when it is absent.
     ::mlir::dlas::nn::ResizeCoordinates getEffectiveCoordinates() {

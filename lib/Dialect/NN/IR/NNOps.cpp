@@ -1256,15 +1256,24 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (roi && !llvm::all_of(*roi, [](double v) { return std::isfinite(v); }))
     return check.fail("attribute 'roi' must be finite");
   SmallVector<int64_t> shape(input.getShape());
+  int64_t runTimeSizes = adaptor.getDynamicSizes().size();
   if (sizes) {
     if (sizes->size() != 2)
       return check.fail("attribute 'sizes' needs 2 entries (H, W), got ",
                         sizes->size());
-    if (failed(check.requirePositive(*sizes, "sizes")))
+    // -1 entries take the `sizes` operands, one each.
+    if (llvm::count(*sizes, -1) != runTimeSizes)
+      return check.fail("has ", runTimeSizes,
+                        " 'sizes' operand(s) for ", llvm::count(*sizes, -1),
+                        " entries of -1 in attribute 'sizes'");
+    if (llvm::any_of(*sizes, [](int64_t v) { return v < 1 && v != -1; }) &&
+        failed(check.requirePositive(*sizes, "sizes")))
       return failure();
-    shape[2] = (*sizes)[0];
-    shape[3] = (*sizes)[1];
+    shape[2] = (*sizes)[0] == -1 ? kDynamic : (*sizes)[0];
+    shape[3] = (*sizes)[1] == -1 ? kDynamic : (*sizes)[1];
   } else {
+    if (runTimeSizes)
+      return check.fail("'sizes' operands go with attribute 'sizes'");
     if (scales->size() != 2)
       return check.fail("attribute 'scales' needs 2 entries (H, W), got ",
                         scales->size());
