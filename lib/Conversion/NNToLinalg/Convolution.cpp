@@ -17,24 +17,6 @@ using namespace mlir::dlas::nnlowering;
 
 namespace {
 
-/// The sizes of a convolution's NCHW result `type` over the padded NCHW
-/// `input`: a dynamic batch from the input, a dynamic spatial size from the
-/// window's arithmetic. (Taking every dynamic size from the input, as
-/// elementwise ops do, would give the padded input's spatial sizes.)
-SmallVector<OpFoldResult> convResultSizes(OpBuilder &b, Location loc,
-                                          Operation *op, RankedTensorType type,
-                                          Value input, ArrayRef<int64_t> window,
-                                          ArrayRef<int64_t> strides,
-                                          ArrayRef<int64_t> dilations) {
-  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
-  for (int i = 0; i < 2; ++i)
-    if (type.isDynamicDim(2 + i))
-      sizes[2 + i] = windowOutputSize(
-          b, loc, op, tensor::DimOp::create(b, loc, input, 2 + i), 0, 0,
-          window[i], strides[i], dilations[i]);
-  return sizes;
-}
-
 /// The accumulator of a convolution with result sizes `sizes`: the bias
 /// broadcast along channels when there is one (saving a separate add),
 /// zeros otherwise.
@@ -93,18 +75,19 @@ Value mergeDims(OpBuilder &b, Location loc, Value value, int64_t dim) {
 /// Runs an NCHW convolution of the (already padded) input with an OIHW
 /// filter, choosing the named op from the group structure.
 Value nchwConvolution(OpBuilder &b, Location loc, Operation *op, Value input,
-                      Value filter,
-                      Value bias, RankedTensorType resultType, int64_t groups,
-                      ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+                      Value filter, Value bias, RankedTensorType resultType,
+                      int64_t groups, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> dilations) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   int64_t channels = inputType.getDimSize(1);
   int64_t outChannels = filterType.getDimSize(0);
   Attribute strideAttr = b.getI64TensorAttr(strides);
   Attribute dilationAttr = b.getI64TensorAttr(dilations);
-  SmallVector<OpFoldResult> resultSizes =
-      convResultSizes(b, loc, op, resultType, input,
-                      filterType.getShape().drop_front(2), strides, dilations);
+  // The input is padded already.
+  SmallVector<OpFoldResult> resultSizes = windowResultSizes(
+      b, loc, op, resultType, input, filterType.getShape().drop_front(2),
+      strides, {0, 0, 0, 0}, dilations);
 
   if (groups == 1) {
     Value init = convAccumulator(b, loc, resultType, resultSizes, bias);
@@ -176,9 +159,9 @@ struct Conv2DLowering : OpConversionPattern<nn::Conv2DOp> {
     Value bias = adaptor.getBias();
     if (bias)
       bias = convertFloats(rewriter, loc, bias, accType);
-    Value result = nchwConvolution(rewriter, loc, op, input, adaptor.getFilter(),
-                                   bias, accType, op.getGroups(),
-                                   op.getStrides(), op.getDilations());
+    Value result = nchwConvolution(
+        rewriter, loc, op, input, adaptor.getFilter(), bias, accType,
+        op.getGroups(), op.getStrides(), op.getDilations());
     result = convertFloats(rewriter, loc, result, nchwResultType);
     if (nhwc)
       result = transpose(rewriter, loc, result, kNchwToNhwc);
@@ -248,12 +231,12 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
       croppedSizes[2 + i] = sized(grow - cropBefore[i] - cropAfter[i]);
     }
     Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
-    Value full = linalg::FillOp::create(
-                     rewriter, loc, zero,
-                     tensor::EmptyOp::create(rewriter, loc, fullSizes,
-                                             elementType)
-                         .getResult())
-                     .getResult(0);
+    Value full =
+        linalg::FillOp::create(
+            rewriter, loc, zero,
+            tensor::EmptyOp::create(rewriter, loc, fullSizes, elementType)
+                .getResult())
+            .getResult(0);
     SmallVector<OpFoldResult> offsets = {
         rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
         rewriter.getIndexAttr(std::max<int64_t>(before[0], 0)),
@@ -269,9 +252,8 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
           rewriter.getIndexAttr(cropBefore[0]),
           rewriter.getIndexAttr(cropBefore[1])};
       SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
-      padded = tensor::ExtractSliceOp::create(rewriter, loc, padded,
-                                              cropOffsets, croppedSizes,
-                                              unitStrides);
+      padded = tensor::ExtractSliceOp::create(
+          rewriter, loc, padded, cropOffsets, croppedSizes, unitStrides);
     }
 
     // W'[g, f, c, h, w] = W[g * C_in/g + c, f, Kh-1-h, Kw-1-w].
@@ -294,11 +276,11 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
     Value bias = adaptor.getBias();
     if (bias)
       bias = convertFloats(rewriter, loc, bias, accType);
-    Value init = convAccumulator(
-        rewriter, loc, accType,
-        convResultSizes(rewriter, loc, op, accType, padded, {kh, kw}, {1, 1},
-                        dilation),
-        bias);
+    Value init = convAccumulator(rewriter, loc, accType,
+                                 windowResultSizes(rewriter, loc, op, accType,
+                                                   padded, {kh, kw}, {1, 1},
+                                                   {0, 0, 0, 0}, dilation),
+                                 bias);
     Value groupedInit = splitDim(rewriter, loc, init, 1, groups);
     auto groupedType = cast<RankedTensorType>(groupedInit.getType());
     Value grouped =

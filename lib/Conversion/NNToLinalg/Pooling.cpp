@@ -23,8 +23,7 @@ RankedTensorType toNchw(RankedTensorType type, nn::Layout layout) {
 Value padForWindows(OpBuilder &b, Location loc, Value input,
                     RankedTensorType resultType, ArrayRef<int64_t> kernel,
                     ArrayRef<int64_t> stride, ArrayRef<int64_t> pad,
-                    ArrayRef<int64_t> dilation, bool ceilMode,
-                    Value padValue) {
+                    ArrayRef<int64_t> dilation, bool ceilMode, Value padValue) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t high[2];
   for (int i = 0; i < 2; ++i) {
@@ -37,25 +36,6 @@ Value padForWindows(OpBuilder &b, Location loc, Value input,
     high[i] = std::max<int64_t>(needed - type.getDimSize(2 + i) - pad[i], 0);
   }
   return padSpatial(b, loc, input, pad[0], pad[1], high[0], high[1], padValue);
-}
-
-/// The sizes of a pool's NCHW result `type` over the unpadded NCHW `input`:
-/// a dynamic batch or channel count from the input, a dynamic spatial size
-/// from the window's arithmetic.
-SmallVector<OpFoldResult> poolResultSizes(OpBuilder &b, Location loc,
-                                          Operation *op, RankedTensorType type,
-                                          Value input, ArrayRef<int64_t> kernel,
-                                          ArrayRef<int64_t> stride,
-                                          ArrayRef<int64_t> pad,
-                                          ArrayRef<int64_t> dilation,
-                                          bool ceilMode) {
-  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
-  for (int i = 0; i < 2; ++i)
-    if (type.isDynamicDim(2 + i))
-      sizes[2 + i] = windowOutputSize(
-          b, loc, op, tensor::DimOp::create(b, loc, input, 2 + i), pad[i],
-          pad[2 + i], kernel[i], stride[i], dilation[i], ceilMode);
-  return sizes;
 }
 
 /// tensor.empty of `sizes` filled with `value`.
@@ -72,9 +52,9 @@ Value planeSize(OpBuilder &b, Location loc, Value input, Type type) {
   if (!inputType.isDynamicDim(2) && !inputType.isDynamicDim(3))
     return scalarConstant(b, loc, type,
                           inputType.getDimSize(2) * inputType.getDimSize(3));
-  Value count = arith::MulIOp::create(b, loc,
-                                      tensor::DimOp::create(b, loc, input, 2),
-                                      tensor::DimOp::create(b, loc, input, 3));
+  Value count =
+      arith::MulIOp::create(b, loc, tensor::DimOp::create(b, loc, input, 2),
+                            tensor::DimOp::create(b, loc, input, 3));
   Value count64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
   return arith::SIToFPOp::create(b, loc, type, count64);
 }
@@ -90,17 +70,18 @@ struct MaxPool2DLowering : OpConversionPattern<nn::MaxPool2DOp> {
     if (nhwc)
       input = transpose(rewriter, loc, input, kNhwcToNchw);
     auto inputType = cast<RankedTensorType>(input.getType());
-    auto resultType = toNchw(cast<RankedTensorType>(op.getType()), op.getLayout());
+    auto resultType =
+        toNchw(cast<RankedTensorType>(op.getType()), op.getLayout());
     Type elementType = inputType.getElementType();
     Value lowest = lowestValue(rewriter, loc, elementType);
-    Value padded = padForWindows(rewriter, loc, input, resultType, op.getKernel(),
-                                 op.getStrides(), op.getPadding(),
-                                 op.getDilations(), op.getCeilMode(), lowest);
+    Value padded = padForWindows(
+        rewriter, loc, input, resultType, op.getKernel(), op.getStrides(),
+        op.getPadding(), op.getDilations(), op.getCeilMode(), lowest);
     Value init = filledOfSizes(
         rewriter, loc,
-        poolResultSizes(rewriter, loc, op, resultType, input, op.getKernel(),
-                        op.getStrides(), op.getPadding(), op.getDilations(),
-                        op.getCeilMode()),
+        windowResultSizes(rewriter, loc, op, resultType, input, op.getKernel(),
+                          op.getStrides(), op.getPadding(), op.getDilations(),
+                          op.getCeilMode()),
         lowest);
     Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(),
                                            elementType);
@@ -150,20 +131,21 @@ struct AvgPool2DLowering : OpConversionPattern<nn::AvgPool2DOp> {
     if (nhwc)
       input = transpose(rewriter, loc, input, kNhwcToNchw);
     auto inputType = cast<RankedTensorType>(input.getType());
-    auto resultType = toNchw(cast<RankedTensorType>(op.getType()), op.getLayout());
+    auto resultType =
+        toNchw(cast<RankedTensorType>(op.getType()), op.getLayout());
     Type elementType = inputType.getElementType();
     Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
     int64_t noDilation[] = {1, 1};
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStrides(),
                       pad = op.getPadding();
-    Value padded = padForWindows(rewriter, loc, input, resultType, kernel,
-                                 stride, pad, noDilation, op.getCeilMode(),
-                                 zero);
-    Value init = filledOfSizes(
-        rewriter, loc,
-        poolResultSizes(rewriter, loc, op, resultType, input, kernel, stride,
-                        pad, noDilation, op.getCeilMode()),
-        zero);
+    Value padded =
+        padForWindows(rewriter, loc, input, resultType, kernel, stride, pad,
+                      noDilation, op.getCeilMode(), zero);
+    Value init = filledOfSizes(rewriter, loc,
+                               windowResultSizes(rewriter, loc, op, resultType,
+                                                 input, kernel, stride, pad,
+                                                 noDilation, op.getCeilMode()),
+                               zero);
     Value window =
         tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
     Value sums = linalg::PoolingNchwSumOp::create(

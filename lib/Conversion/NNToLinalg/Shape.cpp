@@ -428,9 +428,9 @@ ResizeAxis resizeAxis(OpBuilder &b, Location loc, nn::ResizeOp op, int dim,
   auto unlessSingle = [&](F64 single, F64 general) -> F64 {
     if (std::optional<double> l = length.getConstant())
       return *l == 1 ? single : general;
-    Value isSingle = arith::CmpFOp::create(
-        b, loc, arith::CmpFPredicate::OEQ, length.materialize(b, loc),
-        F64(1.0).materialize(b, loc));
+    Value isSingle = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           length.materialize(b, loc),
+                                           F64(1.0).materialize(b, loc));
     return F64(arith::SelectOp::create(b, loc, isSingle,
                                        single.materialize(b, loc),
                                        general.materialize(b, loc))
@@ -466,8 +466,8 @@ ResizeAxis resizeAxis(OpBuilder &b, Location loc, nn::ResizeOp op, int dim,
     axis.last = last;
     axis.numer = unlessSingle(0.0, mul(end - start, last));
     axis.denom = unlessSingle(1.0, lengthMinusOne);
-    axis.shift = unlessSingle(mul(-0.5 * (start + end), last),
-                              mul(-start, last));
+    axis.shift =
+        unlessSingle(mul(-0.5 * (start + end), last), mul(-start, last));
     break;
   }
   }
@@ -478,8 +478,8 @@ ResizeAxis resizeAxis(OpBuilder &b, Location loc, nn::ResizeOp op, int dim,
 Value clampIndex(OpBuilder &b, Location loc, Value v, Value size) {
   Value lo = arith::MaxSIOp::create(b, loc, v,
                                     arith::ConstantIndexOp::create(b, loc, 0));
-  Value last = arith::SubIOp::create(
-      b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
+  Value last = arith::SubIOp::create(b, loc, size,
+                                     arith::ConstantIndexOp::create(b, loc, 1));
   return arith::MinSIOp::create(b, loc, lo, last);
 }
 
@@ -614,9 +614,9 @@ SmallVector<OpFoldResult> resizedSizes(OpBuilder &b, Location loc,
       if ((*given)[i] == -1) {
         Value size = runTimeSizes.front();
         runTimeSizes = runTimeSizes.drop_front();
-        Value positive = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::sge, size,
-            arith::ConstantIndexOp::create(b, loc, 1));
+        Value positive =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
+                                  arith::ConstantIndexOp::create(b, loc, 1));
         cf::AssertOp::create(b, loc, positive,
                              "nn.resize: a run-time output size is below 1");
         sizes[2 + i] = size;
@@ -645,8 +645,10 @@ struct ResizeLowering : OpConversionPattern<nn::ResizeOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(op.getType());
-    SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(rewriter, loc, input);
-    SmallVector<OpFoldResult> outSizes = resizedSizes(rewriter, loc, op, input, adaptor.getDynamicSizes());
+    SmallVector<OpFoldResult> inSizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> outSizes =
+        resizedSizes(rewriter, loc, op, input, adaptor.getDynamicSizes());
     // Blends in f32 as PyTorch does for f32/f16/bf16 inputs.
     Type f32 = rewriter.getF32Type();
     Type elementType = type.getElementType();

@@ -105,11 +105,11 @@ Value nnlowering::windowOutputSize(OpBuilder &b, Location loc, Operation *op,
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  Value padded = padBefore + padAfter == 0
-                     ? size
-                     : arith::AddIOp::create(b, loc, size,
-                                             index(padBefore + padAfter))
-                           .getResult();
+  Value padded =
+      padBefore + padAfter == 0
+          ? size
+          : arith::AddIOp::create(b, loc, size, index(padBefore + padAfter))
+                .getResult();
   Value window = index(dilation * (kernel - 1) + 1);
   Value fits =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, padded, window);
@@ -132,6 +132,19 @@ Value nnlowering::windowOutputSize(OpBuilder &b, Location loc, Operation *op,
       arith::AddIOp::create(b, loc, size, index(padBefore)));
   return arith::SelectOp::create(
       b, loc, outside, arith::SubIOp::create(b, loc, out, index(1)), out);
+}
+
+SmallVector<OpFoldResult> nnlowering::windowResultSizes(
+    OpBuilder &b, Location loc, Operation *op, RankedTensorType type,
+    Value input, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+    ArrayRef<int64_t> pad, ArrayRef<int64_t> dilation, bool ceilMode) {
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, type, input);
+  for (int i = 0; i < 2; ++i)
+    if (type.isDynamicDim(2 + i))
+      sizes[2 + i] = windowOutputSize(
+          b, loc, op, tensor::DimOp::create(b, loc, input, 2 + i), pad[i],
+          pad[2 + i], kernel[i], stride[i], dilation[i], ceilMode);
+  return sizes;
 }
 
 Value nnlowering::transpose(OpBuilder &b, Location loc, Value input,

@@ -51,6 +51,17 @@ Value windowOutputSize(OpBuilder &b, Location loc, Operation *op, Value size,
                        int64_t padBefore, int64_t padAfter, int64_t kernel,
                        int64_t stride, int64_t dilation, bool ceilMode = false);
 
+/// The sizes of a window op's NCHW result `type` over the NCHW `input`
+/// before its padding `pad` (top, left, bottom, right): a dynamic batch or
+/// channel count from the input, a dynamic spatial size from
+/// windowOutputSize. (Taking every dynamic size from the input, as
+/// elementwise ops do, would be wrong for the spatial ones.)
+SmallVector<OpFoldResult>
+windowResultSizes(OpBuilder &b, Location loc, Operation *op,
+                  RankedTensorType type, Value input, ArrayRef<int64_t> kernel,
+                  ArrayRef<int64_t> stride, ArrayRef<int64_t> pad,
+                  ArrayRef<int64_t> dilation, bool ceilMode = false);
+
 /// linalg.transpose of `input` by `perm`.
 Value transpose(OpBuilder &b, Location loc, Value input,
                 ArrayRef<int64_t> perm);

@@ -1263,8 +1263,8 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                         sizes->size());
     // -1 entries take the `sizes` operands, one each.
     if (llvm::count(*sizes, -1) != runTimeSizes)
-      return check.fail("has ", runTimeSizes,
-                        " 'sizes' operand(s) for ", llvm::count(*sizes, -1),
+      return check.fail("has ", runTimeSizes, " 'sizes' operand(s) for ",
+                        llvm::count(*sizes, -1),
                         " entries of -1 in attribute 'sizes'");
     if (llvm::any_of(*sizes, [](int64_t v) { return v < 1 && v != -1; }) &&
         failed(check.requirePositive(*sizes, "sizes")))
