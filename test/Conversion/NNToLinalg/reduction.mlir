@@ -98,3 +98,18 @@ func.func @arg_min_last(%x: tensor<5xf32>) -> tensor<i64> {
   %0 = nn.arg_min %x {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<5xf32>) -> tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+// A mean over a dimension known at run time only (a sequence's symbolic
+// length) divides by its size read at run time.
+// CHECK-LABEL: func @mean_dynamic
+// CHECK: %[[T:.*]] = tensor.dim %arg0, %c1
+// CHECK: %[[COUNT:.*]] = arith.muli %[[T]], %c4
+// CHECK: %[[COUNT64:.*]] = arith.index_cast %[[COUNT]] : index to i64
+// CHECK: %[[DIVISOR:.*]] = arith.sitofp %[[COUNT64]] : i64 to f32
+// CHECK: arith.divf %{{.*}}, %[[DIVISOR]] : f32
+func.func @mean_dynamic(%x: tensor<2x?x4xf32>) -> tensor<2x1x1xf32> {
+  %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1, 2>} : (tensor<2x?x4xf32>) -> tensor<2x1x1xf32>
+  return %0 : tensor<2x1x1xf32>
+}

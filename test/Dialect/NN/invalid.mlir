@@ -532,14 +532,6 @@ func.func @f(%x: tensor<2x8xf32>) {
 
 // -----
 
-func.func @f(%x: tensor<2x?xf32>) {
-  // expected-error @+2 {{'nn.reduce' op 'mean' needs static reduced dimensions; dimension 1 is dynamic}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2x1xf32>
-  return
-}
-
-// -----
 
 // Found by dlas-fuzz-onnx under UBSan: the padded size overflowed.
 func.func @f(%x: tensor<2x8xf32>) {

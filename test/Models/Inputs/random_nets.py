@@ -177,10 +177,10 @@ def magnitude_prune(model, sparsity):
                 w[torch.sort(w.abs(), stable=True).indices[:count]] = 0
 
 
-def export(net, x, base, dynamic, spatial=False):
+def export(net, x, base, dynamic, spatial=False, time=False):
     """Exports `net` to <base>.onnx (with a symbolic batch when `dynamic`,
-    and symbolic image sizes when `spatial`); returns (path, input,
-    PyTorch's output)."""
+    symbolic image sizes when `spatial`, a symbolic sequence length when
+    `time`); returns (path, input, PyTorch's output)."""
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         y = net(x)
@@ -191,17 +191,24 @@ def export(net, x, base, dynamic, spatial=False):
             shape[0] += 1
         if spatial:
             shape[2:] = [shape[2] + 3, shape[3] + 2]
-        example = torch.randn(*shape) if dynamic or spatial else x
+        if time:
+            shape[1] += 2
+        symbolic = dynamic or spatial or time
+        example = torch.randn(*shape) if symbolic else x
         axes = {0: "batch"} if dynamic else {}
         if spatial:
             axes.update({2: "height", 3: "width"})
+        if time:
+            axes[1] = "time"
         outputs = {0: "batch"} if dynamic else {}
         if spatial and y.dim() == 4 and y.shape[2:] != (1, 1):
             outputs.update({2: "out_height", 3: "out_width"})
+        if time and y.dim() == 3:
+            outputs[1] = "time"
         torch.onnx.export(net, example, base + ".onnx", opset_version=13,
                           input_names=["input"], output_names=["out"],
                           dynamic_axes=({"input": axes, "out": outputs}
-                                        if dynamic or spatial else None))
+                                        if symbolic else None))
     return base + ".onnx", x, y
 
 
@@ -249,8 +256,9 @@ class RandomSeqNet(nn.Module):
     def __init__(self, rng, d, t):
         super().__init__()
         self.steps, self.mods, self.dims = [], nn.ModuleList(), [d]
-        # A constant causal mask (opset 13 has no Trilu).
-        self.register_buffer("causal", torch.triu(torch.full((t, t), float("-inf")), 1))
+        # A constant causal mask (opset 13 has no Trilu), sliced to the
+        # sequence's length (a run-time Slice with a symbolic length).
+        self.register_buffer("causal", torch.triu(torch.full((64, 64), float("-inf")), 1))
         for _ in range(rng.randint(1, 5)):
             d = self.dims[-1]
             kind = rng.choice(["linear", "linear", "norm", "attention", "lstm",
@@ -290,7 +298,7 @@ class RandomSeqNet(nn.Module):
             elif kind == "norm":
                 x = m(x)
             elif kind == "attention":
-                mask = self.causal if arg else None
+                mask = self.causal[:x.shape[1], :x.shape[1]] if arg else None
                 x = x + m(x, mask)
             elif kind in ("lstm", "gru"):
                 x = m(x)[0]
@@ -299,7 +307,7 @@ class RandomSeqNet(nn.Module):
         return x.mean(1) if self.pool else x
 
 
-def seq_case(rng, seed, base, wide, dynamic=False, prune=0.0):
+def seq_case(rng, seed, base, wide, dynamic=False, prune=0.0, time=False):
     """Exports a random sequence network; (module path, input, expected,
     layers)."""
     torch.manual_seed(seed)
@@ -309,7 +317,7 @@ def seq_case(rng, seed, base, wide, dynamic=False, prune=0.0):
     if prune:
         magnitude_prune(net, prune)
     x = torch.randn(rng.choice([1, 2, 3]), t, d)
-    return export(net, x, base, dynamic) + (" ".join(k for k, _, _ in net.steps),)
+    return export(net, x, base, dynamic, time=time) + (" ".join(k for k, _, _ in net.steps),)
 
 
 def blob(a):
@@ -424,6 +432,9 @@ def main():
                         help="onnx: symbolic image sizes (exported at other "
                              "sizes than the ones run), kept dynamic in the "
                              "compiled code")
+    parser.add_argument("--dynamic-time", action="store_true",
+                        help="seq: a symbolic sequence length (exported at "
+                             "another length than the one run), kept dynamic")
     parser.add_argument("--prune", type=float, default=0.0,
                         help="prune every convolution and linear weight to this "
                              "sparsity (magnitude) before DLAS sees it, and run "
@@ -451,8 +462,11 @@ def main():
         rng = random.Random(seed * 7919 + args.wide)
         base = os.path.join(args.workdir, f"{args.kind}{'_wide' if args.wide else ''}"
                                           f"{'_dynamic' if args.dynamic_batch else ''}"
-                                          f"{'_spatial' if args.dynamic_spatial else ''}_{seed}")
+                                          f"{'_spatial' if args.dynamic_spatial else ''}"
+                                          f"{'_time' if args.dynamic_time else ''}_{seed}")
         extra = {"spatial": True} if args.dynamic_spatial else {}
+        if args.dynamic_time:
+            extra["time"] = True
         case = make(rng, seed, base, args.wide, args.dynamic_batch, args.prune, **extra)
         if case is None:
             continue
@@ -466,7 +480,7 @@ def main():
                    "--num-threads", args.num_threads]
             if target:
                 cmd += ["--target", target]
-            if args.dynamic_batch or args.dynamic_spatial:
+            if args.dynamic_batch or args.dynamic_spatial or args.dynamic_time:
                 cmd += ["--dynamic-shapes", "keep"]
             if args.precision:
                 cmd += ["--precision", args.precision]
@@ -489,6 +503,7 @@ def main():
     print(f"random {args.kind}{' wide' if args.wide else ''}"
           f"{' dynamic' if args.dynamic_batch else ''}"
           f"{' spatial' if args.dynamic_spatial else ''}"
+          f"{' time' if args.dynamic_time else ''}"
           f"{f' pruned {args.prune:g}' if args.prune else ''}"
           f"{f' {args.precision}' if args.precision else ''}: {len(seeds)} seeds, "
           f"{runs} runs, {len(failing)} failing")

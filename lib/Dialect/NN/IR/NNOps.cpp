@@ -1217,11 +1217,6 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
       return check.fail("axis ", d, " is reduced twice");
     reduced[d] = true;
   }
-  if (adaptor.getKind() == ReduceKind::Mean)
-    for (int64_t d = 0; d < rank; ++d)
-      if (reduced[d] && ShapedType::isDynamic(input.getDimSize(d)))
-        return check.fail("'mean' needs static reduced dimensions; dimension ",
-                          d, " is dynamic");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     if (!reduced[d])
