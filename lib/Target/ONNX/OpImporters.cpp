@@ -417,6 +417,10 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
 }
 
 FailureOr<Value> reshapeTo(NodeContext &ctx, Value x, ArrayRef<int64_t> shape);
+bool isDimOf(OpFoldResult size, Value x, int64_t d);
+template <typename OpTy>
+FailureOr<Value> createWithRunTimeSizes(NodeContext &ctx, Value x,
+                                        ArrayRef<OpFoldResult> entries);
 
 /// `shape` with dynamic sizes as -1 (nn.reshape infers one of them).
 SmallVector<int64_t> reshapeSpec(ArrayRef<int64_t> shape) {
@@ -601,10 +605,68 @@ LogicalResult checkFoldSize(NodeContext &ctx, int64_t elements, StringRef what) 
                   Twine(kMaxFoldedElements) + ")");
 }
 
+/// The product of `sizes` (index constants or values): a constant when all
+/// are, computed at run time otherwise; nullopt when a constant product
+/// overflows.
+std::optional<OpFoldResult> productOfSizes(NodeContext &ctx,
+                                           ArrayRef<OpFoldResult> sizes) {
+  int64_t constant = 1;
+  Value dynamic;
+  for (OpFoldResult size : sizes) {
+    if (std::optional<int64_t> c = getConstantIntValue(size)) {
+      if (__builtin_mul_overflow(constant, *c, &constant))
+        return std::nullopt;
+      continue;
+    }
+    Value v = cast<Value>(size);
+    dynamic = dynamic ? arith::MulIOp::create(ctx.b, ctx.loc, dynamic, v) : v;
+  }
+  if (!dynamic)
+    return OpFoldResult(ctx.b.getIndexAttr(constant));
+  if (constant == 1)
+    return OpFoldResult(dynamic);
+  return OpFoldResult(
+      arith::MulIOp::create(
+          ctx.b, ctx.loc, dynamic,
+          arith::ConstantIndexOp::create(ctx.b, ctx.loc, constant))
+          .getResult());
+}
+
+/// nn.reshape of `x` to `sizes`, each a constant or a value computed at
+/// run time (any number of them: those become `sizes` operands).
+FailureOr<Value> reshapeToSizes(NodeContext &ctx, Value x,
+                                ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape;
+  int64_t runTime = 0;
+  for (OpFoldResult size : sizes) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    runTime += !c;
+    shape.push_back(c ? *c : ShapedType::kDynamic);
+  }
+  // Already that shape when every run-time size is x's own size there.
+  if (ArrayRef<int64_t>(shape) == type.getShape() &&
+      llvm::all_of(llvm::enumerate(sizes), [&](auto e) {
+        return getConstantIntValue(e.value()) ||
+               isDimOf(e.value(), x, e.index());
+      }))
+    return x;
+  // One run-time size: nn.reshape infers it from the element count.
+  if (runTime <= 1) {
+    for (int64_t &s : shape)
+      if (ShapedType::isDynamic(s))
+        s = -1;
+    return reshapeTo(ctx, x, shape);
+  }
+  return createWithRunTimeSizes<nn::ReshapeOp>(ctx, x, sizes);
+}
+
 /// numpy matmul semantics on nn.matmul / nn.batch_matmul: 1-D operands get a
 /// unit dimension (removed again), a 2-D right operand is shared by every
 /// matrix of the left one (one GEMM over all its rows), and batch dimensions
-/// broadcast (nn.broadcast_to) before they are collapsed into one.
+/// broadcast (nn.broadcast_to) before they are collapsed into one. Sizes
+/// known at run time only (a sequence's symbolic length) are carried as
+/// values, so that any number of them reshape.
 LogicalResult importMatMul(NodeContext &ctx) {
   FailureOr<Value> a = ctx.input(0), b = ctx.input(1);
   if (failed(a) || failed(b))
@@ -614,24 +676,31 @@ LogicalResult importMatMul(NodeContext &ctx) {
   if (aType.getRank() == 0 || bType.getRank() == 0)
     return ctx.fail("MatMul of a scalar (rank 0) operand");
   SmallVector<int64_t> aShape(aType.getShape()), bShape(bType.getShape());
+  SmallVector<OpFoldResult> aSizes = tensor::getMixedSizes(ctx.b, ctx.loc, *a);
+  SmallVector<OpFoldResult> bSizes = tensor::getMixedSizes(ctx.b, ctx.loc, *b);
+  OpFoldResult one = ctx.b.getIndexAttr(1);
   bool aVector = aShape.size() == 1, bVector = bShape.size() == 1;
-  if (aVector)
+  if (aVector) {
     aShape.insert(aShape.begin(), 1);
-  if (bVector)
+    aSizes.insert(aSizes.begin(), one);
+  }
+  if (bVector) {
     bShape.push_back(1);
-  int64_t m = aShape[aShape.size() - 2], n = bShape.back();
+    bSizes.push_back(one);
+  }
   ArrayRef<int64_t> aBatch = ArrayRef(aShape).drop_back(2);
   ArrayRef<int64_t> bBatch = ArrayRef(bShape).drop_back(2);
   bool bShared = llvm::all_of(bBatch, [](int64_t s) { return s == 1; });
 
   // The result's batch dimensions (numpy broadcast of both).
   SmallVector<int64_t> batch;
+  SmallVector<OpFoldResult> batchSizes;
   size_t batchRank = std::max(aBatch.size(), bBatch.size());
   for (size_t i = 0; i < batchRank; ++i) {
-    int64_t ai = i + aBatch.size() >= batchRank
-                     ? aBatch[i + aBatch.size() - batchRank] : 1;
-    int64_t bi = i + bBatch.size() >= batchRank
-                     ? bBatch[i + bBatch.size() - batchRank] : 1;
+    size_t ia = i + aBatch.size() - batchRank, ib = i + bBatch.size() - batchRank;
+    bool inA = i + aBatch.size() >= batchRank, inB = i + bBatch.size() >= batchRank;
+    int64_t ai = inA ? aBatch[ia] : 1;
+    int64_t bi = inB ? bBatch[ib] : 1;
     // Two dynamic sizes are taken to be equal (nn.batch_matmul checks it at
     // run time); a dynamic one against a static one cannot be broadcast.
     if (!bShared && ShapedType::isDynamic(ai) != ShapedType::isDynamic(bi))
@@ -642,39 +711,36 @@ LogicalResult importMatMul(NodeContext &ctx) {
       return ctx.fail("MatMul batch dimensions do not broadcast (" +
                       Twine(ai) + " vs " + Twine(bi) + ")");
     batch.push_back(ai == 1 ? bi : ai);
+    batchSizes.push_back(ai == 1 ? (inB ? bSizes[ib] : one) : aSizes[ia]);
   }
-  SmallVector<int64_t> resultShape(batch);
-  resultShape.append({m, n});
+  SmallVector<OpFoldResult> resultSizes(batchSizes);
+  resultSizes.append({aSizes[aSizes.size() - 2], bSizes.back()});
 
-  FailureOr<Value> lhs = reshapeTo(ctx, *a, aShape);
-  FailureOr<Value> rhs = reshapeTo(ctx, *b, bShape);
+  FailureOr<Value> lhs = reshapeToSizes(ctx, *a, aSizes);
+  FailureOr<Value> rhs = reshapeToSizes(ctx, *b, bSizes);
   if (failed(lhs) || failed(rhs))
     return failure();
   FailureOr<Value> y = failure();
   if (bShared && aBatch.size() >= bBatch.size()) {
     // Rows of every left matrix times the one right matrix.
-    int64_t k = aShape.back();
-    FailureOr<SmallVector<int64_t>> rows =
-        reshapeSizes(ctx, ArrayRef(aShape).drop_back());
-    if (failed(rows))
-      return failure();
-    int64_t rowCount =
-        llvm::is_contained(*rows, -1) ? -1 : product(*rows);
-    if (rowCount == std::numeric_limits<int64_t>::max())
+    std::optional<OpFoldResult> rowCount =
+        productOfSizes(ctx, ArrayRef(aSizes).drop_back());
+    if (!rowCount)
       return ctx.fail("MatMul operand sizes overflow");
-    FailureOr<Value> lhs2d = reshapeTo(ctx, *lhs, {rowCount, k});
-    FailureOr<Value> rhs2d = reshapeTo(ctx, *rhs, {bShape[bShape.size() - 2], n});
+    FailureOr<Value> lhs2d =
+        reshapeToSizes(ctx, *lhs, {*rowCount, aSizes.back()});
+    FailureOr<Value> rhs2d = reshapeToSizes(
+        ctx, *rhs, {bSizes[bSizes.size() - 2], bSizes.back()});
     if (failed(lhs2d) || failed(rhs2d))
       return failure();
     y = ctx.create<nn::MatmulOp>(ValueRange{*lhs2d, *rhs2d});
   } else {
     // Both batched: broadcast, collapse the batch into one dimension.
-    int64_t batchSize = llvm::any_of(batch, ShapedType::isDynamic)
-                            ? ShapedType::kDynamic
-                            : product(batch);
-    if (batchSize == std::numeric_limits<int64_t>::max())
+    std::optional<OpFoldResult> batchSize = productOfSizes(ctx, batchSizes);
+    if (!batchSize)
       return ctx.fail("MatMul batch sizes overflow");
-    auto toBatched = [&](Value x, ArrayRef<int64_t> shape) -> FailureOr<Value> {
+    auto toBatched = [&](Value x, ArrayRef<int64_t> shape,
+                         ArrayRef<OpFoldResult> sizes) -> FailureOr<Value> {
       SmallVector<int64_t> full(batch);
       full.append({shape[shape.size() - 2], shape.back()});
       FailureOr<Value> wide = x;
@@ -682,14 +748,11 @@ LogicalResult importMatMul(NodeContext &ctx) {
         wide = ctx.create<nn::BroadcastToOp>(x, {i64Array(ctx, "shape", full)});
       if (failed(wide))
         return failure();
-      FailureOr<SmallVector<int64_t>> sizes = reshapeSizes(
-          ctx, {batchSize, shape[shape.size() - 2], shape.back()});
-      if (failed(sizes))
-        return failure();
-      return reshapeTo(ctx, *wide, *sizes);
+      return reshapeToSizes(
+          ctx, *wide, {*batchSize, sizes[sizes.size() - 2], sizes.back()});
     };
-    FailureOr<Value> lhs3d = toBatched(*lhs, aShape);
-    FailureOr<Value> rhs3d = toBatched(*rhs, bShape);
+    FailureOr<Value> lhs3d = toBatched(*lhs, aShape, aSizes);
+    FailureOr<Value> rhs3d = toBatched(*rhs, bShape, bSizes);
     if (failed(lhs3d) || failed(rhs3d))
       return failure();
     y = ctx.create<nn::BatchMatmulOp>(ValueRange{*lhs3d, *rhs3d});
@@ -697,13 +760,10 @@ LogicalResult importMatMul(NodeContext &ctx) {
   if (failed(y))
     return failure();
   if (aVector)
-    resultShape.erase(resultShape.end() - 2);
+    resultSizes.erase(resultSizes.end() - 2);
   if (bVector)
-    resultShape.pop_back();
-  FailureOr<SmallVector<int64_t>> finalShape = reshapeSizes(ctx, resultShape);
-  if (failed(finalShape))
-    return failure();
-  FailureOr<Value> result = reshapeTo(ctx, *y, *finalShape);
+    resultSizes.pop_back();
+  FailureOr<Value> result = reshapeToSizes(ctx, *y, resultSizes);
   if (failed(result))
     return failure();
   ctx.setOutput(0, *result);
