@@ -213,6 +213,41 @@ struct BroadcastToLowering : OpConversionPattern<nn::BroadcastToOp> {
 
 /// Forward steps are a tensor.extract_slice; a backward step reads
 /// offset + i * step in a linalg.generic's input map.
+/// The sizes of nn.slice's result: its constant sizes, a whole (possibly
+/// dynamic) dimension for -1, or with `sizes` operands the next operand
+/// for -1, checked at run time to stay inside the input.
+SmallVector<OpFoldResult> sliceSizes(OpBuilder &b, Location loc, nn::SliceOp op,
+                                     Value input, ValueRange runTimeSizes) {
+  SmallVector<OpFoldResult> sizes;
+  bool fromOperands = !runTimeSizes.empty();
+  for (auto [d, size] : llvm::enumerate(op.getSizes())) {
+    if (size != -1) {
+      sizes.push_back(b.getIndexAttr(size));
+      continue;
+    }
+    if (!fromOperands) {
+      sizes.push_back(tensor::getMixedSize(b, loc, input, d));
+      continue;
+    }
+    Value count = runTimeSizes.front();
+    runTimeSizes = runTimeSizes.drop_front();
+    Value end = arith::AddIOp::create(
+        b, loc, count,
+        arith::ConstantIndexOp::create(b, loc, op.getOffsets()[d]));
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count,
+                              arith::ConstantIndexOp::create(b, loc, 0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
+                              tensor::DimOp::create(b, loc, input, d)));
+    cf::AssertOp::create(b, loc, inside,
+                         "nn.slice: a run-time size reads outside dimension " +
+                             std::to_string(d));
+    sizes.push_back(count);
+  }
+  return sizes;
+}
+
 struct SliceLowering : OpConversionPattern<nn::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -220,16 +255,10 @@ struct SliceLowering : OpConversionPattern<nn::SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes(),
-                      steps = op.getSteps();
+    ArrayRef<int64_t> offsets = op.getOffsets(), steps = op.getSteps();
+    SmallVector<OpFoldResult> mixedSizes = sliceSizes(
+        rewriter, loc, op, adaptor.getInput(), adaptor.getDynamicSizes());
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
-      // A -1 size takes the whole, possibly dynamic, dimension.
-      SmallVector<OpFoldResult> mixedSizes;
-      for (auto [d, size] : llvm::enumerate(sizes))
-        mixedSizes.push_back(
-            size == -1
-                ? tensor::getMixedSize(rewriter, loc, adaptor.getInput(), d)
-                : rewriter.getIndexAttr(size));
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
           op, resultType, adaptor.getInput(),
           getAsIndexOpFoldResult(rewriter.getContext(), offsets), mixedSizes,
@@ -242,10 +271,10 @@ struct SliceLowering : OpConversionPattern<nn::SliceOp> {
       reads.push_back(getAffineConstantExpr(offset, ctx) +
                       getAffineDimExpr(d, ctx) * step);
     AffineMap readMap = AffineMap::get(resultType.getRank(), 0, reads, ctx);
-    // Dynamic result sizes are whole input dimensions (size -1).
+    Value init = tensor::EmptyOp::create(rewriter, loc, mixedSizes,
+                                         resultType.getElementType());
     Value result = elementwise(
-        rewriter, loc, resultType, adaptor.getInput(), adaptor.getInput(),
-        {readMap},
+        rewriter, loc, resultType, init, adaptor.getInput(), {readMap},
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
     return success();

@@ -1615,9 +1615,16 @@ std::pair<Value, int64_t> dimOrigin(Value v, int64_t d) {
                      cast<RankedTensorType>(b.getInput().getType()).getRank();
     return same(b.getInput(), d - offset);
   }
-  if (auto s = dyn_cast<nn::SliceOp>(op))
+  if (auto s = dyn_cast<nn::SliceOp>(op)) {
+    // With `sizes` operands a -1 is a run-time size, not the whole input.
+    if (!s.getDynamicSizes().empty()) {
+      if (Value size = runTimeSizeOf(s.getSizes(), s.getDynamicSizes(), d))
+        return fromSize(size);
+      return {v, d};
+    }
     return s.getSizes()[d] == -1 ? same(s.getInput(), d)
                                  : std::pair<Value, int64_t>{v, d};
+  }
   if (auto c = dyn_cast<nn::ConcatOp>(op)) {
     int64_t axis = static_cast<int64_t>(c.getAxis());
     if (axis < 0)
@@ -2317,7 +2324,19 @@ LogicalResult importSlice(NodeContext &ctx) {
   FailureOr<SmallVector<int64_t>> starts = constantInts(1, "starts");
   if (failed(starts))
     return failure();
-  FailureOr<SmallVector<int64_t>> ends = constantInts(2, "ends");
+  // Ends computed at run time (x[:, :t] with t read from a shape): such an
+  // entry becomes a run-time size of the slice (step 1).
+  SmallVector<OpFoldResult> symbolicEnds;
+  FailureOr<SmallVector<int64_t>> ends = failure();
+  if (ctx.isSymbolic(2)) {
+    symbolicEnds = ctx.symbolic(2)->elements;
+    SmallVector<int64_t> known;
+    for (OpFoldResult e : symbolicEnds)
+      known.push_back(getConstantIntValue(e).value_or(0));
+    ends = known;
+  } else {
+    ends = constantInts(2, "ends");
+  }
   if (failed(ends))
     return failure();
   SmallVector<int64_t> axes, steps;
@@ -2344,6 +2363,7 @@ LogicalResult importSlice(NodeContext &ctx) {
   SmallVector<int64_t> offsets(rank, 0), sizes(type->getShape()),
       strides(rank, 1);
   SmallVector<bool> seen(rank, false);
+  SmallVector<Value> runTimeSizes(rank);
   for (auto [k, axis] : llvm::enumerate(axes)) {
     FailureOr<int64_t> d = normalizeAxis(ctx, axis, rank);
     if (failed(d))
@@ -2356,12 +2376,40 @@ LogicalResult importSlice(NodeContext &ctx) {
     int64_t dim = type->getDimSize(*d);
     if (ShapedType::isDynamic(dim))
       return ctx.fail("slices dynamic dimension " + Twine(*d));
+    if (!symbolicEnds.empty() && !getConstantIntValue(symbolicEnds[k])) {
+      if (steps[k] != 1)
+        return ctx.fail("a run-time 'ends' entry with step " + Twine(steps[k]) +
+                        " is not supported (step 1 is)");
+      // ONNX's clamping, at run time: end (+ dim if negative) into
+      // [0, dim], the size end - start or 0.
+      SliceAxis s = normalizeSliceAxis((*starts)[k], dim, 1, dim);
+      int64_t start = s.size == 0 ? dim : s.offset;
+      auto index = [&](int64_t v) {
+        return arith::ConstantIndexOp::create(ctx.b, ctx.loc, v).getResult();
+      };
+      Value end = cast<Value>(symbolicEnds[k]);
+      Value negative = arith::CmpIOp::create(
+          ctx.b, ctx.loc, arith::CmpIPredicate::slt, end, index(0));
+      end = arith::SelectOp::create(
+          ctx.b, ctx.loc, negative,
+          arith::AddIOp::create(ctx.b, ctx.loc, end, index(dim)), end);
+      end = arith::MinSIOp::create(
+          ctx.b, ctx.loc, arith::MaxSIOp::create(ctx.b, ctx.loc, end, index(0)),
+          index(dim));
+      runTimeSizes[*d] = arith::MaxSIOp::create(
+          ctx.b, ctx.loc,
+          arith::SubIOp::create(ctx.b, ctx.loc, end, index(start)), index(0));
+      offsets[*d] = start;
+      continue;
+    }
     SliceAxis s = normalizeSliceAxis((*starts)[k], (*ends)[k], steps[k], dim);
     offsets[*d] = s.offset;
     sizes[*d] = s.size;
     strides[*d] = s.step;
   }
-  if (const HostTensor *data = ctx.constant(0)) {
+  bool runTime = llvm::any_of(runTimeSizes, [](Value v) { return !!v; });
+  const HostTensor *data = runTime ? nullptr : ctx.constant(0);
+  if (data) {
     // Gather the elements of a constant at import time.
     SmallVector<int64_t> inStrides(rank, 1);
     for (int64_t d = rank - 2; d >= 0; --d)
@@ -2388,11 +2436,20 @@ LogicalResult importSlice(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  // Dynamic dimensions not sliced are taken whole.
-  for (int64_t &size : sizes)
-    if (ShapedType::isDynamic(size))
+  // Dynamic dimensions not sliced are taken whole: -1, or with run-time
+  // sizes (where every -1 takes an operand) their size read at run time.
+  SmallVector<Value> operands = {*x};
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    if (runTimeSizes[d]) {
       size = -1;
-  return emit<nn::SliceOp>(ctx, *x,
+      operands.push_back(runTimeSizes[d]);
+    } else if (ShapedType::isDynamic(size)) {
+      size = -1;
+      if (runTime)
+        operands.push_back(tensor::DimOp::create(ctx.b, ctx.loc, *x, d));
+    }
+  }
+  return emit<nn::SliceOp>(ctx, operands,
                            {i64Array(ctx, "offsets", offsets),
                             i64Array(ctx, "sizes", sizes),
                             i64Array(ctx, "steps", strides)});
@@ -3476,7 +3533,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
       {"Sin", unary<nn::SinOp>, "nn.sin", ""},
       {"Size", importSize, "folded", "static shapes"},
-      {"Slice", importSlice, "nn.slice", "starts, ends, axes and steps constant; steps of either sign; constant data folds"},
+      {"Slice", importSlice, "nn.slice", "starts, axes and steps constant; ends constant or computed at run time (step 1); steps of either sign; constant data folds"},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
        "any axis from opset 13; the last axis before"},
       {"Softplus", unary<nn::SoftplusOp>, "nn.softplus", ""},

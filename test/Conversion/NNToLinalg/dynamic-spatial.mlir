@@ -1,6 +1,7 @@
 // Window ops (convolutions, pools) and resizes of NCHW tensors whose
 // spatial sizes are known at run time only (an ONNX model exported with
-// symbolic image sizes, compiled once for any size).
+// symbolic image sizes, compiled once for any size), and slices to sizes
+// read at run time (a symbolic sequence length).
 // RUN: dlas-opt %s --convert-nn-to-linalg -canonicalize -cse --split-input-file | FileCheck %s
 
 // Spatial sizes known at run time only: each output size is
@@ -179,4 +180,23 @@ func.func @resize_pytorch_half_pixel_dynamic(%x: tensor<1x4x?x4xf32>) -> tensor<
 func.func @resize_run_time_sizes(%x: tensor<1x4x?x4xf32>, %h: index) -> tensor<1x4x?x8xf32> {
   %0 = nn.resize %x sizes(%h) {mode = #nn<resize_mode bilinear>, sizes = array<i64: -1, 8>} : (tensor<1x4x?x4xf32>, index) -> tensor<1x4x?x8xf32>
   return %0 : tensor<1x4x?x8xf32>
+}
+
+// -----
+
+// A slice to sizes known at run time (a causal mask cut to a sequence's
+// symbolic length): each size is checked to stay inside its dimension.
+// CHECK-LABEL: func @slice_run_time
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[NONNEG:.*]] = arith.cmpi sge, %arg1, %c0
+// CHECK: %[[FITS0:.*]] = arith.cmpi sle, %arg1, %[[C64]]
+// CHECK: %[[OK0:.*]] = arith.andi %[[NONNEG]], %[[FITS0]]
+// CHECK: cf.assert %[[OK0]], "nn.slice: a run-time size reads outside dimension 0"
+// CHECK: %[[END1:.*]] = arith.addi %arg1, %c1
+// CHECK: %[[FITS1:.*]] = arith.cmpi sle, %[[END1]], %[[C64]]
+// CHECK: cf.assert %{{.*}}, "nn.slice: a run-time size reads outside dimension 1"
+// CHECK: tensor.extract_slice %arg0[0, 1] [%arg1, %arg1] [1, 1] : tensor<64x64xf32> to tensor<?x?xf32>
+func.func @slice_run_time(%m: tensor<64x64xf32>, %t: index) -> tensor<?x?xf32> {
+  %0 = nn.slice %m sizes(%t, %t) {offsets = array<i64: 0, 1>, sizes = array<i64: -1, -1>, steps = array<i64: 1, 1>} : (tensor<64x64xf32>, index, index) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }

@@ -1194,3 +1194,30 @@ func.func @f(%x: tensor<2x3xf32>) {
   %0 = nn.quantize %x {scales = array<f32: 0.5>, zero_points = array<i64: 0>} : tensor<2x3xf32> to tensor<2x3xi32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<64x64xf32>, %t: index) {
+  // expected-error @+2 {{'nn.slice' op has 1 'sizes' operand(s) for 2 entries of -1 in attribute 'sizes'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x sizes(%t) {offsets = array<i64: 0, 0>, sizes = array<i64: -1, -1>, steps = array<i64: 1, 1>} : (tensor<64x64xf32>, index) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xf32>, %t: index) {
+  // expected-error @+2 {{'nn.slice' op dimension 1 has a run-time size but offset 0 and step 2 (step 1 and an offset inside the dimension are needed)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x sizes(%t) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, -1>, steps = array<i64: 1, 2>} : (tensor<64x64xf32>, index) -> tensor<64x?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xf32>, %t: index) {
+  // expected-error @+2 {{'nn.slice' op dimension 0 has a run-time size but offset 65 and step 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.slice %x sizes(%t) {offsets = array<i64: 65, 0>, sizes = array<i64: -1, 64>, steps = array<i64: 1, 1>} : (tensor<64x64xf32>, index) -> tensor<?x64xf32>
+  return
+}

@@ -169,6 +169,9 @@ func.func @shapes(%a: tensor<1x8x4x4xf32>, %b: tensor<1x4x4x4xf32>, %n: tensor<?
   %5 = nn.pad %a {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, value = 1.0 : f64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x6x8xf32>
   // CHECK: nn.resize %{{.*}} {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.000000e+00, 2.000000e+00>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
   %6 = nn.resize %a {mode = #nn<resize_mode bilinear>, scales = array<f64: 2.0, 2.0>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+  // CHECK: nn.slice %{{.*}} sizes(%{{.*}}, %{{.*}}) {offsets = array<i64: 0, 0, 0, 2>, sizes = array<i64: 1, 8, -1, -1>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x4xf32>, index, index) -> tensor<1x8x?x?xf32>
+  %two = arith.constant 2 : index
+  %sliced = nn.slice %a sizes(%two, %two) {offsets = array<i64: 0, 0, 0, 2>, sizes = array<i64: 1, 8, -1, -1>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x4xf32>, index, index) -> tensor<1x8x?x?xf32>
   // CHECK: nn.resize %{{.*}} sizes(%{{.*}}) {sizes = array<i64: -1, 5>} : (tensor<1x8x4x4xf32>, index) -> tensor<1x8x?x5xf32>
   %rows = arith.constant 7 : index
   %runtime = nn.resize %a sizes(%rows) {sizes = array<i64: -1, 5>} : (tensor<1x8x4x4xf32>, index) -> tensor<1x8x?x5xf32>

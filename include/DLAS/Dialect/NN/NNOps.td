@@ -751,26 +751,34 @@ def NN_PadOp : NN_PureOp<"pad", [SameOperandsAndResultElementType]> {
   let hasFolder = 1;
 }
 
-def NN_SliceOp : NN_PureOp<"slice", [SameOperandsAndResultElementType]> {
+def NN_SliceOp : NN_PureOp<"slice"> {
   let summary = "strided slice, steps of either sign";
   let description = [{
     Element `i` of the result along dimension `d` is element
     `offsets[d] + i * steps[d]` of the input; the result has `sizes[d]`
     elements there. Steps may be negative (walking backwards) but not zero;
     every index read must be inside the input. A size of `-1` takes the
-    whole dimension (offset 0, step 1), which may be dynamic. ONNX's Slice,
-    with its clamping of starts and ends, imports to this once the sizes of
-    the sliced dimensions are known.
+    whole dimension (offset 0, step 1), which may be dynamic. With
+    `sizes(...)` operands, each `-1` takes the next operand instead: that
+    many elements from its offset with step 1, a size known at run time
+    only (checked at run time to stay inside the input). ONNX's Slice,
+    with its clamping of starts and ends, imports to this (its run-time
+    `ends` to such operands).
 
     ```mlir
     %y = nn.slice %x {offsets = array<i64: 0, 7>, sizes = array<i64: 2, 4>, steps = array<i64: 1, -2>}
         : (tensor<2x8xf32>) -> tensor<2x4xf32>
+    %m = nn.slice %mask sizes(%t, %t) {offsets = array<i64: 0, 0>, sizes = array<i64: -1, -1>, steps = array<i64: 1, 1>}
+        : (tensor<64x64xf32>, index, index) -> tensor<?x?xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$offsets,
-                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let arguments = (ins NN_AnyTensor:$input, Variadic<Index>:$dynamic_sizes,
+                       DenseI64ArrayAttr:$offsets, DenseI64ArrayAttr:$sizes,
+                       DenseI64ArrayAttr:$steps);
   let results = (outs NN_AnyTensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`sizes` `(` $dynamic_sizes^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def NN_ReduceOp : NN_PureOp<"reduce", [SameOperandsAndResultElementType]> {

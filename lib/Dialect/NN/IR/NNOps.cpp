@@ -1132,6 +1132,11 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       failed(check.requireCount(steps, rank, "steps")))
     return failure();
   SmallVector<int64_t> shape(sizes);
+  int64_t runTimeSizes = adaptor.getDynamicSizes().size();
+  if (runTimeSizes && llvm::count(sizes, -1) != runTimeSizes)
+    return check.fail("has ", runTimeSizes, " 'sizes' operand(s) for ",
+                      llvm::count(sizes, -1),
+                      " entries of -1 in attribute 'sizes'");
   for (int64_t d = 0; d < rank; ++d) {
     if (steps[d] == 0)
       return check.fail("step of dimension ", d, " is 0");
@@ -1139,6 +1144,17 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       return check.fail("attribute 'sizes' has ", sizes[d], " at dimension ",
                         d, "; sizes must be -1 (all of it) or at least 0");
     int64_t dim = input.getDimSize(d);
+    if (sizes[d] == -1 && runTimeSizes) {
+      // A run-time size: offset inside (or at the end of) the dimension.
+      if (steps[d] != 1 || offsets[d] < 0 ||
+          (!ShapedType::isDynamic(dim) && offsets[d] > dim))
+        return check.fail("dimension ", d, " has a run-time size but offset ",
+                          offsets[d], " and step ", steps[d],
+                          " (step 1 and an offset inside the dimension are "
+                          "needed)");
+      shape[d] = ShapedType::kDynamic;
+      continue;
+    }
     if (sizes[d] == -1) {
       if (offsets[d] != 0 || steps[d] != 1)
         return check.fail("dimension ", d, " is taken whole (size -1) but "
