@@ -22,14 +22,14 @@ namespace {
 /// zeros otherwise.
 Value convAccumulator(OpBuilder &b, Location loc, RankedTensorType type,
                       ArrayRef<OpFoldResult> sizes, Value bias) {
-  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   if (bias)
-    return linalg::BroadcastOp::create(b, loc, bias, init,
-                                       ArrayRef<int64_t>{0, 2, 3})
+    return linalg::BroadcastOp::create(
+               b, loc, bias,
+               tensor::EmptyOp::create(b, loc, sizes, type.getElementType()),
+               ArrayRef<int64_t>{0, 2, 3})
         .getResult()[0];
-  return linalg::FillOp::create(
-             b, loc, scalarConstant(b, loc, type.getElementType(), 0.0), init)
-      .getResult(0);
+  return filledTensor(b, loc, sizes,
+                      scalarConstant(b, loc, type.getElementType(), 0.0));
 }
 
 /// Splits dimension `dim` of `value` into (`outer`, size / `outer`).
@@ -231,12 +231,7 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
       croppedSizes[2 + i] = sized(grow - cropBefore[i] - cropAfter[i]);
     }
     Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
-    Value full =
-        linalg::FillOp::create(
-            rewriter, loc, zero,
-            tensor::EmptyOp::create(rewriter, loc, fullSizes, elementType)
-                .getResult())
-            .getResult(0);
+    Value full = filledTensor(rewriter, loc, fullSizes, zero);
     SmallVector<OpFoldResult> offsets = {
         rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
         rewriter.getIndexAttr(std::max<int64_t>(before[0], 0)),

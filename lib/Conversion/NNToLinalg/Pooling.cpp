@@ -38,27 +38,6 @@ Value padForWindows(OpBuilder &b, Location loc, Value input,
   return padSpatial(b, loc, input, pad[0], pad[1], high[0], high[1], padValue);
 }
 
-/// tensor.empty of `sizes` filled with `value`.
-Value filledOfSizes(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                    Value value) {
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, value.getType());
-  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
-}
-
-/// H * W of an NCHW `input` as a float of `type`: a constant, or computed
-/// at run time from dynamic sizes.
-Value planeSize(OpBuilder &b, Location loc, Value input, Type type) {
-  auto inputType = cast<RankedTensorType>(input.getType());
-  if (!inputType.isDynamicDim(2) && !inputType.isDynamicDim(3))
-    return scalarConstant(b, loc, type,
-                          inputType.getDimSize(2) * inputType.getDimSize(3));
-  Value count =
-      arith::MulIOp::create(b, loc, tensor::DimOp::create(b, loc, input, 2),
-                            tensor::DimOp::create(b, loc, input, 3));
-  Value count64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
-  return arith::SIToFPOp::create(b, loc, type, count64);
-}
-
 struct MaxPool2DLowering : OpConversionPattern<nn::MaxPool2DOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -77,7 +56,7 @@ struct MaxPool2DLowering : OpConversionPattern<nn::MaxPool2DOp> {
     Value padded = padForWindows(
         rewriter, loc, input, resultType, op.getKernel(), op.getStrides(),
         op.getPadding(), op.getDilations(), op.getCeilMode(), lowest);
-    Value init = filledOfSizes(
+    Value init = filledTensor(
         rewriter, loc,
         windowResultSizes(rewriter, loc, op, resultType, input, op.getKernel(),
                           op.getStrides(), op.getPadding(), op.getDilations(),
@@ -141,11 +120,11 @@ struct AvgPool2DLowering : OpConversionPattern<nn::AvgPool2DOp> {
     Value padded =
         padForWindows(rewriter, loc, input, resultType, kernel, stride, pad,
                       noDilation, op.getCeilMode(), zero);
-    Value init = filledOfSizes(rewriter, loc,
-                               windowResultSizes(rewriter, loc, op, resultType,
-                                                 input, kernel, stride, pad,
-                                                 noDilation, op.getCeilMode()),
-                               zero);
+    Value init = filledTensor(rewriter, loc,
+                              windowResultSizes(rewriter, loc, op, resultType,
+                                                input, kernel, stride, pad,
+                                                noDilation, op.getCeilMode()),
+                              zero);
     Value window =
         tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
     Value sums = linalg::PoolingNchwSumOp::create(
@@ -203,7 +182,7 @@ struct GlobalAvgPool2DLowering : OpConversionPattern<nn::GlobalAvgPool2DOp> {
                                .getResult());
                      })
                      .getResult(0);
-    Value divisor = planeSize(rewriter, loc, input, elementType);
+    Value divisor = elementCount(rewriter, loc, input, {2, 3}, elementType);
     Value means = elementwise(
         rewriter, loc, sumType, sums, sums, rewriter.getMultiDimIdentityMap(2),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {

@@ -189,34 +189,6 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
   }
 };
 
-/// How many elements a mean divides by, as a float of `type`: the product
-/// of the reduced sizes, read at run time where they are dynamic (a
-/// sequence's symbolic length).
-Value reducedCount(OpBuilder &b, Location loc, Value input,
-                   ArrayRef<bool> reduced, Type type) {
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t staticCount = 1;
-  Value dynamicCount;
-  for (auto [d, isReduced] : llvm::enumerate(reduced)) {
-    if (!isReduced)
-      continue;
-    if (!inputType.isDynamicDim(d)) {
-      staticCount *= inputType.getDimSize(d);
-      continue;
-    }
-    Value size = tensor::DimOp::create(b, loc, input, d);
-    dynamicCount = dynamicCount
-                       ? arith::MulIOp::create(b, loc, dynamicCount, size)
-                       : size;
-  }
-  if (!dynamicCount)
-    return scalarConstant(b, loc, type, (double)staticCount);
-  Value count = arith::MulIOp::create(
-      b, loc, dynamicCount, arith::ConstantIndexOp::create(b, loc, staticCount));
-  Value count64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
-  return arith::SIToFPOp::create(b, loc, type, count64);
-}
-
 struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -355,7 +327,12 @@ struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
     }
     switch (op.getKind()) {
     case nn::ReduceKind::Mean: {
-      Value divisor = reducedCount(rewriter, loc, input, reduced, elementType);
+      SmallVector<int64_t> reducedDims;
+      for (int64_t d = 0; d < rank; ++d)
+        if (reduced[d])
+          reducedDims.push_back(d);
+      Value divisor =
+          elementCount(rewriter, loc, input, reducedDims, elementType);
       result = finish(result, {}, [&](OpBuilder &b, Location l, ValueRange args) {
         return arith::DivFOp::create(b, l, args[0], divisor).getResult();
       });

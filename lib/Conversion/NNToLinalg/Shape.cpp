@@ -2,9 +2,8 @@
 #include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
 #include "Utils.h"
 
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
-
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -211,8 +210,6 @@ struct BroadcastToLowering : OpConversionPattern<nn::BroadcastToOp> {
   }
 };
 
-/// Forward steps are a tensor.extract_slice; a backward step reads
-/// offset + i * step in a linalg.generic's input map.
 /// The sizes of nn.slice's result: its constant sizes, a whole (possibly
 /// dynamic) dimension for -1, or with `sizes` operands the next operand
 /// for -1, checked at run time to stay inside the input.
@@ -248,6 +245,8 @@ SmallVector<OpFoldResult> sliceSizes(OpBuilder &b, Location loc, nn::SliceOp op,
   return sizes;
 }
 
+/// Forward steps are a tensor.extract_slice; a backward step reads
+/// offset + i * step in a linalg.generic's input map.
 struct SliceLowering : OpConversionPattern<nn::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

@@ -42,6 +42,37 @@ Value nnlowering::filledTensor(OpBuilder &b, Location loc, RankedTensorType type
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
+Value nnlowering::filledTensor(OpBuilder &b, Location loc,
+                               ArrayRef<OpFoldResult> sizes, Value value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, value.getType());
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+Value nnlowering::elementCount(OpBuilder &b, Location loc, Value input,
+                               ArrayRef<int64_t> dims, Type type) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t staticCount = 1;
+  Value dynamicCount;
+  for (int64_t d : dims) {
+    if (!inputType.isDynamicDim(d)) {
+      staticCount *= inputType.getDimSize(d);
+      continue;
+    }
+    Value size = tensor::DimOp::create(b, loc, input, d);
+    dynamicCount =
+        dynamicCount ? arith::MulIOp::create(b, loc, dynamicCount, size) : size;
+  }
+  if (!dynamicCount)
+    return scalarConstant(b, loc, type, (double)staticCount);
+  if (staticCount != 1)
+    dynamicCount = arith::MulIOp::create(
+        b, loc, dynamicCount,
+        arith::ConstantIndexOp::create(b, loc, staticCount));
+  Value count64 =
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), dynamicCount);
+  return arith::SIToFPOp::create(b, loc, type, count64);
+}
+
 Value nnlowering::scalarConstant(OpBuilder &b, Location loc, Type type,
                              double value) {
   if (auto floatType = dyn_cast<FloatType>(type))

@@ -28,6 +28,17 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    Value source, Value value,
                    ArrayRef<int64_t> sourceDims = {});
 
+/// tensor.empty of `sizes` (constants or run-time values) filled with
+/// `value`.
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                   Value value);
+
+/// The number of elements in dimensions `dims` of `input`, as a float of
+/// `type`: a constant, or their sizes' product read at run time where one
+/// is dynamic (a mean's or average's divisor).
+Value elementCount(OpBuilder &b, Location loc, Value input,
+                   ArrayRef<int64_t> dims, Type type);
+
 /// A scalar constant of `type` (float or integer) holding `value`.
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 
