@@ -302,6 +302,9 @@ void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
   // become libm calls that the JIT resolves in the host process.
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Expands with several run-time sizes in a group, which
+  // expand-strided-metadata cannot expand.
+  pm.addNestedPass<func::FuncOp>(createLowerDynamicExpandShapes());
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   // Expanding a subview at a dynamic offset computes it with affine.apply.
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());

@@ -90,6 +90,9 @@ static void buildGPULLVMLoweringStage(OpPassManager &pm,
                              "math",  "memref", "ub",   "vector"};
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToROCDLOps(rocdl));
   }
+  // Expands with several run-time sizes in a group, which
+  // expand-strided-metadata cannot expand.
+  pm.addNestedPass<func::FuncOp>(createLowerDynamicExpandShapes());
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createGpuToLLVMConversionPass());

@@ -74,6 +74,39 @@ def MemRefCopyToLinalg : Pass<"dlas-memref-copy-to-linalg"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def LowerDynamicExpandShapes : Pass<"dlas-lower-dynamic-expand-shapes"> {
+  let summary = "Rewrite memref.expand_shape ops that split one dimension into "
+                "several run-time sizes as memref.reinterpret_cast";
+  let description = [{
+    Upstream `expand-strided-metadata` (MLIR 22) derives an expanded
+    group's sizes from its source size and the group's static sizes, so it
+    allows one run-time size per reassociation group; with two (a
+    `[T * B, 48]` GEMM result split into `[T, B, 48]` when both the
+    sequence length and the batch are known only at run time) it reads a
+    null size and crashes. This pass, run before it, rewrites such
+    expand_shapes with the sizes the op itself carries (`output_shape`):
+    a `memref.reinterpret_cast` of the source's base buffer at the
+    source's offset, each expanded dimension's stride the source
+    dimension's stride times the sizes after it in its group. Every other
+    expand_shape is left to `expand-strided-metadata`.
+
+    Before:
+    ```mlir
+    %e = memref.expand_shape %a [[0, 1], [2]] output_shape [%t, %b, 48]
+        : memref<?x48xf32> into memref<?x?x48xf32>
+    ```
+    After:
+    ```mlir
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a
+        : memref<?x48xf32> -> memref<f32>, index, index, index, index, index
+    %stride = arith.muli %b, %c48 : index
+    %e = memref.reinterpret_cast %base to offset: [0], sizes: [%t, %b, 48],
+        strides: [%stride, 48, 1] : memref<f32> to memref<?x?x48xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def FillPadBorders : Pass<"dlas-fill-pad-borders"> {
   let summary = "Fill only the border of a padded buffer whose interior a copy overwrites";
   let description = [{

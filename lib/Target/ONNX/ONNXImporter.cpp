@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -863,6 +864,20 @@ LogicalResult GraphImporter::convertOpset(Location loc) {
   return success();
 }
 
+/// Erases the size queries (tensor.dim) and index arithmetic that no op
+/// ended up reading: node importers compute sizes for the reshapes they
+/// might need and then infer or skip some. Backwards, so that a product
+/// goes before the queries it reads.
+static void eraseDeadSizeArithmetic(Block &body) {
+  for (Operation &op :
+       llvm::make_early_inc_range(llvm::reverse(body.getOperations())))
+    if (isa<tensor::DimOp>(op) ||
+        (isa<arith::ArithDialect>(op.getDialect()) &&
+         llvm::all_of(op.getResultTypes(), [](Type t) { return t.isIndex(); })))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   Location loc = fileLoc();
   for (const auto &import : model.opset_import())
@@ -998,6 +1013,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   }
   builder.setInsertionPointToEnd(body);
   func::ReturnOp::create(builder, loc, results);
+  eraseDeadSizeArithmetic(*body);
   func.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, output] : llvm::enumerate(graph.output())) {
     func.setResultAttr(i, "dlas.name", builder.getStringAttr(output.name()));

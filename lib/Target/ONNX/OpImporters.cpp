@@ -3259,12 +3259,26 @@ LogicalResult importSqueezeLike(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  for (int64_t &s : shape)
-    if (ShapedType::isDynamic(s))
-      s = -1;
-  if (llvm::count(shape, -1) > 1)
-    return ctx.fail("more than one dynamic dimension");
-  return emitReshape(ctx, *x, shape);
+  // Squeezing and unsqueezing keep the input's sizes in order: the n-th
+  // run-time size of the result is the input's n-th (a sequence model's
+  // batch and length, both symbolic).
+  SmallVector<int64_t> dynamicDims;
+  for (auto [d, size] : llvm::enumerate(type->getShape()))
+    if (ShapedType::isDynamic(size))
+      dynamicDims.push_back(d);
+  SmallVector<OpFoldResult> sizes;
+  auto nextDynamic = dynamicDims.begin();
+  for (int64_t size : shape)
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(tensor::DimOp::create(ctx.b, ctx.loc, *x,
+                                                             *nextDynamic++)
+                                           .getResult())
+                        : OpFoldResult(ctx.b.getIndexAttr(size)));
+  FailureOr<Value> y = reshapeToSizes(ctx, *x, sizes);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
 }
 
 /// Folds a Cast of a constant to ONNX type `to`.

@@ -6,6 +6,8 @@
          and input sizes, directions, batch sizes, sequence lengths
          (length 1 included), batch_first, and initial states given as
          inputs; compared with PyTorch's own outputs.
+  dynamic  the same, exported with the batch and the sequence length
+         symbolic, compiled with both kept dynamic and run at other sizes.
   onnx   single LSTM/GRU/RNN nodes with what PyTorch never exports
          (sequence_lens as input and as constant, reverse direction,
          activations with alpha/beta, clip, peepholes, input_forget, GRU
@@ -157,8 +159,23 @@ TORCH_CASES = [
 ]
 
 
+# Exported with the batch and the sequence length symbolic (dynamic_axes),
+# compiled with both kept dynamic (dlas-run --dynamic-shapes keep) and run
+# at other sizes than the exported ones: the last two fields.
+DYNAMIC_TORCH_CASES = [
+    # kind, layers, input, hidden, bidirectional, batch, seq, batch_first,
+    # states, run batch, run seq
+    ("gru", 2, 6, 16, True, 2, 6, False, True, 3, 9),
+    ("gru", 1, 5, 10, False, 2, 4, True, False, 1, 7),
+    ("lstm", 2, 5, 12, False, 2, 5, True, True, 4, 3),
+    ("rnn_tanh", 1, 4, 8, True, 3, 2, False, False, 2, 5),
+]
+
+
 def torch_case(workdir, kind, layers, features, hidden, bidir, batch, seq, batch_first,
-               states):
+               states, run_batch=None, run_seq=None):
+    """One torch.nn recurrent model, exported at (batch, seq); with run
+    sizes, exported with both symbolic and run (and compared) at those."""
     import torch
     torch.manual_seed(3)
     cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn_tanh": torch.nn.RNN,
@@ -166,24 +183,39 @@ def torch_case(workdir, kind, layers, features, hidden, bidir, batch, seq, batch
     extra = {"nonlinearity": "relu"} if kind == "rnn_relu" else {}
     m = cls(features, hidden, num_layers=layers, bidirectional=bidir,
             batch_first=batch_first, **extra).eval()
-    x = torch.randn(*((batch, seq, features) if batch_first else (seq, batch, features)))
     dirs = 2 if bidir else 1
-    args, names = [x], ["x"]
-    if states:
+
+    def model_inputs(batch, seq):
+        x = torch.randn(*((batch, seq, features) if batch_first else (seq, batch, features)))
+        if not states:
+            return [x]
         h0 = torch.randn(layers * dirs, batch, hidden)
-        st = (h0, torch.randn(layers * dirs, batch, hidden)) if kind == "lstm" else h0
-        args.append(st)
-        names += ["h0", "c0"] if kind == "lstm" else ["h0"]
+        return [x, (h0, torch.randn(layers * dirs, batch, hidden)) if kind == "lstm" else h0]
+
+    args = model_inputs(batch, seq)
+    names = ["x"] + (["h0", "c0"] if kind == "lstm" else ["h0"] if states else [])
+    out_names = ["y", "hn", "cn"][:3 if kind == "lstm" else 2]
+    dynamic = run_batch is not None
+    name = (f"torch_{kind}_l{layers}_i{features}_h{hidden}_{'bi' if bidir else 'uni'}"
+            f"_b{batch}_s{seq}{'_bf' if batch_first else ''}{'_states' if states else ''}"
+            f"{f'_dyn_run_b{run_batch}_s{run_seq}' if dynamic else ''}")
+    path = os.path.join(workdir, name + ".onnx")
+    axes = None
+    if dynamic:
+        batch_axis, seq_axis = (0, 1) if batch_first else (1, 0)
+        axes = {"x": {batch_axis: "batch", seq_axis: "seq"},
+                "y": {batch_axis: "batch", seq_axis: "seq"}}
+        for state in names[1:] + out_names[1:]:
+            axes[state] = {1: "batch"}
+    torch.onnx.export(m, tuple(args), path, opset_version=14, input_names=names,
+                      output_names=out_names, dynamic_axes=axes)
+    if dynamic:
+        args = model_inputs(run_batch, run_seq)
     with torch.no_grad():
         out = m(*args)
     outputs = [out[0]] + (list(out[1]) if kind == "lstm" else [out[1]])
-    out_names = ["y", "hn", "cn"][:len(outputs)]
-    name = (f"torch_{kind}_l{layers}_i{features}_h{hidden}_{'bi' if bidir else 'uni'}"
-            f"_b{batch}_s{seq}{'_bf' if batch_first else ''}{'_states' if states else ''}")
-    path = os.path.join(workdir, name + ".onnx")
-    torch.onnx.export(m, tuple(args), path, opset_version=14, input_names=names,
-                      output_names=out_names)
-    flat_inputs = [x] + ([args[1]] if kind != "lstm" and states else list(args[1]) if states else [])
+    flat_inputs = [args[0]] + ([args[1]] if kind != "lstm" and states
+                               else list(args[1]) if states else [])
     return name, path, [a.numpy() for a in flat_inputs], [o.numpy() for o in outputs]
 
 
@@ -267,6 +299,10 @@ ONNX_CASES = [
 def check(dlas_run, workdir, name, path, inputs, expected, target):
     out_dir = os.path.join(workdir, name, target)
     cmd = [dlas_run, path, "--output-dir", out_dir, "--target", target]
+    if "_dyn_" in name:
+        # Compiled with the symbolic sizes kept (dlas-compile's code), not
+        # specialized to the input's.
+        cmd += ["--dynamic-shapes", "keep"]
     os.makedirs(out_dir, exist_ok=True)
     for i, a in enumerate(inputs):
         f = os.path.join(workdir, f"{name}.in{i}.npy")
@@ -292,7 +328,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--work", required=True)
-    parser.add_argument("--suite", default="torch,onnx")
+    parser.add_argument("--suite", default="torch,dynamic,onnx")
     parser.add_argument("--targets", default="host",
                         help="space-separated targets, each case runs on all")
     args = parser.parse_args()
@@ -301,6 +337,8 @@ def main():
     suites = args.suite.split(",")
     if "torch" in suites:
         cases += [lambda c=c: torch_case(args.work, *c) for c in TORCH_CASES]
+    if "dynamic" in suites:
+        cases += [lambda c=c: torch_case(args.work, *c) for c in DYNAMIC_TORCH_CASES]
     if "onnx" in suites:
         cases += [lambda c=c: onnx_node_case(args.work, **c) for c in ONNX_CASES]
     failed = runs = 0

@@ -331,6 +331,20 @@ def pad_squeeze():
 
 
 @case
+def squeeze_two_dynamic():
+    # Squeeze and Unsqueeze of a tensor whose batch and length are both
+    # symbolic (a sequence model's [N, 1, T, C] -> [N, T, C] -> [N, T, C, 1]):
+    # the run-time sizes are the input's, in order.
+    x = rand(3, 1, 5, 4)
+    nodes = [helper.make_node("Squeeze", ["x", "axes"], ["s"]),
+             helper.make_node("Unsqueeze", ["s", "axes2"], ["y"])]
+    y = t(x).reshape(3, 5, 4, 1)
+    return model(nodes, [("x", ["N", 1, "T", 4])], [("y", ["N", "T", 4, 1])],
+                 [("axes", np.array([1], np.int64)),
+                  ("axes2", np.array([3], np.int64))]), [x], y
+
+
+@case
 def unsqueeze_scalar():
     # A scalar input made 1-D, and a 1x1 tensor squeezed to a scalar (the
     # rank-0 reshapes that used to crash the lowering).
