@@ -27,6 +27,7 @@ void mlir::dlas::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
   populateNNPointwiseToLinalgPatterns(patterns);
   populateNNReductionToLinalgPatterns(patterns);
   populateNNRecurrentToLinalgPatterns(patterns);
+  populateNNScanToLinalgPatterns(patterns);
   populateNNShapeToLinalgPatterns(patterns);
   populateNNTopKToLinalgPatterns(patterns);
 }

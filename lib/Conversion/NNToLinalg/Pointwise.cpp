@@ -153,6 +153,35 @@ Value sinBody(OpBuilder &b, Location loc, Value x, nn::SinOp) {
 Value cosBody(OpBuilder &b, Location loc, Value x, nn::CosOp) {
   return math::CosOp::create(b, loc, x);
 }
+/// The math op of the same name; those without an LLVM intrinsic become
+/// libm calls (convert-math-to-libm), as erf does.
+template <typename MathOp, typename OpTy>
+Value mathBody(OpBuilder &b, Location loc, Value x, OpTy) {
+  return MathOp::create(b, loc, x);
+}
+/// 1 above zero, -1 below, x itself otherwise: zeros (of either sign) and
+/// NaN pass through, as in ONNX Sign.
+Value signBody(OpBuilder &b, Location loc, Value x, nn::SignOp) {
+  Type t = x.getType();
+  Value zero = scalarConstant(b, loc, t, 0.0);
+  Value one = scalarConstant(b, loc, t, 1.0);
+  Value minusOne = scalarConstant(b, loc, t, -1.0);
+  Value positive, negative;
+  if (isa<FloatType>(t)) {
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  }
+  return arith::SelectOp::create(
+      b, loc, positive, one,
+      arith::SelectOp::create(b, loc, negative, minusOne, x));
+}
 /// log(1 + exp(x)) without overflow for large x: max(x, 0) +
 /// log1p(exp(-|x|)).
 Value softplus(OpBuilder &b, Location loc, Value x) {
@@ -355,6 +384,24 @@ void mlir::dlas::populateNNPointwiseToLinalgPatterns(
   patterns.add<UnaryLowering<nn::RoundOp>>(ctx, roundBody);
   patterns.add<UnaryLowering<nn::SinOp>>(ctx, sinBody);
   patterns.add<UnaryLowering<nn::CosOp>>(ctx, cosBody);
+  patterns.add<UnaryLowering<nn::TanOp>>(ctx, mathBody<math::TanOp, nn::TanOp>);
+  patterns.add<UnaryLowering<nn::AsinOp>>(ctx,
+                                          mathBody<math::AsinOp, nn::AsinOp>);
+  patterns.add<UnaryLowering<nn::AcosOp>>(ctx,
+                                          mathBody<math::AcosOp, nn::AcosOp>);
+  patterns.add<UnaryLowering<nn::AtanOp>>(ctx,
+                                          mathBody<math::AtanOp, nn::AtanOp>);
+  patterns.add<UnaryLowering<nn::SinhOp>>(ctx,
+                                          mathBody<math::SinhOp, nn::SinhOp>);
+  patterns.add<UnaryLowering<nn::CoshOp>>(ctx,
+                                          mathBody<math::CoshOp, nn::CoshOp>);
+  patterns.add<UnaryLowering<nn::AsinhOp>>(
+      ctx, mathBody<math::AsinhOp, nn::AsinhOp>);
+  patterns.add<UnaryLowering<nn::AcoshOp>>(
+      ctx, mathBody<math::AcoshOp, nn::AcoshOp>);
+  patterns.add<UnaryLowering<nn::AtanhOp>>(
+      ctx, mathBody<math::AtanhOp, nn::AtanhOp>);
+  patterns.add<UnaryLowering<nn::SignOp>>(ctx, signBody);
   patterns.add<UnaryLowering<nn::SoftplusOp>>(ctx, softplusBody);
   patterns.add<UnaryLowering<nn::SoftsignOp>>(ctx, softsignBody);
   patterns.add<UnaryLowering<nn::HardSigmoidOp>>(ctx, hardSigmoidBody);

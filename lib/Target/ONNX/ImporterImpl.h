@@ -186,6 +186,20 @@ LogicalResult importQLinearMatMul(NodeContext &ctx);
 LogicalResult importConvInteger(NodeContext &ctx);
 LogicalResult importMatMulInteger(NodeContext &ctx);
 
+/// ONNX ops composed from several nn ops (CompositeOps.cpp).
+LogicalResult importCelu(NodeContext &ctx);
+LogicalResult importThresholdedRelu(NodeContext &ctx);
+LogicalResult importShrink(NodeContext &ctx);
+LogicalResult importIsNaN(NodeContext &ctx);
+LogicalResult importIsInf(NodeContext &ctx);
+LogicalResult importGlobalMaxPool(NodeContext &ctx);
+LogicalResult importLRN(NodeContext &ctx);
+LogicalResult importMeanVarianceNormalization(NodeContext &ctx);
+LogicalResult importTrilu(NodeContext &ctx);
+LogicalResult importHardmax(NodeContext &ctx);
+LogicalResult importOneHot(NodeContext &ctx);
+LogicalResult importEyeLike(NodeContext &ctx);
+
 /// Imports the node as shape arithmetic when an input is symbolic and the
 /// op is one of those computed on symbolic values (Gather, Concat,
 /// Unsqueeze, Add, Mul, Equal, Where, ...); false when it is not, and the

@@ -1248,9 +1248,11 @@ Value NodeContext::scalar(float value, Type elementType) {
               &lost);
     attr = DenseElementsAttr::get(type, v);
   } else {
+    // Through int64: a negative float converts to unsigned undefined.
     attr = DenseElementsAttr::get(
-        type, APInt(elementType.getIntOrFloatBitWidth(), (uint64_t)value,
-                    /*isSigned=*/true, /*implicitTrunc=*/true));
+        type,
+        APInt(elementType.getIntOrFloatBitWidth(), (uint64_t)(int64_t)value,
+              /*isSigned=*/true, /*implicitTrunc=*/true));
   }
   return arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr));
 }

@@ -3349,6 +3349,29 @@ LogicalResult importCast(NodeContext &ctx) {
   return success();
 }
 
+/// CumSum along a constant axis.
+LogicalResult importCumSum(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<const HostTensor *> axis = ctx.requireConstant(1, "axis");
+  if (failed(axis))
+    return failure();
+  if ((*axis)->isFloat() || (*axis)->numElements() != 1)
+    return ctx.fail("input 'axis' must be one integer");
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  FailureOr<int64_t> normalized = normalizeAxis(ctx, (*axis)->ints[0], rank);
+  if (failed(normalized))
+    return failure();
+  return emit<nn::CumSumOp>(
+      ctx, *x,
+      {i64Attr(ctx, "axis", *normalized),
+       ctx.b.getNamedAttr("exclusive",
+                          ctx.b.getBoolAttr(ctx.intAttr("exclusive", 0) != 0)),
+       ctx.b.getNamedAttr("reverse",
+                          ctx.b.getBoolAttr(ctx.intAttr("reverse", 0) != 0))});
+}
+
 /// TopK with a constant k (it fixes the result's shape).
 LogicalResult importTopK(NodeContext &ctx) {
   FailureOr<const HostTensor *> k = ctx.requireConstant(1, "K");
@@ -3427,11 +3450,17 @@ LogicalResult onnximport::importMatMulNode(NodeContext &ctx) {
 ArrayRef<OpSupport> onnximport::supportedOps() {
   static const OpSupport table[] = {
       {"Abs", unary<nn::AbsOp>, "nn.abs", "floats"},
+      {"Acos", unary<nn::AcosOp>, "nn.acos", ""},
+      {"Acosh", unary<nn::AcoshOp>, "nn.acosh", ""},
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
       {"And", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
       {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max", "floats; axis, keepdims, select_last_index"},
       {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min", "floats; axis, keepdims, select_last_index"},
+      {"Asin", unary<nn::AsinOp>, "nn.asin", ""},
+      {"Asinh", unary<nn::AsinhOp>, "nn.asinh", ""},
+      {"Atan", unary<nn::AtanOp>, "nn.atan", ""},
+      {"Atanh", unary<nn::AtanhOp>, "nn.atanh", ""},
       {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>, "nn.avg_pool2d",
        "1-D (as 2-D) and 2-D; pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
@@ -3439,6 +3468,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Cast", importCast, "nn.cast", "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
       {"CastLike", importCast, "nn.cast", "as Cast"},
       {"Ceil", unary<nn::CeilOp>, "nn.ceil", ""},
+      {"Celu", importCelu, "nn.div + nn.elu + nn.mul", "alpha"},
       {"Clip", importClip, "nn.clip (integers: nn.max + nn.min)", "min/max must be constants"},
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
@@ -3451,6 +3481,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>, "nn.conv_transpose2d",
        "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
+      {"Cosh", unary<nn::CoshOp>, "nn.cosh", ""},
+      {"CumSum", importCumSum, "nn.cumsum", "axis constant; exclusive, reverse"},
       {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
       {"DequantizeLinear", importDequantizeLinear, "nn.dequantize",
        "INT8, UINT8, INT32; per tensor or per axis; FLOAT scale; constants fold (weights of QDQ models)"},
@@ -3464,6 +3496,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Erf", unary<nn::ErfOp>, "nn.erf", ""},
       {"Exp", unary<nn::ExpOp>, "nn.exp", ""},
       {"Expand", importExpand, "nn.broadcast_to", "shape constant; constants fold"},
+      {"EyeLike", importEyeLike, "import-time constant", "2-D static shape; k, dtype"},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
       {"Floor", unary<nn::FloorOp>, "nn.floor", ""},
       {"Gather", importGather,
@@ -3476,15 +3509,19 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
        "4-D"},
+      {"GlobalMaxPool", importGlobalMaxPool, "nn.reduce max", "rank 3 and up"},
       {"Greater", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
       {"GreaterOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
       {"GRU", importRecurrent<nn::GruOp>, "nn.gru",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip, linear_before_reset"},
+      {"Hardmax", importHardmax, "nn.arg_max + nn.compare + nn.cast", "any axis from opset 13; flattened at axis before; static size along axis"},
       {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
       {"InstanceNormalization", importInstanceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any rank from 3; epsilon"},
+      {"IsInf", importIsInf, "nn.compare (+ nn.logical)", "detect_positive, detect_negative"},
+      {"IsNaN", importIsNaN, "nn.compare ne of x with itself", ""},
       {"LayerNormalization", importLayerNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
       {"Less", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
@@ -3492,6 +3529,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
+      {"LRN", importLRN, "nn.mul + nn.avg_pool2d over channels + nn.pow + nn.div", "rank 3 and up; static channel and spatial sizes; size, alpha, beta, bias"},
       {"LSTM", importRecurrent<nn::LstmOp>, "nn.lstm",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h/c, "
        "peepholes, activations with alpha/beta, clip, input_forget"},
@@ -3503,12 +3541,14 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
        "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
       {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
+      {"MeanVarianceNormalization", importMeanVarianceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "axes"},
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
       {"Mod", importFoldedBinary, "nn.mod", "fmod (floats need fmod = 1); integer division by 0 gives 0; constants fold"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
       {"Neg", unary<nn::NegOp>, "nn.neg", "floats"},
       {"Not", importNot, "nn.not", "constants fold"},
+      {"OneHot", importOneHot, "nn.compare with an index ramp + nn.select", "depth constant; any axis; negative indices; values at run time"},
       {"Or", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
       {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
       {"Pad", importPad, "nn.pad", "constant, edge and reflect modes; pads and value constant"},
@@ -3544,8 +3584,11 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},
       {"Shape", importShape, "folded", "start/end; dynamic dimensions read at run time, and the shape arithmetic on them (Gather, Concat, Unsqueeze, Squeeze, Slice, Add, Sub, Mul, Div, Equal, Where, Cast) kept symbolic for Reshape and Expand"},
+      {"Shrink", importShrink, "nn.compare + nn.select + nn.add/sub", "lambd, bias"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
+      {"Sign", unary<nn::SignOp>, "nn.sign", "floats and signed integers"},
       {"Sin", unary<nn::SinOp>, "nn.sin", ""},
+      {"Sinh", unary<nn::SinhOp>, "nn.sinh", ""},
       {"Size", importSize, "folded", "static shapes"},
       {"Slice", importSlice, "nn.slice", "starts, axes and steps constant; ends constant or computed at run time (step 1); steps of either sign; constant data folds"},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
@@ -3559,10 +3602,13 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Sub", binary<nn::SubOp>, "nn.sub",
        "numpy broadcasting; constants fold"},
       {"Sum", variadic<nn::AddOp>, "nn.add", "any number of inputs, broadcasting"},
+      {"Tan", unary<nn::TanOp>, "nn.tan", ""},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
+      {"ThresholdedRelu", importThresholdedRelu, "nn.compare + nn.select", "alpha"},
       {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape", "repeats constant"},
       {"TopK", importTopK, "nn.top_k", "K constant; axis, largest; always sorted, ties by lower index"},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
+      {"Trilu", importTrilu, "nn.select by a mask", "upper/lower; k constant or at run time; last two dimensions static"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Where", importWhere, "nn.select", "numpy broadcasting of all three; constants fold"},
       {"Xor", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},

@@ -161,6 +161,63 @@ func.func @round(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// The inverse and hyperbolic trigonometric functions map onto math ops
+// (libm calls later, where LLVM has no intrinsic).
+// CHECK-LABEL: func @trigonometry
+// CHECK: math.tan
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.sinh
+// CHECK: math.cosh
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh
+func.func @trigonometry(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.tan %x : tensor<4xf32>
+  %1 = nn.asin %0 : tensor<4xf32>
+  %2 = nn.acos %1 : tensor<4xf32>
+  %3 = nn.atan %2 : tensor<4xf32>
+  %4 = nn.sinh %3 : tensor<4xf32>
+  %5 = nn.cosh %4 : tensor<4xf32>
+  %6 = nn.asinh %5 : tensor<4xf32>
+  %7 = nn.acosh %6 : tensor<4xf32>
+  %8 = nn.atanh %7 : tensor<4xf32>
+  return %8 : tensor<4xf32>
+}
+
+// -----
+
+// Sign keeps zeros (either sign) and NaN: only strictly positive and
+// negative values are replaced.
+// CHECK-LABEL: func @sign
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[MINUS:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[X]], %[[ZERO]]
+// CHECK: %[[NEG:.*]] = arith.cmpf olt, %[[X]], %[[ZERO]]
+// CHECK: %[[INNER:.*]] = arith.select %[[NEG]], %[[MINUS]], %[[X]]
+// CHECK: arith.select %[[POS]], %[[ONE]], %[[INNER]]
+func.func @sign(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.sign %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @sign_int
+// CHECK: arith.cmpi sgt
+// CHECK: arith.cmpi slt
+// CHECK: arith.select
+// CHECK: arith.select
+func.func @sign_int(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = nn.sign %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func @pow
 // CHECK: linalg.generic
 // CHECK: math.powf

@@ -255,6 +255,24 @@ func.func @f(%x: tensor<2x4xf32>) {
   return
 }
 // -----
+func.func @f(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{attribute 'axis' = 2 is out of range for rank 2}}
+  %0 = nn.cumsum %x {axis = 2 : i64} : tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<f32>) {
+  // expected-error @+1 {{needs an input of rank 1 or more}}
+  %0 = nn.cumsum %x {axis = 0 : i64} : tensor<f32>
+  return
+}
+// -----
+func.func @f(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  %0 = nn.sign %x : tensor<4xi1>
+  return
+}
+// -----
 func.func @f(%x: tensor<4xi32>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
   %0 = nn.sigmoid %x : tensor<4xi32>

@@ -133,7 +133,44 @@ func.func @more_unary(%x: tensor<2x10xf32>) {
   // CHECK: nn.pow %{{.*}}, %{{.*}} : (tensor<2x10xf32>, tensor<10xf32>) -> tensor<2x10xf32>
   %e = arith.constant dense<2.0> : tensor<10xf32>
   %19 = nn.pow %x, %e : (tensor<2x10xf32>, tensor<10xf32>) -> tensor<2x10xf32>
+  // CHECK: nn.tan
+  %20 = nn.tan %x : tensor<2x10xf32>
+  // CHECK: nn.asin
+  %21 = nn.asin %x : tensor<2x10xf32>
+  // CHECK: nn.acos
+  %22 = nn.acos %x : tensor<2x10xf32>
+  // CHECK: nn.atan
+  %23 = nn.atan %x : tensor<2x10xf32>
+  // CHECK: nn.sinh
+  %24 = nn.sinh %x : tensor<2x10xf32>
+  // CHECK: nn.cosh
+  %25 = nn.cosh %x : tensor<2x10xf32>
+  // CHECK: nn.asinh
+  %26 = nn.asinh %x : tensor<2x10xf32>
+  // CHECK: nn.acosh
+  %27 = nn.acosh %x : tensor<2x10xf32>
+  // CHECK: nn.atanh
+  %28 = nn.atanh %x : tensor<2x10xf32>
+  // CHECK: nn.sign %{{.*}} : tensor<2x10xf32>
+  %29 = nn.sign %x : tensor<2x10xf32>
   return
+}
+
+// CHECK-LABEL: func @cumsum
+// CHECK: nn.cumsum %{{.*}} {axis = 1 : i64} : tensor<2x?xf32>
+// CHECK: nn.cumsum %{{.*}} {axis = -1 : i64, exclusive = true, reverse = true} : tensor<3xi64>
+func.func @cumsum(%x: tensor<2x?xf32>, %i: tensor<3xi64>) -> (tensor<2x?xf32>, tensor<3xi64>) {
+  %0 = nn.cumsum %x {axis = 1 : i64} : tensor<2x?xf32>
+  %1 = nn.cumsum %i {axis = -1 : i64, exclusive = true, reverse = true} : tensor<3xi64>
+  return %0, %1 : tensor<2x?xf32>, tensor<3xi64>
+}
+
+// Sign is defined on integers too.
+// CHECK-LABEL: func @sign_int
+// CHECK: nn.sign %{{.*}} : tensor<3xi8>
+func.func @sign_int(%x: tensor<3xi8>) -> tensor<3xi8> {
+  %0 = nn.sign %x : tensor<3xi8>
+  return %0 : tensor<3xi8>
 }
 
 // CHECK-LABEL: func @binary

@@ -344,6 +344,26 @@ def activation_cases(gen):
     cases = []
     for i, (op, attrs, y) in enumerate(specs):
         cases.append(Case(f"{op}_{i}", [x.numpy()], y, unary_line(f"nn.{op}", attrs)))
+    # Functions with a restricted domain take inputs inside it; references
+    # in f64.
+    u = torch.rand(2, 3, 5, 7, generator=gen) * 1.9 - 0.95   # (-0.95, 0.95)
+    x64, u64 = x.double(), u.double()
+    domain_specs = [
+        ("tan", u * 1.5, torch.tan(u64 * 1.5)), ("asin", u, torch.asin(u64)),
+        ("acos", u, torch.acos(u64)), ("atan", x, torch.atan(x64)),
+        ("sinh", x, torch.sinh(x64)), ("cosh", x, torch.cosh(x64)),
+        ("asinh", x, torch.asinh(x64)), ("acosh", 1 + x.abs(), torch.acosh(1 + x64.abs())),
+        ("atanh", u, torch.atanh(u64)), ("sign", torch.round(x), torch.sign(torch.round(x64))),
+    ]
+    for op, inp, y in domain_specs:
+        cases.append(Case(op, [inp.numpy()], y.float(), unary_line(f"nn.{op}")))
+    # Cumulative sums: along a middle axis, and the last one exclusive and
+    # reversed.
+    rev = torch.flip(torch.cumsum(torch.flip(x64, [3]), 3), [3]) - x64
+    for name, attrs, y in [("cumsum_axis1", "axis = 1 : i64", torch.cumsum(x64, 1)),
+                           ("cumsum_last_exclusive_reverse",
+                            "axis = -1 : i64, exclusive = true, reverse = true", rev)]:
+        cases.append(Case(name, [x.numpy()], y.float(), unary_line("nn.cumsum", attrs)))
     return cases
 
 

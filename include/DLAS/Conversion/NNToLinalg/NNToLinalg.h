@@ -22,6 +22,7 @@ void populateNNQuantizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNPointwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNRecurrentToLinalgPatterns(RewritePatternSet &patterns);
+void populateNNScanToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNTopKToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNToLinalgPatterns(RewritePatternSet &patterns);

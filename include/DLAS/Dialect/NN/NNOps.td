@@ -323,6 +323,18 @@ def NN_CeilOp : NN_UnaryOp<"ceil", "ceil(x)">;
 def NN_RoundOp : NN_UnaryOp<"round", "x rounded to the nearest integer, halves to even">;
 def NN_SinOp : NN_UnaryOp<"sin", "sin(x)">;
 def NN_CosOp : NN_UnaryOp<"cos", "cos(x)">;
+def NN_TanOp : NN_UnaryOp<"tan", "tan(x)">;
+def NN_AsinOp : NN_UnaryOp<"asin", "asin(x)">;
+def NN_AcosOp : NN_UnaryOp<"acos", "acos(x)">;
+def NN_AtanOp : NN_UnaryOp<"atan", "atan(x)">;
+def NN_SinhOp : NN_UnaryOp<"sinh", "sinh(x)">;
+def NN_CoshOp : NN_UnaryOp<"cosh", "cosh(x)">;
+def NN_AsinhOp : NN_UnaryOp<"asinh", "asinh(x)">;
+def NN_AcoshOp : NN_UnaryOp<"acosh", "acosh(x)">;
+def NN_AtanhOp : NN_UnaryOp<"atanh", "atanh(x)">;
+def NN_SignOp : NN_UnaryOp<"sign",
+    "1 if x > 0, -1 if x < 0, else x (zeros keep their sign, NaN stays NaN; integers too)",
+    NN_NumericTensor>;
 def NN_SoftplusOp : NN_UnaryOp<"softplus", "log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|))">;
 def NN_SoftsignOp : NN_UnaryOp<"softsign", "x / (1 + |x|)">;
 def NN_HardSwishOp : NN_UnaryOp<"hard_swish", "x * min(max(x / 6 + 1/2, 0), 1)">;
@@ -627,6 +639,26 @@ def NN_TopKOp : NN_PureOp<"top_k"> {
                        DefaultValuedAttr<BoolAttr, "true">:$sorted);
   let results = (outs NN_NumericTensor:$values, TensorOf<[I64]>:$indices);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_CumSumOp : NN_SameTypeOp<"cumsum"> {
+  let summary = "cumulative sum along one axis";
+  let description = [{
+    ONNX CumSum: element `i` along `axis` (negative counts from the end) is
+    the sum of the elements up to and including `i`; `exclusive` leaves
+    element `i` itself out (the first sum is 0), `reverse` sums from the
+    end instead. Floats add in order, as a sequential scan would.
+
+    ```mlir
+    %y = nn.cumsum %x {axis = 1 : i64, exclusive = true} : tensor<2x10xf32>
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs NN_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -594,6 +594,13 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   return success();
 }
 
+LogicalResult CumSumOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (rank == 0)
+    return emitOpError("needs an input of rank 1 or more");
+  return verifyAxis(*this, getAxis(), rank);
+}
+
 LogicalResult SoftmaxOp::verify() {
   return verifyAxis(*this, getAxis(), getInput().getType().getRank());
 }

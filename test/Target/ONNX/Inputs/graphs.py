@@ -1163,6 +1163,197 @@ def import_gru_lens_input():
                           graph_inputs=[lens], direction="reverse", linear_before_reset=1)
 
 
+# Ops composed from other nn ops (lib/Target/ONNX/CompositeOps.cpp) and the
+# trigonometric family, against PyTorch or a numpy transcription of the
+# ONNX definition.
+
+@case
+def trigonometry():
+    x = (RNG.uniform(-0.9, 0.9, (3, 5))).astype(np.float32)
+    x[0, :3] = [0.0, -0.0, 0.5]
+    ops = ["Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Atanh", "Sign"]
+    nodes = [helper.make_node(op, ["x"], [f"o{i}"]) for i, op in enumerate(ops)]
+    # acosh needs x >= 1: acosh(1 + x^2).
+    nodes += [helper.make_node("Mul", ["x", "x"], ["sq"]),
+              helper.make_node("Add", ["sq", "one"], ["shifted"]),
+              helper.make_node("Acosh", ["shifted"], [f"o{len(ops)}"])]
+    tx = t(x).double()
+    outs = [torch.tan(tx), torch.asin(tx), torch.acos(tx), torch.atan(tx), torch.sinh(tx),
+            torch.cosh(tx), torch.asinh(tx), torch.atanh(tx), torch.sign(tx),
+            torch.acosh(1 + tx * tx)]
+    return multi_output(nodes, x, [o.float() for o in outs],
+                        [("one", np.array([1.0], np.float32))])
+
+
+@case
+def composite_activations():
+    x = rand(4, 9) * 2
+    nodes = [helper.make_node("Celu", ["x"], ["o0"], alpha=0.7),
+             helper.make_node("ThresholdedRelu", ["x"], ["o1"], alpha=0.3),
+             helper.make_node("Shrink", ["x"], ["o2"], lambd=0.4, bias=0.4),
+             helper.make_node("Shrink", ["x"], ["o3"], lambd=0.6)]
+    tx = t(x)
+    outs = [F.celu(tx, 0.7), torch.where(tx > 0.3, tx, torch.zeros_like(tx)),
+            F.softshrink(tx, 0.4), F.hardshrink(tx, 0.6)]
+    return multi_output(nodes, x, outs)
+
+
+def lrn_reference(x, size, alpha, beta, bias):
+    """ONNX's LRN: floor((size - 1) / 2) channels before, ceil after."""
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    sq = np.pad(x.astype(np.float64) ** 2,
+                [(0, 0), (before, after)] + [(0, 0)] * (x.ndim - 2))
+    total = sum(sq[:, i:i + x.shape[1]] for i in range(size))
+    return (x / (bias + alpha / size * total) ** beta).astype(np.float32)
+
+
+@case
+def lrn_odd():
+    # AlexNet's and GoogLeNet's LRN; PyTorch's agrees with ONNX for odd sizes.
+    x = rand(2, 7, 5, 6) * 3
+    node = helper.make_node("LRN", ["x"], ["y"], size=5, alpha=1e-3, beta=0.75, bias=2.0)
+    y = F.local_response_norm(t(x), 5, alpha=1e-3, beta=0.75, k=2.0)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def lrn_even_rank3():
+    x = rand(2, 6, 9) * 3
+    node = helper.make_node("LRN", ["x"], ["y"], size=4, alpha=0.5, beta=0.6)
+    y = lrn_reference(x, 4, 0.5, 0.6, 1.0)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], torch.from_numpy(y)
+
+
+@case
+def global_max_pool():
+    x = rand(2, 3, 4, 5)
+    node = helper.make_node("GlobalMaxPool", ["x"], ["y"])
+    y = torch.amax(t(x), dim=(2, 3), keepdim=True)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def global_max_pool_1d():
+    x = rand(2, 3, 7)
+    node = helper.make_node("GlobalMaxPool", ["x"], ["y"])
+    y = torch.amax(t(x), dim=2, keepdim=True)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def mean_variance_normalization():
+    x = rand(3, 4, 5, 2) * 4 + 1
+    node = helper.make_node("MeanVarianceNormalization", ["x"], ["y"], axes=[0, 2])
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=(0, 2), keepdims=True)
+    std = np.sqrt(((x64 - mean) ** 2).mean(axis=(0, 2), keepdims=True))
+    y = ((x64 - mean) / (std + 1e-9)).astype(np.float32)
+    return model([node], [("x", x.shape)], [("y", y.shape)]), [x], torch.from_numpy(y)
+
+
+@case
+def trilu_batched():
+    x = rand(2, 4, 6)
+    nodes = [helper.make_node("Trilu", ["x", "k"], ["o0"], upper=0),
+             helper.make_node("Trilu", ["x"], ["o1"])]
+    outs = [torch.tril(t(x), -1), torch.triu(t(x))]
+    return multi_output(nodes, x, outs, [("k", np.array(-1, np.int64))], opset=14)
+
+
+@case
+def hardmax():
+    x = rand(2, 5, 3)
+    nodes = [helper.make_node("Hardmax", ["x"], ["o0"], axis=1),
+             helper.make_node("Hardmax", ["x"], ["o1"])]
+    outs = [F.one_hot(torch.argmax(t(x), 1), 5).permute(0, 2, 1).float(),
+            F.one_hot(torch.argmax(t(x), 2), 3).float()]
+    return multi_output(nodes, x, outs)
+
+
+@case
+def hardmax_opset11_flattened():
+    # Before opset 13 the input is flattened to 2-D at the axis.
+    x = rand(2, 3, 4)
+    node = helper.make_node("Hardmax", ["x"], ["y"], axis=1)
+    flat = x.reshape(2, 12)
+    y = np.zeros_like(flat)
+    y[np.arange(2), flat.argmax(1)] = 1
+    return (model([node], [("x", x.shape)], [("y", x.shape)], opset=11), [x],
+            torch.from_numpy(y.reshape(x.shape)))
+
+
+@case
+def one_hot():
+    # Float indices truncate; negative ones count from depth; 7 and -6 are
+    # out of range (a row of 'off').
+    x = np.array([[0.0, -1.0, 4.0], [2.9, 7.0, -6.0]], np.float32)
+    node = helper.make_node("OneHot", ["x", "depth", "values"], ["y"], axis=1)
+    idx = x.astype(np.int64)
+    y = np.full((2, 5, 3), -2.0, np.float32)
+    for i in range(2):
+        for j in range(3):
+            k = idx[i, j] + 5 if idx[i, j] < 0 else idx[i, j]
+            if 0 <= k < 5:
+                y[i, k, j] = 3.5
+    return (model([node], [("x", x.shape)], [("y", y.shape)],
+                  [("depth", np.array(5, np.int64)), ("values", np.array([-2.0, 3.5], np.float32))]),
+            [x], torch.from_numpy(y))
+
+
+@case
+def nan_inf_tests():
+    x = rand(2, 6)
+    x[0, 1], x[0, 4], x[1, 2], x[1, 5] = np.nan, np.inf, -np.inf, np.nan
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(v))
+    nodes = [c("one", np.array(1.0, np.float32)), c("zero", np.array(0.0, np.float32)),
+             helper.make_node("IsNaN", ["x"], ["nan"]),
+             helper.make_node("IsInf", ["x"], ["inf"]),
+             helper.make_node("IsInf", ["x"], ["neginf"], detect_positive=0),
+             helper.make_node("Where", ["nan", "one", "zero"], ["o0"]),
+             helper.make_node("Where", ["inf", "one", "zero"], ["o1"]),
+             helper.make_node("Where", ["neginf", "one", "zero"], ["o2"])]
+    tx = t(x)
+    outs = [torch.isnan(tx).float(), torch.isinf(tx).float(), torch.isneginf(tx).float()]
+    return multi_output(nodes, x, outs)
+
+
+@case
+def cumsum():
+    # Along a middle axis (vectorized slices), and the first and last
+    # axis exclusive and reversed.
+    x = rand(3, 37, 19)
+    nodes = [helper.make_node("CumSum", ["x", "a1"], ["o0"]),
+             helper.make_node("CumSum", ["x", "a0"], ["o1"], exclusive=1),
+             helper.make_node("CumSum", ["x", "a2"], ["o2"], reverse=1),
+             helper.make_node("CumSum", ["x", "a2"], ["o3"], reverse=1, exclusive=1)]
+    tx = t(x).double()
+    rev = torch.flip(torch.cumsum(torch.flip(tx, [2]), 2), [2])
+    outs = [torch.cumsum(tx, 1), torch.cumsum(tx, 0) - tx, rev, rev - tx]
+    return multi_output(nodes, x, [o.float() for o in outs],
+                        [("a0", np.array(0, np.int64)), ("a1", np.array(-2, np.int32)),
+                         ("a2", np.array([2], np.int64))])
+
+
+@case
+def dynamic_cumsum():
+    # Position ids as exported from attention masks: a cumulative sum along
+    # a sequence whose batch and length are symbolic.
+    x = rand(2, 11)
+    node = helper.make_node("CumSum", ["x", "axis"], ["y"])
+    y = torch.cumsum(t(x).double(), 1).float()
+    return (model([node], [("x", ("batch", "seq"))], [("y", ("batch", "seq"))],
+                  [("axis", np.array(1, np.int64))]), [x], y)
+
+
+@case
+def eye_like():
+    x = rand(3, 5)
+    nodes = [helper.make_node("EyeLike", ["x"], ["eye"], k=1),
+             helper.make_node("Add", ["x", "eye"], ["y"])]
+    y = x + np.eye(3, 5, k=1, dtype=np.float32)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], torch.from_numpy(y)
+
+
 @case
 def error_rnn_activation():
     return recurrent_node("RNN", "rnn1", activations=["Gelu"])
@@ -1196,7 +1387,38 @@ def import_only(m):
 
 @case
 def error_unsupported_op():
-    node = helper.make_node("Acosh", ["x"], ["y"], name="acosh7")
+    node = helper.make_node("Det", ["x"], ["y"], name="det7")
+    return import_only(model([node], [("x", (2, 2))], [("y", ())]))
+
+
+@case
+def error_onehot_runtime_depth():
+    node = helper.make_node("OneHot", ["x", "depth", "values"], ["y"], name="onehot1")
+    return import_only(model([node], [("x", (3,)), ("depth", (1,)), ("values", (2,))],
+                             [("y", (3, 4))]))
+
+
+@case
+def error_lrn_size():
+    node = helper.make_node("LRN", ["x"], ["y"], name="lrn2", size=0)
+    return import_only(model([node], [("x", (1, 4, 2, 2))], [("y", (1, 4, 2, 2))]))
+
+
+@case
+def error_trilu_dynamic():
+    node = helper.make_node("Trilu", ["x"], ["y"], name="trilu3")
+    return import_only(model([node], [("x", (2, "rows", 4))], [("y", (2, "rows", 4))], opset=14))
+
+
+@case
+def error_eyelike_dynamic():
+    node = helper.make_node("EyeLike", ["x"], ["y"], name="eye4")
+    return import_only(model([node], [("x", ("n", 4))], [("y", ("n", 4))]))
+
+
+@case
+def error_celu_alpha_zero():
+    node = helper.make_node("Celu", ["x"], ["y"], name="celu5", alpha=0.0)
     return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
 
 
