@@ -76,6 +76,54 @@ Value dlas::sliceConstant(OpBuilder &b, Location loc, Value input,
                       bytes->isResource, resourceName);
 }
 
+/// Writes the elements of `raw` (of type T) in the order of a result of
+/// `shape` whose dimension d steps `strides[d]` source elements. The two
+/// innermost dimensions go in tiles, so that a transposition reads whole
+/// cache lines of both sides (a per-element walk of a large weight's
+/// transpose missed the cache on every read).
+template <typename T>
+static void permuteElements(ArrayRef<char> raw, MutableArrayRef<char> out,
+                            ArrayRef<int64_t> shape,
+                            ArrayRef<int64_t> strides) {
+  auto load = [&](int64_t i) {
+    T value;
+    std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+    return value;
+  };
+  auto store = [&](int64_t i, T value) {
+    std::memcpy(out.data() + i * sizeof(T), &value, sizeof(T));
+  };
+  int64_t rank = shape.size();
+  if (rank == 0) {
+    store(0, load(0));
+    return;
+  }
+  int64_t rows = rank >= 2 ? shape[rank - 2] : 1, cols = shape[rank - 1];
+  int64_t rowStride = rank >= 2 ? strides[rank - 2] : 0;
+  int64_t colStride = strides[rank - 1];
+  int64_t outerRank = std::max<int64_t>(rank - 2, 0);
+  int64_t planes = computeProduct(shape.take_front(outerRank));
+  SmallVector<int64_t> index(outerRank, 0);
+  constexpr int64_t kTile = 32;
+  int64_t base = 0;
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    int64_t first = plane * rows * cols;
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile)
+        for (int64_t r = r0, re = std::min(rows, r0 + kTile); r < re; ++r)
+          for (int64_t c = c0, ce = std::min(cols, c0 + kTile); c < ce; ++c)
+            store(first + r * cols + c,
+                  load(base + r * rowStride + c * colStride));
+    for (int64_t d = outerRank - 1; d >= 0; --d) {
+      base += strides[d];
+      if (++index[d] < shape[d])
+        break;
+      base -= index[d] * strides[d];
+      index[d] = 0;
+    }
+  }
+}
+
 Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
                             ArrayRef<int64_t> viewShape,
                             ArrayRef<int64_t> perm,
@@ -87,27 +135,46 @@ Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
     return Value();
   if (bytes->splat)
     return arith::ConstantOp::create(b, loc, bytes->splat.reshape(resultType));
-  ArrayRef<char> raw = bytes->raw;
-  size_t elementBytes = bytes->elementBytes;
-  // Walk the result in order, keeping the source offset alongside.
-  SmallVector<int64_t> sourceStrides = computeSuffixProduct(viewShape);
+  // Result dimension d steps the source by the view's stride of perm[d].
+  SmallVector<int64_t> viewStrides = computeSuffixProduct(viewShape);
+  SmallVector<int64_t> strides;
+  for (int64_t d : perm)
+    strides.push_back(viewStrides[d]);
   ArrayRef<int64_t> shape = resultType.getShape();
-  SmallVector<int64_t> index(shape.size(), 0);
-  std::vector<char> data(raw.size());
-  int64_t offset = 0;
-  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
-    std::memcpy(&data[i * elementBytes], &raw[offset * elementBytes],
-                elementBytes);
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      offset += sourceStrides[perm[d]];
-      if (++index[d] < shape[d])
-        break;
-      offset -= index[d] * sourceStrides[perm[d]];
-      index[d] = 0;
-    }
+  // A resource result is written in its blob, with no copy after.
+  AsmResourceBlob blob;
+  std::vector<char> denseData;
+  MutableArrayRef<char> out;
+  if (bytes->isResource) {
+    blob = HeapAsmResourceBlob::allocate(bytes->raw.size(), alignof(uint64_t));
+    out = blob.getMutableData();
+  } else {
+    denseData.resize(bytes->raw.size());
+    out = denseData;
   }
-  return makeConstant(b, loc, resultType, data, bytes->isResource,
-                      resourceName);
+  switch (bytes->elementBytes) {
+  case 1:
+    permuteElements<uint8_t>(bytes->raw, out, shape, strides);
+    break;
+  case 2:
+    permuteElements<uint16_t>(bytes->raw, out, shape, strides);
+    break;
+  case 4:
+    permuteElements<uint32_t>(bytes->raw, out, shape, strides);
+    break;
+  case 8:
+    permuteElements<uint64_t>(bytes->raw, out, shape, strides);
+    break;
+  default:
+    return Value();
+  }
+  if (bytes->isResource)
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseResourceElementsAttr::get(resultType, resourceName,
+                                       std::move(blob)));
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(resultType, denseData));
 }
 
 std::optional<std::vector<float>> dlas::f32Values(Attribute value) {

@@ -13,8 +13,11 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace mlir::dlas::onnximport {
@@ -29,8 +32,17 @@ struct HostTensor {
   SmallVector<int64_t> shape;
   std::vector<double> floats;
   std::vector<int64_t> ints;
+  /// The FLOAT data of a large initializer as the file's little-endian
+  /// bytes, until a handler reads it as a constant (NodeContext::constant
+  /// decodes it into `floats`). Weights that are only ever materialized go
+  /// from these bytes into their blob without a copy: decoding every
+  /// weight into doubles cost 3x the model's size in memory and most of
+  /// the import time of a large model.
+  std::shared_ptr<const std::string> rawF32;
 
   bool isFloat() const { return isFloatDType(dtype); }
+  /// Fills `floats` from `rawF32` and drops the bytes.
+  void decode();
   static bool isFloatDType(int32_t dtype) {
     return dtype == onnx::TensorProto::FLOAT ||
            dtype == onnx::TensorProto::DOUBLE ||
@@ -43,7 +55,14 @@ struct HostTensor {
   void pushFloat(double v) {
     floats.push_back(dtype == onnx::TensorProto::FLOAT ? (double)(float)v : v);
   }
-  double at(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
+  double at(int64_t i) const {
+    if (rawF32) {
+      float value;
+      std::memcpy(&value, rawF32->data() + i * sizeof(float), sizeof(float));
+      return value;
+    }
+    return isFloat() ? floats[i] : (double)ints[i];
+  }
   static HostTensor ofInts(ArrayRef<int64_t> shape, std::vector<int64_t> values);
   static HostTensor ofFloats(ArrayRef<int64_t> shape, std::vector<double> values);
 };
@@ -77,6 +96,10 @@ int32_t onnxTypeOf(Type type);
 /// data.
 FailureOr<HostTensor> hostTensorFromProto(const onnx::TensorProto &tensor,
                                           std::string &error);
+/// The same for an initializer the caller owns: a large FLOAT tensor's raw
+/// bytes move out of `tensor` into the result's `rawF32`, undecoded.
+FailureOr<HostTensor> takeHostTensorFromProto(onnx::TensorProto &tensor,
+                                              std::string &error);
 
 class GraphImporter;
 

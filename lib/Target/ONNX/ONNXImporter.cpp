@@ -24,6 +24,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SwapByteOrder.h"
 
 #include <onnx/checker.h>
 #include <onnx/version_converter/convert.h>
@@ -70,6 +71,49 @@ HostTensor HostTensor::ofFloats(ArrayRef<int64_t> shape,
   t.shape.assign(shape.begin(), shape.end());
   t.floats = std::move(values);
   return t;
+}
+
+void HostTensor::decode() {
+  if (!rawF32)
+    return;
+  int64_t n = numElements();
+  floats.resize(n);
+  const char *bytes = rawF32->data();
+  for (int64_t i = 0; i < n; ++i) {
+    float value;
+    std::memcpy(&value, bytes + i * sizeof(float), sizeof(float));
+    floats[i] = value;
+  }
+  rawF32.reset();
+}
+
+/// FLOAT initializers from this many elements on stay as their bytes
+/// until read as constants; smaller ones (shapes, scales, the constants
+/// that fold) are decoded at once.
+static constexpr int64_t kUndecodedFloatElements = 1 << 14;
+
+FailureOr<HostTensor>
+onnximport::takeHostTensorFromProto(onnx::TensorProto &tensor,
+                                    std::string &error) {
+  bool undecoded = llvm::sys::IsLittleEndianHost &&
+                   tensor.data_type() == onnx::TensorProto::FLOAT &&
+                   tensor.data_location() != onnx::TensorProto::EXTERNAL &&
+                   tensor.has_raw_data();
+  if (undecoded) {
+    HostTensor t;
+    t.dtype = onnx::TensorProto::FLOAT;
+    t.shape.assign(tensor.dims().begin(), tensor.dims().end());
+    int64_t count = t.numElements();
+    undecoded = count >= kUndecodedFloatElements &&
+                tensor.raw_data().size() == (size_t)count * sizeof(float);
+    if (undecoded) {
+      auto bytes = std::make_shared<std::string>();
+      bytes->swap(*tensor.mutable_raw_data());
+      t.rawF32 = std::move(bytes);
+      return t;
+    }
+  }
+  return hostTensorFromProto(tensor, error);
 }
 
 FailureOr<HostTensor>
@@ -439,6 +483,16 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
                              /*implicitTrunc=*/true));
     return DenseElementsAttr::get(type, values);
   }
+  // Undecoded f32 bytes become the blob as they are: the blob keeps them
+  // alive (no copy of the largest part of a model).
+  if (t.rawF32 && element.isF32() &&
+      reinterpret_cast<uintptr_t>(t.rawF32->data()) % alignof(float) == 0) {
+    std::shared_ptr<const std::string> raw = t.rawF32;
+    AsmResourceBlob blob(
+        ArrayRef<char>(raw->data(), raw->size()), alignof(float),
+        [raw](void *, size_t, size_t) {}, /*dataIsMutable=*/false);
+    return DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+  }
   // Written straight into the blob in the element type (weights are most
   // of a model's bytes: no per-element APFloat for f32 and f64, no copy).
   unsigned bytes = element.getIntOrFloatBitWidth() / 8;
@@ -447,8 +501,8 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
   if (element.isF32()) {
     float *out = reinterpret_cast<float *>(data);
     for (int64_t i = 0; i < n; ++i)
-      out[i] = static_cast<float>(t.floats[i]);
-  } else if (element.isF64()) {
+      out[i] = static_cast<float>(t.at(i));
+  } else if (element.isF64() && !t.rawF32) {
     std::memcpy(data, t.floats.data(), n * sizeof(double));
   } else {
     for (int64_t i = 0; i < n; ++i) {
@@ -935,11 +989,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   for (const auto &info : graph.output())
     onnxTypes[info.name()] = &info.type();
 
-  // Initializers.
+  // Initializers (large FLOAT ones keep their bytes, moved out of the
+  // model, until read as constants).
   llvm::StringSet<> initializerNames;
-  for (const auto &tensor : graph.initializer()) {
+  for (auto &tensor : *model.mutable_graph()->mutable_initializer()) {
     std::string message;
-    FailureOr<HostTensor> host = hostTensorFromProto(tensor, message);
+    FailureOr<HostTensor> host = takeHostTensorFromProto(tensor, message);
     if (failed(host)) {
       (void)error(loc, "initializer: " + message);
       return nullptr;
@@ -1044,11 +1099,19 @@ FailureOr<Value> NodeContext::input(unsigned i) {
   return graph.materialize(node.input(i), *entry);
 }
 
-const HostTensor *NodeContext::constant(unsigned i) const {
-  if (!hasInput(i) || inputOverrides.count(i))
+/// Input i's import-time value as it is held (perhaps undecoded).
+static HostTensor *heldConstant(const NodeContext &ctx, unsigned i) {
+  if (!ctx.hasInput(i) || ctx.inputOverrides.count(i))
     return nullptr;
-  GraphImporter::Entry *entry = graph.lookup(node.input(i));
+  GraphImporter::Entry *entry = ctx.graph.lookup(ctx.node.input(i));
   return entry && entry->constant ? &*entry->constant : nullptr;
+}
+
+const HostTensor *NodeContext::constant(unsigned i) const {
+  HostTensor *t = heldConstant(*this, i);
+  if (t)
+    t->decode();
+  return t;
 }
 
 FailureOr<const HostTensor *> NodeContext::requireConstant(unsigned i,
@@ -1102,7 +1165,8 @@ void NodeContext::setOutputSymbolic(unsigned i, SymbolicInts value) {
 }
 
 FailureOr<RankedTensorType> NodeContext::inputType(unsigned i) {
-  if (const HostTensor *t = constant(i)) {
+  // The type alone: an undecoded weight stays so.
+  if (const HostTensor *t = heldConstant(*this, i)) {
     Type element = elementTypeFromONNX(b.getContext(), t->dtype);
     if (!element) // as materialize holds it
       element = t->isFloat() ? Type(b.getF32Type()) : Type(b.getI64Type());
@@ -1309,12 +1373,30 @@ static LogicalResult loadExternalTensor(onnx::TensorProto &tensor,
     return emitError(loc) << "tensor '" << tensor.name()
                           << "': external data of " << count
                           << " bytes is over 2 GB";
-  auto buffer = llvm::MemoryBuffer::getFileSlice(file, count, offset);
-  if (!buffer)
+  // Read straight into raw_data (one copy of the largest part of a model).
+  auto cannotRead = [&](const Twine &why) {
     return emitError(loc) << "tensor '" << tensor.name()
                           << "': cannot read external data file '" << file
-                          << "': " << buffer.getError().message();
-  tensor.set_raw_data((*buffer)->getBufferStart(), count);
+                          << "': " << why;
+  };
+  llvm::Expected<llvm::sys::fs::file_t> fd =
+      llvm::sys::fs::openNativeFileForRead(file);
+  if (!fd)
+    return cannotRead(llvm::toString(fd.takeError()));
+  std::string *raw = tensor.mutable_raw_data();
+  raw->resize(count);
+  for (uint64_t done = 0; done < count;) {
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFileSlice(
+        *fd, MutableArrayRef<char>(raw->data() + done, count - done),
+        offset + done);
+    if (!read || *read == 0) {
+      llvm::sys::fs::closeFile(*fd);
+      return cannotRead(read ? std::string("the file ended early")
+                             : llvm::toString(read.takeError()));
+    }
+    done += *read;
+  }
+  llvm::sys::fs::closeFile(*fd);
   tensor.clear_external_data();
   tensor.set_data_location(onnx::TensorProto::DEFAULT);
   return success();
@@ -1391,15 +1473,16 @@ mlir::dlas::parseInputShapes(ArrayRef<std::string> texts) {
 OwningOpRef<ModuleOp> mlir::dlas::importONNXModel(StringRef path,
                                                   MLIRContext *context,
                                                   const ONNXImportOptions &options) {
-  std::ifstream in(path.str(), std::ios::binary);
-  if (!in) {
+  // Mapped, not read through a stream: a model's bytes are parsed once.
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file) {
     emitError(FileLineColLoc::get(context, path, 0, 0))
-        << "cannot open ONNX model '" << path << "'";
+        << "cannot open ONNX model '" << path
+        << "': " << file.getError().message();
     return nullptr;
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
-  return importONNXModelFromBytes(bytes, path, context, options);
+  return importONNXModelFromBytes((*file)->getBuffer(), path, context, options);
 }
 
 void mlir::dlas::printSupportedONNXOps(raw_ostream &os) {
