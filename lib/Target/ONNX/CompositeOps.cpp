@@ -3,7 +3,8 @@
 // ONNX ops with no nn op of their own, composed from the ones that exist,
 // so that they fuse and vectorize like any elementwise chain: activations
 // (Celu, ThresholdedRelu, Shrink), tests (IsNaN, IsInf), GlobalMaxPool,
-// LRN, MeanVarianceNormalization, Trilu, Hardmax, OneHot and EyeLike.
+// LRN, MeanVarianceNormalization, Trilu, Hardmax, OneHot, EyeLike and
+// GatherND.
 // Masks and index ramps they compare against are import-time constants.
 //
 //===----------------------------------------------------------------------===//
@@ -56,6 +57,13 @@ Value constantTensor(NodeContext &ctx, RankedTensorType type,
                      ArrayRef<T> values) {
   return arith::ConstantOp::create(ctx.b, ctx.loc,
                                    DenseElementsAttr::get(type, values));
+}
+
+/// A [1] i64 tensor holding `value` exactly (NodeContext::scalar goes
+/// through float).
+Value i64Scalar(NodeContext &ctx, int64_t value) {
+  return constantTensor<int64_t>(
+      ctx, RankedTensorType::get({1}, ctx.b.getI64Type()), {value});
 }
 
 /// [1, ..., n, ..., 1] of rank `rank` holding 0..n-1 along `axis`: what an
@@ -499,9 +507,9 @@ LogicalResult onnximport::importOneHot(NodeContext &ctx) {
   if (indexType.getElementType() != ctx.b.getI64Type())
     index = nn::CastOp::create(ctx.b, ctx.loc,
                                indexType.clone(ctx.b.getI64Type()), index);
-  Value depthScalar = ctx.scalar((float)depth, ctx.b.getI64Type());
-  FailureOr<Value> negative = compare(
-      ctx, index, ctx.scalar(0, ctx.b.getI64Type()), nn::ComparePredicate::Lt);
+  Value depthScalar = i64Scalar(ctx, depth);
+  FailureOr<Value> negative =
+      compare(ctx, index, i64Scalar(ctx, 0), nn::ComparePredicate::Lt);
   if (failed(negative))
     return failure();
   FailureOr<Value> wrapped = ctx.create<nn::AddOp>({index, depthScalar});
@@ -571,4 +579,120 @@ LogicalResult onnximport::importEyeLike(NodeContext &ctx) {
     }
   ctx.setOutputConstant(0, std::move(eye));
   return success();
+}
+
+/// GatherND: the last axis of `indices` holds K coordinates into the
+/// first K dimensions of data. They become one row number into data viewed
+/// as [d0 * ... * dK-1, rest...] (the sum of each coordinate, counted from
+/// its dimension's end when negative, times its stride), which nn.gather
+/// picks; with `batch_dims`, an index ramp of each batch dimension joins
+/// the coordinates in front.
+LogicalResult onnximport::importGatherND(NodeContext &ctx) {
+  FailureOr<Value> data = ctx.input(0), indices = ctx.input(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  auto dataType = cast<RankedTensorType>(data->getType());
+  auto indexType = cast<RankedTensorType>(indices->getType());
+  int64_t rank = dataType.getRank(), indexRank = indexType.getRank();
+  int64_t batchDims = ctx.intAttr("batch_dims", 0);
+  if (indexRank < 1)
+    return ctx.fail("needs indices of rank 1 or more");
+  if (batchDims < 0 || batchDims >= std::min(rank, indexRank))
+    return ctx.fail("batch_dims = " + Twine(batchDims) +
+                    " must be below both ranks");
+  int64_t coordinates = indexType.getDimSize(indexRank - 1);
+  if (ShapedType::isDynamic(coordinates) || coordinates < 1 ||
+      batchDims + coordinates > rank)
+    return ctx.fail("the last dimension of indices must be a static size "
+                    "from 1 to the data's rank less batch_dims");
+  Type i64 = ctx.b.getI64Type();
+  Value index = *indices;
+  if (indexType.getElementType() != i64)
+    index = nn::CastOp::create(ctx.b, ctx.loc, indexType.clone(i64), index);
+  // The batch dimensions' ramps, as leading coordinates.
+  if (batchDims > 0) {
+    if (!indexType.hasStaticShape())
+      return ctx.fail("batch_dims > 0 needs indices of static shape");
+    SmallVector<int64_t> rampShape(indexType.getShape());
+    rampShape.back() = 1;
+    SmallVector<Value> parts;
+    for (int64_t d = 0; d < batchDims; ++d) {
+      Value ramp = indexRamp(ctx, indexRank, d, indexType.getDimSize(d));
+      FailureOr<Value> broadcast = ctx.create<nn::BroadcastToOp>(
+          ramp, {i64ArrayAttr(ctx, "shape", rampShape)});
+      if (failed(broadcast))
+        return failure();
+      parts.push_back(*broadcast);
+    }
+    parts.push_back(index);
+    FailureOr<Value> joined = ctx.create<nn::ConcatOp>(
+        parts,
+        {ctx.b.getNamedAttr("axis", ctx.b.getI64IntegerAttr(indexRank - 1))});
+    if (failed(joined))
+      return failure();
+    index = *joined;
+    coordinates += batchDims;
+  }
+  for (int64_t d = 0; d < coordinates; ++d)
+    if (dataType.isDynamicDim(d))
+      return ctx.fail("needs static data sizes in the dimensions indexed");
+  // Row number: sum over k of coordinate k (made non-negative) * stride k.
+  auto currentType = cast<RankedTensorType>(index.getType());
+  SmallVector<int64_t> offsets(indexRank, 0), sizes, steps(indexRank, 1);
+  for (int64_t d = 0; d < indexRank; ++d)
+    sizes.push_back(currentType.isDynamicDim(d) ? -1
+                                                : currentType.getDimSize(d));
+  sizes.back() = 1;
+  Value row;
+  int64_t stride = 1;
+  for (int64_t k = coordinates - 1; k >= 0; --k) {
+    offsets.back() = k;
+    FailureOr<Value> coordinate =
+        ctx.create<nn::SliceOp>(index, {i64ArrayAttr(ctx, "offsets", offsets),
+                                        i64ArrayAttr(ctx, "sizes", sizes),
+                                        i64ArrayAttr(ctx, "steps", steps)});
+    if (failed(coordinate))
+      return failure();
+    int64_t extent = dataType.getDimSize(k);
+    Value extentValue = i64Scalar(ctx, extent);
+    FailureOr<Value> negative =
+        compare(ctx, *coordinate, i64Scalar(ctx, 0), nn::ComparePredicate::Lt);
+    FailureOr<Value> wrapped =
+        ctx.create<nn::AddOp>({*coordinate, extentValue});
+    if (failed(negative) || failed(wrapped))
+      return failure();
+    FailureOr<Value> term = select(ctx, *negative, *wrapped, *coordinate);
+    if (failed(term))
+      return failure();
+    if (stride != 1) {
+      term = ctx.create<nn::MulOp>({*term, i64Scalar(ctx, stride)});
+      if (failed(term))
+        return failure();
+    }
+    if (row) {
+      term = ctx.create<nn::AddOp>({row, *term});
+      if (failed(term))
+        return failure();
+    }
+    row = *term;
+    stride *= extent;
+    if (failed(checkConstantSize(ctx, stride, "GatherND row count")))
+      return failure();
+  }
+  // data as [rows, rest...]; the picked rows keep indices' unit last axis,
+  // which the final reshape drops.
+  SmallVector<int64_t> rowsShape = {stride};
+  rowsShape.append(dataType.getShape().begin() + coordinates,
+                   dataType.getShape().end());
+  FailureOr<Value> rows = reshape(ctx, *data, rowsShape);
+  if (failed(rows))
+    return failure();
+  FailureOr<Value> picked = ctx.create<nn::GatherOp>(
+      {*rows, row}, {ctx.b.getNamedAttr("axis", ctx.b.getI64IntegerAttr(0))});
+  if (failed(picked))
+    return failure();
+  SmallVector<int64_t> resultShape(currentType.getShape().drop_back());
+  resultShape.append(dataType.getShape().begin() + coordinates,
+                     dataType.getShape().end());
+  return setResult(ctx, reshape(ctx, *picked, resultShape));
 }

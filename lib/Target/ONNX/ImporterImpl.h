@@ -222,6 +222,7 @@ LogicalResult importTrilu(NodeContext &ctx);
 LogicalResult importHardmax(NodeContext &ctx);
 LogicalResult importOneHot(NodeContext &ctx);
 LogicalResult importEyeLike(NodeContext &ctx);
+LogicalResult importGatherND(NodeContext &ctx);
 
 /// Imports the node as shape arithmetic when an input is symbolic and the
 /// op is one of those computed on symbolic values (Gather, Concat,

@@ -8,6 +8,7 @@
 #include "ImporterImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -2954,14 +2955,25 @@ FailureOr<HostTensor> constantOfShapeFill(NodeContext &ctx) {
 /// ConstantOfShape to a shape computed at run time (PyTorch's zero initial
 /// state of an LSTM or GRU with a symbolic batch): the fill, a tensor of
 /// one element, broadcast to the run-time sizes.
+/// A [1] tensor of integer (or boolean) `element` holding `value` exactly
+/// (NodeContext::scalar goes through float).
+Value exactIntScalar(NodeContext &ctx, int64_t value, Type element) {
+  auto type = RankedTensorType::get({1}, element);
+  unsigned width = element.getIntOrFloatBitWidth();
+  APInt bits(width, (uint64_t)value, /*isSigned=*/width > 1,
+             /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(ctx.b, ctx.loc,
+                                   DenseElementsAttr::get(type, bits));
+}
+
 LogicalResult importSymbolicConstantOfShape(NodeContext &ctx) {
   FailureOr<HostTensor> fill = constantOfShapeFill(ctx);
   if (failed(fill))
     return failure();
   Type element = elementTypeFromONNX(ctx.b.getContext(), fill->dtype);
-  if (!fill->isFloat() || !isa_and_nonnull<FloatType>(element))
-    return ctx.fail("ConstantOfShape of a non-float value to a shape known "
-                    "only at run time");
+  if (!element)
+    return ctx.fail("ConstantOfShape of a " + onnxTypeName(fill->dtype) +
+                    " value to a shape known only at run time");
   SmallVector<OpFoldResult> entries(ctx.symbolic(0)->elements);
   for (OpFoldResult e : entries) {
     std::optional<int64_t> c = getConstantIntValue(e);
@@ -2972,7 +2984,9 @@ LogicalResult importSymbolicConstantOfShape(NodeContext &ctx) {
   if (entries.empty())
     return ctx.fail("ConstantOfShape to a rank-0 run-time shape");
   // A [1] tensor broadcasts to any rank (numpy rules).
-  Value value = ctx.scalar(static_cast<float>(fill->floats[0]), element);
+  Value value = fill->isFloat()
+                    ? ctx.scalar(static_cast<float>(fill->floats[0]), element)
+                    : exactIntScalar(ctx, fill->ints[0], element);
   return emitWithRunTimeSizes<nn::BroadcastToOp>(ctx, value, entries);
 }
 
@@ -3003,13 +3017,84 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   return success();
 }
 
+/// Range whose start or limit is known only at run time (a sequence's
+/// positions, torch.arange(x.shape[1]) exported with a symbolic length):
+/// integers, a constant delta. Its length max(ceil((limit - start) /
+/// delta), 0) is computed at run time; the values are an exclusive
+/// cumulative sum of that many ones, times delta, plus start.
+LogicalResult importRunTimeRange(NodeContext &ctx) {
+  std::optional<SymbolicInts> start = ctx.symbolic(0), limit = ctx.symbolic(1);
+  const HostTensor *delta = ctx.constant(2);
+  if (!start || !limit || start->elements.size() != 1 ||
+      limit->elements.size() != 1 || !delta || delta->isFloat() ||
+      delta->numElements() != 1)
+    return ctx.fail("Range with a start or limit known only at run time "
+                    "needs integer scalars and a constant integer delta");
+  int64_t step = delta->ints[0];
+  if (step == 0)
+    return ctx.fail("Range needs a delta not 0");
+  Type element = elementTypeFromONNX(ctx.b.getContext(), start->dtype);
+  if (!element || !element.isSignlessInteger() || element.isInteger(1))
+    return ctx.fail("Range of " + onnxTypeName(start->dtype) +
+                    " values to a length known only at run time");
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  Value first = getValueOrCreateConstantIndexOp(b, loc, start->elements[0]);
+  Value last = getValueOrCreateConstantIndexOp(b, loc, limit->elements[0]);
+  // ceil(span / |delta|) for the span in delta's direction, at least 0.
+  Value span = step > 0 ? arith::SubIOp::create(b, loc, last, first)
+                        : arith::SubIOp::create(b, loc, first, last);
+  int64_t magnitude = step > 0 ? step : -step;
+  Value count = arith::FloorDivSIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, span, arith::ConstantIndexOp::create(b, loc, magnitude - 1)),
+      arith::ConstantIndexOp::create(b, loc, magnitude));
+  count = arith::MaxSIOp::create(b, loc, count,
+                                 arith::ConstantIndexOp::create(b, loc, 0));
+  Type i64 = b.getI64Type();
+  FailureOr<Value> ones = createWithRunTimeSizes<nn::BroadcastToOp>(
+      ctx, exactIntScalar(ctx, 1, i64), {OpFoldResult(count)});
+  if (failed(ones))
+    return failure();
+  FailureOr<Value> positions = ctx.create<nn::CumSumOp>(
+      *ones, {i64Attr(ctx, "axis", 0),
+              ctx.b.getNamedAttr("exclusive", ctx.b.getBoolAttr(true))});
+  if (failed(positions))
+    return failure();
+  if (step != 1) {
+    positions =
+        ctx.create<nn::MulOp>({*positions, exactIntScalar(ctx, step, i64)});
+    if (failed(positions))
+      return failure();
+  }
+  std::optional<int64_t> knownStart = getConstantIntValue(start->elements[0]);
+  Value offset =
+      knownStart
+          ? exactIntScalar(ctx, *knownStart, i64)
+          : tensor::FromElementsOp::create(
+                b, loc, RankedTensorType::get({1}, i64),
+                ValueRange{arith::IndexCastOp::create(b, loc, i64, first)})
+                .getResult();
+  if (!knownStart || *knownStart != 0) {
+    positions = ctx.create<nn::AddOp>({*positions, offset});
+    if (failed(positions))
+      return failure();
+  }
+  ctx.setOutput(0, castTo(ctx, *positions, element));
+  return success();
+}
+
 /// Range on constants: start, limit and delta are scalars.
 LogicalResult importRange(NodeContext &ctx) {
+  if (ctx.isSymbolic(0) || ctx.isSymbolic(1))
+    return importRunTimeRange(ctx);
   const HostTensor *start = ctx.constant(0), *limit = ctx.constant(1),
                    *delta = ctx.constant(2);
   if (!start || !limit || !delta)
-    return ctx.fail("Range is supported on import-time constants only "
-                    "(its length fixes the result's shape)");
+    return ctx.fail("Range is supported on import-time constants and on "
+                    "integers whose start or limit is a size known at run "
+                    "time (its length fixes the result's shape)");
   if (start->numElements() != 1 || limit->numElements() != 1 ||
       delta->numElements() != 1)
     return ctx.fail("Range's start, limit and delta must be scalars");
@@ -3473,7 +3558,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
        "value, value_float(s), value_int(s)"},
-      {"ConstantOfShape", importConstantOfShape, "folded; nn.broadcast_to", "value attribute; shape constant, or computed at run time (float value)"},
+      {"ConstantOfShape", importConstantOfShape, "folded; nn.broadcast_to", "value attribute; shape constant, or computed at run time"},
       {"Conv", spatial1DAs2D<importConv, true>, "nn.conv2d",
        "1-D (as 2-D) and 2-D; strides, pads, auto_pad, dilations, group, bias"},
       {"ConvInteger", importConvInteger, "nn.conv2d (i8 -> i32) (+ nn.pad, nn.sub)",
@@ -3505,6 +3590,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "any axis; negative indices"},
       {"GatherElements", importGatherElements, "nn.gather_elements",
        "any axis; negative indices"},
+      {"GatherND", importGatherND, "nn.slice/compare/select/mul/add to row numbers + nn.reshape + nn.gather", "any number of coordinates; negative indices; batch_dims (static indices)"},
       {"Gemm", importGemm, "nn.linear (+ nn.transpose, nn.mul, nn.add)",
        "alpha, beta, transA, transB, broadcast C"},
       {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
@@ -3559,7 +3645,7 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "integer kernels for a constant 2-D b within int8 once its zero point is taken away, else in f32"},
       {"QuantizeLinear", importQuantizeLinear, "nn.quantize",
        "FLOAT to INT8 or UINT8; per tensor or per axis; no block_size"},
-      {"Range", importRange, "folded", "import-time constants only (its length is a shape)"},
+      {"Range", importRange, "folded; nn.broadcast_to + nn.cumsum", "import-time constants; integers with a start or limit known at run time (a symbolic length) and a constant delta"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
       {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
       {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce", "any axes, keepdims"},

@@ -344,16 +344,19 @@ def activation_cases(gen):
     cases = []
     for i, (op, attrs, y) in enumerate(specs):
         cases.append(Case(f"{op}_{i}", [x.numpy()], y, unary_line(f"nn.{op}", attrs)))
-    # Functions with a restricted domain take inputs inside it; references
-    # in f64.
+    # Functions with a restricted domain take inputs inside it, and those
+    # that magnify their input's error (tan near its poles, acosh near 1,
+    # atanh near +-1, sinh and cosh of large values) inputs where
+    # bf16's rounding of the input stays within the mixed-precision tests'
+    # tolerance; references in f64.
     u = torch.rand(2, 3, 5, 7, generator=gen) * 1.9 - 0.95   # (-0.95, 0.95)
     x64, u64 = x.double(), u.double()
     domain_specs = [
-        ("tan", u * 1.5, torch.tan(u64 * 1.5)), ("asin", u, torch.asin(u64)),
+        ("tan", u, torch.tan(u64)), ("asin", u, torch.asin(u64)),
         ("acos", u, torch.acos(u64)), ("atan", x, torch.atan(x64)),
-        ("sinh", x, torch.sinh(x64)), ("cosh", x, torch.cosh(x64)),
-        ("asinh", x, torch.asinh(x64)), ("acosh", 1 + x.abs(), torch.acosh(1 + x64.abs())),
-        ("atanh", u, torch.atanh(u64)), ("sign", torch.round(x), torch.sign(torch.round(x64))),
+        ("sinh", x / 4, torch.sinh(x64 / 4)), ("cosh", x / 4, torch.cosh(x64 / 4)),
+        ("asinh", x, torch.asinh(x64)), ("acosh", 1.5 + x.abs(), torch.acosh(1.5 + x64.abs())),
+        ("atanh", u * 0.9, torch.atanh(u64 * 0.9)), ("sign", torch.round(x), torch.sign(torch.round(x64))),
     ]
     for op, inp, y in domain_specs:
         cases.append(Case(op, [inp.numpy()], y.float(), unary_line(f"nn.{op}")))

@@ -1345,6 +1345,96 @@ def dynamic_cumsum():
                   [("axis", np.array(1, np.int64))]), [x], y)
 
 
+def sequence_positions_graph():
+    """Positions of a sequence whose batch and length are symbolic, as
+    transformer exports compute them: Range(0, T, 1) into an embedding
+    table (GPT-2's arange), a Range with a run-time start and a negative
+    delta, and the cumulative sum of an INT64 ConstantOfShape of the input's
+    run-time shape (RoBERTa's position ids from a mask of ones)."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(v))
+    nodes = [c("i1", np.array(1, np.int64)), c("zero", np.array(0, np.int64)),
+             c("one", np.array(1, np.int64)), c("minus2", np.array(-2, np.int64)),
+             c("minus1", np.array(-1, np.int64)), c("ax1", np.array(1, np.int64)),
+             c("hw", np.array([0, 1], np.int64)),
+             helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "i1"], ["T"], axis=0),
+             helper.make_node("Range", ["zero", "T", "one"], ["pos"]),
+             helper.make_node("Gather", ["table", "pos"], ["emb"], axis=0),
+             helper.make_node("Add", ["x", "emb"], ["o0"]),
+             # T, T-2, ... down to (not reaching) -1, as floats.
+             helper.make_node("Range", ["T", "minus1", "minus2"], ["down"]),
+             helper.make_node("Cast", ["down"], ["o1"], to=TensorProto.FLOAT),
+             # cumsum(ones(x.shape[:2]), 1) - 1, times x.
+             helper.make_node("Slice", ["s", "hw0", "hw1"], ["bt"]),
+             helper.make_node("ConstantOfShape", ["bt"], ["ones"],
+                              value=numpy_helper.from_array(np.array([1], np.int64))),
+             helper.make_node("CumSum", ["ones", "ax1"], ["csum"]),
+             helper.make_node("Sub", ["csum", "one"], ["ids"]),
+             helper.make_node("Cast", ["ids"], ["idsf"], to=TensorProto.FLOAT),
+             helper.make_node("Unsqueeze", ["idsf", "m1"], ["ids3"]),
+             helper.make_node("Mul", ["x", "ids3"], ["o2"])]
+    return nodes
+
+
+def dynamic_positions_case(batch, length):
+    x = rand(batch, length, 4)
+    table = rand(16, 4)
+    names = [f"o{i}" for i in range(3)]
+    flat = [helper.make_node("Reshape", [n, "flat"], [n + "f"]) for n in names]
+    cat = helper.make_node("Concat", [n + "f" for n in names], ["y"], axis=0)
+    ids = np.broadcast_to(np.arange(length, dtype=np.float32), (batch, length))
+    outs = [x + table[:length], np.arange(length, -1, -2).astype(np.float32),
+            x * ids[:, :, None]]
+    y = np.concatenate([o.reshape(-1) for o in outs])
+    m = model(sequence_positions_graph() + flat + [cat], [("x", ["b", "t", 4])], [("y", ["n"])],
+              [("table", table), ("flat", np.array([-1], np.int64)),
+               ("hw0", np.array([0], np.int64)), ("hw1", np.array([2], np.int64)),
+               ("m1", np.array([-1], np.int64))])
+    return m, [x], torch.from_numpy(y)
+
+
+for _b, _t in ((1, 5), (2, 9)):
+    CASES[f"dynamic_positions_b{_b}_t{_t}"] = (
+        lambda b=_b, t_=_t: dynamic_positions_case(b, t_))
+
+
+def gather_nd_reference(data, indices, batch_dims=0):
+    """ONNX's GatherND, transcribed."""
+    batch = data.shape[:batch_dims]
+    out = []
+    flat_data = data.reshape((-1,) + data.shape[batch_dims:])
+    flat_idx = indices.reshape((-1,) + indices.shape[batch_dims:])
+    for b in range(flat_data.shape[0]):
+        for idx in flat_idx[b].reshape(-1, indices.shape[-1]):
+            out.append(flat_data[b][tuple(idx)])
+    return np.array(out).reshape(batch + indices.shape[batch_dims:-1] + data.shape[batch_dims + indices.shape[-1]:])
+
+
+@case
+def gather_nd():
+    # Two coordinates (one negative), one coordinate (whole rows), batch
+    # dims; the last case's indices arrive at run time (a float input cast).
+    x = rand(4, 5, 3)
+    i2 = np.array([[1, -2], [3, 0], [0, 4]], np.int64)
+    i1 = np.array([[[2]], [[-1]]], np.int64)
+    ib = np.array([[[1], [0]], [[3], [2]], [[4], [4]], [[0], [1]]], np.int64)
+    nodes = [helper.make_node("GatherND", ["x", "i2"], ["o0"]),
+             helper.make_node("GatherND", ["x", "i1"], ["o1"]),
+             helper.make_node("GatherND", ["x", "ib"], ["o2"], batch_dims=1),
+             helper.make_node("Abs", ["x"], ["xabs"]),
+             helper.make_node("Cast", ["xabs"], ["xa"], to=TensorProto.INT64),
+             helper.make_node("Slice", ["xa", "s0", "s1", "s2"], ["rt"]),
+             helper.make_node("Mod", ["rt", "m"], ["rtm"]),
+             helper.make_node("GatherND", ["x", "rtm"], ["o3"])]
+    xi = np.abs(np.trunc(x).astype(np.int64))[0, :, :2] % np.array([4, 5])
+    outs = [gather_nd_reference(x, i2), gather_nd_reference(x, i1),
+            gather_nd_reference(x, ib, 1), gather_nd_reference(x, xi)]
+    return multi_output(nodes, x, [torch.from_numpy(np.ascontiguousarray(o)) for o in outs],
+                        [("i2", i2), ("i1", i1), ("ib", ib),
+                         ("s0", np.array([0, 0], np.int64)), ("s1", np.array([1, 2], np.int64)),
+                         ("s2", np.array([0, 2], np.int64)), ("m", np.array([4, 5], np.int64))])
+
+
 @case
 def eye_like():
     x = rand(3, 5)
@@ -1420,6 +1510,17 @@ def error_eyelike_dynamic():
 def error_celu_alpha_zero():
     node = helper.make_node("Celu", ["x"], ["y"], name="celu5", alpha=0.0)
     return import_only(model([node], [("x", (2, 2))], [("y", (2, 2))]))
+
+
+@case
+def error_range_runtime_delta():
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(v))
+    nodes = [c("i0", np.array(0, np.int64)),
+             helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+             helper.make_node("Range", ["i0", "n", "n"], ["r"], name="range6"),
+             helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT)]
+    return import_only(model(nodes, [("x", ("b", 2))], [("y", (1,))]))
 
 
 @case
