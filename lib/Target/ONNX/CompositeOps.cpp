@@ -89,28 +89,14 @@ FailureOr<Value> floatInput(NodeContext &ctx, unsigned i) {
   return x;
 }
 
-FailureOr<int64_t> normalizedAxis(NodeContext &ctx, int64_t axis,
-                                  int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    (void)ctx.fail("axis " + Twine(axis) + " is out of range for rank " +
-                   Twine(rank));
-    return failure();
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
+/// nn.reshape of `x` to `shape` (of which one size may be dynamic).
 FailureOr<Value> reshape(NodeContext &ctx, Value x, ArrayRef<int64_t> shape) {
   if (cast<RankedTensorType>(x.getType()).getShape() == shape)
     return x;
-  SmallVector<int64_t> spec(shape);
-  if (llvm::count_if(spec, ShapedType::isDynamic) > 1) {
-    (void)ctx.fail("more than one dynamic dimension in a reshape");
+  FailureOr<SmallVector<int64_t>> spec = reshapeSizes(ctx, shape);
+  if (failed(spec))
     return failure();
-  }
-  for (int64_t &d : spec)
-    if (ShapedType::isDynamic(d))
-      d = -1;
-  return ctx.create<nn::ReshapeOp>(x, {i64ArrayAttr(ctx, "shape", spec)});
+  return ctx.create<nn::ReshapeOp>(x, {i64ArrayAttr(ctx, "shape", *spec)});
 }
 
 /// Masks and constants built here stay below this many elements (an
@@ -321,7 +307,7 @@ LogicalResult onnximport::importMeanVarianceNormalization(NodeContext &ctx) {
   SmallVector<int64_t> axes =
       ctx.intsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
   for (int64_t &a : axes) {
-    FailureOr<int64_t> d = normalizedAxis(ctx, a, rank);
+    FailureOr<int64_t> d = normalizeAxis(ctx, a, rank);
     if (failed(d))
       return failure();
     a = *d;
@@ -428,7 +414,7 @@ LogicalResult onnximport::importHardmax(NodeContext &ctx) {
   auto type = cast<RankedTensorType>(x->getType());
   int64_t rank = type.getRank();
   FailureOr<int64_t> axis =
-      normalizedAxis(ctx, ctx.intAttr("axis", ctx.opset < 13 ? 1 : -1), rank);
+      normalizeAxis(ctx, ctx.intAttr("axis", ctx.opset < 13 ? 1 : -1), rank);
   if (failed(axis))
     return failure();
   Value input = *x;
@@ -499,7 +485,7 @@ LogicalResult onnximport::importOneHot(NodeContext &ctx) {
   auto depth = (int64_t)depthValue;
   auto indexType = cast<RankedTensorType>(indices->getType());
   int64_t rank = indexType.getRank() + 1;
-  FailureOr<int64_t> axis = normalizedAxis(ctx, ctx.intAttr("axis", -1), rank);
+  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.intAttr("axis", -1), rank);
   if (failed(axis))
     return failure();
   // Float indices truncate toward zero, as ONNX's cast does.

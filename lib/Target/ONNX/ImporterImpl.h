@@ -209,6 +209,15 @@ LogicalResult importQLinearMatMul(NodeContext &ctx);
 LogicalResult importConvInteger(NodeContext &ctx);
 LogicalResult importMatMulInteger(NodeContext &ctx);
 
+/// Normalizes a possibly negative axis; fails (naming it) outside
+/// [-rank, rank).
+FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
+
+/// `shape` with its dynamic sizes written as -1; fails when more than one
+/// is dynamic (nn.reshape infers one size only).
+FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
+                                             ArrayRef<int64_t> shape);
+
 /// ONNX ops composed from several nn ops (CompositeOps.cpp).
 LogicalResult importCelu(NodeContext &ctx);
 LogicalResult importThresholdedRelu(NodeContext &ctx);

@@ -36,8 +36,10 @@ NamedAttribute f64Attr(NodeContext &ctx, StringRef name, double v) {
   return ctx.b.getNamedAttr(name, ctx.b.getF64FloatAttr(v));
 }
 
-/// Normalizes a possibly negative axis; fails outside [-rank, rank).
-FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank) {
+} // namespace
+
+FailureOr<int64_t> onnximport::normalizeAxis(NodeContext &ctx, int64_t axis,
+                                             int64_t rank) {
   if (axis < -rank || axis >= rank) {
     (void)ctx.fail("axis " + Twine(axis) + " is out of range for rank " +
                    Twine(rank));
@@ -45,6 +47,8 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank) {
   }
   return axis < 0 ? axis + rank : axis;
 }
+
+namespace {
 
 /// Creates `OpTy` and makes it the node's output 0.
 template <typename OpTy>
@@ -562,10 +566,10 @@ FailureOr<Value> reshapeTo(NodeContext &ctx, Value x, ArrayRef<int64_t> shape) {
   return ctx.create<nn::ReshapeOp>(x, {i64Array(ctx, "shape", shape)});
 }
 
-/// `shape` with its dynamic sizes written as -1; fails when more than one
-/// is dynamic (nn.reshape infers one size only).
-FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
-                                             ArrayRef<int64_t> shape) {
+} // namespace
+
+FailureOr<SmallVector<int64_t>>
+onnximport::reshapeSizes(NodeContext &ctx, ArrayRef<int64_t> shape) {
   SmallVector<int64_t> sizes(shape);
   if (llvm::count_if(sizes, ShapedType::isDynamic) > 1) {
     (void)ctx.fail("more than one dynamic dimension in a reshape (nn.reshape infers one)");
@@ -576,6 +580,8 @@ FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
       s = -1;
   return sizes;
 }
+
+namespace {
 
 /// a * b for sizes from untrusted models: saturated at INT64_MAX instead of
 /// overflowing (found to matter by dlas-fuzz-onnx on shape attributes).
