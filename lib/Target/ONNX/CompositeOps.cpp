@@ -59,13 +59,6 @@ Value constantTensor(NodeContext &ctx, RankedTensorType type,
                                    DenseElementsAttr::get(type, values));
 }
 
-/// A [1] i64 tensor holding `value` exactly (NodeContext::scalar goes
-/// through float).
-Value i64Scalar(NodeContext &ctx, int64_t value) {
-  return constantTensor<int64_t>(
-      ctx, RankedTensorType::get({1}, ctx.b.getI64Type()), {value});
-}
-
 /// [1, ..., n, ..., 1] of rank `rank` holding 0..n-1 along `axis`: what an
 /// index along that axis is compared with.
 Value indexRamp(NodeContext &ctx, int64_t rank, int64_t axis, int64_t n) {
@@ -110,6 +103,17 @@ LogicalResult checkConstantSize(NodeContext &ctx, int64_t elements,
   return ctx.fail("the " + what + " would hold " + Twine(elements) +
                   " elements, more than the " + Twine(kMaxConstantElements) +
                   " DLAS builds at import");
+}
+
+/// `index` (i64) with its negative elements counted from `extent`'s end.
+FailureOr<Value> countFromEnd(NodeContext &ctx, Value index, int64_t extent) {
+  FailureOr<Value> negative =
+      compare(ctx, index, ctx.intScalar(0), nn::ComparePredicate::Lt);
+  FailureOr<Value> wrapped =
+      ctx.create<nn::AddOp>({index, ctx.intScalar(extent)});
+  if (failed(negative) || failed(wrapped))
+    return failure();
+  return select(ctx, *negative, *wrapped, index);
 }
 
 } // namespace
@@ -312,35 +316,7 @@ LogicalResult onnximport::importMeanVarianceNormalization(NodeContext &ctx) {
       return failure();
     a = *d;
   }
-  Type element = elementOf(*x);
-  auto meanOf = [&](Value v) {
-    return ctx.create<nn::ReduceOp>(
-        v, {ctx.b.getNamedAttr("kind",
-                               nn::ReduceKindAttr::get(ctx.b.getContext(),
-                                                       nn::ReduceKind::Mean)),
-            i64ArrayAttr(ctx, "axes", axes),
-            ctx.b.getNamedAttr("keepdims", ctx.b.getBoolAttr(true))});
-  };
-  FailureOr<Value> mean = meanOf(*x);
-  if (failed(mean))
-    return failure();
-  FailureOr<Value> centred = ctx.create<nn::SubOp>({*x, *mean});
-  if (failed(centred))
-    return failure();
-  FailureOr<Value> squared = ctx.create<nn::MulOp>({*centred, *centred});
-  if (failed(squared))
-    return failure();
-  FailureOr<Value> variance = meanOf(*squared);
-  if (failed(variance))
-    return failure();
-  FailureOr<Value> shifted =
-      ctx.create<nn::AddOp>({*variance, ctx.scalar(1e-18f, element)});
-  if (failed(shifted))
-    return failure();
-  FailureOr<Value> deviation = ctx.create<nn::SqrtOp>(ValueRange{*shifted});
-  if (failed(deviation))
-    return failure();
-  return setResult(ctx, ctx.create<nn::DivOp>({*centred, *deviation}));
+  return setResult(ctx, normalize(ctx, *x, axes, 1e-18f));
 }
 
 /// Trilu: the upper (j - i >= k) or lower (j - i <= k) triangle of the
@@ -493,15 +469,7 @@ LogicalResult onnximport::importOneHot(NodeContext &ctx) {
   if (indexType.getElementType() != ctx.b.getI64Type())
     index = nn::CastOp::create(ctx.b, ctx.loc,
                                indexType.clone(ctx.b.getI64Type()), index);
-  Value depthScalar = i64Scalar(ctx, depth);
-  FailureOr<Value> negative =
-      compare(ctx, index, i64Scalar(ctx, 0), nn::ComparePredicate::Lt);
-  if (failed(negative))
-    return failure();
-  FailureOr<Value> wrapped = ctx.create<nn::AddOp>({index, depthScalar});
-  if (failed(wrapped))
-    return failure();
-  FailureOr<Value> normalized = select(ctx, *negative, *wrapped, index);
+  FailureOr<Value> normalized = countFromEnd(ctx, index, depth);
   if (failed(normalized))
     return failure();
   SmallVector<int64_t> withAxis(indexType.getShape());
@@ -640,18 +608,11 @@ LogicalResult onnximport::importGatherND(NodeContext &ctx) {
     if (failed(coordinate))
       return failure();
     int64_t extent = dataType.getDimSize(k);
-    Value extentValue = i64Scalar(ctx, extent);
-    FailureOr<Value> negative =
-        compare(ctx, *coordinate, i64Scalar(ctx, 0), nn::ComparePredicate::Lt);
-    FailureOr<Value> wrapped =
-        ctx.create<nn::AddOp>({*coordinate, extentValue});
-    if (failed(negative) || failed(wrapped))
-      return failure();
-    FailureOr<Value> term = select(ctx, *negative, *wrapped, *coordinate);
+    FailureOr<Value> term = countFromEnd(ctx, *coordinate, extent);
     if (failed(term))
       return failure();
     if (stride != 1) {
-      term = ctx.create<nn::MulOp>({*term, i64Scalar(ctx, stride)});
+      term = ctx.create<nn::MulOp>({*term, ctx.intScalar(stride)});
       if (failed(term))
         return failure();
     }

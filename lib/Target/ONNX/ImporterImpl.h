@@ -180,6 +180,9 @@ public:
   /// Constant tensor of shape [1] (broadcasts against anything) of
   /// `elementType`, f32 without one.
   Value scalar(float value, Type elementType = {});
+  /// The same holding an integer exactly, of integer (or boolean)
+  /// `elementType`, i64 without one.
+  Value intScalar(int64_t value, Type elementType = {});
 };
 
 using OpHandler = LogicalResult (*)(NodeContext &);
@@ -217,6 +220,10 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
 /// is dynamic (nn.reshape infers one size only).
 FailureOr<SmallVector<int64_t>> reshapeSizes(NodeContext &ctx,
                                              ArrayRef<int64_t> shape);
+
+/// (x - mean) / sqrt(var + epsilon) over `axes` (kept as size 1).
+FailureOr<Value> normalize(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
+                           float epsilon);
 
 /// ONNX ops composed from several nn ops (CompositeOps.cpp).
 LogicalResult importCelu(NodeContext &ctx);

@@ -95,25 +95,23 @@ static constexpr int64_t kUndecodedFloatElements = 1 << 14;
 FailureOr<HostTensor>
 onnximport::takeHostTensorFromProto(onnx::TensorProto &tensor,
                                     std::string &error) {
-  bool undecoded = llvm::sys::IsLittleEndianHost &&
-                   tensor.data_type() == onnx::TensorProto::FLOAT &&
-                   tensor.data_location() != onnx::TensorProto::EXTERNAL &&
-                   tensor.has_raw_data();
-  if (undecoded) {
-    HostTensor t;
-    t.dtype = onnx::TensorProto::FLOAT;
-    t.shape.assign(tensor.dims().begin(), tensor.dims().end());
-    int64_t count = t.numElements();
-    undecoded = count >= kUndecodedFloatElements &&
-                tensor.raw_data().size() == (size_t)count * sizeof(float);
-    if (undecoded) {
-      auto bytes = std::make_shared<std::string>();
-      bytes->swap(*tensor.mutable_raw_data());
-      t.rawF32 = std::move(bytes);
-      return t;
-    }
-  }
-  return hostTensorFromProto(tensor, error);
+  if (!llvm::sys::IsLittleEndianHost ||
+      tensor.data_type() != onnx::TensorProto::FLOAT ||
+      tensor.data_location() == onnx::TensorProto::EXTERNAL ||
+      !tensor.has_raw_data())
+    return hostTensorFromProto(tensor, error);
+  HostTensor t;
+  t.dtype = onnx::TensorProto::FLOAT;
+  t.shape.assign(tensor.dims().begin(), tensor.dims().end());
+  int64_t count = t.numElements();
+  // Small or malformed ones take the checked, decoding path.
+  if (count < kUndecodedFloatElements ||
+      tensor.raw_data().size() != (size_t)count * sizeof(float))
+    return hostTensorFromProto(tensor, error);
+  auto bytes = std::make_shared<std::string>();
+  bytes->swap(*tensor.mutable_raw_data());
+  t.rawF32 = std::move(bytes);
+  return t;
 }
 
 FailureOr<HostTensor>
@@ -1319,6 +1317,17 @@ Value NodeContext::scalar(float value, Type elementType) {
               /*isSigned=*/true, /*implicitTrunc=*/true));
   }
   return arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr));
+}
+
+Value NodeContext::intScalar(int64_t value, Type elementType) {
+  if (!elementType)
+    elementType = b.getI64Type();
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  APInt bits(width, (uint64_t)value, /*isSigned=*/width > 1,
+             /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({1}, elementType), bits));
 }
 
 //===----------------------------------------------------------------------===//

@@ -1222,8 +1222,8 @@ FailureOr<Moments> moments(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
   FailureOr<Value> variance = meanOf(*squared);
   if (failed(variance))
     return failure();
-  FailureOr<Value> shifted =
-      ctx.create<nn::AddOp>(ValueRange{*variance, ctx.scalar(epsilon)});
+  FailureOr<Value> shifted = ctx.create<nn::AddOp>(ValueRange{
+      *variance, ctx.scalar(epsilon, getElementTypeOrSelf(x.getType()))});
   if (failed(shifted))
     return failure();
   FailureOr<Value> deviation = ctx.create<nn::SqrtOp>(ValueRange{*shifted});
@@ -1232,14 +1232,17 @@ FailureOr<Moments> moments(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
   return Moments{*mean, *centred, *deviation};
 }
 
-/// (x - mean) / sqrt(var + epsilon) over `axes`.
-FailureOr<Value> normalize(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
-                           float epsilon) {
+} // namespace
+
+FailureOr<Value> onnximport::normalize(NodeContext &ctx, Value x,
+                                       ArrayRef<int64_t> axes, float epsilon) {
   FailureOr<Moments> m = moments(ctx, x, axes, epsilon);
   if (failed(m))
     return failure();
   return ctx.create<nn::DivOp>(ValueRange{m->centred, m->deviation});
 }
+
+namespace {
 
 /// LayerNormalization (opset 17): normalized over [axis, rank), then
 /// scale and optional bias broadcast over those dimensions; the optional
@@ -2961,17 +2964,6 @@ FailureOr<HostTensor> constantOfShapeFill(NodeContext &ctx) {
 /// ConstantOfShape to a shape computed at run time (PyTorch's zero initial
 /// state of an LSTM or GRU with a symbolic batch): the fill, a tensor of
 /// one element, broadcast to the run-time sizes.
-/// A [1] tensor of integer (or boolean) `element` holding `value` exactly
-/// (NodeContext::scalar goes through float).
-Value exactIntScalar(NodeContext &ctx, int64_t value, Type element) {
-  auto type = RankedTensorType::get({1}, element);
-  unsigned width = element.getIntOrFloatBitWidth();
-  APInt bits(width, (uint64_t)value, /*isSigned=*/width > 1,
-             /*implicitTrunc=*/true);
-  return arith::ConstantOp::create(ctx.b, ctx.loc,
-                                   DenseElementsAttr::get(type, bits));
-}
-
 LogicalResult importSymbolicConstantOfShape(NodeContext &ctx) {
   FailureOr<HostTensor> fill = constantOfShapeFill(ctx);
   if (failed(fill))
@@ -2992,7 +2984,7 @@ LogicalResult importSymbolicConstantOfShape(NodeContext &ctx) {
   // A [1] tensor broadcasts to any rank (numpy rules).
   Value value = fill->isFloat()
                     ? ctx.scalar(static_cast<float>(fill->floats[0]), element)
-                    : exactIntScalar(ctx, fill->ints[0], element);
+                    : ctx.intScalar(fill->ints[0], element);
   return emitWithRunTimeSizes<nn::BroadcastToOp>(ctx, value, entries);
 }
 
@@ -3060,7 +3052,7 @@ LogicalResult importRunTimeRange(NodeContext &ctx) {
                                  arith::ConstantIndexOp::create(b, loc, 0));
   Type i64 = b.getI64Type();
   FailureOr<Value> ones = createWithRunTimeSizes<nn::BroadcastToOp>(
-      ctx, exactIntScalar(ctx, 1, i64), {OpFoldResult(count)});
+      ctx, ctx.intScalar(1, i64), {OpFoldResult(count)});
   if (failed(ones))
     return failure();
   FailureOr<Value> positions = ctx.create<nn::CumSumOp>(
@@ -3069,15 +3061,14 @@ LogicalResult importRunTimeRange(NodeContext &ctx) {
   if (failed(positions))
     return failure();
   if (step != 1) {
-    positions =
-        ctx.create<nn::MulOp>({*positions, exactIntScalar(ctx, step, i64)});
+    positions = ctx.create<nn::MulOp>({*positions, ctx.intScalar(step, i64)});
     if (failed(positions))
       return failure();
   }
   std::optional<int64_t> knownStart = getConstantIntValue(start->elements[0]);
   Value offset =
       knownStart
-          ? exactIntScalar(ctx, *knownStart, i64)
+          ? ctx.intScalar(*knownStart, i64)
           : tensor::FromElementsOp::create(
                 b, loc, RankedTensorType::get({1}, i64),
                 ValueRange{arith::IndexCastOp::create(b, loc, i64, first)})
