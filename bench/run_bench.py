@@ -9,6 +9,9 @@ back to back for DLAS and its peers on this machine:
              weighted by how often each occurs
   dwconv     MobileNetV2's depthwise 3x3 layers
   grouped    WRN-40-2 (CIFAR) and ResNet-34 3x3 layers for g = 1..16, C
+  transformer  the dense layers of ViT-B/16 (197 tokens) and BERT-base (128
+             tokens), weights constant: DLAS nn.matmul, oneDNN matmul,
+             OpenBLAS sgemm, PyTorch torch.mm
   convpool   conv 3x3 + bias + ReLU + max pool blocks (oneDNN: ReLU post-op
              and its pooling primitive; DLAS fuses the pool into the kernel)
 Every DLAS result is checked against PyTorch in the same run (dlas-run
@@ -274,6 +277,44 @@ class Gemm:
         return lambda: torch.mm(a, b)
 
 
+class Linear(Gemm):
+    """A dense layer y = x W with W (K x N) a module constant, as in a
+    deployed model (DLAS packs it at compile time; oneDNN's matmul with
+    format_tag::any reorders it outside its timed loop)."""
+
+    def __init__(self, name, m, n, k):
+        self.name, self.m, self.n, self.k = name, m, n, k
+        self.weight, self.suite = 1, "transformer"
+
+    @property
+    def flops(self):
+        return 2 * self.m * self.n * self.k
+
+    def peer_line(self):
+        return f"gemm {self.m} {self.n} {self.k}"
+
+    def module(self, weights=None):
+        a, b, c = (f"tensor<{self.m}x{self.k}xf32>", f"tensor<{self.k}x{self.n}xf32>",
+                   f"tensor<{self.m}x{self.n}xf32>")
+        blob = "0x04000000" + np.ascontiguousarray(weights, dtype="<f4").tobytes().hex()
+        return (f"func.func @main(%a: {a}) -> {c} {{\n"
+                f"  %b = arith.constant dense_resource<weight> : {b}\n"
+                f"  %c = nn.matmul %a, %b : ({a}, {b}) -> {c}\n  return %c : {c}\n}}\n"
+                "{-#\n  dialect_resources: {\n    builtin: {\n"
+                f"      weight: \"{blob}\"\n    }}\n  }}\n#-}}\n")
+
+    def tensors(self, rng):
+        return [rng.standard_normal((self.m, self.k), dtype=np.float32),
+                rng.standard_normal((self.k, self.n), dtype=np.float32)]
+
+
+# The dense layers of transformer encoders, batch 1: ViT-B/16 (197 tokens)
+# and BERT-base at 128 tokens (QKV projection, attention output, MLP up and
+# down).
+TRANSFORMER = [(net, m, n, k) for net, m in (("vitb16", 197), ("bert128", 128))
+               for n, k in ((2304, 768), (768, 768), (3072, 768), (768, 3072))]
+
+
 def cases(suites):
     out = []
     if "sgemm" in suites:
@@ -290,6 +331,8 @@ def cases(suites):
                 groups = c if g == "C" else g
                 out.append(Conv(f"{net}_{c}_{h}_g{g}", c, c, 3, 1, h, groups=groups,
                                 suite="grouped"))
+    if "transformer" in suites:
+        out += [Linear(f"{net}_m{m}_n{n}_k{k}", m, n, k) for net, m, n, k in TRANSFORMER]
     if "convpool" in suites:
         out += [ConvPool(name, c, f, h, pk, ps, pp) for name, c, f, h, pk, ps, pp in CONVPOOL]
     return out
@@ -454,8 +497,8 @@ def main():
     for c in selected:
         tensors = c.tensors(rng)
         c.inputs = len(tensors)
-        c.constant_weights = (tensors[1] if isinstance(c, Conv) and args.weights == "constant"
-                              else None)
+        c.constant_weights = (tensors[1] if (isinstance(c, Linear) or isinstance(c, Conv)
+                                             and args.weights == "constant") else None)
         for i, x in enumerate(tensors):
             np.save(os.path.join(args.workdir, f"{c.name}.in{i}.npy"), x)
         with torch.no_grad():

@@ -294,7 +294,10 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCSEPass());
 }
 
-void dlas::buildLLVMLoweringStage(OpPassManager &pm) {
+void dlas::buildLLVMLoweringStage(OpPassManager &pm, bool approximateMath) {
+  // Before the bf16 legalization: bf16/f16 math ops become f32 ones here.
+  if (approximateMath)
+    pm.addNestedPass<func::FuncOp>(createCPUApproximateMath());
   // bf16 conversions the target cannot do in hardware become bit
   // operations (no compiler-rt call in the generated code).
   pm.addPass(createCPULegalizeBF16());
@@ -334,7 +337,7 @@ void dlas::buildCPUPipeline(OpPassManager &pm,
   buildBufferizationStage(pm);
   buildLoopLoweringStage(pm, options);
   if (options.lowerToLLVM)
-    buildLLVMLoweringStage(pm);
+    buildLLVMLoweringStage(pm, options.approximateMath);
 }
 
 void dlas::registerDLASPipelines() {

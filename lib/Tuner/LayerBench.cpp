@@ -136,7 +136,7 @@ LayerBench::compile(StringRef layer, StringRef tuningFile) {
   buildEntryABIStage(pm, stages);
   buildBufferizationStage(pm);
   buildLoopLoweringStage(pm, stages);
-  buildLLVMLoweringStage(pm);
+  buildLLVMLoweringStage(pm, stages.approximateMath);
   if (failed(pm.run(*module)))
     return error("does not compile: " + diagnostics);
 

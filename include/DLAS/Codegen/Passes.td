@@ -99,6 +99,44 @@ def CPULegalizeBF16 : Pass<"dlas-cpu-legalize-bf16", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def CPUApproximateMath : Pass<"dlas-cpu-approximate-math"> {
+  let summary = "Vectorizable polynomial forms of exp, tanh, erf and log, and multiplies for constant powers";
+  let description = [{
+    LLVM has no vector form of `expf`, `tanhf`, `erff` or `logf` without a
+    vector math library: a loop that calls them runs one element at a
+    time through libm (the GELU of a transformer block, the exp of a
+    softmax or a sigmoid, an LSTM's tanh). This pass rewrites the math ops
+    it is told to into MLIR's polynomial approximations
+    (`populateMathPolynomialApproximationPatterns`: Cephes exp and log,
+    Eigen's rational tanh, a piecewise rational erf; f32 relative error
+    about 2^-22, denormal results flushed to zero), made of arith ops that
+    LLVM vectorizes. bf16 and f16 operands are computed in f32
+    (`populateMathF32ExpansionPatterns`). `math.powf` with a constant
+    exponent of 1, 2, 3, -1, -2, 0.5 or -0.5 becomes multiplies, a
+    division or a square root (`populateMathAlgebraicSimplificationPatterns`),
+    so LayerNorm's `Pow(x - mean, 2)` is one multiply.
+
+    The CPU pipeline runs this pass on loops, before the LLVM conversion,
+    unless `approximate-math=false` (then every such op stays a libm
+    call). Ops not listed in `ops` are left to libm: sin, cos and the
+    other trigonometric functions keep libm's accuracy for large
+    arguments.
+
+    ```mlir
+    %y = math.erf %x : f32
+    // becomes: |x| picks one of three rational approximations
+    // P(|x|)/Q(|x|) (fma chains), then copysign; no call
+    ```
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Math ops to approximate (default: exp, expm1, tanh, erf, log, log1p, log2)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
   let summary = "Choose direct, flat, 1x1-as-GEMM, im2col+GEMM or Winograd per "
                 "convolution";

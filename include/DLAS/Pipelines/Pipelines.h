@@ -179,6 +179,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "dlas-blocked-conv-microkernel fuse-pools, dlas-sparsify "
                      "fuse-pools)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("exp, expm1, tanh, erf, log, log1p and log2 as "
+                     "vectorizable polynomials (dlas-cpu-approximate-math, "
+                     "f32 relative error about 2^-22); false: libm calls"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> winogradTransforms{
       *this, "winograd-transforms",
       llvm::cl::desc("Emit Winograd's input and output transforms as one "
@@ -417,7 +423,9 @@ convAlgorithmOptions(const CPUPipelineOptions &options);
 void buildEntryABIStage(OpPassManager &pm, const CPUPipelineOptions &options);
 void buildBufferizationStage(OpPassManager &pm);
 void buildLoopLoweringStage(OpPassManager &pm, const CPUPipelineOptions &options);
-void buildLLVMLoweringStage(OpPassManager &pm);
+/// `approximateMath`: exp, tanh, erf and log as vectorizable polynomials
+/// (dlas-cpu-approximate-math) instead of libm calls.
+void buildLLVMLoweringStage(OpPassManager &pm, bool approximateMath = true);
 
 /// nn -> linalg -> bufferization -> loops -> LLVM dialect for the host CPU.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);

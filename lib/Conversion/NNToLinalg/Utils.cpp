@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -220,10 +221,30 @@ Value nnlowering::elementwise(
                          SmallVector<AffineMap>(inputMaps), body);
 }
 
+/// The value of a one-element constant tensor (a Pow's exponent, an
+/// epsilon, GELU's 0.5), or null.
+static TypedAttr scalarConstantValue(Value operand) {
+  DenseElementsAttr attr;
+  if (!matchPattern(operand, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return {};
+  return attr.getSplatValue<TypedAttr>();
+}
+
 Value nnlowering::broadcastElementwise(
     OpBuilder &b, Location loc, RankedTensorType resultType,
     ValueRange operands,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  // One-element constants become constants in the body rather than
+  // operands: later passes and LLVM then see them (x^2 is a multiply,
+  // x / 1.414 a multiply by a reciprocal), and layers that differ in them
+  // do not share code that reads them from memory.
+  SmallVector<TypedAttr> scalars;
+  SmallVector<Value> inputs;
+  for (Value operand : operands) {
+    scalars.push_back(scalarConstantValue(operand));
+    if (!scalars.back())
+      inputs.push_back(operand);
+  }
   // A dynamic result size is read from an operand that is dynamic there.
   SmallVector<OpFoldResult> sizes;
   for (int64_t i = 0; i < resultType.getRank(); ++i) {
@@ -232,7 +253,7 @@ Value nnlowering::broadcastElementwise(
       sizes.push_back(b.getIndexAttr(size));
       continue;
     }
-    for (Value operand : operands) {
+    for (Value operand : inputs) {
       auto type = cast<RankedTensorType>(operand.getType());
       int64_t d = i - (resultType.getRank() - type.getRank());
       if (d >= 0 && ShapedType::isDynamic(type.getDimSize(d))) {
@@ -244,11 +265,24 @@ Value nnlowering::broadcastElementwise(
   Value init =
       tensor::EmptyOp::create(b, loc, sizes, resultType.getElementType());
   SmallVector<AffineMap> maps;
-  for (Value operand : operands)
+  for (Value operand : inputs)
     maps.push_back(
         broadcastMap(cast<RankedTensorType>(operand.getType()), resultType));
-  return parallelGeneric(b, loc, resultType, init, operands, std::move(maps),
-                         body);
+  return parallelGeneric(
+      b, loc, resultType, init, inputs, std::move(maps),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> values;
+        for (TypedAttr scalar : scalars) {
+          if (scalar) {
+            values.push_back(
+                arith::ConstantOp::create(nested, nestedLoc, scalar));
+          } else {
+            values.push_back(args.front());
+            args = args.drop_front();
+          }
+        }
+        return body(nested, nestedLoc, values);
+      });
 }
 
 /// The divisor a trap-free signed division uses: 1 where `rhs` is 0 or

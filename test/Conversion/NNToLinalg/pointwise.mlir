@@ -228,6 +228,37 @@ func.func @pow(%x: tensor<2x4xf32>, %y: tensor<4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// One-element constant operands become constants in the body (a Pow's
+// exponent: later passes see x^2; an epsilon of rank 1), not inputs;
+// constants of more elements stay inputs.
+// CHECK-LABEL: func @scalar_constants
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<2x4xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: math.powf %[[IN]], %[[TWO]] : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK: arith.addf %{{.*}}, %[[EPS]] : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<4xf32>)
+// CHECK: arith.mulf
+// A run-time (dynamic) size is still taken from the tensor operand.
+// CHECK: %[[DIM:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x4xf32>
+// CHECK: tensor.empty(%[[DIM]]) : tensor<?x4xf32>
+// CHECK: arith.constant 5.000000e-01 : f32
+func.func @scalar_constants(%x: tensor<2x4xf32>, %d: tensor<?x4xf32>) -> (tensor<2x4xf32>, tensor<?x4xf32>) {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %eps = arith.constant dense<1.0e-5> : tensor<1xf32>
+  %scale = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %half = arith.constant dense<0.5> : tensor<1x1xf32>
+  %0 = nn.pow %x, %two : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %1 = nn.add %0, %eps : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
+  %2 = nn.mul %1, %scale : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %3 = nn.mul %half, %d : (tensor<1x1xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %2, %3 : tensor<2x4xf32>, tensor<?x4xf32>
+}
+
+// -----
+
 // Integer division never traps: a 0 divisor gives 0 and the lowest value
 // by -1 wraps, so the divisor the divsi sees is never 0 or -1.
 // CHECK-LABEL: func @div_int

@@ -370,6 +370,73 @@ def activation_cases(gen):
     return cases
 
 
+# ---------------------------------------------------------------- math_range
+# The CPU pipeline computes exp, tanh, erf, log (and what is built of them:
+# sigmoid, silu, gelu, softplus, softmax) with polynomial approximations
+# (dlas-cpu-approximate-math) and constant powers with multiplies. These
+# cases sweep each over its whole f32 range, with the values at which
+# approximations go wrong (overflow and underflow edges, +-0, +-inf, NaN,
+# arguments near 1 for log), against float64 PyTorch. Tolerance: rtol
+# MATH_RTOL (the exp approximation's worst case, just below exp's
+# overflow, is about 2^-16 relative), atol MATH_ATOL (denormal results are
+# flushed to zero).
+MATH_RTOL = "2e-5"
+MATH_ATOL = "1e-6"
+SPECIALS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e-30, -1e-30,
+            1e-7, -1e-7]
+
+
+def sweep(lo, hi, extra=(), n=4093):
+    # An odd count: the vector loops' tails run too.
+    values = np.concatenate([np.linspace(lo, hi, n), np.array(list(extra) + SPECIALS)])
+    return torch.from_numpy(values.astype(np.float32))
+
+
+@case("math_range")
+def math_range_cases(gen):
+    exact = ["--rtol", MATH_RTOL, "--atol", MATH_ATOL]
+    specs = [
+        ("exp", sweep(-104, 89, [88.72, 88.73, -87.33, -87.34, -103.9]), torch.exp),
+        ("tanh", sweep(-20, 20, [7.99, 8.01, -9.0, 4e-4, -3.9e-4]), torch.tanh),
+        ("erf", sweep(-8, 8, [0.84, 2.0, 3.9, 4.1, -6.0]), torch.erf),
+        ("sigmoid", sweep(-110, 110), torch.sigmoid),
+        ("silu", sweep(-110, 110), F.silu),
+        ("gelu", sweep(-30, 30), F.gelu),
+        ("softplus", sweep(-100, 100, [20.0, 30.0]), F.softplus),
+    ]
+    cases = []
+    for op, x, fn in specs:
+        cases.append(Case(f"range_{op}", [x.numpy()], fn(x.double()).float(),
+                          unary_line(f"nn.{op}"), run_args=exact))
+    positive = torch.from_numpy(np.concatenate([
+        np.logspace(-37, 38, 4093), [1.0, 1.0000001, 0.9999999, 2.0, 0.5],
+        SPECIALS, [-1.0, -1e30]]).astype(np.float32))
+    cases.append(Case("range_log", [positive.numpy()], torch.log(positive.double()).float(),
+                      unary_line("nn.log"), run_args=exact))
+    # Softmax of large and spread logits: exp of the shifted values down to
+    # the underflow edge.
+    logits = torch.randn(7, 301, generator=gen) * 30
+    cases.append(Case("range_softmax", [logits.numpy()],
+                      F.softmax(logits.double(), dim=1).float(),
+                      unary_line("nn.softmax", "axis = 1 : i64"), run_args=exact))
+    # Constant exponents that become multiplies, divisions or square roots,
+    # and one that stays a pow call.
+    x = sweep(-50, 50, [3.0, -2.0])
+    # Square roots of a non-negative base: C's pow and PyTorch's disagree on
+    # -0 and -inf (pow(-inf, 0.5) is +inf in C, NaN in PyTorch).
+    xp = sweep(0, 1e4, [1e-20, 4.0])
+    xp = xp[~torch.signbit(xp)]
+    for i, (e, base) in enumerate([(2.0, x), (3.0, x), (1.0, x), (-1.0, x), (-2.0, x),
+                                   (0.5, xp), (-0.5, xp), (1.7, xp)]):
+        cases.append(Case(
+            f"range_pow_{i}", [base.numpy()],
+            torch.pow(base.double(), e).float(),
+            lambda v, t, r, e=e: (f"  %e = arith.constant dense<{e!r}> : tensor<f32>\n"
+                                  f"  %r = nn.pow {v[0]}, %e : ({t[0]}, tensor<f32>) -> {r}"),
+            run_args=exact))
+    return cases
+
+
 # ---------------------------------------------------------------- binary
 @case("binary")
 def binary_cases(gen):
