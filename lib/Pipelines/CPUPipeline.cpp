@@ -50,6 +50,9 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   if (options.foldBatchNorm)
     pm.addPass(nn::createFoldBatchNorm());
   pm.addPass(createCanonicalizerPass());
+  // Bias adds and activations next to the matmuls they follow, so that
+  // they join its layer as an epilogue.
+  pm.addPass(nn::createSinkReshapes());
   // The float layers of QDQ models onto the int8 kernels (nothing to do
   // without an nn.dequantize before a layer); a canonicalization below
   // folds the quantize(dequantize) pairs this leaves.

@@ -63,3 +63,64 @@ func.func @cast_round_trip(%x: tensor<4xbf16>, %y: tensor<4xf32>, %z: tensor<4xf
   %6 = nn.cast %5 : tensor<4xf32> to tensor<4xf16>
   return %1, %3, %4, %6 : tensor<4xbf16>, tensor<4xf32>, tensor<4xf16>, tensor<4xf16>
 }
+
+// GELU as PyTorch exports it: (x * (1 + erf(x / sqrt(2)))) * 0.5.
+// CHECK-LABEL: func @gelu_pytorch_form
+// CHECK-NEXT: %[[G:.*]] = nn.gelu %arg0 : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_pytorch_form(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %sqrt2 = arith.constant dense<1.41421354> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %0 = nn.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nn.erf %0 : tensor<2x8xf32>
+  %2 = nn.add %1, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %3 = nn.mul %x, %2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = nn.mul %3, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}
+
+// Hugging Face's BERT: (x * 0.5) * (1 + erf(x * (1 / sqrt(2)))), constants
+// of rank 1.
+// CHECK-LABEL: func @gelu_hf_form
+// CHECK-NEXT: %[[G:.*]] = nn.gelu %arg0 : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_hf_form(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %inv = arith.constant dense<0.707106769> : tensor<1xf32>
+  %one = arith.constant dense<1.0> : tensor<1xf32>
+  %half = arith.constant dense<0.5> : tensor<1xf32>
+  %0 = nn.mul %x, %half : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+  %1 = nn.mul %inv, %x : (tensor<1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %2 = nn.erf %1 : tensor<2x8xf32>
+  %3 = nn.add %one, %2 : (tensor<1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = nn.mul %0, %3 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}
+
+// Not GELU: another constant than 1/2, an erf of another value than the
+// one multiplied, an intermediate value used elsewhere.
+// CHECK-LABEL: func @not_gelu
+// CHECK-NOT: nn.gelu
+// CHECK: return
+func.func @not_gelu(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %sqrt2 = arith.constant dense<1.41421354> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %third = arith.constant dense<0.333> : tensor<f32>
+  %0 = nn.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nn.erf %0 : tensor<2x8xf32>
+  %2 = nn.add %1, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %3 = nn.mul %x, %2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = nn.mul %3, %third : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %5 = nn.div %y, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %6 = nn.erf %5 : tensor<2x8xf32>
+  %7 = nn.add %6, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %8 = nn.mul %x, %7 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %9 = nn.mul %8, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %10 = nn.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %11 = nn.erf %10 : tensor<2x8xf32>
+  %12 = nn.add %11, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %13 = nn.mul %x, %12 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %14 = nn.mul %13, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %4, %9, %14, %11 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}

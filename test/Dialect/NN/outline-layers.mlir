@@ -67,6 +67,32 @@ func.func @residual(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<
 
 // -----
 
+// A transformer dense layer: the bias add, a division by a constant and
+// the GELU join the matmul's layer (its kernel applies them before it
+// stores); the softmax does not.
+// CHECK-LABEL: func.func @dense_gelu
+// CHECK: %[[G:.*]] = call @dense_gelu_layer0_matmul(%arg0)
+// CHECK: call @dense_gelu_layer1_softmax(%[[G]])
+// CHECK: func.func private @dense_gelu_layer0_matmul
+// CHECK: nn.matmul
+// CHECK-NEXT: nn.add
+// CHECK-NEXT: nn.div
+// CHECK-NEXT: nn.gelu
+// CHECK-NEXT: return
+func.func @dense_gelu(%x: tensor<4x8xf32>) -> tensor<4x6xf32> {
+  %w = arith.constant dense<1.0> : tensor<8x6xf32>
+  %b = arith.constant dense<0.5> : tensor<6xf32>
+  %t = arith.constant dense<2.0> : tensor<f32>
+  %0 = nn.matmul %x, %w : (tensor<4x8xf32>, tensor<8x6xf32>) -> tensor<4x6xf32>
+  %1 = nn.add %0, %b : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+  %2 = nn.div %1, %t : (tensor<4x6xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %3 = nn.gelu %2 : tensor<4x6xf32>
+  %4 = nn.softmax %3 {axis = 1 : i64} : tensor<4x6xf32>
+  return %4 : tensor<4x6xf32>
+}
+
+// -----
+
 // Two producers of one add: the first takes the add (and the relu); the
 // second stays alone and feeds the first's layer, whose call moves to where
 // the relu was.

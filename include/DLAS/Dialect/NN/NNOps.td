@@ -459,7 +459,10 @@ class NN_BinaryOp<string mnemonic, string formula>
 }
 def NN_AddOp : NN_BinaryOp<"add", "lhs + rhs">;
 def NN_SubOp : NN_BinaryOp<"sub", "lhs - rhs">;
-def NN_MulOp : NN_BinaryOp<"mul", "lhs * rhs">;
+def NN_MulOp : NN_BinaryOp<"mul", "lhs * rhs"> {
+  // x * 0.5 * (1 + erf(x / sqrt(2))), as exporters spell GELU, is nn.gelu.
+  let hasCanonicalizer = 1;
+}
 def NN_DivOp : NN_BinaryOp<"div", "lhs / rhs">;
 def NN_MaxOp : NN_BinaryOp<"max", "max(lhs, rhs)">;
 def NN_MinOp : NN_BinaryOp<"min", "min(lhs, rhs)">;

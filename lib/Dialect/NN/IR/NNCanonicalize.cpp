@@ -1,7 +1,10 @@
 //===- NNCanonicalize.cpp - canonicalization patterns of nn ops -----------===//
 #include "DLAS/Dialect/NN/NNDialect.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::dlas::nn;
@@ -34,7 +37,96 @@ struct ReshapeOfReshape : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// The value of a one-element float constant, or nullopt.
+std::optional<double> scalarValue(Value v) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  return (*attr.value_begin<APFloat>()).convertToDouble();
+}
+
+/// Whether `v` is a one-element constant within f32 rounding of `expected`.
+bool isScalar(Value v, double expected) {
+  std::optional<double> value = scalarValue(v);
+  return value && std::fabs(*value - expected) <= 1e-6 * std::fabs(expected);
+}
+
+/// `v`'s defining op when it is an `OpTy` with no other user.
+template <typename OpTy> OpTy soleUse(Value v) {
+  auto op = v.getDefiningOp<OpTy>();
+  return op && op->getResult(0).hasOneUse() ? op : OpTy();
+}
+
+/// The x of erf(x / sqrt(2)) or erf(x * (1 / sqrt(2))), or null.
+Value erfArgumentOverSqrt2(Value v) {
+  auto erf = soleUse<ErfOp>(v);
+  if (!erf)
+    return {};
+  Value scaled = erf.getInput();
+  if (auto div = soleUse<DivOp>(scaled); div && isScalar(div.getRhs(), M_SQRT2))
+    return div.getLhs();
+  if (auto mul = soleUse<MulOp>(scaled)) {
+    if (isScalar(mul.getRhs(), M_SQRT1_2))
+      return mul.getLhs();
+    if (isScalar(mul.getLhs(), M_SQRT1_2))
+      return mul.getRhs();
+  }
+  return {};
+}
+
+/// The x of 1 + erf(x / sqrt(2)) (either order), or null.
+Value onePlusErfArgument(Value v) {
+  auto add = soleUse<AddOp>(v);
+  if (!add)
+    return {};
+  if (isScalar(add.getRhs(), 1.0))
+    return erfArgumentOverSqrt2(add.getLhs());
+  if (isScalar(add.getLhs(), 1.0))
+    return erfArgumentOverSqrt2(add.getRhs());
+  return {};
+}
+
+/// x * 0.5 * (1 + erf(x / sqrt(2))) in any association and order of the
+/// three factors (PyTorch exports (x * (1 + erf)) * 0.5, Hugging Face's
+/// BERT x * 0.5 * (1 + erf)) -> nn.gelu(x): one op that lowers to one loop
+/// and joins its producer's kernel as an epilogue.
+struct ErfFormToGelu : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    // The three factors: one operand of `op` and the two of an inner mul
+    // that only `op` uses.
+    for (auto [inner, outer] : {std::pair(op.getLhs(), op.getRhs()),
+                                std::pair(op.getRhs(), op.getLhs())}) {
+      auto product = soleUse<MulOp>(inner);
+      if (!product)
+        continue;
+      Value factors[3] = {outer, product.getLhs(), product.getRhs()};
+      for (int half = 0; half < 3; ++half) {
+        if (!isScalar(factors[half], 0.5))
+          continue;
+        for (int term = 0; term < 3; ++term) {
+          if (term == half)
+            continue;
+          Value x = factors[3 - half - term];
+          if (onePlusErfArgument(factors[term]) != x ||
+              x.getType() != op.getType())
+            continue;
+          rewriter.replaceOpWithNewOp<GeluOp>(op, op.getType(), x);
+          return success();
+        }
+      }
+    }
+    return failure();
+  }
+};
+
 } // namespace
+
+void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<ErfFormToGelu>(context);
+}
 
 void Relu6Op::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {

@@ -47,8 +47,9 @@ bool isEpilogue(Operation *op, Value input) {
   if (op->getNumResults() != 1 || op->getResult(0).getType() != input.getType())
     return false;
   return isa<nn::ReluOp, nn::Relu6Op, nn::ClipOp, nn::LeakyReluOp,
-             nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::AddOp, nn::SubOp,
-             nn::MulOp, nn::MaxOp, nn::MinOp>(op);
+             nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::GeluOp, nn::HardSwishOp,
+             nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::MaxOp, nn::MinOp>(
+      op);
 }
 
 /// Whether `op` is a convolution that the CPU pipeline may block and fuse

@@ -200,6 +200,49 @@ def shapes():
     return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
 
 
+def transformer_mlp_graph(hf_order):
+    """A transformer block's MLP as exporters write it: MatMul on [1, T, D]
+    (reshaped to a matrix by the importer), the bias Add, GELU spelled out
+    with Erf (PyTorch: (x * (1 + erf(x / sqrt 2))) * 0.5; Hugging Face's
+    BERT: (x * 0.5) * (1 + erf(x * (1 / sqrt 2)))), the second MatMul and
+    bias, and the residual Add."""
+    x, w1, b1, w2, b2 = rand(1, 5, 16), rand(16, 24), rand(24), rand(24, 16), rand(16)
+    inits = [("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2),
+             ("half", np.array(0.5, np.float32)), ("one", np.array(1.0, np.float32))]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h0"]),
+             helper.make_node("Add", ["h0", "b1"], ["h"])]
+    if hf_order:
+        inits.append(("inv_sqrt2", np.array(0.70710678, np.float32)))
+        nodes += [helper.make_node("Mul", ["h", "half"], ["hh"]),
+                  helper.make_node("Mul", ["h", "inv_sqrt2"], ["s"]),
+                  helper.make_node("Erf", ["s"], ["e"]),
+                  helper.make_node("Add", ["one", "e"], ["e1"]),
+                  helper.make_node("Mul", ["hh", "e1"], ["g"])]
+    else:
+        inits.append(("sqrt2", np.array(1.4142135, np.float32)))
+        nodes += [helper.make_node("Div", ["h", "sqrt2"], ["s"]),
+                  helper.make_node("Erf", ["s"], ["e"]),
+                  helper.make_node("Add", ["e", "one"], ["e1"]),
+                  helper.make_node("Mul", ["h", "e1"], ["he"]),
+                  helper.make_node("Mul", ["he", "half"], ["g"])]
+    nodes += [helper.make_node("MatMul", ["g", "w2"], ["o0"]),
+              helper.make_node("Add", ["o0", "b2"], ["o1"]),
+              helper.make_node("Add", ["o1", "x"], ["y"])]
+    m = model(nodes, [("x", [1, 5, 16])], [("y", [1, 5, 16])], inits)
+    expected = F.gelu(t(x) @ t(w1) + t(b1)) @ t(w2) + t(b2) + t(x)
+    return m, [x], expected
+
+
+@case
+def transformer_mlp():
+    return transformer_mlp_graph(hf_order=False)
+
+
+@case
+def transformer_mlp_hf():
+    return transformer_mlp_graph(hf_order=True)
+
+
 def const(name, values):
     return helper.make_node("Constant", [], [name],
                             value=numpy_helper.from_array(np.array(values, np.int64)))

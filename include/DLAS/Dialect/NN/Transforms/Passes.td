@@ -52,6 +52,46 @@ def OutlineLayers : Pass<"dlas-outline-layers", "mlir::ModuleOp"> {
   ];
 }
 
+def SinkReshapes : Pass<"dlas-sink-reshapes"> {
+  let summary = "Move nn.reshape below the elementwise ops that consume it";
+  let description = [{
+    Exporters compute a dense layer on a [tokens, features] matrix and
+    reshape its result back to [batch, tokens, features] (or [N, H, W, C])
+    before the bias add, the activation and the next layer's reshape to a
+    matrix. The reshape then separates the matmul from the elementwise ops
+    that its kernel would apply before storing (dlas-outline-layers joins
+    only direct consumers). For a reshape that adds dimensions, this pass
+    rewrites `op(reshape(x), w)` into `reshape(op(x, w'))` for elementwise
+    nn ops (activations, math functions, add, sub, mul, div, max, min,
+    pow, mod) when every dimension `w` varies along is one of the trailing
+    dimensions the reshape keeps (`w'` is `w` reshaped to those trailing
+    dimensions when it has more), when `w` has the whole result shape (a
+    residual: reshaped to `x`'s), or when both operands are the same
+    reshape of equal shapes; unary ops always move. Repeated, the reshape
+    sinks to the next op that is not
+    elementwise, where a reshape back (the next matmul's) cancels it
+    (canonicalization). Static shapes only.
+
+    Before:
+    ```mlir
+    %y = nn.matmul %x, %w : (tensor<197x768xf32>, tensor<768x3072xf32>) -> tensor<197x3072xf32>
+    %r = nn.reshape %y : (tensor<197x3072xf32>) -> tensor<1x197x3072xf32>
+    %b = nn.add %r, %bias : (tensor<1x197x3072xf32>, tensor<3072xf32>) -> tensor<1x197x3072xf32>
+    %g = nn.gelu %b : tensor<1x197x3072xf32>
+    ```
+    After:
+    ```mlir
+    %y = nn.matmul %x, %w : (tensor<197x768xf32>, tensor<768x3072xf32>) -> tensor<197x3072xf32>
+    %b = nn.add %y, %bias : (tensor<197x3072xf32>, tensor<3072xf32>) -> tensor<197x3072xf32>
+    %g = nn.gelu %b : tensor<197x3072xf32>
+    %r = nn.reshape %g : (tensor<197x3072xf32>) -> tensor<1x197x3072xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numSunk", "sunk", "Elementwise ops moved above a reshape">
+  ];
+}
+
 def FoldBatchNorm : Pass<"dlas-fold-batch-norm"> {
   let summary = "Fold inference batch norm into the convolution before it";
   let description = [{
