@@ -124,3 +124,25 @@ func.func @not_gelu(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32
   %14 = nn.mul %13, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
   return %4, %9, %14, %11 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
 }
+
+// SiLU as exporters write it: x * sigmoid(x), either order; a gate of
+// another value (squeeze-excitation) or a sigmoid used twice stays.
+// CHECK-LABEL: func @silu_forms
+// CHECK-NEXT: %[[A:.*]] = nn.silu %arg0 : tensor<1x4x3x3xf32>
+// CHECK-NEXT: %[[B:.*]] = nn.silu %arg0 : tensor<1x4x3x3xf32>
+// CHECK-NEXT: %[[G:.*]] = nn.sigmoid %arg1
+// CHECK-NEXT: %[[C:.*]] = nn.mul %arg0, %[[G]]
+// CHECK-NEXT: %[[S:.*]] = nn.sigmoid %arg0
+// CHECK-NEXT: %[[D:.*]] = nn.mul %arg0, %[[S]]
+// CHECK-NEXT: return %[[A]], %[[B]], %[[C]], %[[D]], %[[S]]
+func.func @silu_forms(%x: tensor<1x4x3x3xf32>, %y: tensor<1x4x1x1xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) {
+  %0 = nn.sigmoid %x : tensor<1x4x3x3xf32>
+  %1 = nn.mul %x, %0 : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %2 = nn.sigmoid %x : tensor<1x4x3x3xf32>
+  %3 = nn.mul %2, %x : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %4 = nn.sigmoid %y : tensor<1x4x1x1xf32>
+  %5 = nn.mul %x, %4 : (tensor<1x4x3x3xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x3x3xf32>
+  %6 = nn.sigmoid %x : tensor<1x4x3x3xf32>
+  %7 = nn.mul %x, %6 : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %1, %3, %5, %7, %6 : tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
+}

@@ -460,7 +460,8 @@ class NN_BinaryOp<string mnemonic, string formula>
 def NN_AddOp : NN_BinaryOp<"add", "lhs + rhs">;
 def NN_SubOp : NN_BinaryOp<"sub", "lhs - rhs">;
 def NN_MulOp : NN_BinaryOp<"mul", "lhs * rhs"> {
-  // x * 0.5 * (1 + erf(x / sqrt(2))), as exporters spell GELU, is nn.gelu.
+  // x * 0.5 * (1 + erf(x / sqrt(2))), as exporters spell GELU, is nn.gelu;
+  // x * sigmoid(x) is nn.silu.
   let hasCanonicalizer = 1;
 }
 def NN_DivOp : NN_BinaryOp<"div", "lhs / rhs">;

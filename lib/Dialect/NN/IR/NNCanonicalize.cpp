@@ -121,11 +121,31 @@ struct ErfFormToGelu : OpRewritePattern<MulOp> {
   }
 };
 
+/// x * sigmoid(x) (either order) -> nn.silu(x), as exporters spell SiLU
+/// (EfficientNet's, YOLO's activations): one op, which joins the
+/// convolution before it as its kernel's epilogue, where the mul alone
+/// could not (x has two users).
+struct SigmoidProductToSilu : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    for (auto [gate, x] : {std::pair(op.getRhs(), op.getLhs()),
+                           std::pair(op.getLhs(), op.getRhs())}) {
+      auto sigmoid = soleUse<SigmoidOp>(gate);
+      if (!sigmoid || sigmoid.getInput() != x || x.getType() != op.getType())
+        continue;
+      rewriter.replaceOpWithNewOp<SiluOp>(op, op.getType(), x);
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<ErfFormToGelu>(context);
+  results.add<ErfFormToGelu, SigmoidProductToSilu>(context);
 }
 
 void Relu6Op::getCanonicalizationPatterns(RewritePatternSet &results,

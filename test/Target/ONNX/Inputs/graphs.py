@@ -234,6 +234,19 @@ def transformer_mlp_graph(hf_order):
 
 
 @case
+def conv_silu():
+    """SiLU as exporters write it (EfficientNet): Sigmoid, then Mul by the
+    convolution's output."""
+    x, w, b = rand(1, 3, 8, 8), rand(4, 3, 3, 3), rand(4)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Sigmoid", ["c"], ["s"]),
+             helper.make_node("Mul", ["c", "s"], ["y"])]
+    m = model(nodes, [("x", [1, 3, 8, 8])], [("y", [1, 4, 8, 8])],
+              [("w", w), ("b", b)])
+    return m, [x], F.silu(F.conv2d(t(x), t(w), t(b), padding=1))
+
+
+@case
 def transformer_mlp():
     return transformer_mlp_graph(hf_order=False)
 
