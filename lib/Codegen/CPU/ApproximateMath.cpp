@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::dlas {
@@ -30,23 +31,22 @@ namespace {
 /// they stay libm calls unless asked for).
 constexpr StringLiteral kDefaultOps[] = {"exp", "expm1", "tanh", "erf",
                                          "log", "log1p", "log2"};
+/// Every math op MLIR has a polynomial approximation of.
+constexpr StringLiteral kKnownOps[] = {
+    "acos", "asin", "atan",  "atan2", "cbrt",  "cos",  "erf", "erfc",
+    "exp",  "exp2", "expm1", "log",   "log1p", "log2", "sin", "tanh"};
 
 struct CPUApproximateMathPass
     : public dlas::impl::CPUApproximateMathBase<CPUApproximateMathPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    llvm::StringSet<> known;
-    for (StringRef name :
-         {"acos", "asin", "atan", "atan2", "cbrt", "cos", "erf", "erfc", "exp",
-          "exp2", "expm1", "log", "log1p", "log2", "sin", "tanh"})
-      known.insert(name);
     for (const std::string &name : ops)
-      if (!known.contains(name))
+      if (!llvm::is_contained(kKnownOps, name))
         return emitError(UnknownLoc::get(ctx))
                << "dlas-cpu-approximate-math: no approximation of 'math."
-               << name << "' (known: acos, asin, atan, atan2, cbrt, cos, erf, "
-               << "erfc, exp, exp2, expm1, log, log1p, log2, sin, tanh)";
+               << name << "' (known: "
+               << llvm::join(ArrayRef<StringLiteral>(kKnownOps), ", ") << ")";
     approximated.clear();
     if (ops.empty())
       for (StringRef name : kDefaultOps)

@@ -288,9 +288,15 @@ def NN_GlobalAvgPool2DOp : NN_PureOp<"global_avg_pool2d"> {
 class NN_SameTypeOp<string mnemonic, list<Trait> traits = []>
     : NN_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)>;
 
+// Ops whose result element i depends on operand element i alone, whatever
+// the shape (MLIR's Elementwise trait): shape-only rewrites such as
+// dlas-sink-reshapes move them across reshapes.
+class NN_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : NN_SameTypeOp<mnemonic, !listconcat([Elementwise], traits)>;
+
 class NN_UnaryOp<string mnemonic, string formula, Type tensorType = NN_FloatTensor,
                  list<Trait> traits = []>
-    : NN_SameTypeOp<mnemonic, traits> {
+    : NN_ElementwiseOp<mnemonic, traits> {
   let summary = "elementwise " # mnemonic # ": " # formula;
   let description = [{
     Applies `}] # formula # [{` to every element.
@@ -340,7 +346,7 @@ def NN_SoftsignOp : NN_UnaryOp<"softsign", "x / (1 + |x|)">;
 def NN_HardSwishOp : NN_UnaryOp<"hard_swish", "x * min(max(x / 6 + 1/2, 0), 1)">;
 def NN_MishOp : NN_UnaryOp<"mish", "x * tanh(softplus(x))">;
 
-def NN_HardSigmoidOp : NN_SameTypeOp<"hard_sigmoid"> {
+def NN_HardSigmoidOp : NN_ElementwiseOp<"hard_sigmoid"> {
   let summary = "elementwise min(max(alpha * x + beta, 0), 1)";
   let description = [{
     ```mlir
@@ -352,7 +358,7 @@ def NN_HardSigmoidOp : NN_SameTypeOp<"hard_sigmoid"> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def NN_EluOp : NN_SameTypeOp<"elu"> {
+def NN_EluOp : NN_ElementwiseOp<"elu"> {
   let summary = "elementwise x if x > 0 else alpha * (exp(x) - 1)";
   let description = [{
     ```mlir
@@ -364,7 +370,7 @@ def NN_EluOp : NN_SameTypeOp<"elu"> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def NN_SeluOp : NN_SameTypeOp<"selu"> {
+def NN_SeluOp : NN_ElementwiseOp<"selu"> {
   let summary = "elementwise gamma * (x if x > 0 else alpha * (exp(x) - 1))";
   let description = [{
     ```mlir
@@ -376,7 +382,7 @@ def NN_SeluOp : NN_SameTypeOp<"selu"> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def NN_ClipOp : NN_SameTypeOp<"clip"> {
+def NN_ClipOp : NN_ElementwiseOp<"clip"> {
   let summary = "elementwise clamp to [min, max]";
   let description = [{
     ```mlir
@@ -389,7 +395,7 @@ def NN_ClipOp : NN_SameTypeOp<"clip"> {
   let hasVerifier = 1;
 }
 
-def NN_LeakyReluOp : NN_SameTypeOp<"leaky_relu"> {
+def NN_LeakyReluOp : NN_ElementwiseOp<"leaky_relu"> {
   let summary = "elementwise x if x >= 0 else alpha * x";
   let description = [{
     ```mlir
@@ -402,7 +408,7 @@ def NN_LeakyReluOp : NN_SameTypeOp<"leaky_relu"> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def NN_GeluOp : NN_SameTypeOp<"gelu"> {
+def NN_GeluOp : NN_ElementwiseOp<"gelu"> {
   let summary = "Gaussian error linear unit";
   let description = [{
     `x * Phi(x)` with the exact erf form (default) or, with

@@ -23,20 +23,15 @@ using namespace mlir::dlas;
 
 namespace {
 
-/// Elementwise ops of one operand: the result's element i depends on the
-/// operand's element i alone, whatever the shape.
+/// Elementwise ops of one operand (the nn ops with MLIR's Elementwise
+/// trait): the result's element i depends on the operand's element i
+/// alone, whatever the shape.
 bool isUnaryElementwise(Operation *op) {
-  return isa<nn::ReluOp, nn::Relu6Op, nn::SigmoidOp, nn::TanhOp, nn::SiluOp,
-             nn::ExpOp, nn::LogOp, nn::SqrtOp, nn::AbsOp, nn::NegOp, nn::ErfOp,
-             nn::ReciprocalOp, nn::FloorOp, nn::CeilOp, nn::RoundOp, nn::SinOp,
-             nn::CosOp, nn::TanOp, nn::AsinOp, nn::AcosOp, nn::AtanOp,
-             nn::SinhOp, nn::CoshOp, nn::AsinhOp, nn::AcoshOp, nn::AtanhOp,
-             nn::SignOp, nn::SoftplusOp, nn::SoftsignOp, nn::HardSwishOp,
-             nn::MishOp, nn::NotOp, nn::ClipOp, nn::LeakyReluOp, nn::GeluOp,
-             nn::HardSigmoidOp, nn::EluOp, nn::SeluOp>(op);
+  return isa<nn::NNDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::Elementwise>() && op->getNumOperands() == 1;
 }
 
-/// Elementwise ops of two operands with numpy broadcasting.
+/// Elementwise ops of two operands with numpy broadcasting (NN_BinaryOp).
 bool isBinaryElementwise(Operation *op) {
   return isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::MaxOp, nn::MinOp,
              nn::PowOp, nn::ModOp>(op);
