@@ -947,6 +947,20 @@ public:
   /// Quads with A packed at compile time: its row sums, a constant too.
   void useRowSums(Value sums) { rowSums = sums; }
 
+  /// B's column tiles were packed at compile time into `panels`,
+  /// Bp[tile][k][n0] over all of K (residentBType): no k block packs them,
+  /// and the kernels read Bp at the absolute k.
+  void useResidentB(Value panels) { residentB = panels; }
+  /// The element type of B's packed panels.
+  Type packedBElementType() const { return bElement; }
+  /// The type of B's panels packed at compile time.
+  MemRefType residentBType() const {
+    int64_t n0 = p.vectors * vw;
+    return MemRefType::get({static_cast<int64_t>(llvm::divideCeil(g.sizeN, n0)),
+                            g.ranges[g.k[0]], n0},
+                           bElement);
+  }
+
   /// B's packing reads the patches from `source`'s input instead of B.
   /// Each row's offset in the flat input (channel and tap) goes to a
   /// table first, once per call, so the packing loads it instead of
@@ -1099,6 +1113,8 @@ public:
           MemRefType::get({slots, kcOuter / amxGroup(), n0 * amxGroup()},
                           types.input),
           b.getI64IntegerAttr(64));
+    else if (residentB)
+      bp = residentB;
     else if (p.packB)
       bp = memref::AllocOp::create(
           b, loc,
@@ -1133,9 +1149,14 @@ public:
     // threads (now 1.92x), its 14x14 layers 1.75x (now 1.9x).
     // A decision's `split` (from a tuning file: dlas-tune measures both)
     // overrides these rules where its side has two chunks to give.
-    bool splitRows = dlas::gemmThreadSplit(p.split, g.sizeM, g.sizeN, p.m0, n0,
-                                           p.packB) == dlas::ThreadSplit::rows;
-    if (parallel && p.packB)
+    // B packed at compile time is read like B in place: each thread takes
+    // its column tiles through all k blocks, in slices of ncTiles that stay
+    // in L2 (packing per k block made every k block sweep all of C).
+    bool packPerKBlock = p.packB && !residentB;
+    bool splitRows =
+        dlas::gemmThreadSplit(p.split, g.sizeM, g.sizeN, p.m0, n0,
+                              packPerKBlock) == dlas::ThreadSplit::rows;
+    if (parallel && packPerKBlock)
       split = splitRows ? Split::RowsPerKBlock : Split::TilesPerKBlock;
     else if (parallel && !splitRows &&
              (tiles >= dlas::kMinParallelTiles ||
@@ -1209,7 +1230,7 @@ public:
     // Winograd F(4x4)'s 36 positions, whose GEMMs take 20-40 us each. From
     // kMinThreadBatches batches the threads take whole batches instead,
     // each packing B into a buffer of its own, in one region.
-    if (batches >= kMinThreadBatches && p.packB && !amx && !prePackB &&
+    if (batches >= kMinThreadBatches && packPerKBlock && !amx && !prePackB &&
         (split == Split::TilesPerKBlock || split == Split::RowsPerKBlock)) {
       dlas::parallelChunks(
           b, loc, g.op, batches, chunks, [&](Value first, Value end) {
@@ -1232,7 +1253,7 @@ public:
           });
     } else if (batches > 1 &&
                (split == Split::Tiles ||
-                (parallel && !p.packB && split == Split::None))) {
+                (parallel && !packPerKBlock && split == Split::None))) {
       dlas::parallelChunks(
           b, loc, g.op, batches * tiles, chunks, [&](Value first, Value end) {
             Value perBatch = index(tiles);
@@ -1290,6 +1311,9 @@ public:
           });
           return;
         case Split::None:
+          if (residentB)
+            return tileRange(index(0), index(tiles));
+          [[fallthrough]];
         case Split::TilesPerKBlock:
           kBlocks([&](Value kc, Value kcEnd) {
             bPrePacked = prePackB;
@@ -1303,7 +1327,7 @@ public:
         }
       });
     }
-    if (p.packB)
+    if (packPerKBlock)
       memref::DeallocOp::create(b, loc, bp);
     if (cScratch)
       memref::DeallocOp::create(b, loc, cScratch);
@@ -2271,7 +2295,8 @@ private:
     SmallVector<Value> bs;
     if (p.packB) {
       // Packed panels are zero-padded: no masks needed.
-      Value row = arith::SubIOp::create(b, loc, ks[0], kcLo);
+      Value row =
+          residentB ? ks[0] : arith::SubIOp::create(b, loc, ks[0], kcLo);
       auto packedVector = VectorType::get({vw}, bElement);
       for (int64_t j = 0; j < tileVectors; ++j)
         bs.push_back(fromPacked(
@@ -2365,6 +2390,8 @@ private:
   /// operands'.
   Type bElement, aElement;
   Value ap, bp, lastK, cScratch;
+  /// B's panels packed at compile time (useResidentB), or null.
+  Value residentB;
   /// AMX: the calling thread's slot of Bp and cScratch (per column tile).
   Value slot;
   bool singleKBlock = false;
@@ -2516,6 +2543,17 @@ struct GemmMicrokernelPass
       }
       if (!packed)
         packed = emitter.packAtRunTime();
+      // A constant B (a dense layer's weights) in its column-tile panels,
+      // packed once here instead of per k block at every call.
+      Value residentB;
+      if (packConstants && params.packB && !amx && !patches &&
+          multiply == Int8Multiply::widen &&
+          emitter.packedBElementType().isF32())
+        residentB = residentBConstant(b, moduleSymbols, packedGlobals, *gemm,
+                                      params.vectors * target.vectorWidth,
+                                      emitter.residentBType());
+      if (residentB)
+        emitter.useResidentB(residentB);
       emitter.emit(packed);
       if (!packedNow)
         memref::DeallocOp::create(b, op.getLoc(), packed);
@@ -2540,12 +2578,14 @@ struct GemmMicrokernelPass
             << dlas::sourceNote(decision) << ") key '" << key
             << "' for M=" << gemm->sizeM << " N=" << gemm->sizeN
             << " K=" << gemm->sizeK << ", A packed "
-            << (packedNow ? "at compile time" : "at run time") << "; init "
+            << (packedNow ? "at compile time" : "at run time")
+            << (residentB ? ", B packed at compile time" : "") << "; init "
             << (neighbours.init ? neighbours.init->getName().getStringRef()
                                 : StringRef("loaded"))
             << ", " << neighbours.epilogues.size() << " epilogue op(s) fused"
             << (patches ? "; B packed from the im2col copy's input" : "");
       Value a = gemm->a->get();
+      Value bOperand = gemm->b->get();
       for (linalg::GenericOp epilogue : llvm::reverse(neighbours.epilogues))
         epilogue->erase();
       numFusedEpilogues += neighbours.epilogues.size();
@@ -2556,6 +2596,8 @@ struct GemmMicrokernelPass
         neighbours.init->erase();
       if (packedNow)
         eraseReplacedConstant(a, maybeUnused);
+      if (residentB)
+        eraseReplacedConstant(bOperand, maybeUnused);
       if (patches)
         eraseCopy(*patches);
       ++numKernels;
@@ -2572,6 +2614,52 @@ struct GemmMicrokernelPass
     for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
       user->erase(); // deallocs
     buffer.getDefiningOp()->erase();
+  }
+
+  /// A private constant global holding a constant B's column-tile panels,
+  /// Bp[tile][k][n0] = B[k][tile * n0 + j] (zero past N), and a read of it;
+  /// null when B is not a constant f32 (or widened) global read through
+  /// its k and n dims only.
+  Value residentBConstant(OpBuilder &b, SymbolTable &moduleSymbols,
+                          llvm::StringMap<memref::GlobalOp> &cache,
+                          const Gemm &g, int64_t n0, MemRefType type) {
+    AffineMap bMap = g.op.getMatchingIndexingMap(g.b);
+    if (g.k.size() != 1 || g.rowWidth || bMap.getNumResults() != 2 ||
+        !bMap.isProjectedPermutation())
+      return nullptr;
+    std::optional<unsigned> kPos =
+        bMap.getResultPosition(getAffineDimExpr(g.k[0], bMap.getContext()));
+    std::optional<unsigned> nPos =
+        bMap.getResultPosition(getAffineDimExpr(g.n, bMap.getContext()));
+    if (!kPos || !nPos)
+      return nullptr;
+    std::vector<float> data = constantData(g.b->get(), moduleSymbols);
+    if (data.empty())
+      return nullptr;
+    auto source = cast<MemRefType>(g.b->get().getType());
+    SmallVector<int64_t> strides = computeSuffixProduct(source.getShape());
+    Location loc = g.op.getLoc();
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << globalBehindReshapes(g.b->get()).getName() << "/" << source << "/"
+       << bMap << "/B/" << n0;
+    memref::GlobalOp &global = cache[key];
+    if (!global) {
+      std::vector<float> packed(type.getNumElements(), 0.0f);
+      int64_t sizeK = g.ranges[g.k[0]];
+      for (int64_t k = 0; k < sizeK; ++k)
+        for (int64_t n = 0; n < g.sizeN; ++n)
+          packed[((n / n0) * sizeK + k) * n0 + n % n0] =
+              data[k * strides[*kPos] + n * strides[*nPos]];
+      auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
+      auto value = DenseResourceElementsAttr::get(
+          tensorType, "dlas_packed",
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(
+              ArrayRef<float>(packed)));
+      global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
+                                    value);
+    }
+    return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
   }
 
   /// A private constant global holding A's panels.

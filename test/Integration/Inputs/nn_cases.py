@@ -232,7 +232,28 @@ def matmul_cases(gen):
         cases.append(Case(f"linear_{n}x{k}x{o}{'b' if bias else ''}",
                           [t.numpy() for t in inputs], F.linear(x, w, b),
                           lambda v, t, r: op_line("nn.linear", v, t, r)))
+    # Constant weights, as in a model: dlas-gemm-microkernel packs B's
+    # column tiles at compile time (a partial last tile, K over several k
+    # blocks, M at and below one row panel).
+    for m, k, n in [(37, 70, 50), (197, 300, 96), (3, 20, 40), (64, 9, 5)]:
+        a, w = rand(m, k, gen=gen), rand(k, n, gen=gen)
+        cases.append(chain_case(f"matmul_const_{m}x{k}x{n}", [a], a @ w, [
+            f'  %w = arith.constant dense<"{hexdata(w)}"> : {ttype(w.shape)}',
+            f"  %r = nn.matmul {{v[0]}}, %w : ({{t[0]}}, {ttype(w.shape)}) -> "
+            + ttype((m, n))]))
+    # ... and transposed (nn.linear's [out, in] weight), with a bias.
+    for m, k, n in [(20, 45, 33), (128, 64, 72)]:
+        x, w, b = rand(m, k, gen=gen), rand(n, k, gen=gen), rand(n, gen=gen)
+        cases.append(chain_case(f"linear_const_{m}x{k}x{n}", [x, b], F.linear(x, w, b), [
+            f'  %w = arith.constant dense<"{hexdata(w)}"> : {ttype(w.shape)}',
+            f"  %r = nn.linear {{v[0]}}, %w, {{v[1]}} : ({{t[0]}}, {ttype(w.shape)}, "
+            f"{{t[1]}}) -> " + ttype((m, n))]))
     return cases
+
+
+def hexdata(t):
+    """`t`'s elements as an MLIR hex literal (raw little-endian f32)."""
+    return "0x" + t.numpy().astype("<f4").tobytes().hex().upper()
 
 
 # ---------------------------------------------------------------- norm
