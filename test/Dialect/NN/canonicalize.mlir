@@ -125,6 +125,90 @@ func.func @not_gelu(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32
   return %4, %9, %14, %11 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
 }
 
+// GELU's tanh form as PyTorch exports F.gelu(x, approximate="tanh"): the
+// cube as x * (x * x), constants on the left.
+// CHECK-LABEL: func @gelu_tanh_pytorch_form
+// CHECK-NEXT: %[[G:.*]] = nn.gelu %arg0 {approximate = #nn<gelu_approximation tanh>} : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh_pytorch_form(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %c = arith.constant dense<0.044715> : tensor<f32>
+  %k = arith.constant dense<0.797884583> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %0 = nn.mul %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = nn.mul %x, %0 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %2 = nn.mul %c, %1 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %3 = nn.add %x, %2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = nn.mul %k, %3 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %5 = nn.tanh %4 : tensor<2x8xf32>
+  %6 = nn.add %one, %5 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %7 = nn.mul %x, %6 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %8 = nn.mul %half, %7 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %8 : tensor<2x8xf32>
+}
+
+// GPT-2's gelu_new: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 *
+// pow(x, 3)))), constants on the right.
+// CHECK-LABEL: func @gelu_tanh_gpt2_form
+// CHECK-NEXT: %[[G:.*]] = nn.gelu %arg0 {approximate = #nn<gelu_approximation tanh>} : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh_gpt2_form(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %three = arith.constant dense<3.0> : tensor<f32>
+  %c = arith.constant dense<0.044715> : tensor<f32>
+  %k = arith.constant dense<0.797884583> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %0 = nn.mul %x, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nn.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %2 = nn.mul %1, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %3 = nn.add %x, %2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %4 = nn.mul %3, %k : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %5 = nn.tanh %4 : tensor<2x8xf32>
+  %6 = nn.add %5, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %7 = nn.mul %0, %6 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %7 : tensor<2x8xf32>
+}
+
+// Not the tanh form: another cubic coefficient, a square instead of a
+// cube, a cube of another value.
+// CHECK-LABEL: func @not_gelu_tanh
+// CHECK-NOT: nn.gelu
+// CHECK: return
+func.func @not_gelu_tanh(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %three = arith.constant dense<3.0> : tensor<f32>
+  %c = arith.constant dense<0.044715> : tensor<f32>
+  %d = arith.constant dense<0.05> : tensor<f32>
+  %k = arith.constant dense<0.797884583> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %a0 = nn.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %a1 = nn.mul %a0, %d : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %a2 = nn.add %x, %a1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a3 = nn.mul %a2, %k : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %a4 = nn.tanh %a3 : tensor<2x8xf32>
+  %a5 = nn.add %a4, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %a6 = nn.mul %x, %a5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a7 = nn.mul %a6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %b0 = nn.pow %x, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %b1 = nn.mul %b0, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %b2 = nn.add %x, %b1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b3 = nn.mul %b2, %k : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %b4 = nn.tanh %b3 : tensor<2x8xf32>
+  %b5 = nn.add %b4, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %b6 = nn.mul %x, %b5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b7 = nn.mul %b6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %c0 = nn.pow %y, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %c1 = nn.mul %c0, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %c2 = nn.add %x, %c1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c3 = nn.mul %c2, %k : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %c4 = nn.tanh %c3 : tensor<2x8xf32>
+  %c5 = nn.add %c4, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %c6 = nn.mul %x, %c5 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c7 = nn.mul %c6, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %a7, %b7, %c7 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
 // SiLU as exporters write it: x * sigmoid(x), either order; a gate of
 // another value (squeeze-excitation) or a sigmoid used twice stays.
 // CHECK-LABEL: func @silu_forms

@@ -74,23 +74,73 @@ Value erfArgumentOverSqrt2(Value v) {
   return {};
 }
 
-/// The x of 1 + erf(x / sqrt(2)) (either order), or null.
-Value onePlusErfArgument(Value v) {
-  auto add = soleUse<AddOp>(v);
+/// The other operand of a sole-use binary `OpTy` one of whose operands is
+/// the scalar `c`, or null.
+template <typename OpTy> Value otherThanScalar(Value v, double c) {
+  auto op = soleUse<OpTy>(v);
+  if (!op)
+    return {};
+  if (isScalar(op.getRhs(), c))
+    return op.getLhs();
+  if (isScalar(op.getLhs(), c))
+    return op.getRhs();
+  return {};
+}
+
+/// Whether `v` is x^3: pow(x, 3), x * (x * x) or (x * x) * x.
+bool isCubeOf(Value v, Value x) {
+  if (auto pow = soleUse<PowOp>(v))
+    return pow.getLhs() == x && isScalar(pow.getRhs(), 3.0);
+  auto mul = soleUse<MulOp>(v);
+  if (!mul)
+    return false;
+  auto isSquare = [&](Value s) {
+    auto sq = soleUse<MulOp>(s);
+    return sq && sq.getLhs() == x && sq.getRhs() == x;
+  };
+  return (mul.getLhs() == x && isSquare(mul.getRhs())) ||
+         (mul.getRhs() == x && isSquare(mul.getLhs()));
+}
+
+/// The x of tanh(sqrt(2/pi) * (x + 0.044715 x^3)) (any order of the
+/// operands), or null.
+Value tanhGeluArgument(Value v) {
+  auto tanh = soleUse<TanhOp>(v);
+  if (!tanh)
+    return {};
+  Value inner = otherThanScalar<MulOp>(tanh.getInput(), std::sqrt(2.0 / M_PI));
+  auto add = inner ? soleUse<AddOp>(inner) : AddOp();
   if (!add)
     return {};
-  if (isScalar(add.getRhs(), 1.0))
-    return erfArgumentOverSqrt2(add.getLhs());
-  if (isScalar(add.getLhs(), 1.0))
-    return erfArgumentOverSqrt2(add.getRhs());
+  for (auto [x, term] : {std::pair(add.getLhs(), add.getRhs()),
+                         std::pair(add.getRhs(), add.getLhs())}) {
+    Value cube = otherThanScalar<MulOp>(term, 0.044715);
+    if (cube && isCubeOf(cube, x))
+      return x;
+  }
   return {};
+}
+
+/// The x of 1 + erf(x / sqrt(2)) or of 1 + tanh(sqrt(2/pi) (x + 0.044715
+/// x^3)) (either order of the sum), with the GELU form it spells; null x
+/// when neither.
+std::pair<Value, GeluApproximation> onePlusGeluCore(Value v) {
+  Value core = otherThanScalar<AddOp>(v, 1.0);
+  if (!core)
+    return {};
+  if (Value x = erfArgumentOverSqrt2(core))
+    return {x, GeluApproximation::None};
+  return {tanhGeluArgument(core), GeluApproximation::Tanh};
 }
 
 /// x * 0.5 * (1 + erf(x / sqrt(2))) in any association and order of the
 /// three factors (PyTorch exports (x * (1 + erf)) * 0.5, Hugging Face's
 /// BERT x * 0.5 * (1 + erf)) -> nn.gelu(x): one op that lowers to one loop
-/// and joins its producer's kernel as an epilogue.
-struct ErfFormToGelu : OpRewritePattern<MulOp> {
+/// and joins its producer's kernel as an epilogue. Likewise the tanh form
+/// with 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)) (F.gelu(approximate =
+/// "tanh"), GPT-2's gelu_new; the cube as pow or two multiplies) ->
+/// nn.gelu {approximate = tanh}.
+struct GeluFormToGelu : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp op,
                                 PatternRewriter &rewriter) const override {
@@ -109,10 +159,11 @@ struct ErfFormToGelu : OpRewritePattern<MulOp> {
           if (term == half)
             continue;
           Value x = factors[3 - half - term];
-          if (onePlusErfArgument(factors[term]) != x ||
-              x.getType() != op.getType())
+          auto [core, approximation] = onePlusGeluCore(factors[term]);
+          if (core != x || x.getType() != op.getType())
             continue;
-          rewriter.replaceOpWithNewOp<GeluOp>(op, op.getType(), x);
+          rewriter.replaceOpWithNewOp<GeluOp>(op, op.getType(), x,
+                                              approximation);
           return success();
         }
       }
@@ -145,7 +196,7 @@ struct SigmoidProductToSilu : OpRewritePattern<MulOp> {
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<ErfFormToGelu, SigmoidProductToSilu>(context);
+  results.add<GeluFormToGelu, SigmoidProductToSilu>(context);
 }
 
 void Relu6Op::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -234,6 +234,32 @@ def transformer_mlp_graph(hf_order):
 
 
 @case
+def transformer_mlp_tanh():
+    """GPT-2's MLP: its gelu_new, 0.5 * x * (1 + tanh(sqrt(2/pi) * (x +
+    0.044715 * pow(x, 3)))), between the two dense layers."""
+    x, w1, b1, w2, b2 = rand(1, 5, 16), rand(16, 24), rand(24), rand(24, 16), rand(16)
+    inits = [("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2),
+             ("half", np.array(0.5, np.float32)), ("one", np.array(1.0, np.float32)),
+             ("three", np.array(3.0, np.float32)), ("c", np.array(0.044715, np.float32)),
+             ("k", np.array(0.7978846, np.float32))]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h0"]),
+             helper.make_node("Add", ["h0", "b1"], ["h"]),
+             helper.make_node("Mul", ["h", "half"], ["hh"]),
+             helper.make_node("Pow", ["h", "three"], ["h3"]),
+             helper.make_node("Mul", ["h3", "c"], ["ch3"]),
+             helper.make_node("Add", ["h", "ch3"], ["inner"]),
+             helper.make_node("Mul", ["inner", "k"], ["scaled"]),
+             helper.make_node("Tanh", ["scaled"], ["th"]),
+             helper.make_node("Add", ["th", "one"], ["th1"]),
+             helper.make_node("Mul", ["hh", "th1"], ["g"]),
+             helper.make_node("MatMul", ["g", "w2"], ["o0"]),
+             helper.make_node("Add", ["o0", "b2"], ["y"])]
+    m = model(nodes, [("x", [1, 5, 16])], [("y", [1, 5, 16])], inits)
+    expected = F.gelu(t(x) @ t(w1) + t(b1), approximate="tanh") @ t(w2) + t(b2)
+    return m, [x], expected
+
+
+@case
 def conv_silu():
     """SiLU as exporters write it (EfficientNet): Sigmoid, then Mul by the
     convolution's output."""
