@@ -256,6 +256,12 @@ struct OpSupport {
 /// The table of supported ops, sorted by name.
 ArrayRef<OpSupport> supportedOps();
 
+/// Rewrites `model`, whose default-domain opset `opset` is 18 to 22
+/// (newer than Debian's libonnx knows), into its opset-17 form
+/// (NewerOpsets.cpp); on failure `message` names the node that has none.
+LogicalResult adaptNewerOpset(onnx::ModelProto &model, int64_t opset,
+                              std::string &message);
+
 } // namespace mlir::dlas::onnximport
 
 #endif // DLAS_LIB_TARGET_ONNX_IMPORTERIMPL_H

@@ -43,6 +43,8 @@ using namespace mlir::dlas::onnximport;
 
 static constexpr int64_t kMinOpset = 11;
 static constexpr int64_t kMaxOpset = 17;
+/// Newer opsets DLAS rewrites into opset 17 itself (NewerOpsets.cpp).
+static constexpr int64_t kMaxAdaptedOpset = 22;
 
 //===----------------------------------------------------------------------===//
 // HostTensor
@@ -294,6 +296,10 @@ public:
   const ONNXImportOptions &options;
   OpBuilder builder;
   int64_t opset = 0;
+  /// The model's own opset where DLAS adapted a newer one to `opset`.
+  int64_t adaptedFrom = 0;
+  /// The opset diagnostics name: the model's.
+  int64_t shownOpset() const { return adaptedFrom ? adaptedFrom : opset; }
   llvm::StringMap<Entry> values;
   /// ONNX's inferred type for every value it could infer.
   llvm::StringMap<const onnx::TypeProto *> onnxTypes;
@@ -669,7 +675,7 @@ LogicalResult GraphImporter::checkSchema(const onnx::NodeProto &node,
       onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
   auto where = [&]() {
     return "node '" + nodeName.str() + "' (" + node.op_type() + ", opset " +
-           std::to_string(opset) + ")";
+           std::to_string(shownOpset()) + ")";
   };
   if (!schema)
     return error(loc, where() + ": ONNX has no schema for this op at this "
@@ -770,7 +776,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return error(loc, "unsupported ONNX op '" + node.domain() + "." +
                           node.op_type() + "' (node '" + nodeName +
-                          "', opset " + Twine(opset) +
+                          "', opset " + Twine(shownOpset()) +
                           "): only the default domain is supported");
   ArrayRef<OpSupport> table = supportedOps();
   const OpSupport *support =
@@ -779,7 +785,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
       });
   if (support == table.end())
     return error(loc, "unsupported ONNX op '" + node.op_type() + "' (node '" +
-                          nodeName + "', opset " + Twine(opset) +
+                          nodeName + "', opset " + Twine(shownOpset()) +
                           "); dlas-import --list-supported-ops lists the "
                           "supported ones");
   for (int i = 0; i < node.input_size(); ++i)
@@ -906,11 +912,12 @@ LogicalResult GraphImporter::convertOpset(Location loc) {
   } catch (const std::exception &e) {
     std::string message = e.what();
     llvm::replace(message, '\n', ' ');
-    return error(loc, "model '" + path + "' uses ONNX opset " + Twine(opset) +
-                          "; supported opsets are " + Twine(kMinOpset) +
-                          " to " + Twine(kMaxOpset) +
-                          ", and ONNX's version converter cannot convert it to " +
-                          Twine(target) + ": " + StringRef(message).trim());
+    return error(loc,
+                 "model '" + path + "' uses ONNX opset " + Twine(opset) +
+                     "; supported opsets are " + Twine(kMinOpset) + " to " +
+                     Twine(kMaxAdaptedOpset) +
+                     ", and ONNX's version converter cannot convert it to " +
+                     Twine(target) + ": " + StringRef(message).trim());
   }
   opset = target;
   return success();
@@ -969,8 +976,24 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   // first where the graph states them.
   if (failed(checkWindowRanks(loc)) || failed(checkEinsumEquations(loc)))
     return nullptr;
-  if ((opset < kMinOpset || opset > kMaxOpset) && failed(convertOpset(loc)))
+  if (opset > kMaxAdaptedOpset) {
+    (void)error(loc, "model '" + path + "' uses ONNX opset " + Twine(opset) +
+                         "; supported opsets are " + Twine(kMinOpset) + " to " +
+                         Twine(kMaxAdaptedOpset));
     return nullptr;
+  }
+  if (opset > kMaxOpset) {
+    std::string message;
+    if (failed(adaptNewerOpset(model, opset, message))) {
+      (void)error(loc, "cannot import '" + path + "': " + message);
+      return nullptr;
+    }
+    adaptedFrom = opset;
+    opset = kMaxOpset;
+  } else if ((opset < kMinOpset || opset > kMaxOpset) &&
+             failed(convertOpset(loc))) {
+    return nullptr;
+  }
   // ONNX's shape inference: its result cross-checks every node's type.
   try {
     onnx::ShapeInferenceOptions inferenceOptions{/*check_type=*/true,
@@ -1212,8 +1235,8 @@ NodeContext::intsAttr(StringRef name) const {
 LogicalResult NodeContext::fail(const Twine &message) const {
   std::string name = node.name().empty() ? "<unnamed>" : node.name();
   return graph.error(loc, "cannot import node '" + name + "' (" +
-                              node.op_type() + ", opset " + Twine(opset) +
-                              "): " + message);
+                              node.op_type() + ", opset " +
+                              Twine(graph.shownOpset()) + "): " + message);
 }
 
 LogicalResult NodeContext::requireOutputsUnused(unsigned count,
@@ -1497,8 +1520,17 @@ OwningOpRef<ModuleOp> mlir::dlas::importONNXModel(StringRef path,
 void mlir::dlas::printSupportedONNXOps(raw_ostream &os) {
   os << "# ONNX operators supported by dlas-import\n\n"
      << "Generated by `dlas-import --list-supported-ops`. Opsets " << kMinOpset
-     << " to " << kMaxOpset
-     << " (default domain); models of older opsets are converted to "
+     << " to " << kMaxAdaptedOpset << " (default domain). Models of opsets "
+     << kMaxOpset + 1 << " to " << kMaxAdaptedOpset
+     << ", newer than Debian's libonnx knows, are rewritten into opset "
+     << kMaxOpset
+     << " by DLAS first (lib/Target/ONNX/NewerOpsets.cpp): the reductions' "
+        "and Pad's axes inputs, Resize's axes, Split's num_outputs, "
+        "QuantizeLinear's output_dtype; Mish (18), Gelu (20, both forms: "
+        "nn.gelu after canonicalization) and GroupNormalization (18 and 21) "
+        "expanded; antialiased or aspect-keeping Resize, 'wrap' Pad, block "
+        "quantization and the new bitwise, string and image ops refused. "
+        "Models of older opsets are converted to "
      << kMinOpset
      << " by ONNX's own version converter first (opsets 1 to 10 are tested "
         "by ONNX's conformance cases, docs/ONNXConformance.md). Anything "

@@ -1644,6 +1644,193 @@ def old_opset():
     return model(nodes, [("x", x.shape)], [("y", y.shape)], opset=9), [x], y
 
 
+# Opsets 18-22: Debian's libonnx knows up to 17; DLAS rewrites the ops
+# that changed (NewerOpsets.cpp). The onnx package here (1.12) cannot
+# check these models, so they are built by hand.
+
+def i64(name, values):
+    return (name, np.array(values, np.int64))
+
+
+@case
+def opset18_reduce_axes_input():
+    # ReduceMean over axes given as an input (opset 18), ReduceMax over
+    # axes from a Constant node, then ReduceL2 with noop_with_empty_axes and
+    # no axes (Identity).
+    x = rand(2, 3, 4, 5)
+    nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["m"], keepdims=1),
+             const("max_axes", [-1]),
+             helper.make_node("ReduceMax", ["m", "max_axes"], ["mx"], keepdims=0),
+             helper.make_node("ReduceL2", ["mx"], ["y"], noop_with_empty_axes=1)]
+    y = t(x).mean(dim=(1, 2), keepdim=True).amax(dim=-1)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [i64("axes", [1, 2])],
+                 opset=18), [x], y
+
+
+@case
+def opset18_reduce_all_axes():
+    # ReduceSumSquare without axes reduces every dim (keepdims 0).
+    x = rand(3, 4)
+    node = helper.make_node("ReduceSumSquare", ["x"], ["y"], keepdims=0)
+    y = (t(x) ** 2).sum()
+    return model([node], [("x", x.shape)], [("y", ())], opset=18), [x], y
+
+
+@case
+def opset18_pad_axes():
+    # Pad with an 'axes' input: pads [1, 2, 0, 3] for axes (2, -1), reflect.
+    x = rand(1, 3, 5, 6)
+    node = helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="reflect")
+    y = F.pad(t(x), (2, 3, 1, 0), mode="reflect")
+    return model([node], [("x", x.shape)], [("y", y.shape)],
+                 [i64("pads", [1, 2, 0, 3]), i64("axes", [2, -1])], opset=18), [x], y
+
+
+@case
+def opset18_split_uneven():
+    # num_outputs 3 over 7 columns: 3, 3 and 1 (opset 18's smaller last part).
+    x = rand(2, 7)
+    node = helper.make_node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)
+    add = helper.make_node("Add", ["a", "b"], ["ab"])
+    cat = helper.make_node("Concat", ["ab", "c"], ["y"], axis=1)
+    xt = t(x)
+    y = torch.cat([xt[:, 0:3] + xt[:, 3:6], xt[:, 6:7]], dim=1)
+    return model([node, add, cat], [("x", x.shape)], [("y", y.shape)], opset=18), [x], y
+
+
+@case
+def opset18_mish():
+    x = rand(2, 9) * 3
+    node = helper.make_node("Mish", ["x"], ["y"])
+    return model([node], [("x", x.shape)], [("y", x.shape)], opset=18), [x], F.mish(t(x))
+
+
+def gelu_case(approximate):
+    x = rand(3, 8) * 2
+    node = helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)
+    y = F.gelu(t(x), approximate=approximate)
+    return model([node], [("x", x.shape)], [("y", x.shape)], opset=20), [x], y
+
+
+@case
+def opset20_gelu():
+    return gelu_case("none")
+
+
+@case
+def opset20_gelu_tanh():
+    return gelu_case("tanh")
+
+
+@case
+def opset18_group_norm():
+    # Opset 18: scale and bias per group.
+    x, scale, bias = rand(2, 6, 4, 3), rand(3), rand(3)
+    node = helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"],
+                            num_groups=3, epsilon=1e-3)
+    g = F.group_norm(t(x), 3, eps=1e-3).reshape(2, 3, -1)
+    y = (g * t(scale)[:, None] + t(bias)[:, None]).reshape(x.shape)
+    return model([node], [("x", x.shape)], [("y", x.shape)],
+                 [("scale", scale), ("bias", bias)], opset=18), [x], y
+
+
+@case
+def opset21_group_norm():
+    # Opset 21: scale and bias per channel, as PyTorch's GroupNorm.
+    x, scale, bias = rand(2, 6, 5), rand(6), rand(6)
+    node = helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"],
+                            num_groups=2)
+    y = F.group_norm(t(x), 2, t(scale), t(bias), eps=1e-5)
+    return model([node], [("x", x.shape)], [("y", x.shape)],
+                 [("scale", scale), ("bias", bias)], opset=21), [x], y
+
+
+@case
+def opset19_resize_axes():
+    # Scales for axes (2, 3) only; bilinear, half_pixel (PyTorch's
+    # align_corners=False).
+    x = rand(1, 2, 4, 5)
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear",
+                            axes=[2, 3], antialias=0,
+                            keep_aspect_ratio_policy="stretch")
+    scales = ("scales", np.array([2.0, 3.0], np.float32))
+    y = F.interpolate(t(x), scale_factor=(2.0, 3.0), mode="bilinear",
+                      align_corners=False)
+    return model([node], [("x", x.shape)], [("y", y.shape)], [scales], opset=19), [x], y
+
+
+@case
+def opset19_average_pool_dilations():
+    x = rand(1, 2, 6, 6)
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+                            strides=[2, 2], dilations=[1, 1])
+    y = F.avg_pool2d(t(x), 3, 2)
+    return model([node], [("x", x.shape)], [("y", y.shape)], opset=19), [x], y
+
+
+@case
+def opset21_quantize_output_dtype():
+    # QuantizeLinear with output_dtype INT8 and no zero point, then back.
+    x = rand(2, 8) * 4
+    nodes = [helper.make_node("QuantizeLinear", ["x", "scale"], ["q"],
+                              output_dtype=TensorProto.INT8),
+             helper.make_node("DequantizeLinear", ["q", "scale"], ["y"])]
+    scale = np.array(0.05, np.float32)
+    y = np.clip(np.round(x / scale), -128, 127).astype(np.float32) * scale
+    return model(nodes, [("x", x.shape)], [("y", x.shape)], [("scale", scale)],
+                 opset=21), [x], y
+
+
+@case
+def opset22_relu_cast():
+    # Ops that changed only in types: as they were; Cast's saturate (19)
+    # concerns float8 only.
+    x = rand(3, 4)
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT, saturate=1)]
+    return model(nodes, [("x", x.shape)], [("y", x.shape)], opset=22), [x], F.relu(t(x))
+
+
+@case
+def error_opset18_runtime_axes():
+    nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["y"], name="mean3")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 3)),
+                     helper.make_tensor_value_info("axes", TensorProto.INT64, (1,))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return import_only(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]))
+
+
+@case
+def error_opset19_pad_wrap():
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap", name="pad1")
+    return import_only(model([node], [("x", (2, 3))], [("y", (2, 5))],
+                             [i64("pads", [0, 1, 0, 1])], opset=19))
+
+
+@case
+def error_opset18_resize_antialias():
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear",
+                            antialias=1, name="resize4")
+    return import_only(model([node], [("x", (1, 1, 4, 4))], [("y", (1, 1, 2, 2))],
+                             [("scales", np.array([1, 1, 0.5, 0.5], np.float32))],
+                             opset=18))
+
+
+@case
+def error_opset18_bitwise():
+    node = helper.make_node("BitwiseAnd", ["x", "x"], ["y"], name="and5")
+    return import_only(model([node], [("x", (2,))], [("y", (2,))], opset=18))
+
+
+@case
+def error_opset21_block_quantize():
+    node = helper.make_node("QuantizeLinear", ["x", "scale"], ["y"], block_size=2,
+                            name="quant6")
+    return import_only(model([node], [("x", (2, 4))], [("y", (2, 4))],
+                             [("scale", np.ones((2, 2), np.float32))], opset=21))
+
+
 @case
 def error_old_opset_undefined_input():
     node = helper.make_node("Relu", ["missing"], ["y"], name="relu2")
