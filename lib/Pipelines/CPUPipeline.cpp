@@ -256,6 +256,9 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   VectorizeRowCopiesOptions rowCopyOptions;
   rowCopyOptions.parallel = options.threading;
   pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));
+  VectorizeReductionsOptions reductionOptions;
+  reductionOptions.parallel = options.threading;
+  pm.addNestedPass<func::FuncOp>(createVectorizeReductions(reductionOptions));
   if (options.winogradTransforms) {
     WinogradTransformsOptions winogradOptions;
     winogradOptions.parallel = options.threading;

@@ -962,6 +962,58 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def VectorizeReductions : Pass<"dlas-vectorize-reductions"> {
+  let summary = "Reduce along a contiguous last dimension with vector "
+                "accumulators";
+  let description = [{
+    A `linalg.generic` on buffers with one reduction loop, where every
+    input that the reduction reads has it as its innermost, unit-stride
+    dimension (softmax's maximum and sum, a reduce-mean over features,
+    LayerNorm's mean and variance, a global average over a row), and whose
+    body folds a value computed elementwise from the inputs (arith and
+    math ops) into the output with `addf`, `mulf`, `maximumf`, `minimumf`,
+    `maxnumf` or `minnumf`, becomes per output element: four vector
+    accumulators of the target's width over the row (fewer for short
+    rows), a single-accumulator loop for the vectors left, one
+    `vector.reduction`, a scalar loop for the tail, and the result combined
+    with the output's initial value. The loops over the output elements
+    are `scf.for`, the first with more than one iteration `scf.parallel`
+    when `parallel` is set.
+
+    This reassociates the reduction, as every vectorized library does:
+    left to LLVM the row is a chain of dependent scalar operations through
+    the output buffer, which it may not reorder (3136 rows of 96 floats
+    took 0.23 ms on Zen 3 at 1 thread, 5x PyTorch's mean). Rows shorter
+    than one vector, dynamic shapes, other element types than f32 and
+    bodies with other ops (index arithmetic, calls) are left alone.
+
+    ```mlir
+    // Before: the sum of exp(x - max) per row of a softmax.
+    linalg.generic {indexing_maps = [(i, j) -> (i, j), (i, j) -> (i),
+                                     (i, j) -> (i)],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x, %max : memref<197x197xf32>, memref<197xf32>)
+        outs(%sum : memref<197xf32>) { ... addf %out, exp(%x - %max) ... }
+    ```
+
+    The target's vector width comes from `dlas.target` (`vector-width`
+    overrides it).
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "0",
+           "f32 lanes per vector (0: from the module's dlas.target)">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit the outermost loop over output elements as scf.parallel">
+  ];
+  let statistics = [
+    Statistic<"numReductions", "reductions", "Reductions vectorized">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
   let summary = "Copy im2col patches and strided buffers row by row with "
                 "vector loads and stores";

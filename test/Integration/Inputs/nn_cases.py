@@ -343,6 +343,46 @@ def pool_cases(gen):
     return cases
 
 
+# ---------------------------------------------------------------- reduction
+# Reductions along the last, contiguous axis (dlas-vectorize-reductions:
+# vector accumulators, a horizontal reduction and a scalar tail) at row
+# lengths around the vector widths (8 and 16 lanes), and along other axes
+# (the scalar loops), against float64 PyTorch.
+REDUCE_KINDS = {
+    "sum": lambda x, d: x.sum(d, keepdim=True),
+    "mean": lambda x, d: x.mean(d, keepdim=True),
+    "max": lambda x, d: x.amax(d, keepdim=True),
+    "min": lambda x, d: x.amin(d, keepdim=True),
+    "prod": lambda x, d: x.prod(d, keepdim=True),
+    "l1": lambda x, d: x.abs().sum(d, keepdim=True),
+    "l2": lambda x, d: x.square().sum(d, keepdim=True).sqrt(),
+    "sum_square": lambda x, d: x.square().sum(d, keepdim=True),
+    "log_sum_exp": lambda x, d: x.logsumexp(d, keepdim=True),
+}
+
+
+@case("reduction")
+def reduction_cases(gen):
+    cases = []
+    for kind, fn in REDUCE_KINDS.items():
+        for shape, axis in [((3, 8), 1), ((2, 5, 37), 2), ((4, 197), 1), ((6, 100), 0)]:
+            x = rand(*shape, gen=gen)
+            if kind == "prod":
+                x = 1 + x * 0.05  # products of 197 values stay in range
+            y = fn(x.double(), axis).float()
+            attrs = f"axes = array<i64: {axis}>, kind = #nn<reduce_kind {kind}>"
+            cases.append(Case(f"reduce_{kind}_{'x'.join(map(str, shape))}_axis{axis}",
+                              [x.numpy()], y,
+                              lambda v, t, r, a=attrs: f"  %r = nn.reduce {v[0]} {{{a}}} : ({t[0]}) -> {r}"))
+    for shape in [(3, 16), (2, 12, 197), (5, 33)]:
+        x = rand(*shape, gen=gen) * 3
+        for op, fn in [("softmax", F.softmax), ("log_softmax", F.log_softmax)]:
+            cases.append(Case(f"{op}_{'x'.join(map(str, shape))}", [x.numpy()],
+                              fn(x.double(), dim=-1).float(),
+                              unary_line(f"nn.{op}", "axis = -1 : i64")))
+    return cases
+
+
 # ---------------------------------------------------------------- activations
 @case("activation")
 def activation_cases(gen):
