@@ -379,6 +379,143 @@ struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
   }
 };
 
+/// nn.layer_norm: the normalized dims collapsed into one row (static), then
+/// the row sum, the sum of squared deviations from its mean (two passes:
+/// no cancellation as in E[x^2] - E[x]^2), and one elementwise pass
+/// (x - mean) * rsqrt(var + eps) * scale + bias; statistics in f32 for
+/// bf16/f16 inputs. The reductions run along the contiguous row, which
+/// dlas-vectorize-reductions turns into vector accumulators.
+struct LayerNormLowering : OpConversionPattern<nn::LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(nn::LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type elementType = type.getElementType();
+    Type f32 = rewriter.getF32Type();
+    int64_t rank = type.getRank();
+    int64_t axis = op.getNormalizedAxis();
+    ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
+    if (normalized.size() > 1 &&
+        llvm::any_of(normalized, ShapedType::isDynamic))
+      return rewriter.notifyMatchFailure(
+          op, "several dynamic normalized dimensions");
+    // [outer..., N]: the normalized dims as one row.
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d < axis; ++d)
+      groups.push_back({d});
+    ReassociationIndices trailing;
+    for (int64_t d = axis; d < rank; ++d)
+      trailing.push_back(d);
+    groups.push_back(trailing);
+    auto collapse = [&](Value v, ArrayRef<ReassociationIndices> g) {
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, g).getResult();
+    };
+    bool collapsed = normalized.size() > 1;
+    Value rows = collapsed ? collapse(input, groups) : input;
+    auto rowsType = cast<RankedTensorType>(rows.getType());
+    int64_t rowsRank = rowsType.getRank();
+    auto flat = [&](Value param) -> Value {
+      if (!param || cast<RankedTensorType>(param.getType()).getRank() == 1)
+        return param;
+      ReassociationIndices all;
+      for (int64_t d = 0; d < rank - axis; ++d)
+        all.push_back(d);
+      return collapse(param, {all});
+    };
+    Value scale = flat(adaptor.getScale()), bias = flat(adaptor.getBias());
+
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rowsRank);
+    SmallVector<AffineExpr> outerExprs;
+    SmallVector<int64_t> outerDims;
+    for (int64_t d = 0; d < rowsRank - 1; ++d) {
+      outerExprs.push_back(getAffineDimExpr(d, ctx));
+      outerDims.push_back(d);
+    }
+    AffineMap rowMap = AffineMap::get(rowsRank, 0, outerExprs, ctx);
+    AffineMap columnMap =
+        AffineMap::get(rowsRank, 0, getAffineDimExpr(rowsRank - 1, ctx), ctx);
+    SmallVector<utils::IteratorType> reduction(rowsRank,
+                                               utils::IteratorType::parallel);
+    reduction.back() = utils::IteratorType::reduction;
+    auto statsType =
+        RankedTensorType::get(rowsType.getShape().drop_back(), f32);
+    Value zero = scalarConstant(rewriter, loc, f32, 0.0);
+    Value count = elementCount(rewriter, loc, rows, {rowsRank - 1}, f32);
+    Value inverseCount = arith::DivFOp::create(
+        rewriter, loc, scalarConstant(rewriter, loc, f32, 1.0), count);
+    auto widen = [&](OpBuilder &b, Location l, Value v) -> Value {
+      return v.getType() == f32 ? v : arith::ExtFOp::create(b, l, f32, v);
+    };
+    auto rowReduction =
+        [&](ValueRange extra,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+          SmallVector<Value> inputs = {rows};
+          inputs.append(extra.begin(), extra.end());
+          SmallVector<AffineMap> maps = {identity};
+          maps.append(extra.size(), rowMap);
+          maps.push_back(rowMap);
+          Value init =
+              filledTensor(rewriter, loc, statsType, rows, zero, outerDims);
+          return linalg::GenericOp::create(
+                     rewriter, loc, statsType, inputs, init, maps, reduction,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       linalg::YieldOp::create(b, l, body(b, l, args));
+                     })
+              .getResult(0);
+        };
+    Value sums = rowReduction({}, [&](OpBuilder &b, Location l, ValueRange a) {
+      return arith::AddFOp::create(b, l, a[1], widen(b, l, a[0])).getResult();
+    });
+    Value squares =
+        rowReduction(sums, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value mean = arith::MulFOp::create(b, l, a[1], inverseCount);
+          Value d = arith::SubFOp::create(b, l, widen(b, l, a[0]), mean);
+          return math::FmaOp::create(b, l, d, d, a[2]).getResult();
+        });
+    Value epsilon =
+        scalarConstant(rewriter, loc, f32, op.getEpsilon().convertToDouble());
+    SmallVector<Value> inputs = {rows, sums, squares};
+    SmallVector<AffineMap> maps = {identity, rowMap, rowMap};
+    if (scale) {
+      inputs.push_back(scale);
+      maps.push_back(columnMap);
+    }
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(columnMap);
+    }
+    Value result = elementwise(
+        rewriter, loc, rowsType, rows, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value mean = arith::MulFOp::create(b, l, a[1], inverseCount);
+          Value variance = arith::MulFOp::create(b, l, a[2], inverseCount);
+          Value inverse = math::RsqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, variance, epsilon));
+          Value y = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, widen(b, l, a[0]), mean),
+              inverse);
+          unsigned next = 3;
+          if (scale)
+            y = arith::MulFOp::create(b, l, y, widen(b, l, a[next++]));
+          if (bias)
+            y = arith::AddFOp::create(b, l, y, widen(b, l, a[next++]));
+          return y.getType() == elementType
+                     ? y
+                     : arith::TruncFOp::create(b, l, elementType, y);
+        });
+    if (collapsed)
+      result =
+          tensor::ExpandShapeOp::create(rewriter, loc, type, result, groups);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dlas::populateNNReductionToLinalgPatterns(
@@ -386,6 +523,6 @@ void mlir::dlas::populateNNReductionToLinalgPatterns(
   patterns.add<ArgReduceLowering<nn::ArgMaxOp, true>,
                ArgReduceLowering<nn::ArgMinOp, false>,
                SoftmaxLowering<nn::SoftmaxOp, false>,
-               SoftmaxLowering<nn::LogSoftmaxOp, true>, ReduceLowering>(
-      patterns.getContext());
+               SoftmaxLowering<nn::LogSoftmaxOp, true>, ReduceLowering,
+               LayerNormLowering>(patterns.getContext());
 }

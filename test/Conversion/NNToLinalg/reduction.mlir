@@ -113,3 +113,39 @@ func.func @mean_dynamic(%x: tensor<2x?x4xf32>) -> tensor<2x1x1xf32> {
   %0 = nn.reduce %x {kind = #nn<reduce_kind mean>, axes = array<i64: 1, 2>} : (tensor<2x?x4xf32>) -> tensor<2x1x1xf32>
   return %0 : tensor<2x1x1xf32>
 }
+
+// -----
+
+// nn.layer_norm over the last two dims: collapsed into rows of 80, the row
+// sums, the sums of squared deviations (two-pass), one elementwise pass
+// with scale and bias per column, and the shape back.
+// CHECK-LABEL: func @layer_norm
+// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2]] : tensor<?x5x16xf32> into tensor<?x80xf32>
+// CHECK: %[[G:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1]] : tensor<5x16xf32> into tensor<80xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x80xf32>)
+// CHECK: arith.addf
+// CHECK: %[[SSD:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[SUM]] : tensor<?x80xf32>, tensor<?xf32>)
+// CHECK: arith.subf
+// CHECK: math.fma
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[SUM]], %[[SSD]], %[[G]], %{{.*}} : tensor<?x80xf32>, tensor<?xf32>, tensor<?xf32>, tensor<80xf32>, tensor<80xf32>)
+// CHECK: math.rsqrt
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0], [1, 2]]{{.*}} : tensor<?x80xf32> into tensor<?x5x16xf32>
+// CHECK-NOT: nn.layer_norm
+func.func @layer_norm(%x: tensor<?x5x16xf32>, %g: tensor<5x16xf32>, %b: tensor<5x16xf32>) -> tensor<?x5x16xf32> {
+  %0 = nn.layer_norm %x scale %g bias %b {axis = 1 : i64, epsilon = 1.0e-3 : f64} : (tensor<?x5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>) -> tensor<?x5x16xf32>
+  return %0 : tensor<?x5x16xf32>
+}
+
+// -----
+
+// Over the last dim alone, without scale and bias: no reshapes.
+// CHECK-LABEL: func @layer_norm_last
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}}["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}["parallel", "parallel", "parallel"]
+// CHECK-NOT: tensor.expand_shape
+func.func @layer_norm_last(%x: tensor<2x7x33xf32>) -> tensor<2x7x33xf32> {
+  %0 = nn.layer_norm %x : (tensor<2x7x33xf32>) -> tensor<2x7x33xf32>
+  return %0 : tensor<2x7x33xf32>
+}

@@ -230,3 +230,96 @@ func.func @silu_forms(%x: tensor<1x4x3x3xf32>, %y: tensor<1x4x1x1xf32>) -> (tens
   %7 = nn.mul %x, %6 : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   return %1, %3, %5, %7, %6 : tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
 }
+
+// LayerNorm as PyTorch exports it (Pow for the square, the epsilon on the
+// right), then the weight and bias: one nn.layer_norm.
+// CHECK-LABEL: func @layer_norm_pytorch_form
+// CHECK-NEXT: %[[N:.*]] = nn.layer_norm %arg0 scale %arg1 bias %arg2 {axis = 2 : i64, epsilon = 9.9999997473787516E-6 : f64}
+// CHECK-NEXT: return %[[N]]
+func.func @layer_norm_pytorch_form(%x: tensor<1x5x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<1x5x16xf32> {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %eps = arith.constant dense<9.99999974E-6> : tensor<f32>
+  %0 = nn.reduce %x {axes = array<i64: -1>, kind = #nn<reduce_kind mean>} : (tensor<1x5x16xf32>) -> tensor<1x5x1xf32>
+  %1 = nn.sub %x, %0 : (tensor<1x5x16xf32>, tensor<1x5x1xf32>) -> tensor<1x5x16xf32>
+  %2 = nn.pow %1, %two : (tensor<1x5x16xf32>, tensor<f32>) -> tensor<1x5x16xf32>
+  %3 = nn.reduce %2 {axes = array<i64: -1>, kind = #nn<reduce_kind mean>} : (tensor<1x5x16xf32>) -> tensor<1x5x1xf32>
+  %4 = nn.add %3, %eps : (tensor<1x5x1xf32>, tensor<f32>) -> tensor<1x5x1xf32>
+  %5 = nn.sqrt %4 : tensor<1x5x1xf32>
+  %6 = nn.div %1, %5 : (tensor<1x5x16xf32>, tensor<1x5x1xf32>) -> tensor<1x5x16xf32>
+  %7 = nn.mul %6, %g : (tensor<1x5x16xf32>, tensor<16xf32>) -> tensor<1x5x16xf32>
+  %8 = nn.add %7, %b : (tensor<1x5x16xf32>, tensor<16xf32>) -> tensor<1x5x16xf32>
+  return %8 : tensor<1x5x16xf32>
+}
+
+// As dlas-import expands LayerNormalization and InstanceNormalization:
+// the square as a multiply, the epsilon on the left, the means over
+// several trailing dims (axis 2 of 4: an instance norm, whose per-channel
+// scale [C, 1, 1] is not of the normalized shape and stays a multiply);
+// a weight of the normalized shape with a leading unit dim is reshaped.
+// CHECK-LABEL: func @instance_norm_form
+// CHECK: %[[N:.*]] = nn.layer_norm %arg0 {axis = 2 : i64, epsilon = 0.0010000000474974513 : f64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+// CHECK: nn.mul %[[N]], %arg1 : (tensor<2x3x4x5xf32>, tensor<3x1x1xf32>)
+// CHECK: %[[G:.*]] = nn.reshape %arg2 {shape = array<i64: 4, 5>} : (tensor<1x4x5xf32>) -> tensor<4x5xf32>
+// CHECK: nn.layer_norm %arg0 scale %[[G]] {axis = 2 : i64, epsilon = 0.0010000000474974513 : f64}
+func.func @instance_norm_form(%x: tensor<2x3x4x5xf32>, %c: tensor<3x1x1xf32>, %g: tensor<1x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
+  %eps = arith.constant dense<1.0e-3> : tensor<f32>
+  %0 = nn.reduce %x {axes = array<i64: 2, 3>, kind = #nn<reduce_kind mean>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  %1 = nn.sub %x, %0 : (tensor<2x3x4x5xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %2 = nn.mul %1, %1 : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %3 = nn.reduce %2 {axes = array<i64: 3, 2>, kind = #nn<reduce_kind mean>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  %4 = nn.add %eps, %3 : (tensor<f32>, tensor<2x3x1x1xf32>) -> tensor<2x3x1x1xf32>
+  %5 = nn.sqrt %4 : tensor<2x3x1x1xf32>
+  %6 = nn.div %1, %5 : (tensor<2x3x4x5xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %7 = nn.mul %6, %c : (tensor<2x3x4x5xf32>, tensor<3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %a = nn.reduce %x {axes = array<i64: 2, 3>, kind = #nn<reduce_kind mean>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  %b = nn.sub %x, %a : (tensor<2x3x4x5xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %c2 = nn.mul %b, %b : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %d = nn.reduce %c2 {axes = array<i64: 2, 3>, kind = #nn<reduce_kind mean>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  %e = nn.add %d, %eps : (tensor<2x3x1x1xf32>, tensor<f32>) -> tensor<2x3x1x1xf32>
+  %f = nn.sqrt %e : tensor<2x3x1x1xf32>
+  %h = nn.div %b, %f : (tensor<2x3x4x5xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x4x5xf32>
+  %i = nn.mul %g, %h : (tensor<1x4x5xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  return %7, %i : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+}
+
+// Not a LayerNorm: means over different axes, over a leading axis, a
+// centred value read elsewhere, a variance without epsilon constant.
+// CHECK-LABEL: func @not_layer_norm
+// CHECK-NOT: nn.layer_norm
+// CHECK: return
+func.func @not_layer_norm(%x: tensor<4x6xf32>, %e: tensor<4x1xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+  %eps = arith.constant dense<1.0e-5> : tensor<f32>
+  // Leading axis 0.
+  %a0 = nn.reduce %x {axes = array<i64: 0>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<1x6xf32>
+  %a1 = nn.sub %x, %a0 : (tensor<4x6xf32>, tensor<1x6xf32>) -> tensor<4x6xf32>
+  %a2 = nn.mul %a1, %a1 : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %a3 = nn.reduce %a2 {axes = array<i64: 0>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<1x6xf32>
+  %a4 = nn.add %a3, %eps : (tensor<1x6xf32>, tensor<f32>) -> tensor<1x6xf32>
+  %a5 = nn.sqrt %a4 : tensor<1x6xf32>
+  %a6 = nn.div %a1, %a5 : (tensor<4x6xf32>, tensor<1x6xf32>) -> tensor<4x6xf32>
+  // The variance is a sum, not a mean.
+  %b0 = nn.reduce %x {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %b1 = nn.sub %x, %b0 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  %b2 = nn.mul %b1, %b1 : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %b3 = nn.reduce %b2 {axes = array<i64: 1>, kind = #nn<reduce_kind sum>} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %b4 = nn.add %b3, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %b5 = nn.sqrt %b4 : tensor<4x1xf32>
+  %b6 = nn.div %b1, %b5 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  // The centred value is also returned.
+  %c0 = nn.reduce %x {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %c1 = nn.sub %x, %c0 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  %c2 = nn.mul %c1, %c1 : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %c3 = nn.reduce %c2 {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %c4 = nn.add %c3, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %c5 = nn.sqrt %c4 : tensor<4x1xf32>
+  %c6 = nn.div %c1, %c5 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  // The epsilon is a tensor of run-time values.
+  %d0 = nn.reduce %x {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %d1 = nn.sub %x, %d0 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  %d2 = nn.mul %d1, %d1 : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %d3 = nn.reduce %d2 {axes = array<i64: 1>, kind = #nn<reduce_kind mean>} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %d4 = nn.add %d3, %e : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %d5 = nn.sqrt %d4 : tensor<4x1xf32>
+  %d6 = nn.div %d1, %d5 : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  return %a6, %b6, %c6, %c1, %d6 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}

@@ -1239,3 +1239,31 @@ func.func @f(%x: tensor<64x64xf32>, %t: index) {
   %0 = nn.slice %x sizes(%t) {offsets = array<i64: 65, 0>, sizes = array<i64: -1, 64>, steps = array<i64: 1, 1>} : (tensor<64x64xf32>, index) -> tensor<?x64xf32>
   return
 }
+// -----
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{attribute 'axis' (2) must be in [-rank, rank) for an input of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.layer_norm %x {axis = 2 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{attribute 'epsilon' must not be negative, got -1.000000e-05}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.layer_norm %x {epsilon = -1.0e-5 : f64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x3x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{operand 'scale' must have the normalized dimensions' shape (input dims from 1), got 'tensor<8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.layer_norm %x scale %g {axis = 1 : i64} : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<2x8xf32>, %b: tensor<8xf16>) {
+  // expected-error @+2 {{operand 'bias' element type 'f16' differs from the input's 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.layer_norm %x bias %b : (tensor<2x8xf32>, tensor<8xf16>) -> tensor<2x8xf32>
+  return
+}

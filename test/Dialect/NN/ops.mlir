@@ -389,3 +389,14 @@ func.func @quantization(%x: tensor<1x2x3x3xf32>, %acc: tensor<1x2x3x3xi32>) {
   %p = nn.quantize %x {scales = array<f32: 1.0, 0.5, 0.25>, zero_points = array<i64: 0, 1, 2>, axis = -1 : i64} : tensor<1x2x3x3xf32> to tensor<1x2x3x3xi8>
   return
 }
+
+// CHECK-LABEL: func @layer_norms
+// CHECK: nn.layer_norm %arg0 : (tensor<?x197x768xf32>) -> tensor<?x197x768xf32>
+// CHECK: nn.layer_norm %arg0 scale %arg1 bias %arg1 {axis = 2 : i64, epsilon = 9.9999999999999995E-7 : f64} : (tensor<?x197x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<?x197x768xf32>
+// CHECK: nn.layer_norm %arg2 bias %arg3 {axis = -2 : i64} : (tensor<1x4x5x6xbf16>, tensor<5x6xbf16>) -> tensor<1x4x5x6xbf16>
+func.func @layer_norms(%x: tensor<?x197x768xf32>, %g: tensor<768xf32>, %h: tensor<1x4x5x6xbf16>, %b: tensor<5x6xbf16>) -> (tensor<?x197x768xf32>, tensor<?x197x768xf32>, tensor<1x4x5x6xbf16>) {
+  %0 = nn.layer_norm %x : (tensor<?x197x768xf32>) -> tensor<?x197x768xf32>
+  %1 = nn.layer_norm %x scale %g bias %g {axis = 2 : i64, epsilon = 1.0e-6 : f64} : (tensor<?x197x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<?x197x768xf32>
+  %2 = nn.layer_norm %h bias %b {axis = -2 : i64} : (tensor<1x4x5x6xbf16>, tensor<5x6xbf16>) -> tensor<1x4x5x6xbf16>
+  return %0, %1, %2 : tensor<?x197x768xf32>, tensor<?x197x768xf32>, tensor<1x4x5x6xbf16>
+}

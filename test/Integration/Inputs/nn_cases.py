@@ -276,6 +276,53 @@ def batch_norm_cases(gen):
     return cases
 
 
+@case("norm")
+def layer_norm_cases(gen):
+    """nn.layer_norm over the last dim (rows of 768, 33 and 5: vector
+    accumulators with and without tails, and shorter than a vector), over
+    several trailing dims, as an instance norm (axis 2), with and without
+    scale and bias; and LayerNorm spelled out as PyTorch exports it, which
+    canonicalization folds into the op."""
+    cases = []
+    for shape, axis, affine in [((2, 197, 768), -1, True), ((3, 33), 1, False),
+                                ((4, 6, 5), 2, True), ((2, 3, 4, 6), 1, True),
+                                ((2, 3, 7, 9), 2, False)]:
+        x = rand(*shape, gen=gen) * 2 + 0.5
+        norm_shape = shape[axis:]
+        g, b = rand(*norm_shape, gen=gen), rand(*norm_shape, gen=gen)
+        eps = 1e-5
+        y = F.layer_norm(x.double(), norm_shape, g.double() if affine else None,
+                         b.double() if affine else None, eps).float()
+        attrs = f"axis = {axis} : i64, epsilon = 1.0e-5 : f64"
+        name = f"layer_norm_{'x'.join(map(str, shape))}_axis{axis}{'_affine' if affine else ''}"
+        if affine:
+            body = (lambda v, t, r, a=attrs:
+                    f"  %r = nn.layer_norm {v[0]} scale {v[1]} bias {v[2]} {{{a}}} : "
+                    f"({t[0]}, {t[1]}, {t[2]}) -> {r}")
+            cases.append(Case(name, [x.numpy(), g.numpy(), b.numpy()], y, body))
+        else:
+            body = (lambda v, t, r, a=attrs:
+                    f"  %r = nn.layer_norm {v[0]} {{{a}}} : ({t[0]}) -> {r}")
+            cases.append(Case(name, [x.numpy()], y, body))
+    # The exported form: mean, sub, pow, mean, add, sqrt, div, mul, add.
+    x, g, b = rand(1, 49, 96, gen=gen), rand(96, gen=gen), rand(96, gen=gen)
+    y = F.layer_norm(x.double(), (96,), g.double(), b.double(), 1e-6).float()
+    xt, rt, gt = ttype(x.shape), ttype((1, 49, 1)), ttype(g.shape)
+    cases.append(chain_case("layer_norm_exported", [x, g, b], y, [
+        "  %two = arith.constant dense<2.0> : tensor<f32>",
+        "  %eps = arith.constant dense<1.0e-6> : tensor<f32>",
+        f"  %m = nn.reduce {{v[0]}} {{{{axes = array<i64: -1>, kind = #nn<reduce_kind mean>}}}} : ({xt}) -> {rt}",
+        f"  %d = nn.sub {{v[0]}}, %m : ({xt}, {rt}) -> {xt}",
+        f"  %p = nn.pow %d, %two : ({xt}, tensor<f32>) -> {xt}",
+        f"  %v = nn.reduce %p {{{{axes = array<i64: -1>, kind = #nn<reduce_kind mean>}}}} : ({xt}) -> {rt}",
+        f"  %e = nn.add %v, %eps : ({rt}, tensor<f32>) -> {rt}",
+        f"  %s = nn.sqrt %e : {rt}",
+        f"  %n = nn.div %d, %s : ({xt}, {rt}) -> {xt}",
+        f"  %w = nn.mul %n, {{v[1]}} : ({xt}, {gt}) -> {xt}",
+        f"  %r = nn.add %w, {{v[2]}} : ({xt}, {gt}) -> {xt}"]))
+    return cases
+
+
 # ---------------------------------------------------------------- pooling
 # (C, H, W, K, stride, pad(t,l,b,r), dilation, ceil_mode)
 MAXPOOL_MATRIX = [

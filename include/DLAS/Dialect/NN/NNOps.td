@@ -190,6 +190,45 @@ def NN_BatchNormOp : NN_PureOp<"batch_norm"> {
   }];
 }
 
+def NN_LayerNormOp : NN_PureOp<"layer_norm", [AttrSizedOperandSegments]> {
+  let summary = "normalization over the trailing dimensions (LayerNorm)";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * scale + bias`, with the mean and the
+    (biased) variance over dimensions `[axis, rank)` of each element of the
+    leading ones, as ONNX's LayerNormalization and PyTorch's `LayerNorm`.
+    `scale` and `bias` are optional and have the normalized dimensions'
+    shape (`input` shape from `axis` on); `axis` may count from the end.
+    InstanceNormalization is the case `axis = 2` without them.
+
+    Canonicalization folds the forms exporters spell it in into this op
+    (mean, subtraction, square, mean, `+ epsilon`, square root, division,
+    then a multiply and an add by tensors of the normalized shape), so that
+    it lowers to two row reductions and one elementwise pass instead of
+    five passes over the activations.
+
+    ```mlir
+    %y = nn.layer_norm %x scale %g bias %b {axis = -1 : i64, epsilon = 1.0e-06 : f64}
+        : (tensor<1x197x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<1x197x768xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, Optional<NN_FloatTensor>:$scale,
+                       Optional<NN_FloatTensor>:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs NN_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// `axis` counted from the front.
+    int64_t getNormalizedAxis() {
+      int64_t axis = getAxis();
+      return axis < 0 ? axis + getInput().getType().getRank() : axis;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling
 //===----------------------------------------------------------------------===//
@@ -463,14 +502,20 @@ class NN_BinaryOp<string mnemonic, string formula>
   let results = (outs NN_NumericTensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
-def NN_AddOp : NN_BinaryOp<"add", "lhs + rhs">;
+def NN_AddOp : NN_BinaryOp<"add", "lhs + rhs"> {
+  // A bias of the normalized shape after nn.layer_norm is its bias.
+  let hasCanonicalizer = 1;
+}
 def NN_SubOp : NN_BinaryOp<"sub", "lhs - rhs">;
 def NN_MulOp : NN_BinaryOp<"mul", "lhs * rhs"> {
   // x * 0.5 * (1 + erf(x / sqrt(2))), as exporters spell GELU, is nn.gelu;
   // x * sigmoid(x) is nn.silu.
   let hasCanonicalizer = 1;
 }
-def NN_DivOp : NN_BinaryOp<"div", "lhs / rhs">;
+def NN_DivOp : NN_BinaryOp<"div", "lhs / rhs"> {
+  // (x - mean) / sqrt(var + eps) over trailing dims is nn.layer_norm.
+  let hasCanonicalizer = 1;
+}
 def NN_MaxOp : NN_BinaryOp<"max", "max(lhs, rhs)">;
 def NN_MinOp : NN_BinaryOp<"min", "min(lhs, rhs)">;
 def NN_PowOp : NN_BinaryOp<"pow", "lhs ^ rhs (floats)"> {

@@ -192,11 +192,150 @@ struct SigmoidProductToSilu : OpRewritePattern<MulOp> {
   }
 };
 
+/// The first of the trailing dims a keepdims mean reduces (its axes are
+/// [axis, rank), in any order and sign), or nullopt.
+std::optional<int64_t> trailingMeanAxis(ReduceOp reduce) {
+  if (!reduce || reduce.getKind() != ReduceKind::Mean || !reduce.getKeepdims())
+    return std::nullopt;
+  int64_t rank = cast<RankedTensorType>(reduce.getInput().getType()).getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : reduce.getAxes())
+    axes.push_back(a < 0 ? a + rank : a);
+  llvm::sort(axes);
+  if (axes.empty() || axes.back() != rank - 1 ||
+      std::adjacent_find(axes.begin(), axes.end(), [](int64_t a, int64_t b) {
+        return b != a + 1;
+      }) != axes.end())
+    return std::nullopt;
+  return axes.front();
+}
+
+/// Whether `square` is d * d or pow(d, 2).
+bool isSquareOf(Operation *square, Value d) {
+  if (auto mul = dyn_cast_or_null<MulOp>(square))
+    return mul.getLhs() == d && mul.getRhs() == d;
+  if (auto pow = dyn_cast_or_null<PowOp>(square))
+    return pow.getLhs() == d && isScalar(pow.getRhs(), 2.0);
+  return false;
+}
+
+/// (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps), both means over the
+/// trailing dims [axis, rank) with keepdims (PyTorch's LayerNorm as it
+/// exports it, ONNX's LayerNormalization and InstanceNormalization as
+/// dlas-import expands them) -> nn.layer_norm {axis, epsilon}: two row
+/// reductions and one elementwise pass where the five ops made five
+/// passes and two intermediate tensors.
+struct DecomposedLayerNorm : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op,
+                                PatternRewriter &rewriter) const override {
+    auto centred = op.getLhs().getDefiningOp<SubOp>();
+    auto sqrt = soleUse<SqrtOp>(op.getRhs());
+    if (!centred || !sqrt)
+      return failure();
+    Value x = centred.getLhs();
+    auto mean = soleUse<ReduceOp>(centred.getRhs());
+    std::optional<int64_t> axis = trailingMeanAxis(mean);
+    if (!axis || mean.getInput() != x || x.getType() != op.getType())
+      return failure();
+    auto shifted = soleUse<AddOp>(sqrt.getInput());
+    if (!shifted)
+      return failure();
+    Value varianceValue = shifted.getLhs();
+    std::optional<double> epsilon = scalarValue(shifted.getRhs());
+    if (!epsilon) {
+      varianceValue = shifted.getRhs();
+      epsilon = scalarValue(shifted.getLhs());
+    }
+    auto variance = soleUse<ReduceOp>(varianceValue);
+    if (!epsilon || *epsilon < 0 || trailingMeanAxis(variance) != axis ||
+        !variance.getInput().hasOneUse() ||
+        !isSquareOf(variance.getInput().getDefiningOp(), centred))
+      return failure();
+    // The centred values feed the square and this division only.
+    for (Operation *user : centred->getUsers())
+      if (user != op && user != variance.getInput().getDefiningOp())
+        return failure();
+    // Normalized dims the lowering collapses into one row must be static.
+    auto type = cast<RankedTensorType>(x.getType());
+    ArrayRef<int64_t> normalized = type.getShape().drop_front(*axis);
+    if (normalized.size() > 1 &&
+        llvm::any_of(normalized, ShapedType::isDynamic))
+      return failure();
+    rewriter.replaceOpWithNewOp<LayerNormOp>(
+        op, op.getType(), x, Value(), Value(),
+        rewriter.getI64IntegerAttr(*axis), rewriter.getF64FloatAttr(*epsilon));
+    return success();
+  }
+};
+
+/// `param` as a tensor of exactly `shape` when it broadcasts to the
+/// normalized dims as a per-position scale or bias would (its shape is
+/// `shape` with leading unit dims, or fewer of its trailing dims with
+/// unit ones in front), reshaped where needed; else null.
+Value asNormalizedParam(PatternRewriter &rewriter, Value param,
+                        ArrayRef<int64_t> shape, Type elementType) {
+  auto type = dyn_cast<RankedTensorType>(param.getType());
+  if (!type || type.getElementType() != elementType || !type.hasStaticShape() ||
+      llvm::any_of(shape, ShapedType::isDynamic))
+    return {};
+  ArrayRef<int64_t> dims = type.getShape();
+  while (!dims.empty() && dims.size() > shape.size() && dims.front() == 1)
+    dims = dims.drop_front();
+  if (dims != shape)
+    return {};
+  if (type.getShape() == shape)
+    return param;
+  return ReshapeOp::create(rewriter, param.getLoc(),
+                           RankedTensorType::get(shape, elementType), param,
+                           ValueRange{}, rewriter.getDenseI64ArrayAttr(shape));
+}
+
+/// nn.layer_norm(x) * g -> nn.layer_norm(x) scale g, and (with or without
+/// a scale) + b -> bias b, for g and b of the normalized dims' shape: the
+/// affine part joins the normalization's one elementwise pass.
+template <typename BinaryOp, bool IsScale>
+struct FoldIntoLayerNorm : OpRewritePattern<BinaryOp> {
+  using OpRewritePattern<BinaryOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rewriter) const override {
+    for (auto [normed, param] : {std::pair(op.getLhs(), op.getRhs()),
+                                 std::pair(op.getRhs(), op.getLhs())}) {
+      auto norm = soleUse<LayerNormOp>(normed);
+      if (!norm || norm.getType() != op.getType() || norm.getBias() ||
+          (IsScale && norm.getScale()))
+        continue;
+      auto type = cast<RankedTensorType>(norm.getType());
+      Value value = asNormalizedParam(
+          rewriter, param, type.getShape().drop_front(norm.getNormalizedAxis()),
+          type.getElementType());
+      if (!value)
+        continue;
+      rewriter.replaceOpWithNewOp<LayerNormOp>(
+          op, op.getType(), norm.getInput(), IsScale ? value : norm.getScale(),
+          IsScale ? Value() : value, norm.getAxisAttr(), norm.getEpsilonAttr());
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<GeluFormToGelu, SigmoidProductToSilu>(context);
+  results.add<GeluFormToGelu, SigmoidProductToSilu,
+              FoldIntoLayerNorm<MulOp, /*IsScale=*/true>>(context);
+}
+
+void DivOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<DecomposedLayerNorm>(context);
+}
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<FoldIntoLayerNorm<AddOp, /*IsScale=*/false>>(context);
 }
 
 void Relu6Op::getCanonicalizationPatterns(RewritePatternSet &results,

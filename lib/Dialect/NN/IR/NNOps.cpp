@@ -439,6 +439,46 @@ std::optional<int64_t> LinearOp::getFlopCount() {
 // Normalization
 //===----------------------------------------------------------------------===//
 
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "layer_norm");
+  RankedTensorType input = rankedType(adaptor.getInput());
+  int64_t rank = input.getRank();
+  int64_t axis = adaptor.getAxis();
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return check.fail("attribute 'axis' (", axis,
+                      ") must be in [-rank, rank) for an input of rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  if (adaptor.getEpsilon().convertToDouble() < 0)
+    return check.fail("attribute 'epsilon' must not be negative, got ",
+                      adaptor.getEpsilon().convertToDouble());
+  ArrayRef<int64_t> normalized = input.getShape().drop_front(axis);
+  std::pair<Value, StringRef> params[] = {{adaptor.getScale(), "scale"},
+                                          {adaptor.getBias(), "bias"}};
+  for (auto [value, name] : params) {
+    if (!value)
+      continue;
+    RankedTensorType type = rankedType(value);
+    if (type.getElementType() != input.getElementType())
+      return check.fail("operand '", name, "' element type ",
+                        type.getElementType(), " differs from the input's ",
+                        input.getElementType());
+    if (type.getRank() != int64_t(normalized.size()) ||
+        llvm::any_of(llvm::zip(type.getShape(), normalized), [](auto pair) {
+          return dimsConflict(std::get<0>(pair), std::get<1>(pair));
+        }))
+      return check.fail("operand '", name,
+                        "' must have the normalized "
+                        "dimensions' shape (input dims from ",
+                        axis, "), got ", type);
+  }
+  results.push_back(input);
+  return success();
+}
+
 LogicalResult
 BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                               Adaptor adaptor, SmallVectorImpl<Type> &results) {
