@@ -234,7 +234,9 @@ def matmul_cases(gen):
                           lambda v, t, r: op_line("nn.linear", v, t, r)))
     # Constant weights, as in a model: dlas-gemm-microkernel packs B's
     # column tiles at compile time (a partial last tile, K over several k
-    # blocks, M at and below one row panel).
+    # blocks, M at and below one row panel). Their own generator: the
+    # families after this one keep their inputs.
+    gen = torch.Generator().manual_seed(216)
     for m, k, n in [(37, 70, 50), (197, 300, 96), (3, 20, 40), (64, 9, 5)]:
         a, w = rand(m, k, gen=gen), rand(k, n, gen=gen)
         cases.append(chain_case(f"matmul_const_{m}x{k}x{n}", [a], a @ w, [
@@ -283,6 +285,8 @@ def layer_norm_cases(gen):
     several trailing dims, as an instance norm (axis 2), with and without
     scale and bias; and LayerNorm spelled out as PyTorch exports it, which
     canonicalization folds into the op."""
+    # Its own generator: the families after this one keep their inputs.
+    gen = torch.Generator().manual_seed(260)
     cases = []
     for shape, axis, affine in [((2, 197, 768), -1, True), ((3, 33), 1, False),
                                 ((4, 6, 5), 2, True), ((2, 3, 4, 6), 1, True),
