@@ -2643,14 +2643,28 @@ struct GemmMicrokernelPass
     llvm::raw_string_ostream os(key);
     os << globalBehindReshapes(g.b->get()).getName() << "/" << source << "/"
        << bMap << "/B/" << n0;
+    return packedFloatGlobal(
+        b, moduleSymbols, cache, key, loc, type,
+        [&](MutableArrayRef<float> packed) {
+          int64_t sizeK = g.ranges[g.k[0]];
+          for (int64_t k = 0; k < sizeK; ++k)
+            for (int64_t n = 0; n < g.sizeN; ++n)
+              packed[((n / n0) * sizeK + k) * n0 + n % n0] =
+                  data[k * strides[*kPos] + n * strides[*nPos]];
+        });
+  }
+
+  /// A read of the private constant f32 global `cache[key]`, created of
+  /// `type` (zeros where `fill` writes nothing) on first use.
+  static Value
+  packedFloatGlobal(OpBuilder &b, SymbolTable &moduleSymbols,
+                    llvm::StringMap<memref::GlobalOp> &cache, StringRef key,
+                    Location loc, MemRefType type,
+                    function_ref<void(MutableArrayRef<float>)> fill) {
     memref::GlobalOp &global = cache[key];
     if (!global) {
       std::vector<float> packed(type.getNumElements(), 0.0f);
-      int64_t sizeK = g.ranges[g.k[0]];
-      for (int64_t k = 0; k < sizeK; ++k)
-        for (int64_t n = 0; n < g.sizeN; ++n)
-          packed[((n / n0) * sizeK + k) * n0 + n % n0] =
-              data[k * strides[*kPos] + n * strides[*nPos]];
+      fill(packed);
       auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
       auto value = DenseResourceElementsAttr::get(
           tensorType, "dlas_packed",
@@ -2675,30 +2689,22 @@ struct GemmMicrokernelPass
     os << globalBehindReshapes(g.a->get()).getName() << "/"
        << source << "/" << g.op.getMatchingIndexingMap(g.a) << "/" << p.m0
        << "/" << kBlockOuter(g, p);
-    memref::GlobalOp &global = cache[key];
-    if (!global) {
-      std::vector<float> packed(type.getNumElements(), 0.0f);
-      ConstantAIndex a(g);
-      int64_t panelSize = type.getNumElements() / a.batches;
-      int64_t blockLen = kBlockOuter(g, p) * innerK(g);
-      int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-      for (int64_t bl = 0; bl < a.batches; ++bl)
-        for (int64_t m = 0; m < g.sizeM; ++m)
-          for (int64_t kl = 0; kl < g.sizeK; ++kl)
-            packed[bl * panelSize +
-                   ((kl / blockLen * panels + m / p.m0) * blockLen +
-                    kl % blockLen) *
-                       p.m0 +
-                   m % p.m0] = data[a.offset(bl, m, kl)];
-      auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
-      auto value = DenseResourceElementsAttr::get(
-          tensorType, "dlas_packed",
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(
-              ArrayRef<float>(packed)));
-      global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
-                                    value);
-    }
-    return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+    return packedFloatGlobal(
+        b, moduleSymbols, cache, key, loc, type,
+        [&](MutableArrayRef<float> packed) {
+          ConstantAIndex a(g);
+          int64_t panelSize = type.getNumElements() / a.batches;
+          int64_t blockLen = kBlockOuter(g, p) * innerK(g);
+          int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+          for (int64_t bl = 0; bl < a.batches; ++bl)
+            for (int64_t m = 0; m < g.sizeM; ++m)
+              for (int64_t kl = 0; kl < g.sizeK; ++kl)
+                packed[bl * panelSize +
+                       ((kl / blockLen * panels + m / p.m0) * blockLen +
+                        kl % blockLen) *
+                           p.m0 +
+                       m % p.m0] = data[a.offset(bl, m, kl)];
+        });
   }
 
   /// A private constant global holding A's elements (`bytes` each, written

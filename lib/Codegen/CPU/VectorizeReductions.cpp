@@ -6,7 +6,10 @@
 // scalar tail. Left to LLVM, the loop is a chain of dependent scalar adds
 // through the output buffer: floating-point reassociation is not allowed,
 // so it neither vectorizes nor interleaves it (3136 rows of 96: 0.23 ms,
-// where the vector form reads the 1.2 MB at memory speed).
+// where the vector form reads the 1.2 MB at memory speed). Upstream's
+// linalg vectorizer would need the op tiled to vector-sized rows first and
+// lowers the resulting vector.multi_reduction into one accumulator chain;
+// this pass emits the independent accumulators an add's latency needs.
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/CPU/CPUTarget.h"
@@ -46,6 +49,7 @@ struct InnerReduction {
   int64_t extent; // its trip count
   Operation *combiner;
   vector::CombiningKind kind;
+  double identity; // the combiner's neutral value
   SmallVector<Value, 2> values;
 };
 
@@ -165,7 +169,8 @@ std::optional<InnerReduction> matchInnerReduction(linalg::GenericOp op,
   }
   if (llvm::is_contained(values, out))
     return std::nullopt;
-  return InnerReduction{op, dim, extent, combiner, kind->first, values};
+  return InnerReduction{op,          dim,          extent, combiner,
+                        kind->first, kind->second, values};
 }
 
 class Emitter {
@@ -317,10 +322,10 @@ private:
 
   void reduceRow() {
     auto vecType = VectorType::get({vw}, b.getF32Type());
-    double neutral = combiningKind(r.combiner)->second;
     Value identity = arith::ConstantOp::create(
         b, loc, vecType,
-        DenseElementsAttr::get(vecType, b.getF32FloatAttr(neutral).getValue()));
+        DenseElementsAttr::get(vecType,
+                               b.getF32FloatAttr(r.identity).getValue()));
     int64_t vectors = r.extent / vw;
     int64_t accs = std::min<int64_t>(kAccumulators, vectors);
     int64_t mainEnd = vectors / accs * accs * vw;

@@ -382,9 +382,10 @@ struct ReduceLowering : OpConversionPattern<nn::ReduceOp> {
 /// nn.layer_norm: the normalized dims collapsed into one row (static), then
 /// the row sum, the sum of squared deviations from its mean (two passes:
 /// no cancellation as in E[x^2] - E[x]^2), and one elementwise pass
-/// (x - mean) * rsqrt(var + eps) * scale + bias; statistics in f32 for
-/// bf16/f16 inputs. The reductions run along the contiguous row, which
-/// dlas-vectorize-reductions turns into vector accumulators.
+/// (x - mean) * rsqrt(var + eps) * scale + bias, in the input's type (bf16
+/// and f16 arrive widened to f32 by widenHalfFloatArithmetic). The
+/// reductions run along the contiguous row, which dlas-vectorize-reductions
+/// turns into vector accumulators.
 struct LayerNormLowering : OpConversionPattern<nn::LayerNormOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -395,7 +396,6 @@ struct LayerNormLowering : OpConversionPattern<nn::LayerNormOp> {
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(input.getType());
     Type elementType = type.getElementType();
-    Type f32 = rewriter.getF32Type();
     int64_t rank = type.getRank();
     int64_t axis = op.getNormalizedAxis();
     ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
@@ -443,14 +443,12 @@ struct LayerNormLowering : OpConversionPattern<nn::LayerNormOp> {
                                                utils::IteratorType::parallel);
     reduction.back() = utils::IteratorType::reduction;
     auto statsType =
-        RankedTensorType::get(rowsType.getShape().drop_back(), f32);
-    Value zero = scalarConstant(rewriter, loc, f32, 0.0);
-    Value count = elementCount(rewriter, loc, rows, {rowsRank - 1}, f32);
+        RankedTensorType::get(rowsType.getShape().drop_back(), elementType);
+    Value zero = scalarConstant(rewriter, loc, elementType, 0.0);
+    Value count =
+        elementCount(rewriter, loc, rows, {rowsRank - 1}, elementType);
     Value inverseCount = arith::DivFOp::create(
-        rewriter, loc, scalarConstant(rewriter, loc, f32, 1.0), count);
-    auto widen = [&](OpBuilder &b, Location l, Value v) -> Value {
-      return v.getType() == f32 ? v : arith::ExtFOp::create(b, l, f32, v);
-    };
+        rewriter, loc, scalarConstant(rewriter, loc, elementType, 1.0), count);
     auto rowReduction =
         [&](ValueRange extra,
             function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
@@ -469,16 +467,16 @@ struct LayerNormLowering : OpConversionPattern<nn::LayerNormOp> {
               .getResult(0);
         };
     Value sums = rowReduction({}, [&](OpBuilder &b, Location l, ValueRange a) {
-      return arith::AddFOp::create(b, l, a[1], widen(b, l, a[0])).getResult();
+      return arith::AddFOp::create(b, l, a[1], a[0]).getResult();
     });
     Value squares =
         rowReduction(sums, [&](OpBuilder &b, Location l, ValueRange a) {
           Value mean = arith::MulFOp::create(b, l, a[1], inverseCount);
-          Value d = arith::SubFOp::create(b, l, widen(b, l, a[0]), mean);
+          Value d = arith::SubFOp::create(b, l, a[0], mean);
           return math::FmaOp::create(b, l, d, d, a[2]).getResult();
         });
-    Value epsilon =
-        scalarConstant(rewriter, loc, f32, op.getEpsilon().convertToDouble());
+    Value epsilon = scalarConstant(rewriter, loc, elementType,
+                                   op.getEpsilon().convertToDouble());
     SmallVector<Value> inputs = {rows, sums, squares};
     SmallVector<AffineMap> maps = {identity, rowMap, rowMap};
     if (scale) {
@@ -497,16 +495,13 @@ struct LayerNormLowering : OpConversionPattern<nn::LayerNormOp> {
           Value inverse = math::RsqrtOp::create(
               b, l, arith::AddFOp::create(b, l, variance, epsilon));
           Value y = arith::MulFOp::create(
-              b, l, arith::SubFOp::create(b, l, widen(b, l, a[0]), mean),
-              inverse);
+              b, l, arith::SubFOp::create(b, l, a[0], mean), inverse);
           unsigned next = 3;
           if (scale)
-            y = arith::MulFOp::create(b, l, y, widen(b, l, a[next++]));
+            y = arith::MulFOp::create(b, l, y, a[next++]);
           if (bias)
-            y = arith::AddFOp::create(b, l, y, widen(b, l, a[next++]));
-          return y.getType() == elementType
-                     ? y
-                     : arith::TruncFOp::create(b, l, elementType, y);
+            y = arith::AddFOp::create(b, l, y, a[next++]);
+          return y;
         });
     if (collapsed)
       result =

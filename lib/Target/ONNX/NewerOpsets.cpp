@@ -60,6 +60,10 @@ constexpr const char *kReduceOps[] = {
     "ReduceL1",   "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
     "ReduceMean", "ReduceMin", "ReduceProd",   "ReduceSumSquare"};
 
+/// Initializers larger than this lend shape inference only their type and
+/// dims (shapeOf).
+constexpr size_t kInferenceBytes = 4096;
+
 class Adapter {
 public:
   Adapter(onnx::ModelProto &model, int64_t opset)
@@ -244,7 +248,18 @@ private:
 std::optional<std::vector<int64_t>> Adapter::shapeOf(const std::string &name) {
   if (!inferred) {
     inferred = true;
+    // Inference reads initializers' types and dims, and the data of small
+    // ones (shapes, axes): the bytes of the weights stay out of the copy,
+    // which would otherwise double the model's memory.
+    std::vector<std::pair<onnx::TensorProto *, std::string>> heldBytes;
+    for (onnx::TensorProto &t : *graph.mutable_initializer())
+      if (t.raw_data().size() > kInferenceBytes) {
+        heldBytes.emplace_back(&t, std::string());
+        t.mutable_raw_data()->swap(heldBytes.back().second);
+      }
     onnx::ModelProto copy = model;
+    for (auto &[tensor, bytes] : heldBytes)
+      tensor->mutable_raw_data()->swap(bytes);
     for (auto &import : *copy.mutable_opset_import())
       if (import.domain().empty() || import.domain() == "ai.onnx")
         import.set_version(17);
@@ -290,6 +305,19 @@ LogicalResult normalizeAxes(std::vector<int64_t> &axes, int64_t rank) {
   llvm::sort(sorted);
   return success(std::adjacent_find(sorted.begin(), sorted.end()) ==
                  sorted.end());
+}
+
+/// `full` (one run of `rank` values per run of `values`) with the runs of
+/// `values` (pads' begins and ends, roi's starts and ends, or one run of
+/// scales or sizes) written at the positions of `axes`.
+template <typename T>
+std::vector<T> spreadOverAxes(ArrayRef<T> values, ArrayRef<int64_t> axes,
+                              std::vector<T> full, int64_t rank) {
+  int64_t runs = values.size() / axes.size();
+  for (int64_t run = 0; run < runs; ++run)
+    for (auto [i, a] : llvm::enumerate(axes))
+      full[run * rank + a] = values[run * axes.size() + i];
+  return full;
 }
 
 LogicalResult Adapter::adaptReduce(onnx::NodeProto &node) {
@@ -343,11 +371,8 @@ LogicalResult Adapter::adaptPad(onnx::NodeProto &node) {
                           " axes (or axes out of range or repeated) of a "
                           "rank-" +
                           Twine(rank) + " input");
-  std::vector<int64_t> full(2 * rank, 0);
-  for (auto [i, a] : llvm::enumerate(*axes)) {
-    full[a] = (*pads)[i];
-    full[rank + a] = (*pads)[axes->size() + i];
-  }
+  std::vector<int64_t> full = spreadOverAxes<int64_t>(
+      *pads, *axes, std::vector<int64_t>(2 * rank, 0), rank);
   node.set_input(1, addInitializer<int64_t>(nodeName(node) + "/pads",
                                             onnx::TensorProto::INT64, full));
   keepInputs(node, 3);
@@ -389,13 +414,10 @@ LogicalResult Adapter::adaptResize(onnx::NodeProto &node) {
       if (roi->size() != 2 * n)
         return fail(node, "has " + Twine(roi->size()) + " roi values for " +
                               Twine(n) + " axes");
-      std::vector<float> full(2 * rank, 0.0f);
-      for (int64_t d = 0; d < rank; ++d)
-        full[rank + d] = 1.0f;
-      for (auto [i, a] : llvm::enumerate(axes)) {
-        full[a] = (*roi)[i];
-        full[rank + a] = (*roi)[n + i];
-      }
+      std::vector<float> whole(2 * rank, 0.0f);
+      std::fill(whole.begin() + rank, whole.end(), 1.0f);
+      std::vector<float> full =
+          spreadOverAxes<float>(*roi, axes, std::move(whole), rank);
       node.set_input(1, addInitializer<float>(nodeName(node) + "/roi",
                                               onnx::TensorProto::FLOAT, full));
     }
@@ -408,9 +430,8 @@ LogicalResult Adapter::adaptResize(onnx::NodeProto &node) {
       if (scales->size() != n)
         return fail(node, "has " + Twine(scales->size()) + " scales for " +
                               Twine(n) + " axes");
-      std::vector<float> full(rank, 1.0f);
-      for (auto [i, a] : llvm::enumerate(axes))
-        full[a] = (*scales)[i];
+      std::vector<float> full = spreadOverAxes<float>(
+          *scales, axes, std::vector<float>(rank, 1.0f), rank);
       node.set_input(2, addInitializer<float>(nodeName(node) + "/scales",
                                               onnx::TensorProto::FLOAT, full));
     }
@@ -422,9 +443,8 @@ LogicalResult Adapter::adaptResize(onnx::NodeProto &node) {
     if (sizes->size() != n)
       return fail(node, "has " + Twine(sizes->size()) + " sizes for " +
                             Twine(n) + " axes");
-    std::vector<int64_t> full = *shape;
-    for (auto [i, a] : llvm::enumerate(axes))
-      full[a] = (*sizes)[i];
+    std::vector<int64_t> full =
+        spreadOverAxes<int64_t>(*sizes, axes, *shape, rank);
     if (llvm::is_contained(full, -1))
       return fail(node, "keeps a dynamic dimension its sizes do not list");
     node.set_input(3, addInitializer<int64_t>(nodeName(node) + "/sizes",

@@ -149,3 +149,15 @@ func.func @layer_norm_last(%x: tensor<2x7x33xf32>) -> tensor<2x7x33xf32> {
   %0 = nn.layer_norm %x : (tensor<2x7x33xf32>) -> tensor<2x7x33xf32>
   return %0 : tensor<2x7x33xf32>
 }
+
+// -----
+
+// f64 computes in f64 (only bf16 and f16 are widened, before lowering).
+// CHECK-LABEL: func @layer_norm_f64
+// CHECK-NOT: arith.extf
+// CHECK: math.fma %{{.*}} : f64
+// CHECK: math.rsqrt %{{.*}} : f64
+func.func @layer_norm_f64(%x: tensor<3x10xf64>) -> tensor<3x10xf64> {
+  %0 = nn.layer_norm %x : (tensor<3x10xf64>) -> tensor<3x10xf64>
+  return %0 : tensor<3x10xf64>
+}

@@ -1699,6 +1699,20 @@ def opset18_split_uneven():
 
 
 @case
+def opset18_split_after_matmul():
+    # The uneven split's extent comes from shape inference through a MatMul
+    # whose weight (7 KB) lends inference only its dims.
+    x, w = rand(2, 256), rand(256, 7)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"]),
+             helper.make_node("Split", ["h"], ["a", "b", "c"], axis=1, num_outputs=3),
+             helper.make_node("Add", ["a", "b"], ["ab"]),
+             helper.make_node("Concat", ["ab", "c"], ["y"], axis=1)]
+    h = t(x) @ t(w)
+    y = torch.cat([h[:, 0:3] + h[:, 3:6], h[:, 6:7]], dim=1)
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], [("w", w)], opset=18), [x], y
+
+
+@case
 def opset18_mish():
     x = rand(2, 9) * 3
     node = helper.make_node("Mish", ["x"], ["y"])
