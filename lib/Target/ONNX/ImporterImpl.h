@@ -262,6 +262,10 @@ ArrayRef<OpSupport> supportedOps();
 LogicalResult adaptNewerOpset(onnx::ModelProto &model, int64_t opset,
                               std::string &message);
 
+/// Whether `opType` is an op of opsets 18-22 that adaptNewerOpset expands
+/// or refuses by name (it is not in supportedOps()).
+bool isNewerOpsetOnlyOp(StringRef opType);
+
 } // namespace mlir::dlas::onnximport
 
 #endif // DLAS_LIB_TARGET_ONNX_IMPORTERIMPL_H

@@ -707,6 +707,11 @@ LogicalResult Adapter::run(std::string &message) {
 
 } // namespace
 
+bool mlir::dlas::onnximport::isNewerOpsetOnlyOp(StringRef opType) {
+  return llvm::is_contained(kRefusedOps, opType) ||
+         llvm::is_contained({"Mish", "Gelu", "GroupNormalization"}, opType);
+}
+
 LogicalResult mlir::dlas::onnximport::adaptNewerOpset(onnx::ModelProto &model,
                                                       int64_t opset,
                                                       std::string &message) {

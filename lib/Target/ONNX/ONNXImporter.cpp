@@ -316,7 +316,10 @@ private:
   LogicalResult checkAgainstONNX(const onnx::NodeProto &node, Location loc);
   LogicalResult checkSchema(const onnx::NodeProto &node, Location loc,
                             StringRef nodeName);
-  LogicalResult checkWindowRanks(Location loc);
+  Location nodeLoc(StringRef nodeName);
+  LogicalResult checkOpSupported(const onnx::NodeProto &node);
+  LogicalResult checkOpsSupported();
+  LogicalResult checkWindowNodes(Location loc);
   LogicalResult checkEinsumEquations(Location loc);
 };
 
@@ -631,31 +634,63 @@ LogicalResult GraphImporter::checkEinsumEquations(Location loc) {
   return success();
 }
 
-LogicalResult GraphImporter::checkWindowRanks(Location loc) {
+/// The index of the weight input of a convolution-like op, or -1 for
+/// pooling and the other ops.
+static int windowWeightIndex(StringRef op) {
+  if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger")
+    return 1;
+  if (op == "QLinearConv")
+    return 3;
+  return -1;
+}
+
+/// libonnx's shape inference trusts what it reads of windowed ops: it
+/// indexes the weight and kernel by the input's rank (a 3-D input with a
+/// 4-D weight crashed it), divides by the strides (a zero stride stopped
+/// it with SIGFPE) and by DepthToSpace's squared block size (which
+/// overflowed to zero); all found by dlas-fuzz-onnx. These are checked
+/// before it runs: ranks where the graph states them, and the attributes.
+LogicalResult GraphImporter::checkWindowNodes(Location loc) {
   llvm::StringMap<int> ranks = statedRanks(model.graph());
   auto rankOf = [&](const onnx::NodeProto &node, int i) -> std::optional<int> {
-    if (i >= node.input_size())
+    if (i < 0 || i >= node.input_size())
       return std::nullopt;
     auto it = ranks.find(node.input(i));
     return it == ranks.end() ? std::nullopt : std::optional<int>(it->second);
   };
   for (const onnx::NodeProto &node : model.graph().node()) {
     StringRef op = node.op_type();
-    bool conv = op == "Conv" || op == "ConvTranspose";
+    std::string name = node.name().empty() ? "<unnamed>" : node.name();
+    auto where = [&] { return "node '" + name + "' (" + op.str() + ")"; };
+    if (op == "DepthToSpace" || op == "SpaceToDepth") {
+      for (const onnx::AttributeProto &a : node.attribute())
+        if (a.name() == "blocksize" && (a.i() < 1 || a.i() > (1 << 20)))
+          return error(loc, where() + " has blocksize " + Twine(a.i()) +
+                                "; it must be 1 to 2^20");
+      continue;
+    }
+    int weight = windowWeightIndex(op);
     bool pool = op == "MaxPool" || op == "AveragePool" ||
                 op == "GlobalAveragePool" || op == "GlobalMaxPool";
-    if (!conv && !pool)
+    if (weight < 0 && !pool)
       continue;
-    std::string name = node.name().empty() ? "<unnamed>" : node.name();
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.name() != "strides" && a.name() != "dilations" &&
+          a.name() != "kernel_shape")
+        continue;
+      for (int64_t v : a.ints())
+        if (v < 1)
+          return error(loc, where() + " has " + a.name() + " " + Twine(v) +
+                                "; they must be positive");
+    }
     std::optional<int> x = rankOf(node, 0);
     if (x && *x < 3)
-      return error(loc, "node '" + name + "' (" + op + ") has an input of rank " +
-                            Twine(*x) + "; it needs N, C and spatial dims");
-    std::optional<int> w = conv ? rankOf(node, 1) : std::nullopt;
+      return error(loc, where() + " has an input of rank " + Twine(*x) +
+                            "; it needs N, C and spatial dims");
+    std::optional<int> w = rankOf(node, weight);
     if (x && w && *x != *w)
-      return error(loc, "node '" + name + "' (" + op + "): input rank " +
-                            Twine(*x) + " and weight rank " + Twine(*w) +
-                            " differ");
+      return error(loc, where() + ": input rank " + Twine(*x) +
+                            " and weight rank " + Twine(*w) + " differ");
   }
   return success();
 }
@@ -767,27 +802,64 @@ static bool movesElementsUnchanged(StringRef opType) {
                             opType);
 }
 
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
-  std::string nodeName =
-      node.name().empty() ? node.op_type() + "(" +
-                                (node.output_size() ? node.output(0) : "") + ")"
-                          : node.name();
-  Location loc = NameLoc::get(builder.getStringAttr(nodeName), fileLoc());
+/// The name diagnostics give `node`: its own, or its op and first output.
+static std::string diagnosticNodeName(const onnx::NodeProto &node) {
+  if (!node.name().empty())
+    return node.name();
+  return node.op_type() + "(" + (node.output_size() ? node.output(0) : "") +
+         ")";
+}
+
+Location GraphImporter::nodeLoc(StringRef nodeName) {
+  return NameLoc::get(builder.getStringAttr(nodeName), fileLoc());
+}
+
+/// `node`'s entry in supportedOps(), or null.
+static const OpSupport *findSupport(const onnx::NodeProto &node) {
+  ArrayRef<OpSupport> table = supportedOps();
+  const OpSupport *support = llvm::find_if(
+      table, [&](const OpSupport &s) { return node.op_type() == s.opType; });
+  return support == table.end() ? nullptr : support;
+}
+
+LogicalResult GraphImporter::checkOpSupported(const onnx::NodeProto &node) {
+  std::string nodeName = diagnosticNodeName(node);
+  Location loc = nodeLoc(nodeName);
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return error(loc, "unsupported ONNX op '" + node.domain() + "." +
                           node.op_type() + "' (node '" + nodeName +
                           "', opset " + Twine(shownOpset()) +
                           "): only the default domain is supported");
-  ArrayRef<OpSupport> table = supportedOps();
-  const OpSupport *support =
-      llvm::find_if(table, [&](const OpSupport &s) {
-        return node.op_type() == s.opType;
-      });
-  if (support == table.end())
+  if (!findSupport(node))
     return error(loc, "unsupported ONNX op '" + node.op_type() + "' (node '" +
                           nodeName + "', opset " + Twine(shownOpset()) +
                           "); dlas-import --list-supported-ops lists the "
                           "supported ones");
+  return success();
+}
+
+/// Unsupported ops are refused before libonnx infers shapes: its inference
+/// runs for every node, and that of ops DLAS never reads is code DLAS does
+/// not check the inputs of (the ops the newer-opset adapter rewrites or
+/// refuses by name go on to it).
+LogicalResult GraphImporter::checkOpsSupported() {
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (defaultDomain && opset > kMaxOpset &&
+        isNewerOpsetOnlyOp(node.op_type()))
+      continue;
+    if (failed(checkOpSupported(node)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
+  std::string nodeName = diagnosticNodeName(node);
+  Location loc = nodeLoc(nodeName);
+  if (failed(checkOpSupported(node)))
+    return failure();
+  const OpSupport *support = findSupport(node);
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !lookup(node.input(i)))
       return error(loc, "node '" + nodeName + "' (" + node.op_type() +
@@ -970,11 +1042,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                          StringRef(message).trim());
     return nullptr;
   }
-  // libonnx's convolution and pooling shape inference indexes the weight
-  // and kernel by the input's rank without checking it (a 3-D input with a
-  // 4-D weight crashed it; found by dlas-fuzz-onnx): ranks are checked
-  // first where the graph states them.
-  if (failed(checkWindowRanks(loc)) || failed(checkEinsumEquations(loc)))
+  // What libonnx's shape inference would crash on is refused before it
+  // runs (checkWindowNodes, checkEinsumEquations).
+  if (failed(checkWindowNodes(loc)) || failed(checkEinsumEquations(loc)))
     return nullptr;
   if (opset > kMaxAdaptedOpset) {
     (void)error(loc, "model '" + path + "' uses ONNX opset " + Twine(opset) +
@@ -982,6 +1052,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                          Twine(kMaxAdaptedOpset));
     return nullptr;
   }
+  // Old opsets are converted first: their ops may have other names.
+  if (opset < kMinOpset && failed(convertOpset(loc)))
+    return nullptr;
+  if (failed(checkOpsSupported()))
+    return nullptr;
   if (opset > kMaxOpset) {
     std::string message;
     if (failed(adaptNewerOpset(model, opset, message))) {
@@ -990,9 +1065,6 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     }
     adaptedFrom = opset;
     opset = kMaxOpset;
-  } else if ((opset < kMinOpset || opset > kMaxOpset) &&
-             failed(convertOpset(loc))) {
-    return nullptr;
   }
   // ONNX's shape inference: its result cross-checks every node's type.
   try {
