@@ -1,13 +1,17 @@
-//===- Convolution.cpp - nn.conv2d / nn.conv_transpose2d to linalg --------===//
+//===- Convolution.cpp - nn convolutions to linalg ------------------------===//
 //
 // Convolutions lower to upstream named ops so that later linalg transforms
 // (tiling, packing, vectorization) recognise them. Groups never unroll into
 // one op per group: grouped operands are reshaped to the G-dimensional
 // layout of `linalg.conv_2d_ngchw_gfchw`, whose IR size is independent of G.
+// nn.conv3d becomes nn.conv2d ops, one per kernel depth, which the same
+// driver lowers next.
 //
 //===----------------------------------------------------------------------===//
 #include "DLAS/Conversion/NNToLinalg/NNToLinalg.h"
 #include "Utils.h"
+
+#include "DLAS/Support/ConstantData.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
@@ -291,9 +295,105 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
   }
 };
 
+/// conv3d(x, W)[n, f, d] = sum over kd of conv2d(x[n, :, d * s_d + kd *
+/// dil_d], W[:, :, kd]): for each kernel depth, the input depths it reads
+/// for every output depth are sliced out and folded into the batch, so one
+/// nn.conv2d over N * D_out images computes that depth's share; the shares
+/// are summed (the bias goes with the first). The 2-D convolutions then get
+/// the 2-D algorithms and their compile-time filter packing: the filter's
+/// depth slices of a constant are constants.
+struct Conv3DLowering : OpConversionPattern<nn::Conv3DOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(nn::Conv3DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto outType = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> in = inType.getShape(), out = outType.getShape();
+    if (llvm::any_of(in.drop_front(), ShapedType::isDynamic))
+      return op.emitError("convert-nn-to-linalg cannot lower 'nn.conv3d': "
+                          "a dynamic size other than the batch in ")
+             << inType;
+    ArrayRef<int64_t> pad = op.getPadding(), stride = op.getStrides(),
+                      dilation = op.getDilations();
+    ArrayRef<int64_t> filter = op.getFilter().getType().getShape();
+    // The inferring builders: every attribute is given, defaults too.
+    auto nnOp = [&](auto opTag, ValueRange operands,
+                    ArrayRef<NamedAttribute> attrs) -> Value {
+      using OpTy = decltype(opTag);
+      return OpTy::create(rewriter, loc, operands, attrs)->getResult(0);
+    };
+    auto array = [&](StringRef name, ArrayRef<int64_t> values) {
+      return rewriter.getNamedAttr(name, rewriter.getDenseI64ArrayAttr(values));
+    };
+    // N x D x C x H x W, padded along D (nn.conv2d pads H and W).
+    Value x = adaptor.getInput();
+    if (pad[0] || pad[3])
+      x = nnOp(nn::PadOp(), x,
+               {array("pads", {0, 0, pad[0], 0, 0, 0, 0, pad[3], 0, 0}),
+                rewriter.getNamedAttr("value", rewriter.getF64FloatAttr(0.0)),
+                rewriter.getNamedAttr(
+                    "mode", nn::PadModeAttr::get(rewriter.getContext(),
+                                                 nn::PadMode::Constant))});
+    x = nnOp(nn::TransposeOp(), x, {array("perm", {0, 2, 1, 3, 4})});
+    // The filter as K_d x C_out x C_in/g x K_h x K_w: constant when it is.
+    Value depthMajor =
+        transpose(rewriter, loc, adaptor.getFilter(), {2, 0, 1, 3, 4});
+    auto sliceType = RankedTensorType::get(
+        {filter[0], filter[1], filter[3], filter[4]}, inType.getElementType());
+    int64_t sliceElements = sliceType.getNumElements();
+    int64_t depth = out[2];
+    Value sum;
+    for (int64_t kd = 0; kd < filter[2]; ++kd) {
+      Value rows = nnOp(nn::SliceOp(), x,
+                        {array("offsets", {0, kd * dilation[0], 0, 0, 0}),
+                         array("sizes", {-1, depth, -1, -1, -1}),
+                         array("steps", {1, stride[0], 1, 1, 1})});
+      Value images = nnOp(nn::ReshapeOp(), rows,
+                          {array("shape", {-1, in[1], in[3], in[4]})});
+      Value weights =
+          sliceConstant(rewriter, loc, depthMajor, kd * sliceElements,
+                        sliceType, "dlas_conv3d_filter");
+      if (!weights)
+        weights = tensor::ExtractSliceOp::create(
+            rewriter, loc, sliceType, depthMajor,
+            ArrayRef<OpFoldResult>{
+                rewriter.getIndexAttr(kd), rewriter.getIndexAttr(0),
+                rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+                rewriter.getIndexAttr(0)},
+            getAsIndexOpFoldResult(rewriter.getContext(),
+                                   ArrayRef<int64_t>{1, filter[0], filter[1],
+                                                     filter[3], filter[4]}),
+            getAsIndexOpFoldResult(rewriter.getContext(),
+                                   ArrayRef<int64_t>{1, 1, 1, 1, 1}));
+      SmallVector<Value> operands = {images, weights};
+      if (kd == 0 && adaptor.getBias())
+        operands.push_back(adaptor.getBias());
+      Value share =
+          nnOp(nn::Conv2DOp(), operands,
+               {array("strides", {stride[1], stride[2]}),
+                array("padding", {pad[1], pad[2], pad[4], pad[5]}),
+                array("dilations", {dilation[1], dilation[2]}),
+                rewriter.getNamedAttr(
+                    "groups", rewriter.getI64IntegerAttr(op.getGroups())),
+                rewriter.getNamedAttr("layout",
+                                      nn::LayoutAttr::get(rewriter.getContext(),
+                                                          nn::Layout::NCHW))});
+      sum = sum ? nnOp(nn::AddOp(), {sum, share}, {}) : share;
+    }
+    Value y = nnOp(nn::ReshapeOp(), sum,
+                   {array("shape", {-1, depth, out[1], out[3], out[4]})});
+    rewriter.replaceOp(
+        op, nnOp(nn::TransposeOp(), y, {array("perm", {0, 2, 1, 3, 4})}));
+    return success();
+  }
+};
 } // namespace
 
 void mlir::dlas::populateNNConvolutionToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<Conv2DLowering, ConvTranspose2DLowering>(patterns.getContext());
+  patterns.add<Conv2DLowering, ConvTranspose2DLowering, Conv3DLowering>(
+      patterns.getContext());
 }

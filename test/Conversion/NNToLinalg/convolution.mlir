@@ -85,3 +85,49 @@ func.func @conv_transpose_crop(%x: tensor<1x2x3x3xf32>, %w: tensor<2x2x1x1xf32>)
   return %0 : tensor<1x2x3x3xf32>
 }
 
+
+// -----
+
+// nn.conv3d: the input padded along D and made N x D x C x H x W; per
+// kernel depth, the depths it reads (offset kd, step stride_d) folded into
+// the batch of one 2-D convolution whose filter is that depth's slice of
+// the constant (a constant again: [1, 3] then [2, 4]); the bias goes with
+// the first; the shares summed and the result made NCDHW again. Groups of
+// one channel are depthwise, as for nn.conv2d.
+// CHECK-LABEL: func @conv3d
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 0, 0] high[0, 0, 0, 0, 0]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<2x2x6x4x4xf32>) outs(%{{.*}} : tensor<2x6x2x4x4xf32>) permutation = [0, 2, 1, 3, 4]
+// CHECK: tensor.extract_slice %[[T]][0, 0, 0, 0, 0] [2, 3, 2, 4, 4] [1, 2, 1, 1, 1]
+// CHECK: arith.constant dense<{{\[\[\[\[}}1.000000e+00]]], {{\[\[\[}}3.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK: %[[B:.*]] = linalg.broadcast ins(%arg1 : tensor<2xf32>)
+// CHECK: %[[Y0:.*]] = linalg.depthwise_conv_2d_nchw_chw {{.*}} outs(%[[B]] : tensor<6x2x4x4xf32>)
+// CHECK: tensor.extract_slice %[[T]][0, 1, 0, 0, 0] [2, 3, 2, 4, 4] [1, 2, 1, 1, 1]
+// CHECK: arith.constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}4.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: %[[Y1:.*]] = linalg.depthwise_conv_2d_nchw_chw {{.*}} outs(%[[Z]] : tensor<6x2x4x4xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[Y0]], %[[Y1]] :
+// CHECK: arith.addf
+// CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 2, 4, 4]
+// CHECK: %[[R:.*]] = linalg.transpose ins(%[[E]] : tensor<2x3x2x4x4xf32>) outs(%{{.*}} : tensor<2x2x3x4x4xf32>) permutation = [0, 2, 1, 3, 4]
+// CHECK: return %[[R]]
+// CHECK-NOT: nn.
+func.func @conv3d(%x: tensor<2x2x5x4x4xf32>, %b: tensor<2xf32>) -> tensor<2x2x3x4x4xf32> {
+  %w = arith.constant dense<[[[[[1.0]], [[2.0]]]], [[[[3.0]], [[4.0]]]]]> : tensor<2x1x2x1x1xf32>
+  %y = nn.conv3d %x, %w, %b {strides = array<i64: 2, 1, 1>, padding = array<i64: 1, 0, 0, 0, 0, 0>, groups = 2 : i64} : (tensor<2x2x5x4x4xf32>, tensor<2x1x2x1x1xf32>, tensor<2xf32>) -> tensor<2x2x3x4x4xf32>
+  return %y : tensor<2x2x3x4x4xf32>
+}
+
+// -----
+
+// A filter that is no constant: its depth-major copy is sliced at run time.
+// CHECK-LABEL: func @conv3d_filter_argument
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%arg1 : tensor<4x3x2x3x3xf32>) outs(%{{.*}} : tensor<2x4x3x3x3xf32>) permutation = [2, 0, 1, 3, 4]
+// CHECK: tensor.extract_slice %[[WT]][0, 0, 0, 0, 0] [1, 4, 3, 3, 3] [1, 1, 1, 1, 1] : tensor<2x4x3x3x3xf32> to tensor<4x3x3x3xf32>
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: tensor.extract_slice %[[WT]][1, 0, 0, 0, 0] [1, 4, 3, 3, 3] [1, 1, 1, 1, 1] : tensor<2x4x3x3x3xf32> to tensor<4x3x3x3xf32>
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: nn.
+func.func @conv3d_filter_argument(%x: tensor<?x3x4x8x8xf32>, %w: tensor<4x3x2x3x3xf32>) -> tensor<?x4x3x6x6xf32> {
+  %y = nn.conv3d %x, %w : (tensor<?x3x4x8x8xf32>, tensor<4x3x2x3x3xf32>) -> tensor<?x4x3x6x6xf32>
+  return %y : tensor<?x4x3x6x6xf32>
+}

@@ -38,3 +38,14 @@ func.func @rnn_f64(%x: tensor<3x1x2xf64>, %w: tensor<1x4x2xf64>, %r: tensor<1x4x
       -> (tensor<3x1x1x4xf64>, tensor<1x1x4xf64>)
   return %0#0 : tensor<3x1x1x4xf64>
 }
+
+// -----
+
+// nn.conv3d folds the output depths into the batch of 2-D convolutions:
+// only the batch may be dynamic.
+func.func @conv3d_dynamic_depth(%x: tensor<1x4x?x8x8xf32>, %w: tensor<8x4x3x3x3xf32>) -> tensor<1x8x?x6x6xf32> {
+  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.conv3d': a dynamic size other than the batch in 'tensor<1x4x?x8x8xf32>'}}
+  // expected-error @+1 {{failed to legalize operation}}
+  %0 = nn.conv3d %x, %w : (tensor<1x4x?x8x8xf32>, tensor<8x4x3x3x3xf32>) -> tensor<1x8x?x6x6xf32>
+  return %0 : tensor<1x8x?x6x6xf32>
+}

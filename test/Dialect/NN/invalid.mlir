@@ -1267,3 +1267,84 @@ func.func @f(%x: tensor<2x8xf32>, %b: tensor<8xf16>) {
   %0 = nn.layer_norm %x bias %b : (tensor<2x8xf32>, tensor<8xf16>) -> tensor<2x8xf32>
   return
 }
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op input channel count 6 is not divisible by groups = 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w {groups = 4 : i64} : (tensor<1x6x4x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op operand 'filter' dim 1 is 3 but input channels / groups = 6 / 1 = 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w : (tensor<1x6x4x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // expected-error @+1 {{operand #1 must be 5D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x6x3x3xf32>'}}
+  %0 = nn.conv3d %x, %w : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xi8>, %w: tensor<4x6x3x3x3xi8>) {
+  // expected-error @+1 {{operand #0 must be 5D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<1x6x4x8x8xi8>'}}
+  %0 = nn.conv3d %x, %w : (tensor<1x6x4x8x8xi8>, tensor<4x6x3x3x3xi8>) -> tensor<1x4x2x6x6xi8>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf32>) {
+  // expected-error @+1 {{'nn.conv3d' op attribute 'strides' failed to satisfy constraint: i64 dense array attribute with exactly 3 elements}}
+  %0 = nn.conv3d %x, %w {strides = array<i64: 1, 1>} : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op attribute 'padding' must not be negative}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w {padding = array<i64: 0, 0, -1, 0, 0, 0>} : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op attribute 'dilations' must be positive}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w {dilations = array<i64: 0, 1, 1>} : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x2x8x8xf32>, %w: tensor<4x6x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op dilated kernel 3x3x3 is larger than the padded input 2x8x8}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w : (tensor<1x6x2x8x8xf32>, tensor<4x6x3x3x3xf32>) -> tensor<1x4x1x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf32>, %b: tensor<5xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op operand 'bias' has 5 elements but the filter has 4 output channels}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w, %b : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf32>, tensor<5xf32>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op inferred type(s) 'tensor<1x4x2x6x6xf32>' are incompatible with return type(s) of operation 'tensor<1x4x4x6x6xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf32>) -> tensor<1x4x4x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf16>) {
+  // expected-error @+2 {{'nn.conv3d' op operand 'filter' element type 'f16' differs from operand 'input' element type 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf16>) -> tensor<1x4x2x6x6xf32>
+  return
+}
+// -----
+func.func @f(%x: tensor<1x6x4x8x8xf32>, %w: tensor<4x6x3x3x3xf32>) {
+  // expected-error @+2 {{'nn.conv3d' op output size overflows 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = nn.conv3d %x, %w {padding = array<i64: 9223372036854775807, 0, 0, 9223372036854775807, 0, 0>} : (tensor<1x6x4x8x8xf32>, tensor<4x6x3x3x3xf32>) -> tensor<1x4x4x6x6xf32>
+  return
+}

@@ -28,6 +28,16 @@ func.func @convs(%x: tensor<?x32x56x56xf32>, %w: tensor<64x32x3x3xf32>, %b: tens
   return
 }
 
+// CHECK-LABEL: func @conv3d
+func.func @conv3d(%x: tensor<?x3x8x112x112xf32>, %w: tensor<64x3x3x7x7xf32>, %b: tensor<64xf32>,
+                  %dw: tensor<16x1x3x3x3xbf16>, %hx: tensor<1x16x4x9x9xbf16>) {
+  // CHECK: nn.conv3d %{{.*}}, %{{.*}}, %{{.*}} {padding = array<i64: 1, 3, 3, 1, 3, 3>, strides = array<i64: 1, 2, 2>} : (tensor<?x3x8x112x112xf32>, tensor<64x3x3x7x7xf32>, tensor<64xf32>) -> tensor<?x64x8x56x56xf32>
+  %0 = nn.conv3d %x, %w, %b {strides = array<i64: 1, 2, 2>, padding = array<i64: 1, 3, 3, 1, 3, 3>} : (tensor<?x3x8x112x112xf32>, tensor<64x3x3x7x7xf32>, tensor<64xf32>) -> tensor<?x64x8x56x56xf32>
+  // CHECK: nn.conv3d {{.*}} {dilations = array<i64: 2, 1, 1>, groups = 16 : i64, padding = array<i64: 2, 0, 1, 0, 1, 0>} : (tensor<1x16x4x9x9xbf16>, tensor<16x1x3x3x3xbf16>) -> tensor<1x16x2x8x8xbf16>
+  %1 = nn.conv3d %hx, %dw {dilations = array<i64: 2, 1, 1>, groups = 16 : i64, padding = array<i64: 2, 0, 1, 0, 1, 0>} : (tensor<1x16x4x9x9xbf16>, tensor<16x1x3x3x3xbf16>) -> tensor<1x16x2x8x8xbf16>
+  return
+}
+
 // CHECK-LABEL: func @products
 func.func @products(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %ba: tensor<2x4x8xf32>,
                     %bb: tensor<2x8x16xf32>, %x: tensor<?x512xf32>, %w: tensor<10x512xf32>,

@@ -162,6 +162,72 @@ def conv_cases(gen):
     return cases
 
 
+def triple(v):
+    """A 3-D kernel, stride or dilation: one number for all dims or a
+    (d, h, w) triple."""
+    return list(v) if isinstance(v, tuple) else [v, v, v]
+
+
+def conv3d_case(n, c, d, h, w, f, k, s, pad, dil, g, bias, const, gen,
+                dynamic_batch=False):
+    """nn.conv3d against F.conv3d; `pad` is (front, top, left, back,
+    bottom, right); `const`: the filter is a module constant (as imported
+    weights are), else an argument."""
+    k, s, dil = triple(k), triple(s), triple(dil)
+    x = rand(n, c, d, h, w, gen=gen)
+    wt = rand(f, c // g, *k, gen=gen)
+    b = rand(f, gen=gen) if bias else None
+    xp = F.pad(x, (pad[2], pad[5], pad[1], pad[4], pad[0], pad[3]))
+    y = F.conv3d(xp, wt, b, stride=s, dilation=dil, groups=g)
+    attrs = (f"strides = {arr(s)}, padding = {arr(pad)}, "
+             f"dilations = {arr(dil)}, groups = {g} : i64")
+    inputs = [x] + ([] if const else [wt]) + ([b] if bias else [])
+    shapes = [t.shape for t in inputs]
+    if dynamic_batch:
+        shapes[0] = (None,) + tuple(x.shape[1:])
+    rshape = ((None,) if dynamic_batch else (y.shape[0],)) + tuple(y.shape[1:])
+
+    def body(v, t, r):
+        lines, operands, types = [], list(v), list(t)
+        if const:
+            lines.append(f'  %w = arith.constant dense<"{hexdata(wt)}"> : '
+                         f'{ttype(wt.shape)}')
+            operands.insert(1, "%w")
+            types.insert(1, ttype(wt.shape))
+        lines.append(op_line("nn.conv3d", operands, types, r, attrs))
+        return "\n".join(lines)
+    name = (f"conv3d_n{n}c{c}d{d}h{h}w{w}f{f}k{'x'.join(map(str, k))}"
+            f"s{'x'.join(map(str, s))}p{'-'.join(map(str, pad))}"
+            f"d{'x'.join(map(str, dil))}g{g}{'b' if bias else ''}"
+            f"{'c' if const else ''}{'_dyn' if dynamic_batch else ''}")
+    return Case(name, [t.numpy() for t in inputs], y, body, arg_shapes=shapes,
+                result_shape=rshape)
+
+
+# (N, C_in, D, H, W, C_out, K, stride, pad(f,t,l,bk,b,r), dilation, groups,
+# bias, constant filter)
+CONV3D_MATRIX = [
+    (1, 3, 4, 8, 8, 4, 3, 1, (1, 1, 1, 1, 1, 1), 1, 1, True, True),
+    (2, 4, 5, 7, 9, 6, 3, 2, (1, 1, 1, 1, 1, 1), 1, 2, False, False),  # batch 2, odd sizes, groups
+    (1, 4, 6, 6, 6, 4, 3, 1, (2, 2, 2, 2, 2, 2), 2, 4, True, True),    # dilated depthwise
+    (1, 3, 4, 16, 16, 8, (3, 7, 7), (1, 2, 2), (1, 3, 3, 1, 3, 3), 1, 1, False, True),  # R3D stem
+    (1, 8, 4, 6, 6, 8, (1, 3, 3), 1, (0, 1, 1, 0, 1, 1), 1, 1, True, True),  # (2+1)D spatial
+    (1, 8, 5, 6, 6, 8, (3, 1, 1), 1, (1, 0, 0, 1, 0, 0), 1, 1, True, True),  # (2+1)D temporal
+    (1, 5, 7, 6, 5, 3, (2, 3, 2), (2, 1, 1), (0, 1, 2, 1, 0, 1), (1, 2, 1), 1, True, False),  # asymmetric
+    (1, 8, 4, 6, 6, 16, 1, 2, (0, 0, 0, 0, 0, 0), 1, 1, False, True),  # 1x1x1 downsample
+    (1, 16, 3, 10, 10, 16, 3, 1, (1, 1, 1, 1, 1, 1), 1, 1, True, True),  # vector-wide channels
+]
+
+
+@case("conv3d")
+def conv3d_cases(gen):
+    own = torch.Generator().manual_seed(3303)
+    cases = [conv3d_case(*cfg, gen=own) for cfg in CONV3D_MATRIX]
+    cases.append(conv3d_case(3, 4, 4, 6, 6, 8, 3, (1, 2, 2), (1, 1, 1, 1, 1, 1),
+                             1, 1, True, True, gen=own, dynamic_batch=True))
+    return cases
+
+
 # (N, C_in, H, W, C_out, K, stride, pad(t,l,b,r), output_padding, dilation, groups, bias)
 CONVT_MATRIX = [
     (1, 4, 5, 5, 3, 3, 1, (0, 0, 0, 0), (0, 0), 1, 1, True),

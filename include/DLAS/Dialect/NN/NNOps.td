@@ -22,6 +22,7 @@ def NN_BoolTensor : RankedTensorOf<[I1]>;
 def NN_AnyTensor : RankedTensorOf<[F64, F32, F16, BF16, I1, I8, I16, I32, I64]>;
 def NN_Tensor4D : 4DTensorOf<[F32, F16, BF16, I8, I32]>;
 def NN_FloatTensor4D : 4DTensorOf<[F32, F16, BF16]>;
+def NN_FloatTensor5D : TensorRankOf<[F32, F16, BF16], [5]>;
 
 class NN_I64ArrayOfSize<int n, string defaultValue>
     : DefaultValuedAttr<ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<n>]>,
@@ -96,6 +97,44 @@ def NN_ConvTranspose2DOp : NN_PureOp<"conv_transpose2d",
                        NN_I64ArrayOfSize<2, "{1, 1}">:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
   let results = (outs NN_Tensor4D:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_Conv3DOp : NN_PureOp<"conv3d",
+    [DeclareOpInterfaceMethods<NN_FlopCountOpInterface>]> {
+  let summary = "3-D convolution (strided, padded, dilated, grouped, depthwise)";
+  let description = [{
+    Cross-correlation of a 5-D `input` (`N x C_in x D x H x W`) with a 5-D
+    `filter` (`C_out x C_in/groups x K_d x K_h x K_w`, PyTorch's Conv3d
+    weight), plus an optional per-output-channel `bias`; the result is
+    `N x C_out x D_out x H_out x W_out` with each output size as
+    `nn.conv2d`'s. `padding` is `[front, top, left, back, bottom, right]`
+    (the three leading pads, then the three trailing ones).
+
+    Video networks (R3D, MC3, R(2+1)D) are made of these. The lowering
+    (convert-nn-to-linalg) computes one `nn.conv2d` per kernel depth over
+    the output depths folded into the batch, so the 2-D kernels, their
+    algorithm choice and their compile-time filter packing serve it; the
+    partial results are summed.
+
+    Example:
+    ```mlir
+    %y = nn.conv3d %x, %w, %b {strides = array<i64: 1, 2, 2>,
+                               padding = array<i64: 1, 3, 3, 1, 3, 3>}
+        : (tensor<1x3x8x112x112xf32>, tensor<64x3x3x7x7xf32>, tensor<64xf32>)
+        -> tensor<1x64x8x56x56xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor5D:$input,
+                       NN_FloatTensor5D:$filter,
+                       Optional<1DTensorOf<[F32, F16, BF16]>>:$bias,
+                       NN_I64ArrayOfSize<3, "{1, 1, 1}">:$strides,
+                       NN_I64ArrayOfSize<6, "{0, 0, 0, 0, 0, 0}">:$padding,
+                       NN_I64ArrayOfSize<3, "{1, 1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs NN_FloatTensor5D:$output);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];

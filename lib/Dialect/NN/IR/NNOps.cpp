@@ -152,6 +152,39 @@ struct ActivationDims {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
+/// The channel and group checks nn.conv2d and nn.conv3d share: `channels`
+/// (the input's) and the filter's first two dims agree with `groups`, and
+/// the bias has one accumulator-typed value per output channel.
+static LogicalResult checkConvChannels(ShapeChecker &check, int64_t channels,
+                                       ArrayRef<int64_t> filter, int64_t groups,
+                                       Value bias, Type elementType) {
+  if (groups <= 0)
+    return check.fail("attribute 'groups' must be positive, got ", groups);
+  if (ShapedType::isDynamic(channels))
+    return check.fail("operand 'input' must have a static channel dimension");
+  if (channels % groups != 0)
+    return check.fail("input channel count ", channels,
+                      " is not divisible by groups = ", groups);
+  if (filter[0] % groups != 0)
+    return check.fail("output channel count (filter dim 0) ", filter[0],
+                      " is not divisible by groups = ", groups);
+  if (filter[1] != channels / groups)
+    return check.fail("operand 'filter' dim 1 is ", filter[1],
+                      " but input channels / groups = ", channels, " / ",
+                      groups, " = ", channels / groups);
+  if (!bias)
+    return success();
+  RankedTensorType biasType = rankedType(bias);
+  if (biasType.getDimSize(0) != filter[0])
+    return check.fail("operand 'bias' has ", biasType.getDimSize(0),
+                      " elements but the filter has ", filter[0],
+                      " output channels");
+  if (biasType.getElementType() != accumulatorType(elementType))
+    return check.fail("operand 'bias' element type ", biasType.getElementType(),
+                      " should be ", accumulatorType(elementType));
+  return success();
+}
+
 LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
@@ -174,37 +207,12 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
       failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
       failed(check.requireNonNegative(adaptor.getPadding(), "padding")))
     return failure();
-  int64_t groups = adaptor.getGroups();
-  if (groups <= 0)
-    return check.fail("attribute 'groups' must be positive, got ", groups);
-
   ActivationDims dims(adaptor.getLayout());
   ArrayRef<int64_t> in = inputType.getShape();
   ArrayRef<int64_t> filter = filterType.getShape();
-  int64_t channels = in[dims.c];
-  if (ShapedType::isDynamic(channels))
-    return check.fail("operand 'input' must have a static channel dimension");
-  if (channels % groups != 0)
-    return check.fail("input channel count ", channels,
-                      " is not divisible by groups = ", groups);
-  if (filter[0] % groups != 0)
-    return check.fail("output channel count (filter dim 0) ", filter[0],
-                      " is not divisible by groups = ", groups);
-  if (filter[1] != channels / groups)
-    return check.fail("operand 'filter' dim 1 is ", filter[1],
-                      " but input channels / groups = ", channels, " / ",
-                      groups, " = ", channels / groups);
-  if (Value bias = adaptor.getBias()) {
-    RankedTensorType biasType = rankedType(bias);
-    if (biasType.getDimSize(0) != filter[0])
-      return check.fail("operand 'bias' has ", biasType.getDimSize(0),
-                        " elements but the filter has ", filter[0],
-                        " output channels");
-    if (biasType.getElementType() != accumulatorType(inputType.getElementType()))
-      return check.fail("operand 'bias' element type ",
-                        biasType.getElementType(), " should be ",
-                        accumulatorType(inputType.getElementType()));
-  }
+  if (failed(checkConvChannels(check, in[dims.c], filter, adaptor.getGroups(),
+                               adaptor.getBias(), inputType.getElementType())))
+    return failure();
 
   ArrayRef<int64_t> pad = adaptor.getPadding();
   ArrayRef<int64_t> stride = adaptor.getStrides();
@@ -232,6 +240,62 @@ std::optional<int64_t> Conv2DOp::getFlopCount() {
   ArrayRef<int64_t> filter = getFilter().getType().getShape();
   // Each output element takes C_in/g * K_h * K_w multiply-accumulates.
   return 2 * outType.getNumElements() * filter[1] * filter[2] * filter[3];
+}
+
+LogicalResult Conv3DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ShapeChecker check(loc, "conv3d");
+  RankedTensorType inputType = rankedType(adaptor.getInput());
+  RankedTensorType filterType = rankedType(adaptor.getFilter());
+  if (failed(check.requireRank(inputType, 5, "input")) ||
+      failed(check.requireRank(filterType, 5, "filter")) ||
+      failed(check.requireCount(adaptor.getStrides(), 3, "strides")) ||
+      failed(check.requireCount(adaptor.getDilations(), 3, "dilations")) ||
+      failed(check.requireCount(adaptor.getPadding(), 6, "padding")))
+    return failure();
+  if (inputType.getElementType() != filterType.getElementType())
+    return check.fail("operand 'filter' element type ",
+                      filterType.getElementType(),
+                      " differs from operand 'input' element type ",
+                      inputType.getElementType());
+  if (failed(check.requireStatic(filterType, "filter")) ||
+      failed(check.requirePositive(adaptor.getStrides(), "strides")) ||
+      failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
+      failed(check.requireNonNegative(adaptor.getPadding(), "padding")))
+    return failure();
+  ArrayRef<int64_t> in = inputType.getShape();
+  ArrayRef<int64_t> filter = filterType.getShape();
+  if (failed(checkConvChannels(check, in[1], filter, adaptor.getGroups(),
+                               adaptor.getBias(), inputType.getElementType())))
+    return failure();
+  ArrayRef<int64_t> pad = adaptor.getPadding();
+  SmallVector<int64_t> shape = {in[0], filter[0]};
+  for (int i = 0; i < 3; ++i) {
+    int64_t out =
+        windowOutputSize(in[2 + i], pad[i], pad[3 + i], filter[2 + i],
+                         adaptor.getStrides()[i], adaptor.getDilations()[i]);
+    if (out == kWindowOverflow)
+      return check.fail("output size overflows 64 bits");
+    if (out == 0)
+      return check.fail("dilated kernel ", filter[2], "x", filter[3], "x",
+                        filter[4], " is larger than the padded input ", in[2],
+                        "x", in[3], "x", in[4]);
+    shape.push_back(out);
+  }
+  results.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+std::optional<int64_t> Conv3DOp::getFlopCount() {
+  auto outType = cast<RankedTensorType>(getType());
+  if (!outType.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> filter = getFilter().getType().getShape();
+  // Each output element takes C_in/g * K_d * K_h * K_w multiply-accumulates.
+  return 2 * outType.getNumElements() * filter[1] * filter[2] * filter[3] *
+         filter[4];
 }
 
 LogicalResult
