@@ -282,31 +282,34 @@ LogicalResult importMean(NodeContext &ctx) {
   return success();
 }
 
-/// Resolves auto_pad to explicit [top, left, bottom, right] pads.
+/// Resolves auto_pad to explicit pads, the leading ones of every spatial
+/// dim then the trailing ones ([top, left, bottom, right] in 2-D); the
+/// spatial rank is the kernel's.
 FailureOr<SmallVector<int64_t>> spatialPads(NodeContext &ctx,
                                             RankedTensorType inputType,
                                             ArrayRef<int64_t> kernel,
                                             ArrayRef<int64_t> strides,
                                             ArrayRef<int64_t> dilations) {
+  size_t rank = kernel.size();
   std::string autoPad = ctx.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "NOTSET") {
     SmallVector<int64_t> pads =
-        ctx.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
-    if (pads.size() != 4) {
-      (void)ctx.fail("only 2-D pads are supported, got " + Twine(pads.size()) +
-                     " values");
+        ctx.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
+    if (pads.size() != 2 * rank) {
+      (void)ctx.fail("'pads' of a " + Twine(rank) + "-D op must have " +
+                     Twine(2 * rank) + " values, got " + Twine(pads.size()));
       return failure();
     }
     return pads;
   }
   if (autoPad == "VALID")
-    return SmallVector<int64_t>{0, 0, 0, 0};
+    return SmallVector<int64_t>(2 * rank, 0);
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
     (void)ctx.fail("auto_pad '" + autoPad + "' is not supported");
     return failure();
   }
-  SmallVector<int64_t> pads(4);
-  for (int i = 0; i < 2; ++i) {
+  SmallVector<int64_t> pads(2 * rank);
+  for (size_t i = 0; i < rank; ++i) {
     int64_t size = inputType.getDimSize(2 + i);
     if (ShapedType::isDynamic(size)) {
       (void)ctx.fail("auto_pad " + autoPad + " needs static spatial sizes");
@@ -317,7 +320,7 @@ FailureOr<SmallVector<int64_t>> spatialPads(NodeContext &ctx,
         (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1 - size, 0);
     int64_t small = total / 2, large = total - small;
     pads[i] = autoPad == "SAME_UPPER" ? small : large;
-    pads[i + 2] = autoPad == "SAME_UPPER" ? large : small;
+    pads[i + rank] = autoPad == "SAME_UPPER" ? large : small;
   }
   return pads;
 }
@@ -327,9 +330,9 @@ LogicalResult importConv(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x) || failed(wType))
     return failure();
-  if (wType->getRank() != 4)
-    return ctx.fail("only 1-D and 2-D convolutions are supported (weight "
-                    "rank " +
+  if (wType->getRank() != 4 && wType->getRank() != 5)
+    return ctx.fail("only 1-D, 2-D and 3-D convolutions are supported "
+                    "(weight rank " +
                     Twine(wType->getRank()) + ")");
   FailureOr<ConvAttributes> attrs = convAttributes(
       ctx, cast<RankedTensorType>(x->getType()), wType->getShape());
@@ -492,6 +495,57 @@ LogicalResult spatial1DAs2D(NodeContext &ctx) {
     FailureOr<Value> lowered = reshapeTo(ctx, y, shape);
     outputFailed = failed(lowered);
     return lowered;
+  };
+  LogicalResult result = Handler(ctx);
+  ctx.outputTransform = nullptr;
+  return failure(failed(result) || outputFailed);
+}
+
+/// Per-channel ops defined on 4-D NCHW (BatchNormalization, and
+/// GlobalAveragePool over the spatial dims) on other ranks: (N, C) and
+/// (N, C, L) run as (N, C, 1, 1) and (N, C, 1, L) (BatchNorm1d), and
+/// (N, C, D, H, W) and up as (N, C, D*H..., W) (video networks): the
+/// channels stay dim 1 and every other element keeps its channel. The
+/// result gets the input's rank back: its shape (`KeepsSpatial`) or the
+/// pooled unit spatial dims.
+template <LogicalResult (*Handler)(NodeContext &), bool KeepsSpatial>
+LogicalResult channelsAs4D(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  if (rank == 4)
+    return Handler(ctx);
+  if (rank < 2 || (!KeepsSpatial && rank < 3))
+    return ctx.fail("input of rank " + Twine(rank) +
+                    " has no channel dimension (N, C, ...)");
+  ArrayRef<int64_t> shape = type.getShape();
+  if (llvm::any_of(shape.drop_front(), ShapedType::isDynamic))
+    return ctx.fail("an input of rank " + Twine(rank) +
+                    " needs static sizes other than the batch, got " +
+                    Twine(llvm::join(llvm::map_range(reshapeSpec(shape),
+                                                     [](int64_t d) {
+                                                       return Twine(d).str();
+                                                     }),
+                                     "x")));
+  int64_t batch = ShapedType::isDynamic(shape[0]) ? -1 : shape[0];
+  int64_t width = rank > 2 ? shape.back() : 1;
+  int64_t rows = 1;
+  for (int64_t d : shape.drop_front(2).drop_back(rank > 2 ? 1 : 0))
+    rows *= d;
+  FailureOr<Value> viewed = reshapeTo(ctx, *x, {batch, shape[1], rows, width});
+  if (failed(viewed))
+    return failure();
+  ctx.inputOverrides[0] = *viewed;
+  SmallVector<int64_t> resultShape = reshapeSpec(shape);
+  if (!KeepsSpatial)
+    std::fill(resultShape.begin() + 2, resultShape.end(), 1);
+  bool outputFailed = false;
+  ctx.outputTransform = [&](Value y) -> FailureOr<Value> {
+    FailureOr<Value> restored = reshapeTo(ctx, y, resultShape);
+    outputFailed = failed(restored);
+    return restored;
   };
   LogicalResult result = Handler(ctx);
   ctx.outputTransform = nullptr;
@@ -3499,11 +3553,18 @@ FailureOr<ConvAttributes>
 onnximport::convAttributes(NodeContext &ctx, RankedTensorType inputType,
                            ArrayRef<int64_t> weightShape) {
   ConvAttributes attrs;
-  attrs.strides = ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> kernel(weightShape.drop_front(2));
+  size_t rank = kernel.size();
+  attrs.strides =
+      ctx.intsAttr("strides").value_or(SmallVector<int64_t>(rank, 1));
   attrs.dilations =
-      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>(rank, 1));
   attrs.groups = ctx.intAttr("group", 1);
-  SmallVector<int64_t> kernel{weightShape[2], weightShape[3]};
+  if (attrs.strides.size() != rank || attrs.dilations.size() != rank) {
+    (void)ctx.fail("'strides' and 'dilations' of a " + Twine(rank) +
+                   "-D convolution must have " + Twine(rank) + " values");
+    return failure();
+  }
   FailureOr<SmallVector<int64_t>> pads =
       spatialPads(ctx, inputType, kernel, attrs.strides, attrs.dilations);
   if (failed(pads))
@@ -3518,6 +3579,12 @@ FailureOr<Value> onnximport::createConv(NodeContext &ctx, Value x, Value w,
   SmallVector<Value> operands{x, w};
   if (bias)
     operands.push_back(bias);
+  if (cast<RankedTensorType>(w.getType()).getRank() == 5)
+    return ctx.create<nn::Conv3DOp>(
+        operands, {i64Array(ctx, "strides", attrs.strides),
+                   i64Array(ctx, "padding", attrs.pads),
+                   i64Array(ctx, "dilations", attrs.dilations),
+                   i64Attr(ctx, "groups", attrs.groups)});
   return ctx.create<nn::Conv2DOp>(
       operands, {i64Array(ctx, "strides", attrs.strides),
                  i64Array(ctx, "padding", attrs.pads),
@@ -3536,49 +3603,70 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Acosh", unary<nn::AcoshOp>, "nn.acosh", ""},
       {"Add", binary<nn::AddOp>, "nn.add",
        "numpy broadcasting; constants fold"},
-      {"And", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
-      {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max", "floats; axis, keepdims, select_last_index"},
-      {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min", "floats; axis, keepdims, select_last_index"},
+      {"And", importFoldedBinary, "nn.logical",
+       "booleans; numpy broadcasting; constants fold"},
+      {"ArgMax", importArgReduce<nn::ArgMaxOp>, "nn.arg_max",
+       "floats; axis, keepdims, select_last_index"},
+      {"ArgMin", importArgReduce<nn::ArgMinOp>, "nn.arg_min",
+       "floats; axis, keepdims, select_last_index"},
       {"Asin", unary<nn::AsinOp>, "nn.asin", ""},
       {"Asinh", unary<nn::AsinhOp>, "nn.asinh", ""},
       {"Atan", unary<nn::AtanOp>, "nn.atan", ""},
       {"Atanh", unary<nn::AtanhOp>, "nn.atanh", ""},
-      {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>, "nn.avg_pool2d",
+      {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>,
+       "nn.avg_pool2d",
        "1-D (as 2-D) and 2-D; pads, auto_pad, ceil_mode, count_include_pad"},
-      {"BatchNormalization", importBatchNormalization, "nn.batch_norm",
-       "inference form (training_mode = 0), spatial"},
-      {"Cast", importCast, "nn.cast", "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
+      {"BatchNormalization", channelsAs4D<importBatchNormalization, true>,
+       "nn.batch_norm",
+       "inference form (training_mode = 0), spatial; rank 2 and up (other "
+       "ranks viewed as 4-D)"},
+      {"Cast", importCast, "nn.cast",
+       "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
       {"CastLike", importCast, "nn.cast", "as Cast"},
       {"Ceil", unary<nn::CeilOp>, "nn.ceil", ""},
       {"Celu", importCelu, "nn.div + nn.elu + nn.mul", "alpha"},
-      {"Clip", importClip, "nn.clip (integers: nn.max + nn.min)", "min/max must be constants"},
+      {"Clip", importClip, "nn.clip (integers: nn.max + nn.min)",
+       "min/max must be constants"},
       {"Concat", importConcat, "nn.concat", "1-D constants fold"},
       {"Constant", importConstant, "import-time constant",
        "value, value_float(s), value_int(s)"},
-      {"ConstantOfShape", importConstantOfShape, "folded; nn.broadcast_to", "value attribute; shape constant, or computed at run time"},
-      {"Conv", spatial1DAs2D<importConv, true>, "nn.conv2d",
-       "1-D (as 2-D) and 2-D; strides, pads, auto_pad, dilations, group, bias"},
-      {"ConvInteger", importConvInteger, "nn.conv2d (i8 -> i32) (+ nn.pad, nn.sub)",
-       "2-D; constant weight within int8 once its zero point is taken away; scalar input zero point; UINT8 held as i8 - 128"},
-      {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>, "nn.conv_transpose2d",
-       "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, strides, dilations, group"},
+      {"ConstantOfShape", importConstantOfShape, "folded; nn.broadcast_to",
+       "value attribute; shape constant, or computed at run time"},
+      {"Conv", spatial1DAs2D<importConv, true>, "nn.conv2d, nn.conv3d",
+       "1-D (as 2-D), 2-D and 3-D; strides, pads, auto_pad, dilations, group, "
+       "bias"},
+      {"ConvInteger", importConvInteger,
+       "nn.conv2d (i8 -> i32) (+ nn.pad, nn.sub)",
+       "2-D; constant weight within int8 once its zero point is taken away; "
+       "scalar input zero point; UINT8 held as i8 - 128"},
+      {"ConvTranspose", spatial1DAs2D<importConvTranspose, true>,
+       "nn.conv_transpose2d",
+       "1-D (as 2-D) and 2-D; pads, output_padding, output_shape, auto_pad, "
+       "strides, dilations, group"},
       {"Cos", unary<nn::CosOp>, "nn.cos", ""},
       {"Cosh", unary<nn::CoshOp>, "nn.cosh", ""},
-      {"CumSum", importCumSum, "nn.cumsum", "axis constant; exclusive, reverse"},
-      {"DepthToSpace", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
+      {"CumSum", importCumSum, "nn.cumsum",
+       "axis constant; exclusive, reverse"},
+      {"DepthToSpace", importDepthSpace,
+       "nn.reshape + nn.transpose + nn.reshape", "NCHW; DCR and CRD"},
       {"DequantizeLinear", importDequantizeLinear, "nn.dequantize",
-       "INT8, UINT8, INT32; per tensor or per axis; FLOAT scale; constants fold (weights of QDQ models)"},
+       "INT8, UINT8, INT32; per tensor or per axis; FLOAT scale; constants "
+       "fold (weights of QDQ models)"},
       {"Div", binary<nn::DivOp>, "nn.div",
        "numpy broadcasting; constants fold"},
       {"Dropout", importIdentity, "identity", "inference only; no mask output"},
-      {"Einsum", importEinsum, "nn.batch_matmul (+ nn.transpose, nn.reshape, nn.reduce)",
+      {"Einsum", importEinsum,
+       "nn.batch_matmul (+ nn.transpose, nn.reshape, nn.reduce)",
        "1 or 2 operands, ellipsis, implicit output; no diagonals"},
       {"Elu", importElu, "nn.elu", "alpha"},
-      {"Equal", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"Equal", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
       {"Erf", unary<nn::ErfOp>, "nn.erf", ""},
       {"Exp", unary<nn::ExpOp>, "nn.exp", ""},
-      {"Expand", importExpand, "nn.broadcast_to", "shape constant; constants fold"},
-      {"EyeLike", importEyeLike, "import-time constant", "2-D static shape; k, dtype"},
+      {"Expand", importExpand, "nn.broadcast_to",
+       "shape constant; constants fold"},
+      {"EyeLike", importEyeLike, "import-time constant",
+       "2-D static shape; k, dtype"},
       {"Flatten", importFlatten, "nn.flatten / nn.reshape", "any axis"},
       {"Floor", unary<nn::FloorOp>, "nn.floor", ""},
       {"Gather", importGather,
@@ -3587,114 +3675,188 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
        "any axis; negative indices"},
       {"GatherElements", importGatherElements, "nn.gather_elements",
        "any axis; negative indices"},
-      {"GatherND", importGatherND, "nn.slice/compare/select/mul/add to row numbers + nn.reshape + nn.gather", "any number of coordinates; negative indices; batch_dims (static indices)"},
+      {"GatherND", importGatherND,
+       "nn.slice/compare/select/mul/add to row numbers + nn.reshape + "
+       "nn.gather",
+       "any number of coordinates; negative indices; batch_dims (static "
+       "indices)"},
       {"Gemm", importGemm, "nn.linear (+ nn.transpose, nn.mul, nn.add)",
        "alpha, beta, transA, transB, broadcast C"},
-      {"GlobalAveragePool", importGlobalAveragePool, "nn.global_avg_pool2d",
-       "4-D"},
+      {"GlobalAveragePool", channelsAs4D<importGlobalAveragePool, false>,
+       "nn.global_avg_pool2d", "rank 3 and up (other ranks viewed as 4-D)"},
       {"GlobalMaxPool", importGlobalMaxPool, "nn.reduce max", "rank 3 and up"},
-      {"Greater", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
-      {"GreaterOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"Greater", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
+      {"GreaterOrEqual", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
       {"GRU", importRecurrent<nn::GruOp>, "nn.gru",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip, linear_before_reset"},
-      {"Hardmax", importHardmax, "nn.arg_max + nn.compare + nn.cast", "any axis from opset 13; flattened at axis before; static size along axis"},
+      {"Hardmax", importHardmax, "nn.arg_max + nn.compare + nn.cast",
+       "any axis from opset 13; flattened at axis before; static size along "
+       "axis"},
       {"HardSigmoid", importHardSigmoid, "nn.hard_sigmoid", "alpha, beta"},
       {"HardSwish", unary<nn::HardSwishOp>, "nn.hard_swish", ""},
       {"Identity", importIdentity, "identity", ""},
-      {"InstanceNormalization", importInstanceNormalization, "nn.layer_norm (spatial dims) + nn.mul, nn.add", "any rank from 3; epsilon"},
-      {"IsInf", importIsInf, "nn.compare (+ nn.logical)", "detect_positive, detect_negative"},
+      {"InstanceNormalization", importInstanceNormalization,
+       "nn.layer_norm (spatial dims) + nn.mul, nn.add",
+       "any rank from 3; epsilon"},
+      {"IsInf", importIsInf, "nn.compare (+ nn.logical)",
+       "detect_positive, detect_negative"},
       {"IsNaN", importIsNaN, "nn.compare ne of x with itself", ""},
-      {"LayerNormalization", importLayerNormalization, "nn.layer_norm (nn.reduce mean, nn.sub/mul/add/sqrt/div where Mean or InvStdDev is read)", "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
+      {"LayerNormalization", importLayerNormalization,
+       "nn.layer_norm (nn.reduce mean, nn.sub/mul/add/sqrt/div where Mean or "
+       "InvStdDev is read)",
+       "any axis; epsilon; optional bias; Mean and InvStdDev outputs"},
       {"LeakyRelu", importLeakyRelu, "nn.leaky_relu", "alpha"},
-      {"Less", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
-      {"LessOrEqual", importFoldedBinary, "nn.compare", "numpy broadcasting; constants fold"},
+      {"Less", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
+      {"LessOrEqual", importFoldedBinary, "nn.compare",
+       "numpy broadcasting; constants fold"},
       {"Log", unary<nn::LogOp>, "nn.log", ""},
       {"LogSoftmax", importSoftmax<nn::LogSoftmaxOp>, "nn.log_softmax",
        "any axis from opset 13; the last axis before"},
-      {"LRN", importLRN, "nn.mul + nn.avg_pool2d over channels + nn.pow + nn.div", "rank 3 and up; static channel and spatial sizes; size, alpha, beta, bias"},
+      {"LRN", importLRN,
+       "nn.mul + nn.avg_pool2d over channels + nn.pow + nn.div",
+       "rank 3 and up; static channel and spatial sizes; size, alpha, beta, "
+       "bias"},
       {"LSTM", importRecurrent<nn::LstmOp>, "nn.lstm",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h/c, "
        "peepholes, activations with alpha/beta, clip, input_forget"},
-      {"MatMul", importMatMul, "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
-       "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as one GEMM, batch broadcasting"},
+      {"MatMul", importMatMul,
+       "nn.matmul / nn.batch_matmul (+ nn.reshape, nn.broadcast_to)",
+       "any ranks (numpy matmul): 1-D operands, a shared 2-D right operand as "
+       "one GEMM, batch broadcasting"},
       {"MatMulInteger", importMatMulInteger, "nn.matmul (i8 -> i32) (+ nn.sub)",
-       "constant 2-D b within int8 once its zero point is taken away; scalar a zero point"},
-      {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
-      {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
-       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
-      {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
-      {"MeanVarianceNormalization", importMeanVarianceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "axes"},
-      {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},
-      {"Mod", importFoldedBinary, "nn.mod", "fmod (floats need fmod = 1); integer division by 0 gives 0; constants fold"},
+       "constant 2-D b within int8 once its zero point is taken away; scalar a "
+       "zero point"},
+      {"Max", variadic<nn::MaxOp>, "nn.max",
+       "any number of inputs, broadcasting"},
+      {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>,
+       "nn.max_pool2d",
+       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices "
+       "output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
+      {"Mean", importMean, "nn.add + nn.div",
+       "any number of inputs, broadcasting"},
+      {"MeanVarianceNormalization", importMeanVarianceNormalization,
+       "nn.reduce mean, nn.sub/mul/add/sqrt/div", "axes"},
+      {"Min", variadic<nn::MinOp>, "nn.min",
+       "any number of inputs, broadcasting"},
+      {"Mod", importFoldedBinary, "nn.mod",
+       "fmod (floats need fmod = 1); integer division by 0 gives 0; constants "
+       "fold"},
       {"Mul", binary<nn::MulOp>, "nn.mul",
        "numpy broadcasting; constants fold"},
       {"Neg", unary<nn::NegOp>, "nn.neg", "floats"},
       {"Not", importNot, "nn.not", "constants fold"},
-      {"OneHot", importOneHot, "nn.compare with an index ramp + nn.select", "depth constant; any axis; negative indices; values at run time"},
-      {"Or", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
-      {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add", "slope broadcast (numpy rules)"},
-      {"Pad", importPad, "nn.pad", "constant, edge and reflect modes; pads and value constant"},
-      {"Pow", importPow, "nn.pow (+ nn.cast)", "numpy broadcasting; any exponent type (cast to the base's); integer bases raised in f64"},
-      {"QLinearConv", importQLinearConv, "nn.conv2d (i8 -> i32) + nn.dequantize + nn.quantize",
-       "2-D; integer kernels for a constant weight within int8 once its zero point is taken away, else dequantize + f32 conv + quantize"},
-      {"QLinearMatMul", importQLinearMatMul, "nn.matmul (i8 -> i32) + nn.dequantize + nn.quantize",
-       "integer kernels for a constant 2-D b within int8 once its zero point is taken away, else in f32"},
+      {"OneHot", importOneHot, "nn.compare with an index ramp + nn.select",
+       "depth constant; any axis; negative indices; values at run time"},
+      {"Or", importFoldedBinary, "nn.logical",
+       "booleans; numpy broadcasting; constants fold"},
+      {"PRelu", importPRelu, "nn.max + nn.min + nn.mul + nn.add",
+       "slope broadcast (numpy rules)"},
+      {"Pad", importPad, "nn.pad",
+       "constant, edge and reflect modes; pads and value constant"},
+      {"Pow", importPow, "nn.pow (+ nn.cast)",
+       "numpy broadcasting; any exponent type (cast to the base's); integer "
+       "bases raised in f64"},
+      {"QLinearConv", importQLinearConv,
+       "nn.conv2d (i8 -> i32) + nn.dequantize + nn.quantize",
+       "2-D; integer kernels for a constant weight within int8 once its zero "
+       "point is taken away, else dequantize + f32 conv + quantize"},
+      {"QLinearMatMul", importQLinearMatMul,
+       "nn.matmul (i8 -> i32) + nn.dequantize + nn.quantize",
+       "integer kernels for a constant 2-D b within int8 once its zero point "
+       "is taken away, else in f32"},
       {"QuantizeLinear", importQuantizeLinear, "nn.quantize",
        "FLOAT to INT8 or UINT8; per tensor or per axis; no block_size"},
-      {"Range", importRange, "folded; nn.broadcast_to + nn.cumsum", "import-time constants; integers with a start or limit known at run time (a symbolic length) and a constant delta"},
+      {"Range", importRange, "folded; nn.broadcast_to + nn.cumsum",
+       "import-time constants; integers with a start or limit known at run "
+       "time (a symbolic length) and a constant delta"},
       {"Reciprocal", unary<nn::ReciprocalOp>, "nn.reciprocal", ""},
-      {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceLogSum", importReduce<nn::ReduceKind::LogSum>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceLogSumExp", importReduce<nn::ReduceKind::LogSumExp>, "nn.reduce", "any axes, keepdims; max-shifted"},
-      {"ReduceMax", importReduce<nn::ReduceKind::Max>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceMean", importReduce<nn::ReduceKind::Mean>, "nn.reduce (nn.global_avg_pool2d for H, W of 4-D)",
+      {"ReduceL1", importReduce<nn::ReduceKind::L1>, "nn.reduce",
        "any axes, keepdims"},
-      {"ReduceMin", importReduce<nn::ReduceKind::Min>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceProd", importReduce<nn::ReduceKind::Prod>, "nn.reduce", "any axes, keepdims"},
-      {"ReduceSum", importReduce<nn::ReduceKind::Sum>, "nn.reduce", "any axes (attribute, or a constant input from opset 13), keepdims, noop_with_empty_axes"},
-      {"ReduceSumSquare", importReduce<nn::ReduceKind::SumSquare>, "nn.reduce", "any axes, keepdims"},
+      {"ReduceL2", importReduce<nn::ReduceKind::L2>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceLogSum", importReduce<nn::ReduceKind::LogSum>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceLogSumExp", importReduce<nn::ReduceKind::LogSumExp>, "nn.reduce",
+       "any axes, keepdims; max-shifted"},
+      {"ReduceMax", importReduce<nn::ReduceKind::Max>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceMean", importReduce<nn::ReduceKind::Mean>,
+       "nn.reduce (nn.global_avg_pool2d for H, W of 4-D)",
+       "any axes, keepdims"},
+      {"ReduceMin", importReduce<nn::ReduceKind::Min>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceProd", importReduce<nn::ReduceKind::Prod>, "nn.reduce",
+       "any axes, keepdims"},
+      {"ReduceSum", importReduce<nn::ReduceKind::Sum>, "nn.reduce",
+       "any axes (attribute, or a constant input from opset 13), keepdims, "
+       "noop_with_empty_axes"},
+      {"ReduceSumSquare", importReduce<nn::ReduceKind::SumSquare>, "nn.reduce",
+       "any axes, keepdims"},
       {"Relu", unary<nn::ReluOp>, "nn.relu", ""},
       {"Reshape", importReshape, "nn.reshape",
        "constant shape; 0 copies, -1 infers"},
       {"Resize", importResize, "nn.resize",
-       "NCHW; scales constant, sizes constant or (H, W) computed at run time; nearest (any nearest_mode), linear, cubic (cubic_coeff_a, exclude_outside); every coordinate mode (tf_crop_and_resize: roi constant, extrapolation_value)"},
+       "NCHW; scales constant, sizes constant or (H, W) computed at run time; "
+       "nearest (any nearest_mode), linear, cubic (cubic_coeff_a, "
+       "exclude_outside); every coordinate mode (tf_crop_and_resize: roi "
+       "constant, extrapolation_value)"},
       {"RNN", importRecurrent<nn::RnnOp>, "nn.rnn",
        "forward/reverse/bidirectional, layout 0/1, sequence_lens, initial_h, "
        "activations with alpha/beta, clip"},
       {"Round", unary<nn::RoundOp>, "nn.round", "halves to even"},
-      {"ScatterND", importScatterND, "folded", "import-time constants only; reduction none"},
+      {"ScatterND", importScatterND, "folded",
+       "import-time constants only; reduction none"},
       {"Selu", importSelu, "nn.selu", "alpha, gamma"},
-      {"Shape", importShape, "folded", "start/end; dynamic dimensions read at run time, and the shape arithmetic on them (Gather, Concat, Unsqueeze, Squeeze, Slice, Add, Sub, Mul, Div, Equal, Where, Cast) kept symbolic for Reshape and Expand"},
-      {"Shrink", importShrink, "nn.compare + nn.select + nn.add/sub", "lambd, bias"},
+      {"Shape", importShape, "folded",
+       "start/end; dynamic dimensions read at run time, and the shape "
+       "arithmetic on them (Gather, Concat, Unsqueeze, Squeeze, Slice, Add, "
+       "Sub, Mul, Div, Equal, Where, Cast) kept symbolic for Reshape and "
+       "Expand"},
+      {"Shrink", importShrink, "nn.compare + nn.select + nn.add/sub",
+       "lambd, bias"},
       {"Sigmoid", unary<nn::SigmoidOp>, "nn.sigmoid", ""},
       {"Sign", unary<nn::SignOp>, "nn.sign", "floats and signed integers"},
       {"Sin", unary<nn::SinOp>, "nn.sin", ""},
       {"Sinh", unary<nn::SinhOp>, "nn.sinh", ""},
       {"Size", importSize, "folded", "static shapes"},
-      {"Slice", importSlice, "nn.slice", "starts, axes and steps constant; ends constant or computed at run time (step 1); steps of either sign; constant data folds"},
+      {"Slice", importSlice, "nn.slice",
+       "starts, axes and steps constant; ends constant or computed at run time "
+       "(step 1); steps of either sign; constant data folds"},
       {"Softmax", importSoftmax<nn::SoftmaxOp>, "nn.softmax",
        "any axis from opset 13; the last axis before"},
       {"Softplus", unary<nn::SoftplusOp>, "nn.softplus", ""},
       {"Softsign", unary<nn::SoftsignOp>, "nn.softsign", ""},
-      {"SpaceToDepth", importDepthSpace, "nn.reshape + nn.transpose + nn.reshape", "NCHW"},
-      {"Split", importSplit, "nn.slice per output", "split sizes (input from opset 13, or attribute) constant, or equal parts; the split axis static"},
+      {"SpaceToDepth", importDepthSpace,
+       "nn.reshape + nn.transpose + nn.reshape", "NCHW"},
+      {"Split", importSplit, "nn.slice per output",
+       "split sizes (input from opset 13, or attribute) constant, or equal "
+       "parts; the split axis static"},
       {"Sqrt", unary<nn::SqrtOp>, "nn.sqrt", ""},
       {"Squeeze", importSqueezeLike, "nn.reshape", "constants fold"},
       {"Sub", binary<nn::SubOp>, "nn.sub",
        "numpy broadcasting; constants fold"},
-      {"Sum", variadic<nn::AddOp>, "nn.add", "any number of inputs, broadcasting"},
+      {"Sum", variadic<nn::AddOp>, "nn.add",
+       "any number of inputs, broadcasting"},
       {"Tan", unary<nn::TanOp>, "nn.tan", ""},
       {"Tanh", unary<nn::TanhOp>, "nn.tanh", ""},
-      {"ThresholdedRelu", importThresholdedRelu, "nn.compare + nn.select", "alpha"},
-      {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape", "repeats constant"},
-      {"TopK", importTopK, "nn.top_k", "K constant; axis, largest; always sorted, ties by lower index"},
+      {"ThresholdedRelu", importThresholdedRelu, "nn.compare + nn.select",
+       "alpha"},
+      {"Tile", importTile, "nn.reshape + nn.broadcast_to + nn.reshape",
+       "repeats constant"},
+      {"TopK", importTopK, "nn.top_k",
+       "K constant; axis, largest; always sorted, ties by lower index"},
       {"Transpose", importTranspose, "nn.transpose", "perm (default: reverse)"},
-      {"Trilu", importTrilu, "nn.select by a mask", "upper/lower; k constant or at run time; last two dimensions static"},
+      {"Trilu", importTrilu, "nn.select by a mask",
+       "upper/lower; k constant or at run time; last two dimensions static"},
       {"Unsqueeze", importSqueezeLike, "nn.reshape", "constants fold"},
-      {"Where", importWhere, "nn.select", "numpy broadcasting of all three; constants fold"},
-      {"Xor", importFoldedBinary, "nn.logical", "booleans; numpy broadcasting; constants fold"},
+      {"Where", importWhere, "nn.select",
+       "numpy broadcasting of all three; constants fold"},
+      {"Xor", importFoldedBinary, "nn.logical",
+       "booleans; numpy broadcasting; constants fold"},
   };
   return table;
 }

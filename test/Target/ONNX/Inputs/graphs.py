@@ -958,6 +958,85 @@ def conv_transpose_output_shape_beyond_full():
     return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w), ("b", b)]), [x], y
 
 
+# ------------------------------------------- 3-D convolutions (video)
+# nn.conv3d; BatchNormalization and GlobalAveragePool on 5-D viewed as 4-D.
+def bn_params(c):
+    return rand(c), rand(c), rand(c), np.abs(rand(c)) + 0.5
+
+
+@case
+def conv3d_video_block():
+    """R3D's pieces: a 3x7x7 stem (stride 1x2x2), batch norm, ReLU, a
+    grouped 3x3x3 stride-2 convolution without bias, batch norm, ReLU,
+    global average pool over (D, H, W), a classifier."""
+    x = rand(2, 3, 4, 12, 12)
+    w1, b1 = rand(8, 3, 3, 7, 7) * 0.1, rand(8)
+    w2 = rand(8, 4, 3, 3, 3) * 0.1
+    fc, fcb = rand(5, 8), rand(5)
+    s1, o1, m1, v1 = bn_params(8)
+    s2, o2, m2, v2 = bn_params(8)
+    h = F.conv3d(t(x), t(w1), t(b1), stride=(1, 2, 2), padding=(1, 3, 3))
+    h = F.relu(F.batch_norm(h, t(m1), t(v1), t(s1), t(o1), eps=1e-5))
+    h = F.conv3d(h, t(w2), None, stride=2, padding=1, groups=2)
+    h = F.relu(F.batch_norm(h, t(m2), t(v2), t(s2), t(o2), eps=1e-5))
+    y = F.linear(F.adaptive_avg_pool3d(h, 1).flatten(1), t(fc), t(fcb))
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="stem",
+                         kernel_shape=[3, 7, 7], strides=[1, 2, 2], pads=[1, 3, 3, 1, 3, 3]),
+        helper.make_node("BatchNormalization", ["c1", "s1", "o1", "m1", "v1"], ["n1"]),
+        helper.make_node("Relu", ["n1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="grouped",
+                         strides=[2, 2, 2], pads=[1, 1, 1, 1, 1, 1], group=2),
+        helper.make_node("BatchNormalization", ["c2", "s2", "o2", "m2", "v2"], ["n2"]),
+        helper.make_node("Relu", ["n2"], ["r2"]),
+        helper.make_node("GlobalAveragePool", ["r2"], ["p"]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "fc", "fcb"], ["y"], transB=1),
+    ]
+    inits = [("w1", w1), ("b1", b1), ("w2", w2), ("fc", fc), ("fcb", fcb),
+             ("s1", s1), ("o1", o1), ("m1", m1), ("v1", v1),
+             ("s2", s2), ("o2", o2), ("m2", m2), ("v2", v2)]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)], inits), [x], y
+
+
+@case
+def conv3d_same_upper_dilated():
+    x, w = rand(1, 4, 5, 7, 6), rand(6, 4, 2, 3, 3)
+    # SAME_UPPER at stride 2: outputs ceil(in / 2); the odd pad at the end.
+    y = F.conv3d(F.pad(t(x), (1, 2, 2, 2, 0, 1)), t(w), stride=2, dilation=(1, 2, 2))
+    node = helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER",
+                            strides=[2, 2, 2], dilations=[1, 2, 2])
+    return model([node], [("x", x.shape)], [("y", y.shape)], [("w", w)]), [x], y
+
+
+@case
+def batch_norm_1d_and_2d():
+    """BatchNorm1d on (N, C, L) and on (N, C) (an MLP's)."""
+    x = rand(3, 4, 7)
+    s, o, m, v = bn_params(4)
+    h = F.batch_norm(t(x), t(m), t(v), t(s), t(o), eps=1e-5)
+    y = F.batch_norm(h.mean(2), t(m), t(v), t(s), t(o), eps=1e-5)
+    nodes = [helper.make_node("BatchNormalization", ["x", "s", "o", "m", "v"], ["h"]),
+             helper.make_node("ReduceMean", ["h"], ["r"], axes=[2], keepdims=0),
+             helper.make_node("BatchNormalization", ["r", "s", "o", "m", "v"], ["y"])]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)],
+                 [("s", s), ("o", o), ("m", m), ("v", v)]), [x], y
+
+
+@case
+def dynamic_conv3d_batch():
+    """A dynamic batch through nn.conv3d, 5-D batch norm and pooling."""
+    x, w = rand(3, 2, 4, 6, 6), rand(4, 2, 3, 3, 3)
+    s, o, m, v = bn_params(4)
+    h = F.batch_norm(F.conv3d(t(x), t(w), padding=1), t(m), t(v), t(s), t(o), eps=1e-5)
+    y = F.adaptive_avg_pool3d(h, 1)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1] * 6),
+             helper.make_node("BatchNormalization", ["c", "s", "o", "m", "v"], ["n"]),
+             helper.make_node("GlobalAveragePool", ["n"], ["y"])]
+    return model(nodes, [("x", ["b", 2, 4, 6, 6])], [("y", ["b", 4, 1, 1, 1])],
+                 [("w", w), ("s", s), ("o", o), ("m", m), ("v", v)]), [x], y
+
+
 # ------------------------------------------- 1-D convolutions and pools
 # Run as 2-D ones over a unit H dimension.
 @case
