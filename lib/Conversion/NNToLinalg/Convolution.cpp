@@ -297,13 +297,48 @@ struct ConvTranspose2DLowering : OpConversionPattern<nn::ConvTranspose2DOp> {
 
 /// conv3d(x, W)[n, f, d] = sum over kd of conv2d(x[n, :, d * s_d + kd *
 /// dil_d], W[:, :, kd]): for each kernel depth, the input depths it reads
-/// for every output depth are sliced out and folded into the batch, so one
-/// nn.conv2d over N * D_out images computes that depth's share; the shares
-/// are summed (the bias goes with the first). The 2-D convolutions then get
-/// the 2-D algorithms and their compile-time filter packing: the filter's
-/// depth slices of a constant are constants.
+/// for every output depth are gathered into a fresh N x D_out x C x H x W
+/// tensor (one copy that also transposes; a view would leave the GEMM
+/// kernels a strided operand) and folded into the batch, so one nn.conv2d
+/// over N * D_out images computes that depth's share; the shares are
+/// summed (the bias goes with the first). The 2-D convolutions then get the
+/// 2-D algorithms and their compile-time filter packing: the filter's depth
+/// slices of a constant are constants.
 struct Conv3DLowering : OpConversionPattern<nn::Conv3DOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// x[n, c, d * stride + offset, h, w] at [n, d, c, h, w], d < depth:
+  /// the depths read sliced out, then copied in their new order.
+  static Value gatherDepths(OpBuilder &b, Location loc, Value x, int64_t depth,
+                            int64_t stride, int64_t offset) {
+    auto type = cast<RankedTensorType>(x.getType());
+    ArrayRef<int64_t> in = type.getShape();
+    // The depths read, exactly: a loop dim read as a plain dim must have
+    // the operand's size.
+    SmallVector<OpFoldResult> sizes = mixedSizes(
+        b, loc,
+        type.clone({in[0], in[1], (depth - 1) * stride + 1, in[3], in[4]}), x);
+    SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0));
+    offsets[2] = b.getIndexAttr(offset);
+    SmallVector<OpFoldResult> unitSteps(5, b.getIndexAttr(1));
+    x = tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, unitSteps);
+    auto resultType = RankedTensorType::get({in[0], depth, in[1], in[3], in[4]},
+                                            type.getElementType());
+    Value init = emptyTensor(b, loc, resultType, x, {0, 2, 1, 3, 4});
+    MLIRContext *ctx = b.getContext();
+    AffineExpr n, d, c, h, w;
+    bindDims(ctx, n, d, c, h, w);
+    auto read = AffineMap::get(5, 0, {n, c, d * stride, h, w}, ctx);
+    SmallVector<AffineMap> maps = {read, b.getMultiDimIdentityMap(5)};
+    SmallVector<utils::IteratorType> iterators(5,
+                                               utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, resultType, x, init, maps, iterators,
+               [](OpBuilder &nested, Location l, ValueRange args) {
+                 linalg::YieldOp::create(nested, l, args[0]);
+               })
+        .getResult(0);
+  }
 
   LogicalResult
   matchAndRewrite(nn::Conv3DOp op, OpAdaptor adaptor,
@@ -328,7 +363,7 @@ struct Conv3DLowering : OpConversionPattern<nn::Conv3DOp> {
     auto array = [&](StringRef name, ArrayRef<int64_t> values) {
       return rewriter.getNamedAttr(name, rewriter.getDenseI64ArrayAttr(values));
     };
-    // N x D x C x H x W, padded along D (nn.conv2d pads H and W).
+    // Padded along D (nn.conv2d pads H and W).
     Value x = adaptor.getInput();
     if (pad[0] || pad[3])
       x = nnOp(nn::PadOp(), x,
@@ -337,7 +372,6 @@ struct Conv3DLowering : OpConversionPattern<nn::Conv3DOp> {
                 rewriter.getNamedAttr(
                     "mode", nn::PadModeAttr::get(rewriter.getContext(),
                                                  nn::PadMode::Constant))});
-    x = nnOp(nn::TransposeOp(), x, {array("perm", {0, 2, 1, 3, 4})});
     // The filter as K_d x C_out x C_in/g x K_h x K_w: constant when it is.
     Value depthMajor =
         transpose(rewriter, loc, adaptor.getFilter(), {2, 0, 1, 3, 4});
@@ -347,12 +381,10 @@ struct Conv3DLowering : OpConversionPattern<nn::Conv3DOp> {
     int64_t depth = out[2];
     Value sum;
     for (int64_t kd = 0; kd < filter[2]; ++kd) {
-      Value rows = nnOp(nn::SliceOp(), x,
-                        {array("offsets", {0, kd * dilation[0], 0, 0, 0}),
-                         array("sizes", {-1, depth, -1, -1, -1}),
-                         array("steps", {1, stride[0], 1, 1, 1})});
-      Value images = nnOp(nn::ReshapeOp(), rows,
-                          {array("shape", {-1, in[1], in[3], in[4]})});
+      Value images = mergeDims(
+          rewriter, loc,
+          gatherDepths(rewriter, loc, x, depth, stride[0], kd * dilation[0]),
+          0);
       Value weights =
           sliceConstant(rewriter, loc, depthMajor, kd * sliceElements,
                         sliceType, "dlas_conv3d_filter");

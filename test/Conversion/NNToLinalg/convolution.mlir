@@ -88,20 +88,25 @@ func.func @conv_transpose_crop(%x: tensor<1x2x3x3xf32>, %w: tensor<2x2x1x1xf32>)
 
 // -----
 
-// nn.conv3d: the input padded along D and made N x D x C x H x W; per
-// kernel depth, the depths it reads (offset kd, step stride_d) folded into
-// the batch of one 2-D convolution whose filter is that depth's slice of
-// the constant (a constant again: [1, 3] then [2, 4]); the bias goes with
-// the first; the shares summed and the result made NCDHW again. Groups of
-// one channel are depthwise, as for nn.conv2d.
+// nn.conv3d: the input padded along D; per kernel depth, the depths it
+// reads (offset kd, step stride_d) sliced out and gathered into a fresh
+// N x D_out x C x H x W tensor, folded into the batch of one 2-D
+// convolution whose filter is that depth's slice of the constant (a
+// constant again: [1, 3] then [2, 4]); the bias goes with the first; the
+// shares summed and the result made NCDHW again. Groups of one channel are
+// depthwise, as for nn.conv2d.
+// CHECK-DAG: #[[GATHER:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1 * 2, d3, d4)>
+// CHECK-DAG: #[[ID5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func @conv3d
 // CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 0, 0] high[0, 0, 0, 0, 0]
-// CHECK: %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<2x2x6x4x4xf32>) outs(%{{.*}} : tensor<2x6x2x4x4xf32>) permutation = [0, 2, 1, 3, 4]
-// CHECK: tensor.extract_slice %[[T]][0, 0, 0, 0, 0] [2, 3, 2, 4, 4] [1, 2, 1, 1, 1]
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 0, 0] [2, 2, 5, 4, 4] [1, 1, 1, 1, 1] : tensor<2x2x6x4x4xf32> to tensor<2x2x5x4x4xf32>
+// CHECK: %[[G0:.*]] = linalg.generic {indexing_maps = [#[[GATHER]], #[[ID5]]], {{.*}} ins(%[[S0]] : tensor<2x2x5x4x4xf32>) outs(%{{.*}} : tensor<2x3x2x4x4xf32>)
+// CHECK: %[[I0:.*]] = tensor.collapse_shape %[[G0]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<2x3x2x4x4xf32> into tensor<6x2x4x4xf32>
 // CHECK: arith.constant dense<{{\[\[\[\[}}1.000000e+00]]], {{\[\[\[}}3.000000e+00]]]]> : tensor<2x1x1x1xf32>
 // CHECK: %[[B:.*]] = linalg.broadcast ins(%arg1 : tensor<2xf32>)
-// CHECK: %[[Y0:.*]] = linalg.depthwise_conv_2d_nchw_chw {{.*}} outs(%[[B]] : tensor<6x2x4x4xf32>)
-// CHECK: tensor.extract_slice %[[T]][0, 1, 0, 0, 0] [2, 3, 2, 4, 4] [1, 2, 1, 1, 1]
+// CHECK: %[[Y0:.*]] = linalg.depthwise_conv_2d_nchw_chw {{.*}} ins(%[[I0]], %{{.*}}) outs(%[[B]] : tensor<6x2x4x4xf32>)
+// CHECK: %[[S1:.*]] = tensor.extract_slice %[[P]][0, 0, 1, 0, 0] [2, 2, 5, 4, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[G1:.*]] = linalg.generic {indexing_maps = [#[[GATHER]], #[[ID5]]], {{.*}} ins(%[[S1]] :
 // CHECK: arith.constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}4.000000e+00]]]]> : tensor<2x1x1x1xf32>
 // CHECK: %[[Z:.*]] = linalg.fill
 // CHECK: %[[Y1:.*]] = linalg.depthwise_conv_2d_nchw_chw {{.*}} outs(%[[Z]] : tensor<6x2x4x4xf32>)
