@@ -176,6 +176,24 @@ static bool isElementwiseConsumer(linalg::GenericOp generic, Value current) {
   });
 }
 
+/// True when the inputs of `generic` other than `current` exist before
+/// `kernel` runs: the kernel's epilogue reads them as it stores. (A sum of
+/// two products, add(p1, p2), folds into p2's kernel, not p1's: p2 is
+/// computed after p1.)
+static bool otherInputsPrecede(linalg::GenericOp generic, Value current,
+                               Operation *kernel) {
+  return llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+    Value v = input->get();
+    if (v == current)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return true;
+    Operation *ancestor = kernel->getBlock()->findAncestorOpInBlock(*def);
+    return !ancestor || ancestor->isBeforeInBlock(kernel);
+  });
+}
+
 dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
   TensorFusion fusion;
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
@@ -209,7 +227,8 @@ dlas::TensorFusion dlas::tensorFusionPartners(linalg::LinalgOp op) {
     if (!generic ||
         cast<ShapedType>(current.getType()).getShape() !=
             cast<ShapedType>(fullType).getShape() ||
-        !isElementwiseConsumer(generic, current))
+        !isElementwiseConsumer(generic, current) ||
+        !otherInputsPrecede(generic, current, op))
       break;
     ++fusion.epilogues;
     fusion.epilogueOps.push_back(generic);

@@ -1880,6 +1880,96 @@ template <typename OpTy> LogicalResult importPool(NodeContext &ctx) {
   return emit<OpTy>(ctx, *x, attrs);
 }
 
+/// 3-D pooling, on (N, C, D, H, W), as two 2-D pools: over (H, W) on the
+/// (N, C * D, H, W) view, then over D on the (N, C, D, Ho * Wo) view with
+/// (K_d, 1) windows. A box's maximum is the maximum over depths of each
+/// depth's window maximum; its average likewise the average of the depth
+/// windows' averages, with or without the padding in the divisor (every
+/// depth's window has the same count of valid positions). Other ranks go
+/// to the 1-D and 2-D import.
+template <typename OpTy> LogicalResult importPool3DAsTwo2D(NodeContext &ctx) {
+  constexpr bool isMax = std::is_same_v<OpTy, nn::MaxPool2DOp>;
+  FailureOr<RankedTensorType> xType = ctx.inputType(0);
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() != 5)
+    return spatial1DAs2D<importPool<OpTy>, false>(ctx);
+  if (failed(ctx.requireOutputsUnused(1)))
+    return failure();
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  ArrayRef<int64_t> shape = xType->getShape();
+  if (llvm::any_of(shape.drop_front(), ShapedType::isDynamic))
+    return ctx.fail("3-D pooling needs static sizes other than the batch");
+  std::optional<SmallVector<int64_t>> kernel = ctx.intsAttr("kernel_shape");
+  if (!kernel || kernel->size() != 3)
+    return ctx.fail("a 5-D input needs a 3-D 'kernel_shape'");
+  SmallVector<int64_t> strides =
+      ctx.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1, 1});
+  SmallVector<int64_t> dilations =
+      ctx.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1, 1});
+  if (strides.size() != 3 || dilations.size() != 3)
+    return ctx.fail("'strides' and 'dilations' of a 3-D pool must have 3 "
+                    "values");
+  if (!isMax && dilations != SmallVector<int64_t>{1, 1, 1})
+    return ctx.fail("dilated average pooling is not supported");
+  FailureOr<SmallVector<int64_t>> pads =
+      spatialPads(ctx, *xType, *kernel, strides, dilations);
+  if (failed(pads))
+    return failure();
+  ArrayRef<int64_t> p = *pads;
+  auto pool = [&](Value input, ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                  ArrayRef<int64_t> pad,
+                  ArrayRef<int64_t> d) -> FailureOr<Value> {
+    SmallVector<NamedAttribute> attrs = {
+        i64Array(ctx, "kernel", k), i64Array(ctx, "strides", s),
+        i64Array(ctx, "padding", pad),
+        ctx.b.getNamedAttr("ceil_mode",
+                           ctx.b.getBoolAttr(ctx.intAttr("ceil_mode", 0)))};
+    if (isMax)
+      attrs.push_back(i64Array(ctx, "dilations", d));
+    else
+      attrs.push_back(ctx.b.getNamedAttr(
+          "count_include_pad",
+          ctx.b.getBoolAttr(ctx.intAttr("count_include_pad", 0))));
+    return ctx.create<OpTy>(input, attrs);
+  };
+  int64_t batch = ShapedType::isDynamic(shape[0]) ? -1 : shape[0];
+  FailureOr<Value> planes =
+      reshapeTo(ctx, *x, {batch, shape[1] * shape[2], shape[3], shape[4]});
+  if (failed(planes))
+    return failure();
+  FailureOr<Value> spatial =
+      pool(*planes, {(*kernel)[1], (*kernel)[2]}, {strides[1], strides[2]},
+           {p[1], p[2], p[4], p[5]}, {dilations[1], dilations[2]});
+  if (failed(spatial))
+    return failure();
+  ArrayRef<int64_t> pooled =
+      cast<RankedTensorType>(spatial->getType()).getShape();
+  FailureOr<Value> columns = reshapeTo(
+      ctx, *spatial, {batch, shape[1], shape[2], pooled[2] * pooled[3]});
+  if (failed(columns))
+    return failure();
+  // A window of one depth at stride 1 without padding (S3D's (1, 3, 3)
+  // pools) leaves the depths as they are.
+  bool depthUnpooled = (*kernel)[0] == 1 && strides[0] == 1 && !p[0] && !p[3];
+  FailureOr<Value> depth =
+      depthUnpooled ? columns
+                    : pool(*columns, {(*kernel)[0], 1}, {strides[0], 1},
+                           {p[0], 0, p[3], 0}, {dilations[0], 1});
+  if (failed(depth))
+    return failure();
+  FailureOr<Value> y = reshapeTo(
+      ctx, *depth,
+      {batch, shape[1], cast<RankedTensorType>(depth->getType()).getDimSize(2),
+       pooled[2], pooled[3]});
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 LogicalResult importGlobalAveragePool(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -3610,8 +3700,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"Asinh", unary<nn::AsinhOp>, "nn.asinh", ""},
       {"Atan", unary<nn::AtanOp>, "nn.atan", ""},
       {"Atanh", unary<nn::AtanhOp>, "nn.atanh", ""},
-      {"AveragePool", spatial1DAs2D<importPool<nn::AvgPool2DOp>, false>, "nn.avg_pool2d",
-       "1-D (as 2-D) and 2-D; pads, auto_pad, ceil_mode, count_include_pad"},
+      {"AveragePool", importPool3DAsTwo2D<nn::AvgPool2DOp>, "nn.avg_pool2d",
+       "1-D (as 2-D), 2-D and 3-D (two 2-D pools); pads, auto_pad, ceil_mode, count_include_pad"},
       {"BatchNormalization", channelsAs4D<importBatchNormalization, true>, "nn.batch_norm",
        "inference form (training_mode = 0), spatial; rank 2 and up (other ranks viewed as 4-D)"},
       {"Cast", importCast, "nn.cast", "floats (f64, f32, f16, bf16), BOOL, signed integers; constants fold"},
@@ -3688,8 +3778,8 @@ ArrayRef<OpSupport> onnximport::supportedOps() {
       {"MatMulInteger", importMatMulInteger, "nn.matmul (i8 -> i32) (+ nn.sub)",
        "constant 2-D b within int8 once its zero point is taken away; scalar a zero point"},
       {"Max", variadic<nn::MaxOp>, "nn.max", "any number of inputs, broadcasting"},
-      {"MaxPool", spatial1DAs2D<importPool<nn::MaxPool2DOp>, false>, "nn.max_pool2d",
-       "1-D (as 2-D) and 2-D; pads, auto_pad, dilations, ceil_mode; Indices output (nn.max_pool2d_with_indices, storage_order 0 and 1)"},
+      {"MaxPool", importPool3DAsTwo2D<nn::MaxPool2DOp>, "nn.max_pool2d",
+       "1-D (as 2-D), 2-D and 3-D (two 2-D pools); pads, auto_pad, dilations, ceil_mode; Indices output (1-D and 2-D: nn.max_pool2d_with_indices, storage_order 0 and 1)"},
       {"Mean", importMean, "nn.add + nn.div", "any number of inputs, broadcasting"},
       {"MeanVarianceNormalization", importMeanVarianceNormalization, "nn.reduce mean, nn.sub/mul/add/sqrt/div", "axes"},
       {"Min", variadic<nn::MinOp>, "nn.min", "any number of inputs, broadcasting"},

@@ -45,6 +45,33 @@ func.func @gemm_bias_relu(%a: tensor<200x300xf32>, %b: tensor<300x170xf32>, %bia
 
 // -----
 
+// The sum of two products (nn.conv3d's shares per kernel depth): the add
+// reads both, so it folds into the kernel of the second, which runs when
+// the first's result exists; the first has no epilogue (an epilogue that
+// reads a later result cannot be folded after bufferization).
+// V3-LABEL: func @gemm_sum_of_products
+// V3: %[[P1:.*]] = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, key
+// V3: %[[P2:.*]] = linalg.matmul {dlas.lowering = #dlas.microkernel<kind = gemm, {{.*}}init = fill, epilogues = 1, key
+// V3: linalg.generic {{.*}} ins(%[[P1]], %[[P2]] : {{.*}}) {{.*}} {dlas.fused = #dlas.fused<group = 2, role = epilogue>}
+#sum = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gemm_sum_of_products(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x96xf32>, %d: tensor<96x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x128xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %p1 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%z1 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %p2 = linalg.matmul ins(%c, %d : tensor<64x96xf32>, tensor<96x128xf32>) outs(%z2 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %sum = linalg.generic {indexing_maps = [#sum, #sum, #sum], iterator_types = ["parallel", "parallel"]}
+      ins(%p1, %p2 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%empty : tensor<64x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<64x128xf32>
+  return %sum : tensor<64x128xf32>
+}
+
+// -----
+
 // A fill of the full-shaped output viewed collapsed by the GEMM, and a
 // chain of two elementwise ops on the expanded result; the second one's
 // result has two users, so the chain ends with it.

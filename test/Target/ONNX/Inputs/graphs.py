@@ -1010,6 +1010,42 @@ def conv3d_same_upper_dilated():
 
 
 @case
+def pool3d_max_dilated_ceil():
+    """3-D max pooling as two 2-D pools: padding, a dilated depth, ceil
+    mode, S3D's (1, 3, 3) / (1, 2, 2) after it."""
+    x = rand(2, 3, 7, 9, 8)
+    h = F.max_pool3d(t(x), (3, 3, 2), stride=(2, 2, 1), padding=(1, 1, 0),
+                     dilation=(2, 1, 1), ceil_mode=True)
+    y = F.max_pool3d(h, (1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1))
+    nodes = [helper.make_node("MaxPool", ["x"], ["h"], kernel_shape=[3, 3, 2],
+                              strides=[2, 2, 1], pads=[1, 1, 0, 1, 1, 0],
+                              dilations=[2, 1, 1], ceil_mode=1),
+             helper.make_node("MaxPool", ["h"], ["y"], kernel_shape=[1, 3, 3],
+                              strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1])]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
+def pool3d_average_padding():
+    """3-D average pooling, the padding out of the divisor (ONNX's default)
+    and in it."""
+    x = rand(1, 4, 5, 7, 6)
+    a = F.avg_pool3d(t(x), 3, stride=2, padding=1, count_include_pad=False)
+    b = F.avg_pool3d(t(x), (2, 3, 3), stride=(1, 2, 2), padding=(1, 1, 0),
+                     count_include_pad=True, ceil_mode=True)
+    y = torch.cat([a.flatten(1), b.flatten(1)], 1)
+    nodes = [helper.make_node("AveragePool", ["x"], ["a"], kernel_shape=[3, 3, 3],
+                              strides=[2, 2, 2], pads=[1] * 6),
+             helper.make_node("AveragePool", ["x"], ["b"], kernel_shape=[2, 3, 3],
+                              strides=[1, 2, 2], pads=[1, 1, 0, 1, 1, 0],
+                              count_include_pad=1, ceil_mode=1),
+             helper.make_node("Flatten", ["a"], ["fa"]),
+             helper.make_node("Flatten", ["b"], ["fb"]),
+             helper.make_node("Concat", ["fa", "fb"], ["y"], axis=1)]
+    return model(nodes, [("x", x.shape)], [("y", y.shape)]), [x], y
+
+
+@case
 def batch_norm_1d_and_2d():
     """BatchNorm1d on (N, C, L) and on (N, C) (an MLP's)."""
     x = rand(3, 4, 7)

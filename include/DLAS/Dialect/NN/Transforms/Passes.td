@@ -100,8 +100,11 @@ def FoldBatchNorm : Pass<"dlas-fold-batch-norm"> {
     becomes `conv2d(x, W', b')` with `W'[f] = W[f] * a[f]` and
     `b'[f] = (b[f] - mean[f]) * a[f] + beta[f]`,
     `a = gamma / sqrt(var + eps)`, computed at compile time into new
-    `dense_resource` blobs. Batch norms that follow anything else (pre-
-    activation networks such as DenseNet) stay as they are.
+    `dense_resource` blobs. A 3-D convolution's batch norm (on the 4-D view
+    that keeps N and C, as the ONNX importer writes a 5-D one) folds into
+    the `conv3d` alike, the view moving onto its result. Batch norms that
+    follow anything else (pre-activation networks such as DenseNet) stay as
+    they are.
 
     Before:
     ```mlir
