@@ -44,11 +44,13 @@ def torch_worker(name, threads, repeat):
     model, shape = build(name)
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
     times = {}
+    # Video models' 5-D tensors have their own channels-last format.
+    last = torch.channels_last_3d if len(shape) == 5 else torch.channels_last
     for config in TORCH_CONFIGS:
         channels_last = config.endswith("_cl")
-        m = model.to(memory_format=torch.channels_last if channels_last
+        m = model.to(memory_format=last if channels_last
                      else torch.contiguous_format)
-        xin = x.to(memory_format=torch.channels_last) if channels_last else x
+        xin = x.to(memory_format=last) if channels_last else x
         if config.startswith("frozen"):
             with torch.no_grad():
                 m = torch.jit.optimize_for_inference(

@@ -81,3 +81,23 @@ func.func @overflow(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %d = nn.conv2d %c, %big : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32> loc("second")
   return %d : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// 3-D convolutions are layers like 2-D ones: the first stays in f32, the
+// next runs in the low type with its weights converted.
+// CHECK-LABEL: func @video
+// CHECK: nn.conv3d %arg0, %{{.*}} : (tensor<1x3x4x6x6xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x2x4x4xf32>
+// BF16: nn.conv3d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1, 1, 1, 1, 1>} : (tensor<1x4x2x4x4xbf16>, tensor<4x4x3x3x3xbf16>) -> tensor<1x4x2x4x4xbf16>
+// FP16: nn.conv3d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1, 1, 1, 1, 1>} : (tensor<1x4x2x4x4xf16>, tensor<4x4x3x3x3xf16>) -> tensor<1x4x2x4x4xf16>
+// PRINT: dlas-mixed-precision: conv3d "stem3d": f32 (first convolution)
+// PRINT: dlas-mixed-precision: conv3d "block3d": bf16 (weight error 0.00e+00)
+func.func @video(%x: tensor<1x3x4x6x6xf32>) -> tensor<1x4x2x4x4xf32> {
+  %w1 = arith.constant dense<0.25> : tensor<4x3x3x3x3xf32>
+  %w2 = arith.constant dense<0.125> : tensor<4x4x3x3x3xf32>
+  %c1 = nn.conv3d %x, %w1 : (tensor<1x3x4x6x6xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x2x4x4xf32> loc("stem3d")
+  %r1 = nn.relu %c1 : tensor<1x4x2x4x4xf32>
+  %c2 = nn.conv3d %r1, %w2 {padding = array<i64: 1, 1, 1, 1, 1, 1>} : (tensor<1x4x2x4x4xf32>, tensor<4x4x3x3x3xf32>) -> tensor<1x4x2x4x4xf32> loc("block3d")
+  %r2 = nn.relu %c2 : tensor<1x4x2x4x4xf32>
+  return %r2 : tensor<1x4x2x4x4xf32>
+}

@@ -36,8 +36,9 @@ bool isF32Tensor(Type type) {
 
 /// Ops the policy decides one by one and reports: those with weights.
 bool isLayer(Operation *op) {
-  return isa<nn::Conv2DOp, nn::ConvTranspose2DOp, nn::LinearOp, nn::MatmulOp,
-             nn::BatchMatmulOp, nn::LstmOp, nn::GruOp, nn::RnnOp>(op);
+  return isa<nn::Conv2DOp, nn::Conv3DOp, nn::ConvTranspose2DOp, nn::LinearOp,
+             nn::MatmulOp, nn::BatchMatmulOp, nn::LstmOp, nn::GruOp, nn::RnnOp>(
+      op);
 }
 
 /// An nn op with an f32 tensor to convert. nn.cast stays: it is the edge.
@@ -146,7 +147,7 @@ void FunctionPolicy::decide() {
     if (!isCandidate(op))
       return;
     candidates.push_back(op);
-    if (!firstConv && isa<nn::Conv2DOp>(op))
+    if (!firstConv && isa<nn::Conv2DOp, nn::Conv3DOp>(op))
       firstConv = op;
     if (isa<nn::LinearOp, nn::MatmulOp>(op))
       classifier = op;
