@@ -14,6 +14,7 @@
 #include "DLAS/Support/ConstantData.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::dlas;
@@ -354,6 +355,16 @@ struct Conv3DLowering : OpConversionPattern<nn::Conv3DOp> {
     ArrayRef<int64_t> pad = op.getPadding(), stride = op.getStrides(),
                       dilation = op.getDilations();
     ArrayRef<int64_t> filter = op.getFilter().getType().getShape();
+    // The padded depth and the folded batch are tensor sizes: they must
+    // fit (the verifier bounds the output sizes only).
+    int64_t paddedDepth, images;
+    if (llvm::AddOverflow(in[2], pad[0], paddedDepth) ||
+        llvm::AddOverflow(paddedDepth, pad[3], paddedDepth) ||
+        (!ShapedType::isDynamic(in[0]) &&
+         llvm::MulOverflow(in[0], out[2], images)))
+      return op.emitError("convert-nn-to-linalg cannot lower 'nn.conv3d': "
+                          "its padded depth or its batch times output "
+                          "depths overflows 64 bits");
     // The inferring builders: every attribute is given, defaults too.
     auto nnOp = [&](auto opTag, ValueRange operands,
                     ArrayRef<NamedAttribute> attrs) -> Value {

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -533,7 +534,8 @@ LogicalResult channelsAs4D(NodeContext &ctx) {
   int64_t width = rank > 2 ? shape.back() : 1;
   int64_t rows = 1;
   for (int64_t d : shape.drop_front(2).drop_back(rank > 2 ? 1 : 0))
-    rows *= d;
+    if (llvm::MulOverflow(rows, d, rows))
+      return ctx.fail("the spatial sizes' product overflows 64 bits");
   FailureOr<Value> viewed = reshapeTo(ctx, *x, {batch, shape[1], rows, width});
   if (failed(viewed))
     return failure();
@@ -1936,8 +1938,11 @@ template <typename OpTy> LogicalResult importPool3DAsTwo2D(NodeContext &ctx) {
     return ctx.create<OpTy>(input, attrs);
   };
   int64_t batch = ShapedType::isDynamic(shape[0]) ? -1 : shape[0];
+  int64_t channelDepths;
+  if (llvm::MulOverflow(shape[1], shape[2], channelDepths))
+    return ctx.fail("channels times depth overflows 64 bits");
   FailureOr<Value> planes =
-      reshapeTo(ctx, *x, {batch, shape[1] * shape[2], shape[3], shape[4]});
+      reshapeTo(ctx, *x, {batch, channelDepths, shape[3], shape[4]});
   if (failed(planes))
     return failure();
   FailureOr<Value> spatial =
@@ -1947,8 +1952,11 @@ template <typename OpTy> LogicalResult importPool3DAsTwo2D(NodeContext &ctx) {
     return failure();
   ArrayRef<int64_t> pooled =
       cast<RankedTensorType>(spatial->getType()).getShape();
-  FailureOr<Value> columns = reshapeTo(
-      ctx, *spatial, {batch, shape[1], shape[2], pooled[2] * pooled[3]});
+  int64_t planeSize;
+  if (llvm::MulOverflow(pooled[2], pooled[3], planeSize))
+    return ctx.fail("the pooled plane's size overflows 64 bits");
+  FailureOr<Value> columns =
+      reshapeTo(ctx, *spatial, {batch, shape[1], shape[2], planeSize});
   if (failed(columns))
     return failure();
   // A window of one depth at stride 1 without padding (S3D's (1, 3, 3)

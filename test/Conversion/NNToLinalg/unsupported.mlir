@@ -49,3 +49,14 @@ func.func @conv3d_dynamic_depth(%x: tensor<1x4x?x8x8xf32>, %w: tensor<8x4x3x3x3x
   %0 = nn.conv3d %x, %w : (tensor<1x4x?x8x8xf32>, tensor<8x4x3x3x3xf32>) -> tensor<1x8x?x6x6xf32>
   return %0 : tensor<1x8x?x6x6xf32>
 }
+
+// -----
+
+// Padding the depth by 2^62 at both ends verifies (the output has 3
+// depths) but the padded tensor has no 64-bit size.
+func.func @conv3d_padded_depth_overflow(%x: tensor<1x1x4x3x3xf32>, %w: tensor<1x1x3x1x1xf32>) -> tensor<1x1x3x3x3xf32> {
+  // expected-error @+2 {{convert-nn-to-linalg cannot lower 'nn.conv3d': its padded depth or its batch times output depths overflows 64 bits}}
+  // expected-error @+1 {{failed to legalize operation}}
+  %0 = nn.conv3d %x, %w {strides = array<i64: 4611686018427387904, 1, 1>, padding = array<i64: 4611686018427387904, 0, 0, 4611686018427387904, 0, 0>} : (tensor<1x1x4x3x3xf32>, tensor<1x1x3x1x1xf32>) -> tensor<1x1x3x3x3xf32>
+  return %0 : tensor<1x1x3x3x3xf32>
+}
