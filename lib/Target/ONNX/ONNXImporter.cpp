@@ -317,7 +317,7 @@ private:
   LogicalResult checkSchema(const onnx::NodeProto &node, Location loc,
                             StringRef nodeName);
   Location nodeLoc(StringRef nodeName);
-  LogicalResult checkOpSupported(const onnx::NodeProto &node);
+  FailureOr<const OpSupport *> supportFor(const onnx::NodeProto &node);
   LogicalResult checkOpsSupported();
   LogicalResult checkWindowNodes(Location loc);
   LogicalResult checkEinsumEquations(Location loc);
@@ -822,7 +822,10 @@ static const OpSupport *findSupport(const onnx::NodeProto &node) {
   return support == table.end() ? nullptr : support;
 }
 
-LogicalResult GraphImporter::checkOpSupported(const onnx::NodeProto &node) {
+/// `node`'s entry in supportedOps(); a diagnostic naming the node when it
+/// has none.
+FailureOr<const OpSupport *>
+GraphImporter::supportFor(const onnx::NodeProto &node) {
   std::string nodeName = diagnosticNodeName(node);
   Location loc = nodeLoc(nodeName);
   if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -830,12 +833,13 @@ LogicalResult GraphImporter::checkOpSupported(const onnx::NodeProto &node) {
                           node.op_type() + "' (node '" + nodeName +
                           "', opset " + Twine(shownOpset()) +
                           "): only the default domain is supported");
-  if (!findSupport(node))
+  const OpSupport *support = findSupport(node);
+  if (!support)
     return error(loc, "unsupported ONNX op '" + node.op_type() + "' (node '" +
                           nodeName + "', opset " + Twine(shownOpset()) +
                           "); dlas-import --list-supported-ops lists the "
                           "supported ones");
-  return success();
+  return support;
 }
 
 /// Unsupported ops are refused before libonnx infers shapes: its inference
@@ -848,7 +852,7 @@ LogicalResult GraphImporter::checkOpsSupported() {
     if (defaultDomain && opset > kMaxOpset &&
         isNewerOpsetOnlyOp(node.op_type()))
       continue;
-    if (failed(checkOpSupported(node)))
+    if (failed(supportFor(node)))
       return failure();
   }
   return success();
@@ -857,9 +861,9 @@ LogicalResult GraphImporter::checkOpsSupported() {
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   std::string nodeName = diagnosticNodeName(node);
   Location loc = nodeLoc(nodeName);
-  if (failed(checkOpSupported(node)))
+  FailureOr<const OpSupport *> support = supportFor(node);
+  if (failed(support))
     return failure();
-  const OpSupport *support = findSupport(node);
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !lookup(node.input(i)))
       return error(loc, "node '" + nodeName + "' (" + node.op_type() +
@@ -882,7 +886,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   FailureOr<bool> symbolic = importShapeArithmetic(ctx);
   if (failed(symbolic))
     return failure();
-  if (!*symbolic && failed(support->handler(ctx)))
+  if (!*symbolic && failed((*support)->handler(ctx)))
     return failure();
   // Outputs nothing reads (a Dropout's mask) may stay undefined.
   for (const std::string &output : node.output())

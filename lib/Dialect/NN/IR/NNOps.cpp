@@ -152,6 +152,33 @@ struct ActivationDims {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
+/// The operand and window checks nn.conv2d and nn.conv3d share, for
+/// `spatialRank` spatial dims: ranks, attribute counts, one element type,
+/// a static filter, positive strides and dilations, non-negative padding.
+static LogicalResult
+checkConvOperands(ShapeChecker &check, RankedTensorType inputType,
+                  RankedTensorType filterType, int64_t spatialRank,
+                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                  ArrayRef<int64_t> padding) {
+  if (failed(check.requireRank(inputType, spatialRank + 2, "input")) ||
+      failed(check.requireRank(filterType, spatialRank + 2, "filter")) ||
+      failed(check.requireCount(strides, spatialRank, "strides")) ||
+      failed(check.requireCount(dilations, spatialRank, "dilations")) ||
+      failed(check.requireCount(padding, 2 * spatialRank, "padding")))
+    return failure();
+  if (inputType.getElementType() != filterType.getElementType())
+    return check.fail("operand 'filter' element type ",
+                      filterType.getElementType(),
+                      " differs from operand 'input' element type ",
+                      inputType.getElementType());
+  if (failed(check.requireStatic(filterType, "filter")) ||
+      failed(check.requirePositive(strides, "strides")) ||
+      failed(check.requirePositive(dilations, "dilations")) ||
+      failed(check.requireNonNegative(padding, "padding")))
+    return failure();
+  return success();
+}
+
 /// The channel and group checks nn.conv2d and nn.conv3d share: `channels`
 /// (the input's) and the filter's first two dims agree with `groups`, and
 /// the bias has one accumulator-typed value per output channel.
@@ -191,21 +218,9 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   ShapeChecker check(loc, "conv2d");
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType filterType = rankedType(adaptor.getFilter());
-  if (failed(check.requireRank(inputType, 4, "input")) ||
-      failed(check.requireRank(filterType, 4, "filter")) ||
-      failed(check.requireCount(adaptor.getStrides(), 2, "strides")) ||
-      failed(check.requireCount(adaptor.getDilations(), 2, "dilations")) ||
-      failed(check.requireCount(adaptor.getPadding(), 4, "padding")))
-    return failure();
-  if (inputType.getElementType() != filterType.getElementType())
-    return check.fail("operand 'filter' element type ",
-                      filterType.getElementType(),
-                      " differs from operand 'input' element type ",
-                      inputType.getElementType());
-  if (failed(check.requireStatic(filterType, "filter")) ||
-      failed(check.requirePositive(adaptor.getStrides(), "strides")) ||
-      failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
-      failed(check.requireNonNegative(adaptor.getPadding(), "padding")))
+  if (failed(checkConvOperands(check, inputType, filterType, 2,
+                               adaptor.getStrides(), adaptor.getDilations(),
+                               adaptor.getPadding())))
     return failure();
   ActivationDims dims(adaptor.getLayout());
   ArrayRef<int64_t> in = inputType.getShape();
@@ -249,21 +264,9 @@ LogicalResult Conv3DOp::inferReturnTypes(MLIRContext *,
   ShapeChecker check(loc, "conv3d");
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType filterType = rankedType(adaptor.getFilter());
-  if (failed(check.requireRank(inputType, 5, "input")) ||
-      failed(check.requireRank(filterType, 5, "filter")) ||
-      failed(check.requireCount(adaptor.getStrides(), 3, "strides")) ||
-      failed(check.requireCount(adaptor.getDilations(), 3, "dilations")) ||
-      failed(check.requireCount(adaptor.getPadding(), 6, "padding")))
-    return failure();
-  if (inputType.getElementType() != filterType.getElementType())
-    return check.fail("operand 'filter' element type ",
-                      filterType.getElementType(),
-                      " differs from operand 'input' element type ",
-                      inputType.getElementType());
-  if (failed(check.requireStatic(filterType, "filter")) ||
-      failed(check.requirePositive(adaptor.getStrides(), "strides")) ||
-      failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
-      failed(check.requireNonNegative(adaptor.getPadding(), "padding")))
+  if (failed(checkConvOperands(check, inputType, filterType, 3,
+                               adaptor.getStrides(), adaptor.getDilations(),
+                               adaptor.getPadding())))
     return failure();
   ArrayRef<int64_t> in = inputType.getShape();
   ArrayRef<int64_t> filter = filterType.getShape();
