@@ -104,11 +104,14 @@ if "host-amx" in config.available_features:
     _int8_targets.append("x86-64-v4:+avx512vnni,+amx-tile,+amx-int8")
 config.substitutions.append(("%int8_targets", " ".join(_int8_targets)))
 
-# bf16 runs on every target the host runs, and on AMX hosts on the AMX-BF16
-# tile kernel.
+# bf16 runs on every target the host runs, on AVX512-BF16 hosts on the
+# vdpbf16ps kernel, and on AMX hosts on the AMX-BF16 tile kernel.
 config.substitutions.append(
     ("%bf16_targets", " ".join(["x86-64-v3"] + (
         ["x86-64-v4"] if "host-avx512" in config.available_features else []) + (
+        ["x86-64-v4:+avx512bf16"]
+        if {"host-avx512", "host-avx512bf16"} <= config.available_features
+        else []) + (
         ["x86-64-v4:+avx512bf16,+amx-tile,+amx-bf16"]
         if "host-amx" in config.available_features else []))))
 

@@ -416,6 +416,14 @@ bool quadsPossible(const Gemm &g, Type input) {
   return input.isInteger(8) && packableB(g) && !g.rowWidth;
 }
 
+/// Whether a bf16 GEMM can run on vdpbf16ps: A and B read in k pairs (B
+/// packed: one k dim, read through a permutation, no row width) and the
+/// target has the instruction at this vector width.
+bool bf16PairsPossible(const Gemm &g, Type input, int64_t vectorWidth) {
+  return input.isBF16() && packableB(g) && !g.rowWidth &&
+         dlas::hasBF16DotProduct(dlas::lookupCPUTarget(g.op), vectorWidth);
+}
+
 /// AMX tiles as DLAS uses them: 16 rows of 64 bytes.
 constexpr int64_t kAmxRows = 16;
 constexpr int64_t kAmxRowBytes = 64;
@@ -524,6 +532,10 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   // vpdpbusd and vpmaddubsw read B in k quads, which only a packed B
   // provides.
   if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen)
+    params.packB = true;
+  // So does vdpbf16ps (k pairs), where several row panels share B.
+  if (bf16PairsPossible(*gemm, inputType, target.vectorWidth) &&
+      gemm->sizeM > params.m0)
     params.packB = true;
   // AMX: up to 2 x 2 C tiles of 16 x 16, k blocks of whole 64-byte steps.
   if (amxPossible(*gemm, inputType, target.vectorWidth)) {
@@ -817,16 +829,19 @@ public:
   KernelEmitter(OpBuilder &b, const Gemm &g, const KernelParams &p,
                 const Neighbours &nb, KernelTypes types, int64_t vectorWidth,
                 bool parallel, int64_t prefetchBytes, int64_t chunks,
-                Int8Multiply multiply, bool amx, int64_t l2Bytes)
+                Int8Multiply multiply, bool amx, bool bf16Pairs,
+                int64_t l2Bytes)
       : b(b), loc(g.op.getLoc()), g(g), p(p), nb(nb), types(types),
         vw(vectorWidth), parallel(parallel), prefetchBytes(prefetchBytes),
-        chunks(chunks), multiply(multiply), amx(amx), l2Bytes(l2Bytes),
-        quadLayout(multiply != Int8Multiply::widen ||
-                   (amx && types.input.isInteger(8))),
+        chunks(chunks), multiply(multiply), amx(amx), bf16Pairs(bf16Pairs),
+        l2Bytes(l2Bytes), quadLayout(multiply != Int8Multiply::widen ||
+                                     (amx && types.input.isInteger(8))),
         tileVectors(p.vectors), vecType(types.accVector(vw)),
         inVecType(types.inputVector(vw)),
-        bElement(widensWhenPacked(types) && !amx ? types.acc : types.input),
-        aElement(widensWhenPacked(types) && !amx && g.sizeN > p.vectors * vw
+        bElement(widensWhenPacked(types) && !amx && !bf16Pairs ? types.acc
+                                                               : types.input),
+        aElement(widensWhenPacked(types) && !amx && !bf16Pairs &&
+                         g.sizeN > p.vectors * vw
                      ? types.acc
                      : types.input) {}
 
@@ -847,20 +862,25 @@ public:
   /// The element type of the packed A panels.
   Type packedAElementType() const { return aElement; }
 
-  /// k values per k block: the decision's, a multiple of 4 with quads (a
-  /// quad never straddles two blocks).
+  /// k values per k block: the decision's, a multiple of the k group
+  /// with quads or pairs (a group never straddles two blocks).
   int64_t blockK() const {
     int64_t k = kBlockOuter(g, p);
     if (amx)
       return llvm::alignTo(k, amxKStep());
-    return quadLayout ? llvm::alignTo(k, 4) : k;
+    return grouped() ? llvm::alignTo(k, kGroup()) : k;
   }
+  /// Whether A and B are packed in k groups of 32 bits, one group a lane:
+  /// int8 quads (vpdpbusd, vpmaddubsw) or bf16 pairs (vdpbf16ps).
+  bool grouped() const { return quadLayout || bf16Pairs; }
+  /// k values per group: 4 (quads), 2 (bf16 pairs), else 1.
+  int64_t kGroup() const { return quadLayout ? 4 : bf16Pairs ? 2 : 1; }
   /// AMX: k values per tile row (64 bytes), and per 32-bit element of B's
   /// packing (2 bf16, 4 i8).
   int64_t amxKStep() const { return kAmxRowBytes / types.inputBytes(); }
   int64_t amxGroup() const { return 4 / types.inputBytes(); }
-  /// k quads per k block (quads).
-  int64_t blockQuads() const { return blockK() / 4; }
+  /// k groups per k block (quads, pairs).
+  int64_t blockGroups() const { return blockK() / kGroup(); }
 
   /// Quads: A packed in k quads, Ap[g..][K/kc][M/m0][kc/4][m0 * 4] (the four
   /// k values of a row next to each other: one 32-bit broadcast), zero
@@ -923,9 +943,9 @@ public:
                 Value quad = vector::FromElementsOp::create(
                     b, loc, VectorType::get({4}, i8), bytes);
                 Value block =
-                    arith::DivUIOp::create(b, loc, q, index(blockQuads()));
-                Value within = arith::RemUIOp::create(b, loc, q,
-                                                      index(blockQuads()));
+                    arith::DivUIOp::create(b, loc, q, index(blockGroups()));
+                Value within =
+                    arith::RemUIOp::create(b, loc, q, index(blockGroups()));
                 Value lane = arith::MulIOp::create(b, loc, i, index(4));
                 vector::StoreOp::create(
                     b, loc, quad, packed,
@@ -991,6 +1011,70 @@ public:
     return source.rowOffsets;
   }
 
+  /// bf16 pairs: A packed in k pairs, Ap[g..][K/kc][M/m0][kc/2][m0 * 2]
+  /// (a row's two k values next to each other: one 32-bit broadcast feeds
+  /// vdpbf16ps), zero past K and M; moved as i16 bit patterns (see
+  /// packAtRunTime). Constant weights are packed at compile time instead.
+  Value packPairsOfAAtRunTime() {
+    auto type = packedType();
+    Value packed =
+        memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
+    Type i16 = b.getI16Type();
+    Value zero = arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(0));
+    int64_t sizeK = g.ranges[g.k[0]];
+    auto bitsType = VectorType::get({2 * p.m0}, i16);
+    auto pairsType = VectorType::get({2 * p.m0}, types.input);
+    // Pairs [lo, hi) of a panel of `rows` rows; `oddTail`: the pair of an
+    // odd K's last value, whose second half is zero.
+    auto packPairs = [&](Value panel, ArrayRef<Value> aBatchIvs, int64_t rows,
+                         int64_t lo, int64_t hi, bool oddTail) {
+      Value rowBase = arith::MulIOp::create(b, loc, panel, index(p.m0));
+      loop(lo, hi, [&](Value q) {
+        SmallVector<Value> dims = dimValues();
+        for (auto [d, v] : llvm::zip(g.aBatch, aBatchIvs))
+          dims[d] = v;
+        Value k0 = arith::MulIOp::create(b, loc, q, index(2));
+        SmallVector<Value> elements;
+        for (int64_t i = 0; i < p.m0; ++i) {
+          for (int64_t t = 0; t < 2; ++t) {
+            if (i >= rows || (oddTail && t == 1)) {
+              elements.push_back(zero);
+              continue;
+            }
+            dims[g.m] = add(rowBase, i);
+            dims[g.k[0]] = add(k0, t);
+            Value v =
+                memref::LoadOp::create(b, loc, g.a->get(), indices(aMap, dims));
+            elements.push_back(arith::BitcastOp::create(b, loc, i16, v));
+          }
+        }
+        Value pairs = vector::BitCastOp::create(
+            b, loc, pairsType,
+            vector::FromElementsOp::create(b, loc, bitsType, elements));
+        Value block = arith::DivUIOp::create(b, loc, q, index(blockGroups()));
+        Value within = arith::RemUIOp::create(b, loc, q, index(blockGroups()));
+        vector::StoreOp::create(
+            b, loc, pairs, packed,
+            packedIndices(dims, ValueRange{block, panel, within, index(0)}));
+      });
+    };
+    auto packPanels = [&](int64_t lb, int64_t ub, int64_t rows) {
+      loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
+        loop(lb, ub, [&](Value panel) {
+          packPairs(panel, aBatchIvs, rows, 0, sizeK / 2, false);
+          if (sizeK % 2 != 0)
+            packPairs(panel, aBatchIvs, rows, sizeK / 2, sizeK / 2 + 1, true);
+        });
+      });
+    };
+    int64_t fullPanels = g.sizeM / p.m0;
+    packPanels(0, fullPanels, p.m0);
+    if (g.sizeM % p.m0 != 0)
+      packPanels(fullPanels, fullPanels + 1, g.sizeM % p.m0);
+    return packed;
+  }
+
   /// Copies A into panels at run time: per panel and k, the m0 values of
   /// a column of A become one contiguous vector store (rows past M zero).
   Value packAtRunTime() {
@@ -998,6 +1082,8 @@ public:
       return packAmxAtRunTime();
     if (quadLayout)
       return packQuadsAtRunTime();
+    if (bf16Pairs)
+      return packPairsOfAAtRunTime();
     auto type = packedType();
     Value packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
@@ -1071,10 +1157,9 @@ public:
                           panels, blockK() / amxKStep(), p.m0, amxKStep());
       return MemRefType::get(shape, types.input);
     }
-    if (quadLayout) {
-      llvm::append_values(
-          shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()), panels,
-          blockQuads(), p.m0 * 4);
+    if (grouped()) {
+      llvm::append_values(shape, llvm::divideCeil(g.ranges[g.k[0]], blockK()),
+                          panels, blockGroups(), p.m0 * kGroup());
       return MemRefType::get(shape, types.input);
     }
     llvm::append_values(shape, kBlocks(g, p), panels,
@@ -1118,9 +1203,9 @@ public:
     else if (p.packB)
       bp = memref::AllocOp::create(
           b, loc,
-          quadLayout
-              ? MemRefType::get({tiles, blockQuads(), n0 * 4}, types.input)
-              : MemRefType::get({tiles, kcOuter, n0}, bElement),
+          grouped() ? MemRefType::get({tiles, blockGroups(), n0 * kGroup()},
+                                      types.input)
+                    : MemRefType::get({tiles, kcOuter, n0}, bElement),
           b.getI64IntegerAttr(64));
     if (amx)
       cScratch = memref::AllocOp::create(
@@ -1551,7 +1636,7 @@ private:
   void packBlockOfB(Value kc, Value kcEnd, int64_t tiles) {
     if (quadLayout)
       return packQuadsOfB(kc, kcEnd, tiles);
-    if (amx)
+    if (amx || bf16Pairs)
       return packPairsOfB(kc, kcEnd, tiles);
     int64_t n0 = p.vectors * vw;
     forEachTile(index(0), index(tiles), parallel, [&](Value tile) {
@@ -1672,10 +1757,10 @@ private:
         b, loc, lo, arith::MulIOp::create(b, loc, tiles, index(kAmxRows)));
   }
 
-  /// AMX bf16: rows [kc, kcEnd) of B as k pairs, Bp[tile][kc/2][n0 * 2]:
-  /// lane n's 32 bits hold B[k][n], B[k+1][n] (AMX's B layout for
-  /// tdpbf16ps); rows past K, to the end of the last tile, and columns past
-  /// N are zeros.
+  /// bf16 on AMX or vdpbf16ps: rows [kc, kcEnd) of B as k pairs,
+  /// Bp[tile][kc/2][n0 * 2]: lane n's 32 bits hold B[k][n], B[k+1][n]
+  /// (AMX's B layout for tdpbf16ps, and vdpbf16ps's operand); rows past K
+  /// (on AMX to the end of the last tile) and columns past N are zeros.
   void packPairsOfB(Value kc, Value kcEnd, int64_t tiles, Value onlyTile = {},
                     Value slot = {}) {
     int64_t n0 = p.vectors * vw;
@@ -1684,8 +1769,9 @@ private:
     auto halfVector = VectorType::get({vw}, types.input);
     auto bitsVector = VectorType::get({vw}, i16);
     Value pairLo = arith::DivUIOp::create(b, loc, kc, index(2));
-    Value pairHi = amxGroupsEnd(
-        pairLo, arith::CeilDivUIOp::create(b, loc, kcEnd, index(2)));
+    Value pairHi = arith::CeilDivUIOp::create(b, loc, kcEnd, index(2));
+    if (amx)
+      pairHi = amxGroupsEnd(pairLo, pairHi);
     SmallVector<int64_t> interleave;
     for (int64_t l = 0; l < vw; ++l)
       llvm::append_values(interleave, l, vw + l);
@@ -1991,6 +2077,8 @@ private:
       acc = amxLoop(panel, tile, kcLo, kcHi, acc, rows);
     else if (quadLayout)
       acc = quadLoop(panel, tile, kcLo, kcHi, acc, rows);
+    else if (bf16Pairs)
+      acc = pairDotLoop(panel, tile, kcLo, kcHi, acc, rows);
     else
       acc = kLoop(0, {}, acc);
 
@@ -2203,6 +2291,59 @@ private:
     return SmallVector<Value>(forOp.getResults());
   }
 
+  /// bf16 pairs: the k loop over pairs [kcLo / 2, ceil(kcHi / 2)), per
+  /// accumulator per pair one vdpbf16ps: 2 * lanes multiply-adds of bf16
+  /// values (exact products, added in f32) where the f32 kernel's FMA does
+  /// lanes, from half the bytes of A and B.
+  SmallVector<Value> pairDotLoop(Value panel, Value tile, Value kcLo,
+                                 Value kcHi, SmallVector<Value> acc,
+                                 int64_t rows) {
+    Value pairLo = arith::DivUIOp::create(b, loc, kcLo, index(2));
+    Value pairHi = arith::CeilDivUIOp::create(b, loc, kcHi, index(2));
+    Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
+    std::string intrinsic =
+        "llvm.x86.avx512bf16.dpbf16ps." + std::to_string(vw * 32);
+    auto pairVector = VectorType::get({2 * vw}, types.input);
+    auto i32Vector = VectorType::get({vw}, b.getI32Type());
+    auto forOp = scf::ForOp::create(
+        b, loc, pairLo, pairHi, index(1), acc,
+        [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          Value within = arith::SubIOp::create(b, loc, q, pairLo);
+          SmallVector<Value> bs;
+          for (int64_t j = 0; j < tileVectors; ++j)
+            bs.push_back(vector::LoadOp::create(
+                b, loc, pairVector, bp,
+                ValueRange{tile, within, index(j * 2 * vw)}));
+          SmallVector<Value> dims = dimValues();
+          SmallVector<Value> result(carried.begin(), carried.end());
+          for (int64_t i = 0; i < rows; ++i) {
+            Value pair = vector::LoadOp::create(
+                b, loc, VectorType::get({2}, types.input), ap,
+                packedIndices(dims,
+                              ValueRange{block, panel, within, index(i * 2)}));
+            Value word = vector::ExtractOp::create(
+                b, loc,
+                vector::BitCastOp::create(
+                    b, loc, VectorType::get({1}, b.getI32Type()), pair),
+                ArrayRef<int64_t>{0});
+            Value splat = vector::BitCastOp::create(
+                b, loc, pairVector,
+                vector::BroadcastOp::create(b, loc, i32Vector, word));
+            for (int64_t j = 0; j < tileVectors; ++j) {
+              Value &a = result[i * tileVectors + j];
+              a = LLVM::CallIntrinsicOp::create(b, loc, vecType,
+                                                b.getStringAttr(intrinsic),
+                                                ValueRange{a, splat, bs[j]})
+                      .getResult(0);
+            }
+          }
+          scf::YieldOp::create(b, loc, result);
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+
   /// AMX: the k loop over [kcLo, kcHi) in steps of one tile row (32 bf16
   /// or 64 i8 values of k) on up to 2 x 2 C tiles of 16 x 16 accumulators,
   /// one tdpbf16ps (or tdpbsud: s8 A, u8 B) per C tile and step. The
@@ -2372,6 +2513,8 @@ private:
   Int8Multiply multiply;
   /// AMX tiles (bf16 or i8): A packed in whole tiles, B in k pairs or quads.
   bool amx;
+  /// bf16 on vdpbf16ps: A and B packed in k pairs, not widened.
+  bool bf16Pairs;
   int64_t l2Bytes;
   /// AMX: B's column tiles of the current k block are packed, each in the
   /// slot of its number (packBlockOfB), so the panels do not pack them.
@@ -2493,10 +2636,13 @@ struct GemmMicrokernelPass
       bool quads = multiply != Int8Multiply::widen;
       bool amx = amxPossible(*gemm, decision.getInput(), target.vectorWidth) &&
                  amxParams(params, target.vectorWidth);
+      bool bf16Pairs =
+          !amx && params.packB &&
+          bf16PairsPossible(*gemm, decision.getInput(), target.vectorWidth);
       KernelEmitter emitter(b, *gemm, params, neighbours,
                             dlas::KernelTypes::of(decision), target.vectorWidth,
                             parallel, prefetchBytes, parallelChunks, multiply,
-                            amx, target.l2Bytes);
+                            amx, bf16Pairs, target.l2Bytes);
       // Packing B reads an im2col copy's patches from its input.
       std::optional<PatchSource> patches =
           params.packB ? findPatchSource(*gemm, target.vectorWidth)
@@ -2541,6 +2687,16 @@ struct GemmMicrokernelPass
         packedNow = true;
         ++numPackedConstants;
       }
+      // ... and bf16 weights in k pairs for vdpbf16ps.
+      if (packConstants && bf16Pairs) {
+        std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
+        if (!data.empty()) {
+          packed = packedPairsConstant(b, moduleSymbols, packedGlobals, *gemm,
+                                       params, emitter.packedType(), data);
+          packedNow = true;
+          ++numPackedConstants;
+        }
+      }
       if (!packed)
         packed = emitter.packAtRunTime();
       // A constant B (a dense layer's weights) in its column-tile panels,
@@ -2572,6 +2728,7 @@ struct GemmMicrokernelPass
                     : ", threads split " +
                           dlas::stringifyThreadSplit(params.split).str())
             << (amx                                    ? ", AMX"
+                : bf16Pairs                            ? ", AVX512-BF16 pairs"
                 : multiply == Int8Multiply::dotProduct ? ", VNNI"
                 : multiply == Int8Multiply::pairs      ? ", int8 pairs"
                                                        : "")
@@ -2798,6 +2955,35 @@ struct GemmMicrokernelPass
         ("quads" + Twine(quadsPerBlock)).str(), at,
         [&](int64_t from, char *to) { *to = static_cast<char>(data[from]); },
         data);
+  }
+
+  /// bf16 pairs: a private constant global holding A's panels in k pairs
+  /// (`packPairsOfAAtRunTime`'s layout), from A's widened values (exact:
+  /// they came from bf16); returns a read of it.
+  Value packedPairsConstant(OpBuilder &b, SymbolTable &moduleSymbols,
+                            llvm::StringMap<memref::GlobalOp> &cache,
+                            const Gemm &g, const KernelParams &p,
+                            MemRefType type, const std::vector<float> &data) {
+    int64_t pairsPerBlock = type.getShape().drop_back().back();
+    int64_t panelSize = type.getNumElements() / ConstantAIndex(g).batches;
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    auto at = [&](int64_t bl, int64_t m, int64_t k) {
+      int64_t q = k / 2;
+      return bl * panelSize +
+             ((q / pairsPerBlock * panels + m / p.m0) * pairsPerBlock +
+              q % pairsPerBlock) *
+                 (p.m0 * 2) +
+             (m % p.m0) * 2 + k % 2;
+    };
+    auto element = [&](int64_t from, char *to) {
+      auto half =
+          static_cast<uint16_t>(llvm::bit_cast<uint32_t>(data[from]) >> 16);
+      std::memcpy(to, &half, 2);
+    };
+    return packedConstantOf(b, moduleSymbols, cache, g, p, type, /*bytes=*/2,
+                            ("pairs" + Twine(pairsPerBlock)).str(), at, element,
+                            {})
+        .first;
   }
 
   /// AMX: a private constant global holding A's tiles

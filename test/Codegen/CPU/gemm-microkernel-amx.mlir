@@ -45,7 +45,7 @@
 // SERIAL: amx.tile_mulf
 // NOAMX-LABEL: func @bf16_matmul
 // NOAMX-NOT: amx.
-// NOAMX: vector.fma
+// NOAMX: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps
 // PRINT: remark: microkernel 32x32 (m0=32, vectors=2, kc=96{{.*}}, B packed, AMX) key 'm40_n50_k70'
 func.func @bf16_matmul(%a: memref<40x70xbf16>, %b: memref<70x50xbf16>, %c: memref<40x50xf32>) {
   linalg.matmul ins(%a, %b : memref<40x70xbf16>, memref<70x50xbf16>) outs(%c : memref<40x50xf32>)
@@ -95,10 +95,11 @@ func.func @i8_matmul(%a: memref<32x130xi8>, %b: memref<130x64xi8>, %c: memref<32
 // -----
 
 // Fewer than two k steps (here 63 < 64 bf16; 127 < 128 i8) or fewer than 8
-// rows of A: the vector kernels (K would be padded to a whole step).
+// rows of A: the vector kernels (K would be padded to a whole step), bf16
+// on vdpbf16ps (every target here has AVX512-BF16).
 // CHECK-LABEL: func @short_k
 // CHECK-NOT: amx.
-// CHECK: vector.fma
+// CHECK: dpbf16ps
 // CHECK-LABEL: func @short_k_i8
 // CHECK-NOT: amx.
 // CHECK: vpdpbusd

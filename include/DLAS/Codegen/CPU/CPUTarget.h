@@ -101,6 +101,14 @@ inline Int8Multiply int8MultiplyOf(CPUTargetAttr target, int64_t lanes) {
   return Int8Multiply::widen;
 }
 
+/// True when `target` has vdpbf16ps (two bf16 products added into each
+/// f32 lane) at `lanes` f32 lanes: AVX512-BF16 for 16, with AVX512VL for 8.
+inline bool hasBF16DotProduct(CPUTargetAttr target, int64_t lanes) {
+  if (!target || !target.hasFeature("avx512bf16"))
+    return false;
+  return lanes == 16 || (lanes == 8 && target.hasFeature("avx512vl"));
+}
+
 /// True when `target` has AMX tiles that multiply `input` elements:
 /// AMX-TILE with AMX-BF16 for bf16, with AMX-INT8 for i8.
 inline bool hasAmxTilesFor(CPUTargetAttr target, Type input) {

@@ -1,0 +1,88 @@
+// bf16 GEMMs on vdpbf16ps where the target has AVX512-BF16 (without AMX):
+// A and B packed in k pairs of bf16 (one 32-bit lane each), two products
+// per f32 lane and instruction, nothing widened; 8-lane vectors need
+// AVX512VL too (every x86-64-v4 target has it). Without AVX512-BF16 the
+// same ops widen bf16 into f32 FMAs (NOBF16).
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16" --dlas-gemm-microkernel | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=znver4" --dlas-gemm-microkernel | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16 vector-bits=256" --dlas-gemm-microkernel | FileCheck %s --check-prefix=YMM
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4" --dlas-gemm-microkernel | FileCheck %s --check-prefix=NOBF16
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v3" --dlas-gemm-microkernel | FileCheck %s --check-prefix=NOBF16
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16" --dlas-gemm-microkernel="print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16" --dlas-gemm-microkernel="pack-b=never print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPACK
+
+// M = 40, N = 50, K = 70 (35 pairs): A (a run-time value) is copied into
+// [k blocks][panels][pairs][m0 * 2] as i16 bit patterns; B into
+// [tiles][pairs][n0 * 2], its last column tile masked; one broadcast of a
+// row's pair feeds vdpbf16ps against each B vector.
+// CHECK-LABEL: func @bf16_matmul
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x{{[0-9]+}}x35x{{[0-9]+}}xbf16>
+// CHECK: arith.bitcast %{{.*}} : bf16 to i16
+// CHECK: vector.bitcast %{{.*}} : vector<{{[0-9]+}}xi16> to vector<{{[0-9]+}}xbf16>
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x35x{{[0-9]+}}xbf16>
+// CHECK: vector.shuffle {{.*}} : vector<16xi16>, vector<16xi16>
+// CHECK: vector.store %{{.*}}, %[[BP]]{{.*}} : memref<{{.*}}xbf16>, vector<32xbf16>
+// CHECK: vector.load %[[BP]]{{.*}} : memref<{{.*}}xbf16>, vector<32xbf16>
+// CHECK: vector.load %[[AP]]{{.*}} : memref<{{.*}}xbf16>, vector<2xbf16>
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: vector.bitcast %{{.*}} : vector<16xi32> to vector<32xbf16>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK: vector.maskedstore %{{.*}} : memref<40x50xf32>, vector<16xi1>, vector<16xf32>
+// CHECK: memref.dealloc %[[BP]]
+// CHECK: memref.dealloc %[[AP]]
+// YMM-LABEL: func @bf16_matmul
+// YMM: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.256"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xf32>, vector<16xbf16>, vector<16xbf16>) -> vector<8xf32>
+// NOBF16-LABEL: func @bf16_matmul
+// NOBF16-NOT: dpbf16ps
+// NOBF16: vector.fma
+// PRINT: remark: microkernel {{.*}}B packed, AVX512-BF16 pairs) key 'm40_n50_k70'{{.*}}A packed at run time
+// A batch-1 row of A (M = 1, a linear layer's input) streams B in place:
+// no packing, so no pairs; nor where B is never packed.
+// PRINT: remark: microkernel {{.*}}key 'm1_n64_k256'{{.*}}A packed at run time
+// PRINT-NOT: AVX512-BF16 pairs
+// NOPACK-NOT: AVX512-BF16 pairs
+func.func @bf16_matmul(%a: memref<40x70xbf16>, %b: memref<70x50xbf16>, %c: memref<40x50xf32>) {
+  linalg.matmul ins(%a, %b : memref<40x70xbf16>, memref<70x50xbf16>) outs(%c : memref<40x50xf32>)
+  return
+}
+func.func @one_row(%a: memref<1x256xbf16>, %b: memref<256x64xbf16>, %c: memref<1x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x256xbf16>, memref<256x64xbf16>) outs(%c : memref<1x64xf32>)
+  return
+}
+
+// -----
+
+// A constant A (a layer's weights, K = 9 odd) is packed at compile time
+// into a bf16 global of k pairs, the last pair's second half zero; B's
+// last pair loads its second row with no lanes.
+// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x{{[0-9]+}}x5x{{[0-9]+}}xbf16> = dense_resource
+// CHECK-LABEL: func @bf16_constant
+// CHECK: memref.get_global @dlas_packed{{.*}} : memref<1x{{[0-9]+}}x5x{{[0-9]+}}xbf16>
+// CHECK: vector.maskedload
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// PRINT: remark: microkernel {{.*}}B packed, AVX512-BF16 pairs) key 'm32_n64_k9'{{.*}}A packed at compile time
+memref.global "private" constant @w : memref<32x9xbf16> = dense<1.5>
+func.func @bf16_constant(%b: memref<9x64xbf16>, %c: memref<32x64xf32>) {
+  %a = memref.get_global @w : memref<32x9xbf16>
+  linalg.matmul ins(%a, %b : memref<32x9xbf16>, memref<9x64xbf16>) outs(%c : memref<32x64xf32>)
+  return
+}
+
+// -----
+
+// f16 and f32 GEMMs keep their kernels on a bf16 target.
+// CHECK-LABEL: func @f16_matmul
+// CHECK-NOT: dpbf16ps
+// CHECK: vector.fma
+// CHECK-LABEL: func @f32_matmul
+// CHECK-NOT: dpbf16ps
+// CHECK: vector.fma
+func.func @f16_matmul(%a: memref<32x64xf16>, %b: memref<64x64xf16>, %c: memref<32x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x64xf16>) outs(%c : memref<32x64xf32>)
+  return
+}
+func.func @f32_matmul(%a: memref<32x64xf32>, %b: memref<64x64xf32>, %c: memref<32x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x64xf32>) outs(%c : memref<32x64xf32>)
+  return
+}
