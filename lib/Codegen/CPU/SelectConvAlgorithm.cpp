@@ -848,6 +848,14 @@ ConvAlgorithm requestedAlgorithm(linalg::LinalgOp conv, ConvAlgorithm wanted,
   return wanted;
 }
 
+/// True for a bf16 convolution whose target multiplies bf16 pairs
+/// (vdpbf16ps) at its vector width.
+bool hasBF16DotProduct(linalg::LinalgOp conv) {
+  Type input = getElementTypeOrSelf(conv.getDpsInputs()[0].getType());
+  return input.isBF16() && dlas::hasBF16DotProduct(dlas::lookupCPUTarget(conv),
+                                                   targetLanes(conv));
+}
+
 /// True for a convolution on bf16 or f16 inputs.
 bool isNarrowFloat(linalg::LinalgOp conv) {
   Type input = getElementTypeOrSelf(conv.getDpsInputs()[0].getType());
@@ -911,9 +919,14 @@ costModelAlgorithm(linalg::LinalgOp conv,
   // convolution's shifted rows do not allow (they widen at every FMA); the
   // im2col matrix packs like a matrix (x86-64-v3, 128 channels, 3x3, bf16:
   // 56x56 14.1 -> 11.9 ms, stride 2 4.2 -> 3.2 ms; f32 flat 11.0, 3.2).
+  // With AVX512-BF16 the GEMM packs bf16 B in k pairs for vdpbf16ps,
+  // which again only a matrix allows.
   if (dense && microkernels && isNarrowFloat(conv))
-    return why = "bf16/f16: im2col, for the GEMM that widens the patch "
-                 "matrix as it packs it",
+    return why = hasBF16DotProduct(conv)
+                     ? "bf16 with AVX512-BF16: im2col, for the GEMM on "
+                       "vdpbf16ps that packs the patch matrix in k pairs"
+                     : "bf16/f16: im2col, for the GEMM that widens the patch "
+                       "matrix as it packs it",
            ConvAlgorithm::Im2Col;
   if (unitStride && kind != ConvKind::Depthwise && microkernels)
     return why = std::string("stride 1, ") +

@@ -2,12 +2,12 @@
 // AMX-BF16, i8 with AMX-INT8; 16-lane vectors), the convolution runs as
 // im2col for the GEMM on tiles, before the Winograd rule is asked (the
 // tiles multiply so fast that Winograd's transforms would cost more than
-// the multiplies they save). f32 and f16 keep their rules, as does bf16
-// on the same CPU without AMX (NOAMX).
+// the multiplies they save). f32 and f16 keep their rules; bf16 on the
+// same CPU without AMX takes im2col for vdpbf16ps (NOAMX).
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-select-conv-algorithm="microkernels=true print=true" -verify-diagnostics -o /dev/null
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids features=-amx-tile" --dlas-select-conv-algorithm="microkernels=true print=true" 2>&1 -o /dev/null | FileCheck %s --check-prefix=NOAMX
 
-// NOAMX: remark: convolution algorithm: im2col (bf16/f16
+// NOAMX: remark: convolution algorithm: im2col (bf16 with AVX512-BF16
 func.func @bf16_winograd_shape(%x: tensor<1x64x58x58xbf16>, %o: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
   %w = arith.constant dense<0.5> : tensor<64x64x3x3xbf16>
   // expected-remark @+1 {{convolution algorithm: im2col (AMX tiles for its operands: im2col, for the GEMM on them)}}

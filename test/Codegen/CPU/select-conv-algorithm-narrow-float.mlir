@@ -4,6 +4,12 @@
 // f32 keeps the flat convolution; bf16 layers Winograd takes stay Winograd.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -verify-diagnostics -o /dev/null
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s
+// With AVX512-BF16 the bf16 layers take im2col for the GEMM on vdpbf16ps;
+// f16 keeps the widening reason.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=znver4" --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BF16DOT
+// BF16DOT: remark: convolution algorithm: im2col (bf16 with AVX512-BF16: im2col, for the GEMM on vdpbf16ps that packs the patch matrix in k pairs)
+// BF16DOT: remark: convolution algorithm: im2col (bf16/f16: im2col, for the GEMM that widens the patch matrix as it packs it)
+// BF16DOT: remark: convolution algorithm: flat
 // CHECK-LABEL: func @bf16_strided
 // CHECK: tensor<1x144x4x4xbf16>
 // CHECK: linalg.generic
