@@ -82,12 +82,13 @@ func.func @nhwc(%x: memref<1x6x6x2xf32>, %w: memref<3x3x2xf32>, %y: memref<1x4x4
 
 // -----
 
-// f16 accumulating in f16 is not a kernel format (f16 into f32 is).
+// A convolution accumulating f16 in f16 is not a kernel format (f16 into
+// f32 is; a max pool of f16 is).
 #in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
 #w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
 #out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
 func.func @f16(%x: memref<1x2x6x6xf16>, %w: memref<2x3x3xf16>, %y: memref<1x2x4x4xf16>) {
-  // expected-remark @+1 {{no depthwise microkernel: element types not supported: f32 (or bf16, f16 into f32, i8 into i32) for a convolution, f32 or i8 for a max pool, f32 for a sum}}
+  // expected-remark @+1 {{no depthwise microkernel: element types not supported: f32 (or bf16, f16 into f32, i8 into i32) for a convolution, f32, bf16, f16 or i8 for a max pool, f32 for a sum}}
   linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : memref<1x2x6x6xf16>, memref<2x3x3xf16>) outs(%y : memref<1x2x4x4xf16>) {
   ^bb0(%i: f16, %f: f16, %o: f16):
     %m = arith.mulf %i, %f : f16

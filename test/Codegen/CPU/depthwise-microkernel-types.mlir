@@ -157,6 +157,64 @@ func.func @int8_max_pool(%x: memref<1x2x16x16xi8>, %window: memref<3x3xi8>) -> m
 
 // -----
 
+// bf16 and f16 max pools (3x3 stride 1, padded with -inf, the ReLU after
+// them folded): the rows widen into f32 on load, the maxima are f32, and
+// each result narrows once (exactly: it is one of the inputs) before the
+// epilogue, which computes in the pool's type as its body does.
+// CHECK-LABEL: func.func @bf16_max_pool
+// CHECK: scf.parallel
+// CHECK: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: arith.maximumf {{.*}} : vector<8xbf16>
+// CHECK: vector.store {{.*}} : memref<1x2x8x8xbf16>, vector<8xbf16>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @f16_max_pool
+// CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK-NOT: linalg.generic
+#in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#win = affine_map<(n, c, oh, ow, kh, kw) -> (kh, kw)>
+#out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @bf16_max_pool(%x: memref<1x2x8x8xbf16>, %window: memref<3x3xbf16>) -> memref<1x2x8x8xbf16> {
+  %least = arith.constant 0xFF80 : bf16
+  %zero = arith.constant 0.0 : bf16
+  %pad = memref.alloc() {alignment = 64 : i64} : memref<1x2x10x10xbf16>
+  linalg.fill ins(%least : bf16) outs(%pad : memref<1x2x10x10xbf16>)
+  %view = memref.subview %pad[0, 0, 1, 1] [1, 2, 8, 8] [1, 1, 1, 1] : memref<1x2x10x10xbf16> to memref<1x2x8x8xbf16, strided<[200, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<1x2x8x8xbf16>) outs(%view : memref<1x2x8x8xbf16, strided<[200, 100, 10, 1], offset: 11>>)
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x2x8x8xbf16>
+  linalg.fill ins(%least : bf16) outs(%y : memref<1x2x8x8xbf16>)
+  // expected-remark @+1 {{max-pool microkernel}}
+  linalg.generic {indexing_maps = [#in, #win, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%pad, %window : memref<1x2x10x10xbf16>, memref<3x3xbf16>) outs(%y : memref<1x2x8x8xbf16>) {
+  ^bb0(%i: bf16, %unused: bf16, %o: bf16):
+    %0 = arith.maximumf %o, %i : bf16
+    linalg.yield %0 : bf16
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x2x8x8xbf16>) outs(%y : memref<1x2x8x8xbf16>) {
+  ^bb0(%i: bf16, %o: bf16):
+    %0 = arith.maximumf %i, %zero : bf16
+    linalg.yield %0 : bf16
+  }
+  memref.dealloc %pad : memref<1x2x10x10xbf16>
+  return %y : memref<1x2x8x8xbf16>
+}
+func.func @f16_max_pool(%x: memref<1x2x10x10xf16>, %window: memref<3x3xf16>) -> memref<1x2x8x8xf16> {
+  %least = arith.constant 0xFC00 : f16
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x2x8x8xf16>
+  linalg.fill ins(%least : f16) outs(%y : memref<1x2x8x8xf16>)
+  // expected-remark @+1 {{max-pool microkernel}}
+  linalg.generic {indexing_maps = [#in, #win, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %window : memref<1x2x10x10xf16>, memref<3x3xf16>) outs(%y : memref<1x2x8x8xf16>) {
+  ^bb0(%i: f16, %unused: f16, %o: f16):
+    %0 = arith.maximumf %o, %i : f16
+    linalg.yield %0 : f16
+  }
+  return %y : memref<1x2x8x8xf16>
+}
+
+// -----
+
 // An f32 depthwise convolution before an int8 layer: its relu6 and the
 // quantize of the next layer's input fold (the quantize writes another
 // buffer, of i8); before, the kernel folded the relu6 alone and the

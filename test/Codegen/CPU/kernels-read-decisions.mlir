@@ -82,9 +82,9 @@ func.func @i8_sum_pool(%x: memref<1x8x10x10xi8>, %w: memref<3x3xi8>, %y: memref<
 
 // -----
 
-// A max pool is exact in f32 and i8 only: bf16 into f32 is refused.
+// A max pool's output is its input's type: bf16 into f32 is refused.
 func.func @bf16_max_pool(%x: memref<1x8x10x10xbf16>, %w: memref<3x3xbf16>, %y: memref<1x8x8x8xf32>) {
-  // expected-error @+1 {{the max_pool kernel builds f32 or i8 code only (input = bf16, acc = f32)}}
+  // expected-error @+1 {{the max_pool kernel builds f32, bf16, f16 or i8 code (its output of its input's type) only (input = bf16, acc = f32)}}
   linalg.pooling_nchw_max {dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 4, vectors = 1, lanes = 16, input = bf16, acc = f32, key = "k", source = cost_model>, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : memref<1x8x10x10xbf16>, memref<3x3xbf16>) outs(%y : memref<1x8x8x8xf32>)
   return

@@ -120,7 +120,7 @@ func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = blocked_conv
 
 // -----
 
-// expected-error @+1 {{input = 'i8' with acc = 'f32' is not a kernel format (f32, bf16 or f16 with f32 accumulators, i8 with i32 or i8)}}
+// expected-error @+1 {{input = 'i8' with acc = 'f32' is not a kernel format (f32, bf16 or f16 with f32 accumulators, i8 with i32 or i8, bf16 or f16 throughout)}}
 func.func @f() attributes {dlas.lowering = #dlas.microkernel<kind = gemm, rows = 1, vectors = 1, lanes = 8, kc = 1, mc = 1, input = i8, acc = f32, key = "k", source = cost_model>} {
   return
 }

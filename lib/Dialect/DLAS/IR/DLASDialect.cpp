@@ -250,26 +250,30 @@ std::string MicrokernelAttr::unsupportedTypes() const {
   if (widens && ((acc.isF32() && (input.isBF16() || input.isF16())) ||
                  (input.isInteger(8) && acc.isInteger(32))))
     return "";
-  // A max pool is exact in i8.
-  if (kind == MicrokernelKind::max_pool && input.isInteger(8) && acc == input)
+  // A max pool is exact in i8, and in bf16/f16 (compared in f32).
+  if (kind == MicrokernelKind::max_pool && acc == input &&
+      (input.isInteger(8) || input.isBF16() || input.isF16()))
     return "";
   std::string why;
   llvm::raw_string_ostream os(why);
   os << "the " << stringifyMicrokernelKind(kind) << " kernel builds "
      << (widens ? "f32, bf16 or f16 inputs with f32 accumulators, or i8 "
                   "with i32"
-         : kind == MicrokernelKind::max_pool ? "f32 or i8 code"
-                                             : "f32 code")
+         : kind == MicrokernelKind::max_pool
+             ? "f32, bf16, f16 or i8 code (its output of its input's type)"
+             : "f32 code")
      << " only (input = " << input << ", acc = " << acc << ")";
   return why;
 }
 
 /// The (input, accumulator) element type pairs a decision may name: f32,
-/// the mixed-precision formats that the kernels take, and i8 throughout
-/// (an int8 max pool).
+/// the mixed-precision formats that the kernels take, and i8, bf16 or f16
+/// throughout (a max pool).
 static bool isKnownTypePair(Type input, Type acc) {
   if (acc.isF32())
     return input.isF32() || input.isBF16() || input.isF16();
+  if (acc.isBF16() || acc.isF16())
+    return input == acc;
   return input.isInteger(8) && (acc.isInteger(32) || acc.isInteger(8));
 }
 
@@ -303,7 +307,8 @@ LogicalResult MicrokernelAttr::verify(
   if (!isKnownTypePair(input, acc))
     return emitError() << "input = " << input << " with acc = " << acc
                        << " is not a kernel format (f32, bf16 or f16 with "
-                          "f32 accumulators, i8 with i32 or i8)";
+                          "f32 accumulators, i8 with i32 or i8, bf16 or "
+                          "f16 throughout)";
   if (epilogues < 0)
     return emitError() << "epilogues must not be negative, got " << epilogues;
   if (key.empty())
