@@ -93,6 +93,8 @@ def dlas_run(args, base, target, precision):
            "--output-dir", os.path.dirname(base)]
     if precision == "int8":
         cmd += ["--calibration", base + ".calibration.json"]
+        if args.keep_f32:
+            cmd += ["--keep-f32", args.keep_f32]
     cpu, _, features = target.partition(":")
     if cpu != "host":
         cmd += ["--target", cpu]
@@ -118,6 +120,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--keep-f32", default="",
+                        help="dlas-run --keep-f32 for the int8 runs (default: DLAS's "
+                             "default guard); e.g. 'classifier,depthwise' quantizes the "
+                             "stem as PyTorch's quantized models do")
     parser.add_argument("--dlas-run", default="build/bin/dlas-run")
     parser.add_argument("--workdir", default="build/bench/int8")
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
@@ -160,8 +166,10 @@ def main():
         f.write(f"# Whole models in int8, {args.tag}\n\nHost: {host_name()}. Batch 1, "
                 f"median ms of {args.repeat} runs after 3 warm-ups, best of {args.rounds} "
                 f"interleaved rounds; calibration on {args.samples} seeded inputs (minmax), "
-                f"default guard (first convolution, classifier and depthwise convolutions "
-                f"in f32). Errors: relative L2 of the logits against PyTorch's f32. "
+                + (f"`--keep-f32 {args.keep_f32}`" if args.keep_f32 else
+                   "default guard (first convolution, classifier and depthwise "
+                   "convolutions in f32)") +
+                f". Errors: relative L2 of the logits against PyTorch's f32. "
                 f"PyTorch {torch.__version__}: eager f32, and eager-mode static "
                 f"quantization ({ENGINE[0]} engine) of "
                 f"torchvision's quantizable model with the same weights and samples, same "
