@@ -92,3 +92,56 @@ func.func @narrowing_kept(%x: tensor<8xf32>) -> (tensor<8xf16>, tensor<8xf32>, t
   %b = nn.cast %r : tensor<8xf32> to tensor<8xf16>
   return %a, %r, %b : tensor<8xf16>, tensor<8xf32>, tensor<8xf16>
 }
+
+// -----
+
+// A ReLU6 and a ReLU of a bf16 convolution's rounded result compute on the
+// f32 result before the rounding (exact: rounding is monotonic and 0 and 6
+// are bf16 values), in the rounding op: no bf16 maximum remains.
+// CHECK-LABEL: func.func @bf16_clamps
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[SIX:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK: %[[C:.*]] = linalg.conv_2d_nchw_fchw
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<1x32x8x8xf32>) outs(%{{.*}} : tensor<1x32x8x8xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT: %[[A:.*]] = arith.maximumf %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[B:.*]] = arith.minimumf %[[A]], %[[SIX]] : f32
+// CHECK-NEXT: %[[D:.*]] = arith.maximumf %[[B]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[D]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[T]] : bf16
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @bf16_clamps(%x: tensor<1x16x8x8xbf16>) -> tensor<1x32x8x8xbf16> {
+  %w = arith.constant dense<0.01> : tensor<32x16x1x1xbf16>
+  %b = arith.constant dense<0.1> : tensor<32xbf16>
+  %y = nn.conv2d %x, %w, %b : (tensor<1x16x8x8xbf16>, tensor<32x16x1x1xbf16>, tensor<32xbf16>) -> tensor<1x32x8x8xbf16>
+  %z = nn.relu6 %y : tensor<1x32x8x8xbf16>
+  %r = nn.relu %z : tensor<1x32x8x8xbf16>
+  return %r : tensor<1x32x8x8xbf16>
+}
+
+// -----
+
+// A bf16 add's rounding takes the ReLU after it too; a clamp of a rounded
+// value that is read elsewhere, or of a function argument, or a body that
+// is not a clamp (a max of two tensors), stays in bf16.
+// CHECK-LABEL: func.func @clamps_kept
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK-NEXT: arith.maximumf {{.*}} : f32
+// CHECK-NEXT: arith.truncf
+// CHECK: arith.maximumf {{.*}} : bf16
+// CHECK: arith.maximumf {{.*}} : bf16
+// CHECK: arith.addf
+// CHECK-NEXT: arith.truncf
+// CHECK: arith.maximumf {{.*}} : bf16
+// CHECK: return
+func.func @clamps_kept(%x: tensor<8xbf16>, %y: tensor<8xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>) {
+  %s = nn.add %x, %y : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  %r = nn.relu %s : tensor<8xbf16>
+  %a = nn.relu %x : tensor<8xbf16>
+  %m = nn.max %a, %y : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  %s2 = nn.add %y, %x : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  %r2 = nn.relu %s2 : tensor<8xbf16>
+  return %r, %a, %m, %s2, %r2 : tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>, tensor<8xbf16>
+}

@@ -298,7 +298,13 @@ def FuseConversions : Pass<"dlas-fuse-conversions"> {
       kernel's epilogue loads bytes or halves);
     * an all-parallel op with one use into the *narrowing* that reads it
       (a body of one `arith.truncf` from f32 to bf16/f16), so that the op
-      stores bf16/f16 itself.
+      stores bf16/f16 itself;
+    * a *clamp* (a body of maxima and minima of its one input with scalar
+      constants: ReLU, ReLU6, clip) of a narrowing's result moves before
+      the narrowing and computes on its f32 input: rounding to nearest is
+      monotonic and the bounds are narrow-type values, so the result is
+      the same, and bf16/f16 have no maximum instructions (LLVM widens
+      and narrows each lane around every one).
 
     An int8 layer's dequantize of its i32 accumulator, and the narrowing
     of a kernel's f32 result, stay: they start the kernel's epilogue chain,
@@ -316,7 +322,8 @@ def FuseConversions : Pass<"dlas-fuse-conversions"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
   let statistics = [
     Statistic<"numWidenings", "widenings", "Widenings fused into their reader">,
-    Statistic<"numNarrowings", "narrowings", "Ops fused into the narrowing of their result">
+    Statistic<"numNarrowings", "narrowings", "Ops fused into the narrowing of their result">,
+    Statistic<"numClampsBeforeNarrowing", "clamps-before-narrowing", "Clamps computed in f32 before the narrowing of their input">
   ];
 }
 
