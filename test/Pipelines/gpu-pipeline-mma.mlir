@@ -55,11 +55,12 @@
 // CHECK: scf.yield
 // CHECK-COUNT-4: gpu.subgroup_mma_store_matrix
 // CHECK: gpu.barrier
-// The epilogue, where inside: the rounding to f16, the ReLU (exact in
-// f16), widened for the f32 result.
+// The epilogue, where inside: the ReLU on the f32 sum (it commutes with
+// the rounding: dlas-fuse-conversions), the rounding to f16, widened for
+// the f32 result.
 // CHECK: scf.if
+// CHECK: arith.maximumf {{.*}} : f32
 // CHECK: arith.truncf {{.*}} : f32 to f16
-// CHECK: arith.maximumf {{.*}} : f16
 // CHECK: arith.extf
 // CHECK: memref.store {{.*}} : memref<2x64x20x20xf32>
 
