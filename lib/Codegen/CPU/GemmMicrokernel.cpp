@@ -976,6 +976,12 @@ public:
   /// The type of B's panels packed at compile time.
   MemRefType residentBType() const {
     int64_t n0 = p.vectors * vw;
+    // bf16 pairs: Bp[tile][ceil(K/2)][n0 * 2], packPairsOfB's layout.
+    if (bf16Pairs)
+      return MemRefType::get(
+          {static_cast<int64_t>(llvm::divideCeil(g.sizeN, n0)),
+           static_cast<int64_t>(llvm::divideCeil(g.ranges[g.k[0]], 2)), 2 * n0},
+          bElement);
     return MemRefType::get({static_cast<int64_t>(llvm::divideCeil(g.sizeN, n0)),
                             g.ranges[g.k[0]], n0},
                            bElement);
@@ -2311,11 +2317,13 @@ private:
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nested.getBlock());
           Value within = arith::SubIOp::create(b, loc, q, pairLo);
+          // B packed at compile time holds all of K: its absolute pair.
+          Value bRow = residentB ? q : within;
           SmallVector<Value> bs;
           for (int64_t j = 0; j < tileVectors; ++j)
             bs.push_back(vector::LoadOp::create(
                 b, loc, pairVector, bp,
-                ValueRange{tile, within, index(j * 2 * vw)}));
+                ValueRange{tile, bRow, index(j * 2 * vw)}));
           SmallVector<Value> dims = dimValues();
           SmallVector<Value> result(carried.begin(), carried.end());
           for (int64_t i = 0; i < rows; ++i) {
@@ -2704,7 +2712,7 @@ struct GemmMicrokernelPass
       Value residentB;
       if (packConstants && params.packB && !amx && !patches &&
           multiply == Int8Multiply::widen &&
-          emitter.packedBElementType().isF32())
+          (emitter.packedBElementType().isF32() || bf16Pairs))
         residentB = residentBConstant(b, moduleSymbols, packedGlobals, *gemm,
                                       params.vectors * target.vectorWidth,
                                       emitter.residentBType());
@@ -2775,8 +2783,9 @@ struct GemmMicrokernelPass
 
   /// A private constant global holding a constant B's column-tile panels,
   /// Bp[tile][k][n0] = B[k][tile * n0 + j] (zero past N), and a read of it;
-  /// null when B is not a constant f32 (or widened) global read through
-  /// its k and n dims only.
+  /// for bf16 pairs (a bf16 `type`) Bp[tile][k/2][n0 * 2] in k pairs; null
+  /// when B is not a constant f32 (or widened bf16/f16) global read
+  /// through its k and n dims only.
   Value residentBConstant(OpBuilder &b, SymbolTable &moduleSymbols,
                           llvm::StringMap<memref::GlobalOp> &cache,
                           const Gemm &g, int64_t n0, MemRefType type) {
@@ -2800,6 +2809,21 @@ struct GemmMicrokernelPass
     llvm::raw_string_ostream os(key);
     os << globalBehindReshapes(g.b->get()).getName() << "/" << source << "/"
        << bMap << "/B/" << n0;
+    if (type.getElementType().isBF16()) {
+      // k pairs: lane n's 32 bits hold B[k][n], B[k+1][n] (zero past K).
+      os << "/pairs";
+      return packedBF16Global(
+          b, moduleSymbols, cache, key, loc, type,
+          [&](MutableArrayRef<uint16_t> packed) {
+            int64_t sizeK = g.ranges[g.k[0]];
+            int64_t pairs = type.getShape()[1];
+            for (int64_t k = 0; k < sizeK; ++k)
+              for (int64_t n = 0; n < g.sizeN; ++n)
+                packed[((n / n0) * pairs + k / 2) * (2 * n0) + (n % n0) * 2 +
+                       k % 2] =
+                    bf16Bits(data[k * strides[*kPos] + n * strides[*nPos]]);
+          });
+    }
     return packedFloatGlobal(
         b, moduleSymbols, cache, key, loc, type,
         [&](MutableArrayRef<float> packed) {
@@ -2809,6 +2833,35 @@ struct GemmMicrokernelPass
               packed[((n / n0) * sizeK + k) * n0 + n % n0] =
                   data[k * strides[*kPos] + n * strides[*nPos]];
         });
+  }
+
+  /// The bits of `value`, a bf16 value widened to f32 (exact: the low 16
+  /// bits are zero).
+  static uint16_t bf16Bits(float value) {
+    return static_cast<uint16_t>(llvm::bit_cast<uint32_t>(value) >> 16);
+  }
+
+  /// A read of the private constant bf16 global `cache[key]`, created of
+  /// `type` (zeros where `fill` writes nothing) on first use.
+  static Value
+  packedBF16Global(OpBuilder &b, SymbolTable &moduleSymbols,
+                   llvm::StringMap<memref::GlobalOp> &cache, StringRef key,
+                   Location loc, MemRefType type,
+                   function_ref<void(MutableArrayRef<uint16_t>)> fill) {
+    memref::GlobalOp &global = cache[key];
+    if (!global) {
+      std::vector<uint16_t> packed(type.getNumElements(), 0);
+      fill(packed);
+      auto tensorType =
+          RankedTensorType::get(type.getShape(), type.getElementType());
+      auto value = DenseResourceElementsAttr::get(
+          tensorType, "dlas_packed",
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(
+              ArrayRef<uint16_t>(packed)));
+      global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
+                                    value);
+    }
+    return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
   }
 
   /// A read of the private constant f32 global `cache[key]`, created of
@@ -2976,8 +3029,7 @@ struct GemmMicrokernelPass
              (m % p.m0) * 2 + k % 2;
     };
     auto element = [&](int64_t from, char *to) {
-      auto half =
-          static_cast<uint16_t>(llvm::bit_cast<uint32_t>(data[from]) >> 16);
+      uint16_t half = bf16Bits(data[from]);
       std::memcpy(to, &half, 2);
     };
     return packedConstantOf(b, moduleSymbols, cache, g, p, type, /*bytes=*/2,
@@ -3020,8 +3072,7 @@ struct GemmMicrokernelPass
         *to = static_cast<char>(aBytes[from]);
         return;
       }
-      auto half =
-          static_cast<uint16_t>(llvm::bit_cast<uint32_t>(aFloats[from]) >> 16);
+      uint16_t half = bf16Bits(aFloats[from]);
       std::memcpy(to, &half, 2);
     };
     return packedConstantOf(b, moduleSymbols, cache, g, p, type,

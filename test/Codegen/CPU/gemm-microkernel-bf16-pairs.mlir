@@ -86,3 +86,23 @@ func.func @f32_matmul(%a: memref<32x64xf32>, %b: memref<64x64xf32>, %c: memref<3
   linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x64xf32>) outs(%c : memref<32x64xf32>)
   return
 }
+
+// -----
+
+// A constant B (a dense layer's weights, K = 45 odd, N = 33 with a partial
+// tile) is packed at compile time into k pairs over all of K, the last
+// pair's second half zero; the kernel reads it at the absolute pair and
+// no k block packs B at run time.
+// CHECK-LABEL: memref.global "private" constant @dlas_packed{{.*}} : memref<1x23x96xbf16> = dense_resource
+// CHECK-LABEL: func @bf16_constant_b
+// CHECK: %[[BP:.*]] = memref.get_global @dlas_packed{{.*}} : memref<1x23x96xbf16>
+// CHECK-NOT: vector.shuffle
+// CHECK: vector.load %[[BP]]{{.*}} : memref<1x23x96xbf16>, vector<32xbf16>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// PRINT: remark: microkernel {{.*}}B packed, AVX512-BF16 pairs) key 'm20_n33_k45'{{.*}}B packed at compile time
+memref.global "private" constant @wb : memref<45x33xbf16> = dense<0.75>
+func.func @bf16_constant_b(%a: memref<20x45xbf16>, %c: memref<20x33xf32>) {
+  %b = memref.get_global @wb : memref<45x33xbf16>
+  linalg.matmul ins(%a, %b : memref<20x45xbf16>, memref<45x33xbf16>) outs(%c : memref<20x33xf32>)
+  return
+}
