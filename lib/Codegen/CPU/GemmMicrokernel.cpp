@@ -2216,20 +2216,66 @@ private:
     return acc;
   }
 
-  /// Quads: the k loop over quads [kcLo / 4, ceil(kcHi / 4)), per
-  /// accumulator per quad one vpdpbusd (4 * lanes multiply-adds per
-  /// instruction) or, on pairs, vpmaddubsw, vpmaddwd by ones and an add (4
-  /// * lanes in three).
+  /// Quads or pairs: the k loop over k groups [kcLo / G, ceil(kcHi / G))
+  /// (G = kGroup()): per group the tile's B vectors (G * lanes elements),
+  /// per row of A one 32-bit broadcast of its group, and
+  /// `product(acc, aSplat, bVector)` for each accumulator.
+  SmallVector<Value>
+  groupLoop(Value panel, Value tile, Value kcLo, Value kcHi,
+            SmallVector<Value> acc, int64_t rows,
+            function_ref<Value(Value, Value, Value)> product) {
+    int64_t group = kGroup();
+    Value groupLo = arith::DivUIOp::create(b, loc, kcLo, index(group));
+    Value groupHi = arith::CeilDivUIOp::create(b, loc, kcHi, index(group));
+    Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
+    auto groupsVector = VectorType::get({group * vw}, types.input);
+    auto i32Vector = VectorType::get({vw}, b.getI32Type());
+    auto forOp = scf::ForOp::create(
+        b, loc, groupLo, groupHi, index(1), acc,
+        [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getBlock());
+          Value within = arith::SubIOp::create(b, loc, q, groupLo);
+          // B packed at compile time holds all of K: its absolute group.
+          Value bRow = residentB ? q : within;
+          SmallVector<Value> bs;
+          for (int64_t j = 0; j < tileVectors; ++j)
+            bs.push_back(vector::LoadOp::create(
+                b, loc, groupsVector, bp,
+                ValueRange{tile, bRow, index(j * group * vw)}));
+          SmallVector<Value> dims = dimValues();
+          SmallVector<Value> result(carried.begin(), carried.end());
+          for (int64_t i = 0; i < rows; ++i) {
+            Value values = vector::LoadOp::create(
+                b, loc, VectorType::get({group}, types.input), ap,
+                packedIndices(
+                    dims, ValueRange{block, panel, within, index(i * group)}));
+            Value word = vector::ExtractOp::create(
+                b, loc,
+                vector::BitCastOp::create(
+                    b, loc, VectorType::get({1}, b.getI32Type()), values),
+                ArrayRef<int64_t>{0});
+            Value splat = vector::BitCastOp::create(
+                b, loc, groupsVector,
+                vector::BroadcastOp::create(b, loc, i32Vector, word));
+            for (int64_t j = 0; j < tileVectors; ++j) {
+              Value &a = result[i * tileVectors + j];
+              a = product(a, splat, bs[j]);
+            }
+          }
+          scf::YieldOp::create(b, loc, result);
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+
+  /// Quads: per accumulator per quad one vpdpbusd (4 * lanes multiply-adds
+  /// per instruction) or, on pairs, vpmaddubsw, vpmaddwd by ones and an
+  /// add (4 * lanes in three).
   SmallVector<Value> quadLoop(Value panel, Value tile, Value kcLo, Value kcHi,
                               SmallVector<Value> acc, int64_t rows) {
-    Value quadLo = arith::DivUIOp::create(b, loc, kcLo, index(4));
-    Value quadHi = arith::CeilDivUIOp::create(b, loc, kcHi, index(4));
-    Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
     std::string intrinsic =
         "llvm.x86.avx512.vpdpbusd." + std::to_string(vw * 32);
     auto i32Vector = VectorType::get({vw}, b.getI32Type());
-    // The intrinsics take their byte operands as <4*vw x i8>.
-    auto byteVector = VectorType::get({4 * vw}, b.getI8Type());
     auto i16Vector = VectorType::get({2 * vw}, b.getI16Type());
     bool wide = vw == 16;
     std::string pairProducts =
@@ -2242,8 +2288,9 @@ private:
                   b, loc, i16Vector,
                   DenseElementsAttr::get(i16Vector, static_cast<int16_t>(1)))
             : Value();
-    // a += sum over 4 bytes of u8(B) * s8(A).
-    auto quadProduct = [&](Value a, Value bytes, Value splat) -> Value {
+    // a += sum over 4 bytes of u8(B) * s8(A); the intrinsics take their
+    // byte operands as <4*vw x i8>.
+    auto quadProduct = [&](Value a, Value splat, Value bytes) -> Value {
       if (multiply == Int8Multiply::dotProduct)
         return LLVM::CallIntrinsicOp::create(b, loc, i32Vector,
                                              b.getStringAttr(intrinsic),
@@ -2261,95 +2308,25 @@ private:
                        .getResult(0);
       return arith::AddIOp::create(b, loc, a, sums);
     };
-    auto forOp = scf::ForOp::create(
-        b, loc, quadLo, quadHi, index(1), acc,
-        [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getBlock());
-          Value within = arith::SubIOp::create(b, loc, q, quadLo);
-          SmallVector<Value> bs;
-          for (int64_t j = 0; j < tileVectors; ++j)
-            bs.push_back(vector::LoadOp::create(
-                b, loc, byteVector, bp,
-                ValueRange{tile, within, index(j * 4 * vw)}));
-          SmallVector<Value> dims = dimValues();
-          SmallVector<Value> result(carried.begin(), carried.end());
-          for (int64_t i = 0; i < rows; ++i) {
-            Value quad = vector::LoadOp::create(
-                b, loc, VectorType::get({4}, b.getI8Type()), ap,
-                packedIndices(dims, ValueRange{block, panel, within,
-                                               index(i * 4)}));
-            Value word = vector::ExtractOp::create(
-                b, loc,
-                vector::BitCastOp::create(
-                    b, loc, VectorType::get({1}, b.getI32Type()), quad),
-                ArrayRef<int64_t>{0});
-            Value splat = vector::BitCastOp::create(
-                b, loc, byteVector,
-                vector::BroadcastOp::create(b, loc, i32Vector, word));
-            for (int64_t j = 0; j < tileVectors; ++j) {
-              Value &a = result[i * tileVectors + j];
-              a = quadProduct(a, bs[j], splat);
-            }
-          }
-          scf::YieldOp::create(b, loc, result);
-        });
-    return SmallVector<Value>(forOp.getResults());
+    return groupLoop(panel, tile, kcLo, kcHi, std::move(acc), rows,
+                     quadProduct);
   }
 
-  /// bf16 pairs: the k loop over pairs [kcLo / 2, ceil(kcHi / 2)), per
-  /// accumulator per pair one vdpbf16ps: 2 * lanes multiply-adds of bf16
-  /// values (exact products, added in f32) where the f32 kernel's FMA does
-  /// lanes, from half the bytes of A and B.
+  /// bf16 pairs: per accumulator per pair one vdpbf16ps: 2 * lanes
+  /// multiply-adds of bf16 values (exact products, added in f32) where the
+  /// f32 kernel's FMA does lanes, from half the bytes of A and B.
   SmallVector<Value> pairDotLoop(Value panel, Value tile, Value kcLo,
                                  Value kcHi, SmallVector<Value> acc,
                                  int64_t rows) {
-    Value pairLo = arith::DivUIOp::create(b, loc, kcLo, index(2));
-    Value pairHi = arith::CeilDivUIOp::create(b, loc, kcHi, index(2));
-    Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
     std::string intrinsic =
         "llvm.x86.avx512bf16.dpbf16ps." + std::to_string(vw * 32);
-    auto pairVector = VectorType::get({2 * vw}, types.input);
-    auto i32Vector = VectorType::get({vw}, b.getI32Type());
-    auto forOp = scf::ForOp::create(
-        b, loc, pairLo, pairHi, index(1), acc,
-        [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getBlock());
-          Value within = arith::SubIOp::create(b, loc, q, pairLo);
-          // B packed at compile time holds all of K: its absolute pair.
-          Value bRow = residentB ? q : within;
-          SmallVector<Value> bs;
-          for (int64_t j = 0; j < tileVectors; ++j)
-            bs.push_back(vector::LoadOp::create(
-                b, loc, pairVector, bp,
-                ValueRange{tile, bRow, index(j * 2 * vw)}));
-          SmallVector<Value> dims = dimValues();
-          SmallVector<Value> result(carried.begin(), carried.end());
-          for (int64_t i = 0; i < rows; ++i) {
-            Value pair = vector::LoadOp::create(
-                b, loc, VectorType::get({2}, types.input), ap,
-                packedIndices(dims,
-                              ValueRange{block, panel, within, index(i * 2)}));
-            Value word = vector::ExtractOp::create(
-                b, loc,
-                vector::BitCastOp::create(
-                    b, loc, VectorType::get({1}, b.getI32Type()), pair),
-                ArrayRef<int64_t>{0});
-            Value splat = vector::BitCastOp::create(
-                b, loc, pairVector,
-                vector::BroadcastOp::create(b, loc, i32Vector, word));
-            for (int64_t j = 0; j < tileVectors; ++j) {
-              Value &a = result[i * tileVectors + j];
-              a = LLVM::CallIntrinsicOp::create(b, loc, vecType,
-                                                b.getStringAttr(intrinsic),
-                                                ValueRange{a, splat, bs[j]})
-                      .getResult(0);
-            }
-          }
-          scf::YieldOp::create(b, loc, result);
-        });
-    return SmallVector<Value>(forOp.getResults());
+    return groupLoop(panel, tile, kcLo, kcHi, std::move(acc), rows,
+                     [&](Value a, Value splat, Value pairs) -> Value {
+                       return LLVM::CallIntrinsicOp::create(
+                                  b, loc, vecType, b.getStringAttr(intrinsic),
+                                  ValueRange{a, splat, pairs})
+                           .getResult(0);
+                     });
   }
 
   /// AMX: the k loop over [kcLo, kcHi) in steps of one tile row (32 bf16
@@ -2985,6 +2962,26 @@ struct GemmMicrokernelPass
     return {panelsRead, sumsRead};
   }
 
+  /// Where A's element (batch bl, row m, k) lies in `type`, A packed in
+  /// k groups of `group` values ([g..][K/kc][M/m0][kc/group][m0 * group]:
+  /// quads, bf16 pairs).
+  static std::function<int64_t(int64_t, int64_t, int64_t)>
+  groupedPosition(const Gemm &g, const KernelParams &p, MemRefType type,
+                  int64_t group) {
+    int64_t groupsPerBlock = type.getShape().drop_back().back();
+    int64_t panelSize = type.getNumElements() / ConstantAIndex(g).batches;
+    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
+    int64_t m0 = p.m0;
+    return [=](int64_t bl, int64_t m, int64_t k) {
+      int64_t q = k / group;
+      return bl * panelSize +
+             ((q / groupsPerBlock * panels + m / m0) * groupsPerBlock +
+              q % groupsPerBlock) *
+                 (m0 * group) +
+             (m % m0) * group + k % group;
+    };
+  }
+
   /// Quads: private constant globals holding A's panels in k quads
   /// (`packQuadsAtRunTime`'s layout) and A's row sums; returns reads of both.
   std::pair<Value, Value>
@@ -2993,19 +2990,10 @@ struct GemmMicrokernelPass
                       const KernelParams &p, MemRefType type,
                       const std::vector<int8_t> &data) {
     int64_t quadsPerBlock = type.getShape().drop_back().back();
-    int64_t panelSize = type.getNumElements() / ConstantAIndex(g).batches;
-    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-    auto at = [&](int64_t bl, int64_t m, int64_t k) {
-      int64_t q = k / 4;
-      return bl * panelSize +
-             ((q / quadsPerBlock * panels + m / p.m0) * quadsPerBlock +
-              q % quadsPerBlock) *
-                 (p.m0 * 4) +
-             (m % p.m0) * 4 + k % 4;
-    };
     return packedConstantOf(
         b, moduleSymbols, cache, g, p, type, /*bytes=*/1,
-        ("quads" + Twine(quadsPerBlock)).str(), at,
+        ("quads" + Twine(quadsPerBlock)).str(),
+        groupedPosition(g, p, type, /*group=*/4),
         [&](int64_t from, char *to) { *to = static_cast<char>(data[from]); },
         data);
   }
@@ -3018,22 +3006,13 @@ struct GemmMicrokernelPass
                             const Gemm &g, const KernelParams &p,
                             MemRefType type, const std::vector<float> &data) {
     int64_t pairsPerBlock = type.getShape().drop_back().back();
-    int64_t panelSize = type.getNumElements() / ConstantAIndex(g).batches;
-    int64_t panels = llvm::divideCeil(g.sizeM, p.m0);
-    auto at = [&](int64_t bl, int64_t m, int64_t k) {
-      int64_t q = k / 2;
-      return bl * panelSize +
-             ((q / pairsPerBlock * panels + m / p.m0) * pairsPerBlock +
-              q % pairsPerBlock) *
-                 (p.m0 * 2) +
-             (m % p.m0) * 2 + k % 2;
-    };
     auto element = [&](int64_t from, char *to) {
       uint16_t half = bf16Bits(data[from]);
       std::memcpy(to, &half, 2);
     };
     return packedConstantOf(b, moduleSymbols, cache, g, p, type, /*bytes=*/2,
-                            ("pairs" + Twine(pairsPerBlock)).str(), at, element,
+                            ("pairs" + Twine(pairsPerBlock)).str(),
+                            groupedPosition(g, p, type, /*group=*/2), element,
                             {})
         .first;
   }
