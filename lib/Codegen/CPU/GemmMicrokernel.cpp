@@ -2789,7 +2789,7 @@ struct GemmMicrokernelPass
     if (type.getElementType().isBF16()) {
       // k pairs: lane n's 32 bits hold B[k][n], B[k+1][n] (zero past K).
       os << "/pairs";
-      return packedBF16Global(
+      return packedGlobal<uint16_t>(
           b, moduleSymbols, cache, key, loc, type,
           [&](MutableArrayRef<uint16_t> packed) {
             int64_t sizeK = g.ranges[g.k[0]];
@@ -2801,7 +2801,7 @@ struct GemmMicrokernelPass
                     bf16Bits(data[k * strides[*kPos] + n * strides[*nPos]]);
           });
     }
-    return packedFloatGlobal(
+    return packedGlobal<float>(
         b, moduleSymbols, cache, key, loc, type,
         [&](MutableArrayRef<float> packed) {
           int64_t sizeK = g.ranges[g.k[0]];
@@ -2818,45 +2818,24 @@ struct GemmMicrokernelPass
     return static_cast<uint16_t>(llvm::bit_cast<uint32_t>(value) >> 16);
   }
 
-  /// A read of the private constant bf16 global `cache[key]`, created of
-  /// `type` (zeros where `fill` writes nothing) on first use.
-  static Value
-  packedBF16Global(OpBuilder &b, SymbolTable &moduleSymbols,
-                   llvm::StringMap<memref::GlobalOp> &cache, StringRef key,
-                   Location loc, MemRefType type,
-                   function_ref<void(MutableArrayRef<uint16_t>)> fill) {
+  /// A read of the private constant global `cache[key]`, created of
+  /// `type` on first use from `Element` values (float for f32, the bits of
+  /// bf16 as uint16_t), zeros where `fill` writes nothing.
+  template <typename Element>
+  static Value packedGlobal(OpBuilder &b, SymbolTable &moduleSymbols,
+                            llvm::StringMap<memref::GlobalOp> &cache,
+                            StringRef key, Location loc, MemRefType type,
+                            function_ref<void(MutableArrayRef<Element>)> fill) {
     memref::GlobalOp &global = cache[key];
     if (!global) {
-      std::vector<uint16_t> packed(type.getNumElements(), 0);
+      std::vector<Element> packed(type.getNumElements(), Element());
       fill(packed);
       auto tensorType =
           RankedTensorType::get(type.getShape(), type.getElementType());
       auto value = DenseResourceElementsAttr::get(
           tensorType, "dlas_packed",
           HeapAsmResourceBlob::allocateAndCopyInferAlign(
-              ArrayRef<uint16_t>(packed)));
-      global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
-                                    value);
-    }
-    return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
-  }
-
-  /// A read of the private constant f32 global `cache[key]`, created of
-  /// `type` (zeros where `fill` writes nothing) on first use.
-  static Value
-  packedFloatGlobal(OpBuilder &b, SymbolTable &moduleSymbols,
-                    llvm::StringMap<memref::GlobalOp> &cache, StringRef key,
-                    Location loc, MemRefType type,
-                    function_ref<void(MutableArrayRef<float>)> fill) {
-    memref::GlobalOp &global = cache[key];
-    if (!global) {
-      std::vector<float> packed(type.getNumElements(), 0.0f);
-      fill(packed);
-      auto tensorType = RankedTensorType::get(type.getShape(), b.getF32Type());
-      auto value = DenseResourceElementsAttr::get(
-          tensorType, "dlas_packed",
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(
-              ArrayRef<float>(packed)));
+              ArrayRef<Element>(packed)));
       global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
                                     value);
     }
@@ -2876,7 +2855,7 @@ struct GemmMicrokernelPass
     os << globalBehindReshapes(g.a->get()).getName() << "/"
        << source << "/" << g.op.getMatchingIndexingMap(g.a) << "/" << p.m0
        << "/" << kBlockOuter(g, p);
-    return packedFloatGlobal(
+    return packedGlobal<float>(
         b, moduleSymbols, cache, key, loc, type,
         [&](MutableArrayRef<float> packed) {
           ConstantAIndex a(g);
