@@ -2651,12 +2651,17 @@ struct GemmMicrokernelPass
         }
       }
       // Compile-time packing copies f32 data, and bf16/f16 data widened
-      // into f32 panels.
-      if (packConstants && !amx && emitter.packedAElementType().isF32()) {
+      // into f32 panels, or bf16 weights in k pairs for vdpbf16ps.
+      if (packConstants && !amx &&
+          (emitter.packedAElementType().isF32() || bf16Pairs)) {
         std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
         if (!data.empty()) {
-          packed = packedConstant(b, moduleSymbols, packedGlobals, *gemm,
-                                  params, emitter.packedType(), data);
+          packed =
+              bf16Pairs
+                  ? packedPairsConstant(b, moduleSymbols, packedGlobals, *gemm,
+                                        params, emitter.packedType(), data)
+                  : packedConstant(b, moduleSymbols, packedGlobals, *gemm,
+                                   params, emitter.packedType(), data);
           packedNow = true;
           ++numPackedConstants;
         }
@@ -2671,16 +2676,6 @@ struct GemmMicrokernelPass
         emitter.useRowSums(sums);
         packedNow = true;
         ++numPackedConstants;
-      }
-      // ... and bf16 weights in k pairs for vdpbf16ps.
-      if (packConstants && bf16Pairs) {
-        std::vector<float> data = constantData(gemm->a->get(), moduleSymbols);
-        if (!data.empty()) {
-          packed = packedPairsConstant(b, moduleSymbols, packedGlobals, *gemm,
-                                       params, emitter.packedType(), data);
-          packedNow = true;
-          ++numPackedConstants;
-        }
       }
       if (!packed)
         packed = emitter.packAtRunTime();

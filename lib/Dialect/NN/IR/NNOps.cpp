@@ -152,7 +152,8 @@ struct ActivationDims {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-/// The operand and window checks nn.conv2d and nn.conv3d share, for
+/// The operand and window checks nn.conv2d, nn.conv3d and
+/// nn.conv_transpose2d share, for
 /// `spatialRank` spatial dims: ranks, attribute counts, one element type,
 /// a static filter, positive strides and dilations, non-negative padding.
 static LogicalResult
@@ -308,23 +309,11 @@ ConvTranspose2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   ShapeChecker check(loc, "conv_transpose2d");
   RankedTensorType inputType = rankedType(adaptor.getInput());
   RankedTensorType filterType = rankedType(adaptor.getFilter());
-  if (failed(check.requireRank(inputType, 4, "input")) ||
-      failed(check.requireRank(filterType, 4, "filter")) ||
-      failed(check.requireCount(adaptor.getStrides(), 2, "strides")) ||
-      failed(check.requireCount(adaptor.getDilations(), 2, "dilations")) ||
-      failed(check.requireCount(adaptor.getPadding(), 4, "padding")) ||
+  if (failed(checkConvOperands(check, inputType, filterType, 2,
+                               adaptor.getStrides(), adaptor.getDilations(),
+                               adaptor.getPadding())) ||
       failed(check.requireCount(adaptor.getOutputPadding(), 2,
-                                "output_padding")))
-    return failure();
-  if (inputType.getElementType() != filterType.getElementType())
-    return check.fail("operand 'filter' element type ",
-                      filterType.getElementType(),
-                      " differs from operand 'input' element type ",
-                      inputType.getElementType());
-  if (failed(check.requireStatic(filterType, "filter")) ||
-      failed(check.requirePositive(adaptor.getStrides(), "strides")) ||
-      failed(check.requirePositive(adaptor.getDilations(), "dilations")) ||
-      failed(check.requireNonNegative(adaptor.getPadding(), "padding")) ||
+                                "output_padding")) ||
       failed(check.requireNonNegative(adaptor.getOutputPadding(),
                                       "output_padding")))
     return failure();
