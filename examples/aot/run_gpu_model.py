@@ -92,6 +92,10 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rtol", type=float, default=1e-3)
     parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--max-rel-err", type=float, default=None, metavar="R",
+                        help="judge by max |out - expected| <= R * max |expected| instead "
+                             "of --rtol/--atol (for libraries computing in bf16/fp16/tf32 "
+                             "against an f32 answer)")
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=0)
     parser.add_argument("--profile", type=int, default=0, metavar="N",
@@ -174,7 +178,11 @@ def main():
         if i < len(args.expect):
             expected = np.load(args.expect[i])
             err = float(np.max(np.abs(array.astype(np.float64) - expected))) if array.size else 0.0
-            passed = np.allclose(array, expected, rtol=args.rtol, atol=args.atol)
+            if args.max_rel_err is not None:
+                scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+                passed = array.shape == expected.shape and err <= args.max_rel_err * scale
+            else:
+                passed = np.allclose(array, expected, rtol=args.rtol, atol=args.atol)
             ok &= passed
             print(f"output #{i}: {'PASS' if passed else 'FAIL'} (max abs err {err:.3e})")
     if args.repeat:

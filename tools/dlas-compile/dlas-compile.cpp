@@ -109,6 +109,12 @@ static cl::opt<std::string> gpuFormat(
              "loads the library) or fatbin; default: bin where it can be "
              "made, else isa"),
     cl::init(""), cl::cat(category));
+static cl::opt<std::string> gpuOptions(
+    "gpu-options",
+    cl::desc("GPU targets: more dlas-gpu-pipeline options, as in its textual "
+             "form (e.g. \"tensor-cores=always staged=never\"); they apply "
+             "after the ones the flags above set"),
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string> gpuRuntime(
     "gpu-runtime",
     cl::desc("GPU targets: the static GPU runtime library linked into a .so "
@@ -311,6 +317,8 @@ int main(int argc, char **argv) {
                   "is for GPU targets");
     if (allowTF32)
       return fail("--allow-tf32 is for GPU targets (NVIDIA tensor cores)");
+    if (!gpuOptions.empty())
+      return fail("--gpu-options is for GPU targets");
     CPUTargetOverrides overrides;
     overrides.features = targetFeatures;
     llvm::Expected<CPUTargetAttr> resolved =
@@ -339,6 +347,11 @@ int main(int argc, char **argv) {
     options.precision = precision;
     options.keepF32 = keepF32;
     options.allowTF32 = allowTF32;
+    std::string optionErrors;
+    llvm::raw_string_ostream errorStream(optionErrors);
+    if (failed(options.parseFromString(gpuOptions, errorStream)))
+      return fail("bad --gpu-options '" + gpuOptions +
+                  "': " + StringRef(optionErrors).trim().str());
     buildGPUPipeline(pm, options);
   } else {
     CPUPipelineOptions options;

@@ -14,6 +14,7 @@ sums, far below 1e-4 on values of magnitude ~10.
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -1251,6 +1252,9 @@ def main():
                              "be run elsewhere (a GPU machine without MLIR: "
                              "bench/gpu_bench.py); no run here")
     parser.add_argument("--dlas-compile", default="dlas-compile")
+    parser.add_argument("--aot-flags", default="",
+                        help="more dlas-compile flags for --aot-target, space-separated "
+                             "(--precision bf16 --keep-f32=none, --gpu-options=...)")
     parser.add_argument("--max-rel-err", default=None,
                         help="judge by dlas-run --max-rel-err R (max |dlas - torch| "
                              "<= R * max |torch|) instead of RTOL/ATOL: for runs in "
@@ -1285,7 +1289,8 @@ def main():
         if args.aot_target:
             runs += 1
             proc = subprocess.run([args.dlas_compile, base + ".mlir", "--target",
-                                   args.aot_target, "-o", base + ".so"],
+                                   args.aot_target, *shlex.split(args.aot_flags),
+                                   "-o", base + ".so"],
                                   capture_output=True, text=True, timeout=300)
             print(f"{'ok  ' if proc.returncode == 0 else 'FAIL'} {c.name} [{args.aot_target}]")
             if proc.returncode:
