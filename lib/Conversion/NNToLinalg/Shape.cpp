@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -60,6 +61,42 @@ struct ConcatLowering : OpConversionPattern<nn::ConcatOp> {
   }
 };
 
+/// A reshape with one run-time size on each side as a tensor.collapse_shape
+/// or tensor.expand_shape: views after bufferization, where tensor.reshape
+/// needs a shape buffer that host code fills (which the GPU pipeline, whose
+/// buffers live on the device, cannot do). With one dynamic size a side,
+/// every other group's static sizes must multiply to the same product, so
+/// the element count makes the dynamic group right at run time too. Null
+/// when the reshape is no such collapse or expansion.
+static Value reshapeAsCollapseOrExpand(OpBuilder &builder, Location loc,
+                                       Value input, RankedTensorType type,
+                                       ArrayRef<Value> targetSizes) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (inputType.getNumDynamicDims() != 1 || type.getNumDynamicDims() != 1 ||
+      inputType.getRank() == type.getRank())
+    return {};
+  bool collapse = inputType.getRank() > type.getRank();
+  RankedTensorType larger = collapse ? inputType : type;
+  RankedTensorType smaller = collapse ? type : inputType;
+  std::optional<SmallVector<ReassociationIndices>> groups =
+      getReassociationIndicesForCollapse(larger.getShape(), smaller.getShape());
+  if (!groups)
+    return {};
+  // The dynamic sizes of both sides in one group.
+  for (auto [smallerDim, group] : llvm::enumerate(*groups))
+    if (smaller.isDynamicDim(smallerDim) !=
+        llvm::any_of(group, [&](int64_t d) { return larger.isDynamicDim(d); }))
+      return {};
+  if (collapse)
+    return tensor::CollapseShapeOp::create(builder, loc, type, input, *groups);
+  SmallVector<OpFoldResult> outputShape;
+  for (auto [dim, size] : llvm::enumerate(type.getShape()))
+    outputShape.push_back(type.isDynamicDim(dim) ? OpFoldResult(targetSizes[dim])
+                                                 : builder.getIndexAttr(size));
+  return tensor::ExpandShapeOp::create(builder, loc, type, input, *groups,
+                                       outputShape);
+}
+
 /// Static reshapes collapse to 1-D and expand again (pure metadata after
 /// bufferization); dynamic ones use tensor.reshape with a computed shape.
 struct ReshapeLowering : OpConversionPattern<nn::ReshapeOp> {
@@ -80,6 +117,11 @@ struct ReshapeLowering : OpConversionPattern<nn::ReshapeOp> {
             entry == -1 ? *size++
                         : arith::ConstantIndexOp::create(rewriter, loc, entry)
                               .getResult());
+      if (Value view = reshapeAsCollapseOrExpand(rewriter, loc, input, type,
+                                                 shapeValues)) {
+        rewriter.replaceOp(op, view);
+        return success();
+      }
       Value shape = tensor::FromElementsOp::create(rewriter, loc, shapeValues);
       rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, type, input, shape);
       return success();
@@ -130,6 +172,11 @@ struct ReshapeLowering : OpConversionPattern<nn::ReshapeOp> {
                     : arith::ConstantIndexOp::create(rewriter, loc, size)
                           .getResult();
       shapeValues.push_back(v);
+    }
+    if (Value view =
+            reshapeAsCollapseOrExpand(rewriter, loc, input, type, shapeValues)) {
+      rewriter.replaceOp(op, view);
+      return success();
     }
     Value shape = tensor::FromElementsOp::create(rewriter, loc, shapeValues);
     rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, type, input, shape);

@@ -21,13 +21,50 @@ func.func @reshape_static(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
 
 // -----
 
+// One dynamic size on each side: a collapse (a view, no shape buffer).
 // CHECK-LABEL: func @reshape_dynamic
-// CHECK: arith.divui
-// CHECK: %[[S:.*]] = tensor.from_elements
-// CHECK: tensor.reshape %arg0(%[[S]]) : (tensor<?x3x4xf32>, tensor<2xindex>) -> tensor<?x12xf32>
+// CHECK-NOT: tensor.reshape
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0], [1, 2]] : tensor<?x3x4xf32> into tensor<?x12xf32>
 func.func @reshape_dynamic(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
   %0 = nn.reshape %x {shape = array<i64: -1, 12>} : (tensor<?x3x4xf32>) -> tensor<?x12xf32>
   return %0 : tensor<?x12xf32>
+}
+
+// -----
+
+// The dynamic size grouped with static ones: ?x12 -> ?x3x4 is an
+// expansion of the second size, the first carried over.
+// CHECK-LABEL: func @reshape_dynamic_expand
+// CHECK-NOT: tensor.reshape
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c0
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [%{{.*}}, 3, 4] : tensor<?x12xf32> into tensor<?x3x4xf32>
+func.func @reshape_dynamic_expand(%x: tensor<?x12xf32>) -> tensor<?x3x4xf32> {
+  %0 = nn.reshape %x {shape = array<i64: -1, 3, 4>} : (tensor<?x12xf32>) -> tensor<?x3x4xf32>
+  return %0 : tensor<?x3x4xf32>
+}
+
+// -----
+
+// A run-time size splitting the dynamic one (a batch of 4-frame clips, as
+// conv3d's lowering reshapes it): an expansion with that size.
+// CHECK-LABEL: func @reshape_run_time_expand
+// CHECK-NOT: tensor.reshape
+// CHECK: tensor.expand_shape %arg0 {{\[\[}}0, 1], [2], [3], [4]] output_shape [%arg1, 4, 8, 3, 3] : tensor<?x8x3x3xf32> into tensor<?x4x8x3x3xf32>
+func.func @reshape_run_time_expand(%x: tensor<?x8x3x3xf32>, %n: index) -> tensor<?x4x8x3x3xf32> {
+  %0 = nn.reshape %x sizes(%n) {shape = array<i64: -1, 4, 8, 3, 3>} : (tensor<?x8x3x3xf32>, index) -> tensor<?x4x8x3x3xf32>
+  return %0 : tensor<?x4x8x3x3xf32>
+}
+
+// -----
+
+// Two dynamic sizes on a side: which group each falls in depends on their
+// run-time values, so the shape buffer stays.
+// CHECK-LABEL: func @reshape_two_dynamic
+// CHECK: %[[S:.*]] = tensor.from_elements
+// CHECK: tensor.reshape %arg0(%[[S]]) : (tensor<?x4x?xf32>, tensor<2xindex>) -> tensor<?x8xf32>
+func.func @reshape_two_dynamic(%x: tensor<?x4x?xf32>) -> tensor<?x8xf32> {
+  %0 = nn.reshape %x {shape = array<i64: -1, 8>} : (tensor<?x4x?xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
 }
 
 // -----
@@ -292,7 +329,8 @@ func.func @resize_crop(%x: tensor<1x2x5x6xf32>) -> tensor<1x2x4x7xf32> {
 
 // -----
 
-// Run-time sizes: the shape tensor.reshape reads is completed by them.
+// Run-time sizes: the shape tensor.reshape reads is completed by them
+// (same rank on both sides: no collapse or expansion).
 // CHECK-LABEL: func @reshape_run_time_sizes
 // CHECK-DAG: %[[C17:.*]] = arith.constant 17 : index
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
