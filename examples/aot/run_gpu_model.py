@@ -81,6 +81,25 @@ def print_profile(library, run, top, runs=5):
         print(f"  {t:8.3f} ms {100 * t / total if total else 0:5.1f}%  {label}")
 
 
+def compare(actual, expected, args):
+    """As dlas-run compares: a non-finite value matches only itself (NaN
+    matches NaN; inf - inf is no error, inf against a number an infinite
+    one); finite values by --rtol/--atol, or by --max-rel-err. Returns
+    (passed, max abs error, max |finite expected|)."""
+    import numpy as np
+    if actual.shape != expected.shape:
+        return False, float("inf"), 0.0
+    a, b = actual.astype(np.float64), expected.astype(np.float64)
+    finite = np.isfinite(a) & np.isfinite(b)
+    same = (np.isnan(a) & np.isnan(b)) | (a == b)
+    diff = np.where(finite, np.abs(np.where(finite, a - b, 0)), np.where(same, 0, np.inf))
+    err = float(diff.max()) if diff.size else 0.0
+    scale = float(np.abs(b[np.isfinite(b)]).max()) if np.isfinite(b).any() else 0.0
+    if args.max_rel_err is not None:
+        return err <= args.max_rel_err * scale, err, scale
+    return bool(np.all(diff <= args.atol + args.rtol * np.abs(np.where(finite, b, 0)))), err, scale
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -176,15 +195,11 @@ def main():
             os.makedirs(args.output_dir, exist_ok=True)
             np.save(os.path.join(args.output_dir, f"output{i}.npy"), array)
         if i < len(args.expect):
-            expected = np.load(args.expect[i])
-            err = float(np.max(np.abs(array.astype(np.float64) - expected))) if array.size else 0.0
-            if args.max_rel_err is not None:
-                scale = float(np.max(np.abs(expected))) if expected.size else 0.0
-                passed = array.shape == expected.shape and err <= args.max_rel_err * scale
-            else:
-                passed = np.allclose(array, expected, rtol=args.rtol, atol=args.atol)
+            passed, err, scale = compare(array, np.load(args.expect[i]), args)
             ok &= passed
-            print(f"output #{i}: {'PASS' if passed else 'FAIL'} (max abs err {err:.3e})")
+            rel = err / scale if scale else err
+            print(f"output #{i}: {'PASS' if passed else 'FAIL'} (max abs err {err:.3e}, "
+                  f"max rel err {rel:.3e} to max |expected| {scale:.3e})")
     if args.repeat:
         times.sort()
         print(f"time: median {times[len(times) // 2]:.3f} ms, min {times[0]:.3f} ms "
