@@ -217,22 +217,20 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     1.46 -> 1.16 ms, its strided 3x3 layers unchanged within noise).
     Dense 3x3 stride-1 convolutions with a constant filter go `winograd`
     instead where the `winograd` rule applies and they are large enough:
-    the smaller of input and output channels and the 2x2 output tiles at
-    least 64 and 16 on targets of 8 f32 lanes (AVX2), 128 and 32 on 16-lane
-    ones; on 8-lane targets as F(4x4) where there are at least 16 4x4
-    output tiles (all images), F(2x2) below (measured on Zen 3: F(4x4)
-    took 0.61-0.85 of F(2x2)'s time on 14x14 to 112x112 layers, and inside
-    GoogLeNet every 14x14+ layer gained, while at 7x7, a GEMM four tiles
-    wide, it lost 0.5-0.7 ms a layer); 16-lane targets keep F(2x2)
-    (unmeasured with F(4x4)). `winograd=auto` (the default) applies it on
-    8-lane targets only,
-    `on` everywhere, `off` nowhere. The split is measured: on Zen 3
-    (x86-64-v3) Winograd made GoogLeNet 40.3 -> 31.8 ms and Inception-v3
-    180 -> 138 ms (1 thread; 1.17x and 1.31x at 2); on Zen 5 (AVX-512),
-    ResNet-50's 14x14x256 layer took 0.86 ms against 1.06 flat while the
-    layer's weights stayed in cache but 1.8 against 1.3 inside the whole
-    model, where its 16/9 larger transformed filter streams from memory
-    and the 16-lane GEMM it competes with is twice as fast.
+    the smaller of input and output channels at least 64 and at least 16
+    2x2 output tiles; as F(4x4) where there are at least 16 4x4 output
+    tiles (all images) on targets of 8 f32 lanes (AVX2) and 32 on 16-lane
+    ones (AVX-512), F(2x2) below (measured on Zen 3: F(4x4) took 0.61-0.85
+    of F(2x2)'s time on 14x14 to 112x112 layers, and inside GoogLeNet
+    every 14x14+ layer gained, while at 7x7, a GEMM four tiles wide, it
+    lost 0.5-0.7 ms a layer; on Zen 5, x86-64-v4: 0.58 at 56x56, 0.87 at
+    28x28, 1.07-1.5 at 14x14). `winograd=auto` (the default) and `on`
+    apply the rule, `off` nowhere. Measured inside whole models (1
+    thread): on Zen 3 (x86-64-v3) GoogLeNet 40.3 -> 31.8 ms and
+    Inception-v3 180 -> 138 ms; on Zen 5 (x86-64-v4) GoogLeNet 16.2 ->
+    11.4 ms (9.2 -> 7.1 at 2 threads) and Inception-v3 60.3 -> 54.4 ms.
+    Convolutions in the blocked layout (`dlas-blocked-layout`, most of a
+    ResNet's) are not Winograd candidates.
 
     Per convolution, from weakest to strongest: the cost model, the
     `algorithm` option, the `tuning-file`'s `conv_algorithm` entry for the
@@ -264,10 +262,9 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
            "Contractions will become GEMM microkernels (dlas-gemm-microkernel): "
            "dense stride-1 convolutions go flat (an implicit GEMM)">,
     Option<"winograd", "winograd", "std::string", "\"auto\"",
-           "When the cost model picks Winograd F(2x2,3x3) (with microkernels): "
-           "auto on targets of at most 8 f32 lanes (AVX2: >= 64 channels, "
-           ">= 16 tiles), on for every target (16 lanes: >= 128 channels, "
-           ">= 32 tiles), off never">,
+           "When the cost model picks Winograd (with microkernels): auto or "
+           "on from 64 channels and 16 2x2 output tiles (F(4x4) from 16 4x4 "
+           "tiles on 8-lane targets, 32 on 16-lane ones), off never">,
     Option<"winogradTile", "winograd-tile", "int64_t", "0",
            "Winograd's output tile: 2 (F(2x2,3x3)), 4 (F(4x4,3x3)) or 0 "
            "(the cost model's: see the description)">,

@@ -135,10 +135,9 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> winograd{
       *this, "winograd",
-      llvm::cl::desc("When the convolution cost model picks Winograd "
-                     "F(2x2,3x3) for large 3x3 layers: auto (targets of at "
-                     "most 8 f32 lanes, where it wins inside whole models), "
-                     "on, off (dlas-select-conv-algorithm)"),
+      llvm::cl::desc("When the convolution cost model picks Winograd for "
+                     "3x3 stride-1 layers of 64+ channels: auto or on (the "
+                     "target's rule), off (dlas-select-conv-algorithm)"),
       llvm::cl::init("auto")};
   PassOptions::Option<int64_t> winogradTile{
       *this, "winograd-tile",

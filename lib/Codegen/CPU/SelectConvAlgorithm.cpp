@@ -488,11 +488,16 @@ struct WinogradRule {
   int64_t lanes;
 };
 
-/// 16-lane targets (measured on Zen 5, AVX-512): below 128 channels the
-/// transforms cost more than they save (ResNet-50's 56x56x64 layer: 1.6 ms
-/// against 1.06 flat), below 32 tiles the batched GEMM streams its 16 x F x
-/// C transformed filter for too little work (7x7x512: 1.4 ms against 1.2).
-constexpr WinogradRule kWideVectorWinograd{128, 32, 16};
+/// 16-lane targets (measured on Zen 5, AVX-512, 2026-11-30, with the
+/// one-pass vector transforms and F(4x4)): conv + bias + ReLU in NCHW,
+/// Winograd against the flat implicit GEMM, 1 thread: 64 -> 64 at 56x56
+/// 0.41 ms (F(4x4)) against 0.98, 128 at 28x28 0.44 against 1.02, 256 at
+/// 14x14 0.59 (F(2x2)) against 1.07, 160 -> 320 at 7x7 0.14 against 0.25,
+/// 48 -> 64 at 28x28 0.12 against 0.19, 32 at 112x112 0.79 against 0.95;
+/// inside GoogLeNet 16.6 -> 14.7 ms with the old rule (128 channels, 32
+/// tiles) alone. The old rule's losses (ResNet-50's 56x56x64 layer 1.6 ms
+/// against 1.06 flat) were the loop-nest transforms'.
+constexpr WinogradRule kWideVectorWinograd{64, 16, 16};
 /// 8-lane targets (measured on Zen 3, AVX2, inside whole models: GoogLeNet
 /// 40.3 -> 31.8 ms, Inception-v3 180 -> 138 ms at 1 thread, 1.17x and
 /// 1.31x at 2): with half the FMA width the multiplies saved weigh twice
@@ -507,13 +512,13 @@ bool isWinogradMode(StringRef mode) {
 }
 
 /// The cost model's Winograd rule for `conv` under the `winograd` option:
-/// `auto` on targets of at most 8 f32 lanes (AVX2), `on` (`true`) on every
-/// target, `off` (`false`) nowhere.
+/// `auto` and `on` (`true`) the target's rule (8 or 16 f32 lanes), `off`
+/// (`false`) none.
 std::optional<WinogradRule> winogradRule(linalg::LinalgOp conv,
                                          StringRef mode) {
   int64_t lanes = targetLanes(conv);
   bool narrow = lanes > 0 && lanes <= 8;
-  if (mode == "off" || mode == "false" || (mode == "auto" && !narrow))
+  if (mode == "off" || mode == "false")
     return std::nullopt;
   return narrow ? kNarrowVectorWinograd : kWideVectorWinograd;
 }
@@ -569,14 +574,15 @@ bool isWinogradWorthIt(linalg::Conv2DNchwFchwOp conv, WinogradRule rule) {
 /// included) while the 7x7 ones (4 tiles: a GEMM 4 columns wide) lost
 /// 0.5-0.7 ms each (alone: 0.83 at 512 channels, 1.32 at 160 -> 320).
 constexpr int64_t kMinF4Tiles = 16;
+/// The same on 16-lane targets, whose GEMM needs twice the columns: on Zen
+/// 5 (x86-64-v4) F(4x4) / F(2x2) was 0.58 at 64 channels 56x56, 0.87 at
+/// 128 28x28 (49 tiles), 0.88 at 96 -> 128 28x28, but 1.07 at 256 14x14
+/// and 1.52 at 128 14x14 (16 tiles), 2.1 at 160 -> 320 7x7.
+constexpr int64_t kMinF4TilesWide = 32;
 
 /// Winograd's output tile for `conv` without a tuning entry: the option's,
-/// else 4 on targets of
-/// at most 8 f32 lanes where there are kMinF4Tiles 4x4 tiles, else 2
-/// (16-lane targets are unmeasured with F(4x4), whose transformed filter
-/// is 4x the filter's size against F(2x2)'s 16/9: that filter's streaming
-/// next to a twice faster GEMM is what made F(2x2) lose there inside whole
-/// models).
+/// else 4 where there are the target's minimum of 4x4 tiles (kMinF4Tiles,
+/// kMinF4TilesWide), else 2.
 int64_t winogradTileFor(linalg::Conv2DNchwFchwOp conv,
                         const dlas::SelectConvAlgorithmOptions &options) {
   if (options.winogradTile != 0)
@@ -586,7 +592,8 @@ int64_t winogradTileFor(linalg::Conv2DNchwFchwOp conv,
   int64_t tiles = outType.getDimSize(0) *
                   llvm::divideCeil(outType.getDimSize(2), 4) *
                   llvm::divideCeil(outType.getDimSize(3), 4);
-  return lanes > 0 && lanes <= 8 && tiles >= kMinF4Tiles ? 4 : 2;
+  int64_t minTiles = lanes > 0 && lanes <= 8 ? kMinF4Tiles : kMinF4TilesWide;
+  return tiles >= minTiles ? 4 : 2;
 }
 
 /// "Winograd F(mxm,3x3), ...x fewer multiplies" for `conv`.
@@ -908,6 +915,14 @@ costModelAlgorithm(linalg::LinalgOp conv,
   std::optional<WinogradRule> winograd =
       winogradApplicable && microkernels ? winogradRule(conv, options.winograd)
                                          : std::nullopt;
+  // With vdpbf16ps a bf16 GEMM runs twice the f32 FMA rate, which
+  // Winograd's f32 GEMM beats only with F(4x4)'s 4x fewer multiplies
+  // (x86-64-v4 + avx512bf16, Zen 5, conv + ReLU: 64 channels 56x56 0.45 ms
+  // against 0.56, 128 at 28x28 0.45 against 0.50; F(2x2) at 256 14x14
+  // 0.58 against 0.52).
+  if (winograd && isNarrowFloat(conv) && hasBF16DotProduct(conv) &&
+      winogradTileFor(dense, options) != 4)
+    winograd = std::nullopt;
   if (winograd && isWinogradWorthIt(dense, *winograd))
     return why = "3x3 stride 1, constant filter, >= " +
                  std::to_string(winograd->minChannels) +

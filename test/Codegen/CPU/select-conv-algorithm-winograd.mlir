@@ -4,10 +4,13 @@
 // over the 16 tile positions.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true winograd=true print=true" -verify-diagnostics -o /dev/null
-// Off by default without a target (auto: on 8-lane targets only, see
-// select-conv-algorithm-winograd-targets.mlir): the large layer goes flat.
+// Without a target `auto` takes the 16-lane rule (see
+// select-conv-algorithm-winograd-targets.mlir); `off` leaves the large
+// layer flat.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
-// DEFAULT: remark: convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)
+// DEFAULT: remark: convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)
+// RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="microkernels=true winograd=off print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// OFF: remark: convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
 // F(4x4,3x3): 6x6 input tiles at stride 4, 36 products, 4x4 output tiles.
 // RUN: dlas-opt %s --split-input-file --dlas-select-conv-algorithm="algorithm=winograd winograd-tile=4" | FileCheck %s --check-prefix=F4
@@ -68,7 +71,7 @@
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x3x3xf32>
-  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
+  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xf32>, tensor<128x128x3x3xf32>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
   return %0 : tensor<1x128x16x16xf32>
 }
@@ -85,7 +88,7 @@ func.func @winograd(%x: tensor<1x128x18x18xf32>, %o: tensor<1x128x16x16xf32>) ->
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @winograd_bf16(%x: tensor<1x128x18x18xbf16>, %o: tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x3x3xbf16>
-  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 128 channels, >= 32 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
+  // expected-remark @+1 {{convolution algorithm: winograd (3x3 stride 1, constant filter, >= 64 channels, >= 16 tiles (the 16-lane rule): Winograd F(2x2,3x3), 2.25x fewer multiplies)}}
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x128x18x18xbf16>, tensor<128x128x3x3xbf16>) outs(%o : tensor<1x128x16x16xf32>) -> tensor<1x128x16x16xf32>
   return %0 : tensor<1x128x16x16xf32>
 }
