@@ -59,18 +59,15 @@ def precision_flags(precision, keep_f32_none=False, gpu_options=""):
 CASE_MAX_REL_ERR = {"bf16": 1.6e-2, "fp16": 2e-3, "tf32": 2e-3}
 
 
-# models.export's input: torch.randn of the model's shape from this seed.
-INPUT_SEED = 2
-
-
-def describe_input(base):
+def describe_input(base, seed):
     """Replaces a model's seeded input by its shape and a checksum: random
     floats do not compress (resnet50's at batch 32 is 19 MB of the 64 MiB a
-    GPU call carries) and `run` makes them again from the seed."""
+    GPU call carries) and `run` makes them again from `seed` (the one
+    models.export drew it with)."""
     import numpy as np
     x = np.load(base + ".input.npy")
     with open(base + ".input.json", "w") as f:
-        json.dump({"shape": list(x.shape), "seed": INPUT_SEED,
+        json.dump({"shape": list(x.shape), "seed": seed,
                    "sum": float(x.astype(np.float64).sum()),
                    "first": [float(v) for v in x.reshape(-1)[:8]]}, f)
     os.remove(base + ".input.npy")
@@ -119,7 +116,7 @@ def prepare(args):
                 print(proc.stdout + proc.stderr)
             compile_times[f"{name}_b{batch}"] = {"seconds": seconds, "status": status}
             os.remove(base + ".onnx")  # the library holds the weights
-            describe_input(base)
+            describe_input(base, models.INPUT_SEED)
     with open(os.path.join(args.workdir, "compile_times.json"), "w") as f:
         json.dump({"target": args.target, "precision": args.precision,
                    "gpu_options": args.gpu_options, "models": compile_times}, f, indent=2)

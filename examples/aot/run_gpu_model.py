@@ -92,7 +92,8 @@ def compare(actual, expected, args):
     a, b = actual.astype(np.float64), expected.astype(np.float64)
     finite = np.isfinite(a) & np.isfinite(b)
     same = (np.isnan(a) & np.isnan(b)) | (a == b)
-    diff = np.where(finite, np.abs(np.where(finite, a - b, 0)), np.where(same, 0, np.inf))
+    with np.errstate(invalid="ignore"):  # inf - inf where `finite` is false
+        diff = np.where(finite, np.abs(a - b), np.where(same, 0.0, np.inf))
     err = float(diff.max()) if diff.size else 0.0
     scale = float(np.abs(b[np.isfinite(b)]).max()) if np.isfinite(b).any() else 0.0
     if args.max_rel_err is not None:

@@ -217,6 +217,11 @@ def quantize_weights(model, levels):
                 p.copy_(torch.round(p / scale).clamp(-(levels // 2), levels // 2) * scale)
 
 
+# The seed of the input export() saves (bench/gpu_bench.py draws it again
+# on machines it does not carry the input to).
+INPUT_SEED = 2
+
+
 def export(name, workdir, opset=13, batch=1, dynamic_batch=False, prune=0.0,
            prune_exported=True, calibration_samples=0, weight_levels=0):
     """Builds `name`, exports it to <workdir>/<name>/<name>.onnx and saves the
@@ -236,7 +241,7 @@ def export(name, workdir, opset=13, batch=1, dynamic_batch=False, prune=0.0,
     if prune and prune_exported:
         magnitude_prune(model, prune)
     shape = (batch,) + tuple(shape[1:])
-    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(INPUT_SEED))
     folder = os.path.join(workdir, name)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
