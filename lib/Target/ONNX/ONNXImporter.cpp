@@ -636,6 +636,10 @@ LogicalResult GraphImporter::checkEinsumEquations(Location loc) {
 
 /// The index of the weight input of a convolution-like op, or -1 for
 /// pooling and the other ops.
+/// The largest stride, dilation, kernel size, pad or output size that a
+/// windowed node may state.
+static constexpr int64_t kMaxWindowAttr = int64_t(1) << 30;
+
 static int windowWeightIndex(StringRef op) {
   if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger")
     return 1;
@@ -674,14 +678,20 @@ LogicalResult GraphImporter::checkWindowNodes(Location loc) {
                 op == "GlobalAveragePool" || op == "GlobalMaxPool";
     if (weight < 0 && !pool)
       continue;
+    // The bounds keep the importer's size arithmetic (output sizes, SAME
+    // pads) far from int64 overflow; real models stay orders below them.
     for (const onnx::AttributeProto &a : node.attribute()) {
-      if (a.name() != "strides" && a.name() != "dilations" &&
-          a.name() != "kernel_shape")
+      bool positive = a.name() == "strides" || a.name() == "dilations" ||
+                      a.name() == "kernel_shape";
+      bool nonNegative = a.name() == "pads" || a.name() == "output_padding" ||
+                         a.name() == "output_shape";
+      if (!positive && !nonNegative)
         continue;
       for (int64_t v : a.ints())
-        if (v < 1)
+        if (v < (positive ? 1 : 0) || v > kMaxWindowAttr)
           return error(loc, where() + " has " + a.name() + " " + Twine(v) +
-                                "; they must be positive");
+                                "; they must be " + (positive ? "1" : "0") +
+                                " to 2^30");
     }
     std::optional<int> x = rankOf(node, 0);
     if (x && *x < 3)

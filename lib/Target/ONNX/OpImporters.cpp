@@ -350,6 +350,17 @@ LogicalResult importConv(NodeContext &ctx) {
   return success();
 }
 
+/// stride * (in - 1) + output_padding + (k - 1) * dilation + 1, the
+/// unpadded transposed-convolution size, into `size`; true on overflow.
+bool fullTransposedSize(int64_t in, int64_t k, int64_t stride, int64_t dilation,
+                        int64_t outputPadding, int64_t &size) {
+  int64_t spread, reach;
+  return __builtin_mul_overflow(stride, in - 1, &spread) ||
+         __builtin_mul_overflow(k - 1, dilation, &reach) ||
+         __builtin_add_overflow(spread, reach, &size) ||
+         __builtin_add_overflow(size, outputPadding + 1, &size);
+}
+
 /// ConvTranspose: pads given, or derived (ONNX's formulas) from
 /// 'output_shape' or from auto_pad SAME_* (output = input * stride).
 LogicalResult importConvTranspose(NodeContext &ctx) {
@@ -377,9 +388,17 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
       autoPad != "SAME_LOWER")
     return ctx.fail("auto_pad '" + autoPad + "' is not supported");
   std::optional<SmallVector<int64_t>> outputShape = ctx.intsAttr("output_shape");
-  if (!outputShape && autoPad.rfind("SAME", 0) == 0)
-    outputShape = SmallVector<int64_t>{xType.getDimSize(2) * strides[0],
-                                       xType.getDimSize(3) * strides[1]};
+  if (!outputShape && autoPad.rfind("SAME", 0) == 0) {
+    outputShape.emplace();
+    for (int i = 0; i < 2; ++i) {
+      int64_t in = xType.getDimSize(2 + i), out;
+      if (ShapedType::isDynamic(in))
+        return ctx.fail("auto_pad " + autoPad + " needs static spatial sizes");
+      if (__builtin_mul_overflow(in, strides[i], &out))
+        return ctx.fail("the SAME output size overflows 64 bits");
+      outputShape->push_back(out);
+    }
+  }
   if (autoPad == "VALID")
     pads = {0, 0, 0, 0};
   if (outputShape) {
@@ -392,8 +411,11 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
       int64_t in = xType.getDimSize(2 + i), k = wType.getDimSize(2 + i);
       if (ShapedType::isDynamic(in))
         return ctx.fail("'output_shape' with a dynamic spatial input size");
-      int64_t total = strides[i] * (in - 1) + outputPadding[i] +
-                      (k - 1) * dilations[i] + 1 - (*outputShape)[i];
+      int64_t total;
+      if (fullTransposedSize(in, k, strides[i], dilations[i], outputPadding[i],
+                             total) ||
+          __builtin_sub_overflow(total, (*outputShape)[i], &total))
+        return ctx.fail("the ConvTranspose output size overflows 64 bits");
       if (total < 0) {
         // Rows past the full output receive no contribution (zeros, plus
         // the bias): that is output padding, which must stay below the

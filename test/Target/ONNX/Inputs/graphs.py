@@ -1974,6 +1974,24 @@ def error_conv_transpose_3d():
 
 
 @case
+def error_conv_transpose_huge_stride():
+    # A stride this large overflowed the importer's output-size arithmetic
+    # (found by dlas-fuzz-onnx): window attributes are bounded by 2^30.
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv2",
+                            strides=[1 << 40, 1], auto_pad="SAME_UPPER")
+    m = model([node], [("x", (1, 1, 3, 3)), ("w", (1, 2, 3, 3))], [("y", (1, 2, 3, 3))])
+    return import_only(m)
+
+
+@case
+def error_conv_transpose_same_dynamic():
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv3",
+                            strides=[2, 2], auto_pad="SAME_LOWER")
+    m = model([node], [("x", (1, 1, "h", 3)), ("w", (1, 2, 3, 3))], [("y", (1, 2, None, 6))])
+    return import_only(m)
+
+
+@case
 def import_conv_transpose_1d_runtime_weight():
     node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv1d")
     m = model([node], [("x", (1, 1, 3)), ("w", (1, 2, 3))], [("y", (1, 2, 5))])
