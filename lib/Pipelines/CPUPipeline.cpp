@@ -229,6 +229,7 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     blockedOptions.print = options.printMicrokernels;
     blockedOptions.decidedOnly = true;
     blockedOptions.fusePools = options.fusePools;
+    blockedOptions.skipPaddingTaps = options.skipPaddingTaps;
     pm.addPass(createBlockedConvMicrokernel(blockedOptions));
     GemmMicrokernelOptions kernelOptions;
     kernelOptions.parallel = options.threading;

@@ -178,6 +178,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "dlas-blocked-conv-microkernel fuse-pools, dlas-sparsify "
                      "fuse-pools)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> skipPaddingTaps{
+      *this, "skip-padding-taps",
+      llvm::cl::desc("Blocked convolution kernels skip the taps that read "
+                     "only a padded input's zero border "
+                     "(dlas-blocked-conv-microkernel skip-padding-taps); "
+                     "false: every tap runs, and a NaN or inf filter value "
+                     "times the zero padding propagates as in PyTorch's "
+                     "reference convolution"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("exp, expm1, tanh, erf, log, log1p and log2 as "
