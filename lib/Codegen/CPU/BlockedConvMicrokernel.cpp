@@ -11,12 +11,13 @@
 // wide) waste no lane, and strided convolutions read their input in place.
 //
 //===----------------------------------------------------------------------===//
-#include "GemmContraction.h"
 #include "DLAS/Codegen/CPU/GroupedConv.h"
-#include "Decisions.h"
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
 #include "DLAS/Codegen/TuningFile.h"
+#include "DLAS/Transforms/Buffers.h"
+#include "Decisions.h"
+#include "GemmContraction.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -89,6 +90,12 @@ struct TilePosition {
 struct ZeroMargins {
   int64_t rowBegin, rowEnd, colBegin, colEnd;
   int64_t height, width;
+  /// Where the interior is one copy of a whole contiguous buffer (every
+  /// dim but the rows and columns whole) that nothing writes before the
+  /// convolution reads it: that buffer, and the copy. A kernel that never
+  /// reads the border reads it in place, and the padded buffer goes.
+  Value source;
+  Operation *copy = nullptr;
 
   bool rows() const { return rowBegin > 0 || rowEnd < height; }
   bool columns() const { return colBegin > 0 || colEnd < width; }
@@ -109,6 +116,43 @@ std::string marginNote(const ZeroMargins &m) {
 /// Whether `v` is a constant zero (+0.0 or an integer 0).
 bool isConstantZero(Value v) {
   return v && (matchPattern(v, m_PosZeroFloat()) || matchPattern(v, m_Zero()));
+}
+
+/// The source of the one copy into `view` (a subview of a padded buffer
+/// that `conv` reads) and the copy, when the view is whole in every dim
+/// but the rows and columns (from `rowDim`), the source a static
+/// identity-layout buffer, and nothing writes or frees the source between
+/// the copy and the convolution; else nulls.
+std::pair<Value, Operation *> copiedWhole(memref::SubViewOp view,
+                                          Operation *conv, int64_t rowDim) {
+  if (!view->hasOneUse())
+    return {};
+  Operation *copy = *view->getUsers().begin();
+  Value source;
+  if (auto c = dyn_cast<linalg::CopyOp>(copy);
+      c && c.hasPureBufferSemantics() && c.getOutputs()[0] == view)
+    source = c.getInputs()[0];
+  else if (auto c = dyn_cast<memref::CopyOp>(copy); c && c.getTarget() == view)
+    source = c.getSource();
+  auto sourceType = source ? dyn_cast<MemRefType>(source.getType()) : nullptr;
+  if (!sourceType || !sourceType.hasStaticShape() ||
+      !sourceType.getLayout().isIdentity() ||
+      copy->getBlock() != conv->getBlock() || !copy->isBeforeInBlock(conv))
+    return {};
+  ArrayRef<int64_t> whole = view.getSourceType().getShape();
+  for (int64_t d = 0, e = whole.size(); d < e; ++d)
+    if (d != rowDim && d != rowDim + 1 &&
+        (view.getStaticOffsets()[d] != 0 ||
+         view.getStaticSizes()[d] != whole[d]))
+      return {};
+  if (llvm::any_of(view.getStaticStrides(), [](int64_t s) { return s != 1; }))
+    return {};
+  llvm::SmallPtrSet<Value, 8> aliases = dlas::aliasesOf(source);
+  for (Operation *op = copy->getNextNode(); op != conv; op = op->getNextNode())
+    if (dlas::mayWrite(op, aliases) ||
+        (isa<memref::DeallocOp>(op) && dlas::touches(op, aliases)))
+      return {};
+  return {source, copy};
 }
 
 /// cv's input as a padded buffer: a fresh allocation that a zero fill
@@ -140,9 +184,10 @@ std::optional<ZeroMargins> zeroMarginsOf(const BlockedConv &cv) {
   ArrayRef<int64_t> shape = cast<MemRefType>(x.getType()).getShape();
   int64_t rank = shape.size(), rowDim = rank - 3, colDim = rank - 2;
   Operation *conv = cv.op;
-  ZeroMargins m{shape[rowDim], 0, shape[colDim], 0, shape[rowDim],
-                shape[colDim]};
+  ZeroMargins m{shape[rowDim], 0,       shape[colDim], 0, shape[rowDim],
+                shape[colDim], Value(), nullptr};
   bool zeroFilled = false;
+  SmallVector<memref::SubViewOp> views;
   for (Operation *user : x.getUsers()) {
     if (user == reader || isa<memref::DeallocOp>(user))
       continue;
@@ -164,6 +209,7 @@ std::optional<ZeroMargins> zeroMarginsOf(const BlockedConv &cv) {
       m.rowEnd = std::max(m.rowEnd, end(rowDim));
       m.colBegin = std::min(m.colBegin, offsets[colDim]);
       m.colEnd = std::max(m.colEnd, end(colDim));
+      views.push_back(view);
       continue;
     }
     if (isConstantZero(dlas::fillValue(user, x)) &&
@@ -178,6 +224,8 @@ std::optional<ZeroMargins> zeroMarginsOf(const BlockedConv &cv) {
   // No subview: nothing but zeros (every tap skipped, the init stays).
   if (m.rowBegin > m.rowEnd || m.colBegin > m.colEnd)
     m.rowBegin = m.rowEnd = m.colBegin = m.colEnd = 0;
+  if (views.size() == 1)
+    std::tie(m.source, m.copy) = copiedWhole(views.front(), cv.op, rowDim);
   return m;
 }
 
@@ -605,6 +653,36 @@ void eraseIfOnlyFreed(Value buffer) {
   alloc->erase();
 }
 
+/// Erases the padded buffer of `m` that a kernel reading its source in
+/// place replaced: the copy into it, its views and fills, and itself
+/// where nothing else uses it.
+void erasePaddedCopy(const ZeroMargins &m) {
+  // The copy's target (linalg.copy's init, memref.copy's target).
+  auto view = cast<memref::SubViewOp>(m.copy->getOperand(1).getDefiningOp());
+  Value padded = view.getSource();
+  m.copy->erase();
+  view->erase();
+  // The reshapes that led to the convolution, now unused.
+  std::function<void(Value)> eraseDeadReshapes = [&](Value v) {
+    for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
+        continue;
+      eraseDeadReshapes(user->getResult(0));
+      if (user->use_empty())
+        user->erase();
+    }
+  };
+  eraseDeadReshapes(padded);
+  if (!llvm::all_of(padded.getUsers(), [&](Operation *user) {
+        return isDealloc(user) || isConstantZero(dlas::fillValue(user, padded));
+      }))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(padded.getUsers()))
+    if (!isDealloc(user))
+      user->erase();
+  eraseIfOnlyFreed(padded);
+}
+
 /// Whether a blocked pool reads the final values of `nb` (directly or
 /// through a padded copy): a pool that could have fused.
 bool isPoolReader(const Neighbours &nb) {
@@ -834,14 +912,36 @@ public:
                          });
   }
 
+  /// Whether the kernel reads the padded buffer's unpadded source in
+  /// place: a tile never reads the border (every one of its taps is
+  /// skipped there) when each tile is one output row's, so with the
+  /// column tails of several rows in one tile (`lines`), not.
+  bool readsInPlace() const {
+    return margins && margins->source &&
+           (tiles.lines <= 1 || cv.ranges[cv.ow] % tiles.rows == 0);
+  }
+
 private:
   /// The input as one flat dim (`flatX`), which the tiles index.
+  /// In place (see readsInPlace), the unpadded source.
   void flattenInput() {
-    auto xType = cast<MemRefType>(cv.x->get().getType());
+    Value x = readsInPlace() ? margins->source : cv.x->get();
     flatX = memref::CollapseShapeOp::create(
-        b, loc, cv.x->get(),
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank()))});
+        b, loc, x,
+        SmallVector<ReassociationIndices>{llvm::to_vector(
+            llvm::seq<int64_t>(0, cast<MemRefType>(x.getType()).getRank()))});
+  }
+
+  /// The shape the flat input is indexed by: x's, or in place x's with
+  /// the unpadded rows and columns.
+  SmallVector<int64_t> inputShape() const {
+    SmallVector<int64_t> shape(
+        cast<MemRefType>(cv.x->get().getType()).getShape());
+    if (readsInPlace()) {
+      shape[shape.size() - 3] = margins->rowEnd - margins->rowBegin;
+      shape[shape.size() - 2] = margins->colEnd - margins->colBegin;
+    }
+    return shape;
   }
 
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -909,20 +1009,23 @@ private:
   /// The position of x[image, (group,) cb, row, col, c] in the flat input.
   Value linearInputIndex(Value image, Value cb, Value row, Value col,
                          Value c) {
-    ArrayRef<int64_t> shape = cast<MemRefType>(cv.x->get().getType()).getShape();
+    SmallVector<int64_t> shape = inputShape();
+    if (readsInPlace()) {
+      row = arith::SubIOp::create(b, loc, row, index(margins->rowBegin));
+      col = arith::SubIOp::create(b, loc, col, index(margins->colBegin));
+    }
     Value at = image;
     SmallVector<Value> rest = {cb, row, col, c};
     if (cv.g)
       rest.insert(rest.begin(), group);
-    for (auto [size, v] : llvm::zip_equal(shape.drop_front(), rest))
+    for (auto [size, v] : llvm::zip_equal(ArrayRef(shape).drop_front(), rest))
       at = arith::AddIOp::create(b, loc, mul(at, size), v);
     return at;
   }
 
   /// Input elements between two output rows' first taps.
   int64_t inputRowStride() const {
-    ArrayRef<int64_t> shape =
-        cast<MemRefType>(cv.x->get().getType()).getShape();
+    SmallVector<int64_t> shape = inputShape();
     return cv.sh * shape[shape.size() - 2] * shape.back();
   }
 
@@ -988,6 +1091,8 @@ private:
   bool skipsColumnTaps() const {
     if (!margins || !margins->columns())
       return false;
+    if (readsInPlace())
+      return true;
     int64_t width = cv.ranges[cv.ow], kw = cv.ranges[cv.kw], skipped = 0;
     for (int64_t i = 0; i < width; ++i)
       for (int64_t t = 0; t < kw; ++t)
@@ -1503,6 +1608,8 @@ struct BlockedConvMicrokernelPass
         epilogue->erase();
       numFusedEpilogues += nb.epilogues.size();
       op->erase();
+      if (emitter.readsInPlace())
+        erasePaddedCopy(*margins);
       for (Operation *dead : nb.initDead)
         dead->erase();
       if (nb.init)
