@@ -159,11 +159,13 @@ class Conv:
         # Layers whose groups are whole channel blocks run blocked
         # (dlas-blocked-layout; grouped ones as GSPC on the blocks).
         # (dlas-blocked-layout leaves a group of one output block on a plane
-        # over 14x14 in NCHW, for the flat GEMM.)
+        # over 56x56 (16-channel blocks) or 32x32 (8-channel ones) in NCHW,
+        # for the flat GEMM: gspc::maxBlockedOneVectorPlane.)
+        one_block_plane = 56 * 56 if BLOCK >= 16 else 32 * 32
         self.blocked = (groups < c and (c // groups) % BLOCK == 0
                         and (f // groups) % BLOCK == 0
                         and not (groups > 1 and f // groups == BLOCK
-                                 and self.oh * self.oh > 196))
+                                 and self.oh * self.oh > one_block_plane))
 
     @property
     def flops(self):

@@ -711,7 +711,10 @@ int runMain() {
     return 0;
   };
   bool calibrating = !calibrateDir.empty();
-  if (!blockedEntry && !calibrating)
+  // A --pipeline may change the entry's signature (blocked-entry=1): its
+  // inputs are read against the compiled one.
+  bool inputsAfterCompiling = blockedEntry || !pipeline.empty();
+  if (!inputsAfterCompiling && !calibrating)
     if (int rc = readInputs())
       return rc;
 
@@ -827,17 +830,21 @@ int runMain() {
                   "'; it must lower to the LLVM dialect with C interfaces "
                   "(see dlas-prepare-entry-abi)");
   }
-  if (blockedEntry && !calibrating) {
+  // The compiled entry's signature: --blocked-entry changes it, and so
+  // does a --pipeline with dlas-cpu-pipeline{blocked-entry=1}.
+  if (inputsAfterCompiling && !calibrating) {
     auto llvmFunc = module->lookupSymbol<LLVM::LLVMFuncOp>(entryName);
     auto sigAttr =
         llvmFunc ? llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName)
                  : TypeAttr();
-    if (!sigAttr)
+    if (!sigAttr && blockedEntry)
       return fail("the compiled entry '" + entryName +
                   "' lacks its dlas.signature attribute");
-    sig = entrySignature(cast<FunctionType>(sigAttr.getValue()), entryName);
-    if (!sig)
-      return fail(llvm::toString(sig.takeError()));
+    if (sigAttr) {
+      sig = entrySignature(cast<FunctionType>(sigAttr.getValue()), entryName);
+      if (!sig)
+        return fail(llvm::toString(sig.takeError()));
+    }
     if (int rc = readInputs())
       return rc;
   }

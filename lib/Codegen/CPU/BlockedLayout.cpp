@@ -104,12 +104,12 @@ std::string whyGroupedNotBlocked(linalg::Conv2DNgchwGfchwOp conv,
   if (maxWidth > 0 && s->ow > maxWidth)
     return llvm::formatv("output width {0} > max-width {1}", s->ow, maxWidth);
   // One output block per group makes a one-vector register tile (an input
-  // broadcast per FMA): see kMaxOneVectorPlane (also WRN-40-2 32 channels
-  // 32x32 g = 2 on x86-64-v4: 0.063 ms blocked against 0.053 flat).
-  if (s->kpg == block && s->oh * s->ow > dlas::gspc::kMaxOneVectorPlane)
+  // broadcast per FMA): see maxBlockedOneVectorPlane.
+  int64_t maxPlane = dlas::gspc::maxBlockedOneVectorPlane(block);
+  if (s->kpg == block && s->oh * s->ow > maxPlane)
     return llvm::formatv("grouped: one {0}-channel output block per group on "
                          "a {1}x{2} plane (> {3}): the flat GEMM wins",
-                         block, s->oh, s->ow, dlas::gspc::kMaxOneVectorPlane);
+                         block, s->oh, s->ow, maxPlane);
   Value init = conv.getOutputs()[0];
   if (!groupedSource(conv.getInputs()[0]) ||
       !(groupedSource(init) || init.getDefiningOp<linalg::FillOp>()) ||

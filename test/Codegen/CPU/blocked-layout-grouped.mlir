@@ -33,13 +33,26 @@ func.func @dense_then_grouped(%x: tensor<1x32x8x8xf32>) -> tensor<1x64x8x8xf32> 
 // -----
 
 // Groups that are not whole blocks, and one output block per group on a
-// large plane, stay NCHW.
+// plane over 56x56 (16-channel blocks), stay NCHW.
 // CHECK-LABEL: func.func @stay_nchw
 // CHECK-COUNT-2: linalg.conv_2d_ngchw_gfchw
 // PRINT: remark: stays NCHW: grouped: 8 input and 8 output channels per group are not multiples of 16
-// PRINT: remark: stays NCHW: grouped: one 16-channel output block per group on a 16x16 plane (> 196): the flat GEMM wins
-func.func @stay_nchw(%x: tensor<1x32x16x16xf32>, %w1: tensor<32x8x3x3xf32>, %w2: tensor<32x16x3x3xf32>) -> tensor<1x32x16x16xf32> {
-  %a = nn.conv2d %x, %w1 {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x16x16xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x16x16xf32>
-  %b = nn.conv2d %a, %w2 {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x16x16xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x16x16xf32>
-  return %b : tensor<1x32x16x16xf32>
+// PRINT: remark: stays NCHW: grouped: one 16-channel output block per group on a 64x64 plane (> 3136): the flat GEMM wins
+func.func @stay_nchw(%x: tensor<1x32x64x64xf32>, %w1: tensor<32x8x3x3xf32>, %w2: tensor<32x16x3x3xf32>) -> tensor<1x32x64x64xf32> {
+  %a = nn.conv2d %x, %w1 {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x64x64xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x64x64xf32>
+  %b = nn.conv2d %a, %w2 {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x64x64xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x64x64xf32>
+  return %b : tensor<1x32x64x64xf32>
+}
+
+// -----
+
+// One output block per group on a 56x56 plane goes blocked (its kernel
+// reads the input in place and skips the border's taps).
+// CHECK-LABEL: func.func @one_block_56x56
+// CHECK: attrs = {dlas.gspc}
+// PRINT-NOT: stays NCHW
+// PRINT: remark: 1 convolution(s) blocked
+func.func @one_block_56x56(%x: tensor<1x64x56x56xf32>, %w: tensor<64x16x3x3xf32>) -> tensor<1x64x56x56xf32> {
+  %a = nn.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x56x56xf32>
+  return %a : tensor<1x64x56x56xf32>
 }

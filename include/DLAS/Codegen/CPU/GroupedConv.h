@@ -28,8 +28,24 @@ constexpr int64_t kMinOutputTile = 4;
 /// flat; x86-64-v3 on Zen 3, 1 and 2 threads, ResNet-34 128 channels 28x28
 /// g = 16 0.30 against 0.26 ms (1 thread), WRN-40-2 32 channels 32x32 g = 4
 /// 0.093 against 0.080; at 16x16 (64 channels, g = 8) within noise; from
-/// 14x14 down GSPC wins.
+/// 14x14 down GSPC wins. (For GSPC packed from NCHW; in the blocked
+/// layout see maxBlockedOneVectorPlane.)
 constexpr int64_t kMaxOneVectorPlane = 196;
+
+/// The largest output plane on which the blocked layout takes a grouped
+/// convolution whose groups are one `block`-channel output block. Its
+/// kernel reads the input in place and skips the border's taps (see
+/// dlas-blocked-conv-microkernel), where GSPC packed from NCHW pays for a
+/// packed, padded copy: measured on a Zen 5 host (1 and 2 threads,
+/// 2026-11-30), blocked against the flat GEMM, x86-64-v4: ResNet-34 64
+/// channels 56x56 g = 4 0.232 against 0.245 ms, 128 channels 28x28 g = 8
+/// 0.112 / 0.124, WRN-40-2 64 channels 16x16 g = 4 0.020 / 0.023;
+/// x86-64-v3: 128 channels 28x28 g = 16 0.143 / 0.156, 32 channels 32x32
+/// g = 4 0.046 / 0.046 (2 threads 0.025 / 0.029), and the flat GEMM
+/// ahead at 56x56 (64 channels g = 8: 0.293 / 0.271).
+constexpr int64_t maxBlockedOneVectorPlane(int64_t block) {
+  return block >= 16 ? 56 * 56 : 32 * 32;
+}
 
 /// The sizes of one grouped convolution: input [N, G, CPG, H, W] (already
 /// padded), filter [G, KPG, CPG, KH, KW], output [N, G, KPG, OH, OW].
