@@ -600,6 +600,11 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     blocks when their count is even, and up to 8 rows (at most half the
     vector registers as accumulators), the fewest tiles per output row,
     then no tail: 7x2 on 7-, 14- and 28-wide rows, 8x2 on 56-wide ones.
+    On 16 registers (x86-64-v3) up to 6x2, the column tails of several
+    rows sharing one tile (`lines`), except for windows wider than one
+    column on rows up to 28 wide: there balanced tiles of at most 5
+    columns, one row each (7 = 4 + 3, 14 = 5 + 5 + 4), which skip the
+    padding's taps per row and can read a padded input's source in place.
     Tiles of 24-28 accumulators (14x2, 7x4) measured 5-40% slower from
     register pressure, single-vector ones from a broadcast per FMA. They
     can be overridden
