@@ -904,6 +904,17 @@ public:
       }
       Value tile = arith::DivUIOp::create(b, loc, rest, index(bands));
       Value band = arith::RemUIOp::create(b, loc, rest, index(bands));
+      // With the border's rows skipped, the first band a channel tile runs
+      // is its second: a full window, so that the tile's filter is read
+      // whole and in order the first time (from memory, in a model whose
+      // filters outgrow the caches), and the border bands reuse it from
+      // cache. ResNet-34's 7x7 layers in the whole model (x86-64-v4, 1
+      // thread): 1.22 ms with the first band first, against 1.06 without
+      // skipping.
+      if (margins && margins->rows() && bands > 1)
+        band = arith::RemUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, band, index(1)),
+            index(bands));
       Value block = arith::MulIOp::create(b, loc, tile, index(tiles.vectors));
       Value first = mul(band, lines);
       if (lastLines == lines)
