@@ -1080,6 +1080,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     adaptedFrom = opset;
     opset = kMaxOpset;
   }
+  // Every node's counts and attributes against its schema first: shape
+  // inference trusts them (a Split with no outputs divided by zero in it;
+  // found by dlas-fuzz-onnx).
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    std::string nodeName = diagnosticNodeName(node);
+    if (failed(checkSchema(node, nodeLoc(nodeName), nodeName)))
+      return nullptr;
+  }
   // ONNX's shape inference: its result cross-checks every node's type.
   try {
     onnx::ShapeInferenceOptions inferenceOptions{/*check_type=*/true,
