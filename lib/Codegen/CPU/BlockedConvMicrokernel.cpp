@@ -1101,15 +1101,12 @@ private:
     return active;
   }
 
-  /// Whether a tile of `columns` output columns from `first` has a tap
-  /// that reads only the zero margins' columns at some position.
-  bool touchesColumnMargins(int64_t first, int64_t columns) const {
-    if (!margins || !margins->columns())
-      return false;
-    for (int64_t i = 0; i < columns; ++i)
-      for (int64_t kw = 0; kw < cv.ranges[cv.kw]; ++kw)
-        if (!margins->columnInside((first + i) * cv.sw + kw * cv.dw))
-          return true;
+  /// Whether a tile whose first output column is `firstColumn` has a tap
+  /// that reads only the zero margins' columns at one of its positions.
+  bool touchesColumnMargins(int64_t firstColumn, ArrayRef<TilePosition> at) {
+    for (int64_t kw = 0; kw < cv.ranges[cv.kw]; ++kw)
+      if (!activeColumns(firstColumn, at, kw).empty())
+        return true;
     return false;
   }
 
@@ -1256,7 +1253,7 @@ private:
         [&](ValueRange init,
             function_ref<void(Value, ArrayRef<bool>, SmallVector<Value> &)>
                 tap) {
-          if (!firstColumn || !touchesColumnMargins(*firstColumn, rows))
+          if (!firstColumn || !touchesColumnMargins(*firstColumn, at))
             return forLoop(r[cv.kw], 1, init, [&](Value kw, ValueRange a) {
               SmallVector<Value> s(a.begin(), a.end());
               tap(kw, {}, s);
@@ -1334,7 +1331,7 @@ private:
     int64_t lead = 0, trail = fullTiles;
     if (skipsColumnTaps()) {
       auto edge = [&](int64_t t) {
-        return touchesColumnMargins(t * tiles.rows, tiles.rows);
+        return touchesColumnMargins(t * tiles.rows, positions(1, tiles.rows));
       };
       while (lead < fullTiles && edge(lead))
         ++lead;

@@ -634,12 +634,12 @@ LogicalResult GraphImporter::checkEinsumEquations(Location loc) {
   return success();
 }
 
-/// The index of the weight input of a convolution-like op, or -1 for
-/// pooling and the other ops.
 /// The largest stride, dilation, kernel size, pad or output size that a
 /// windowed node may state.
 static constexpr int64_t kMaxWindowAttr = int64_t(1) << 30;
 
+/// The index of the weight input of a convolution-like op, or -1 for
+/// pooling and the other ops.
 static int windowWeightIndex(StringRef op) {
   if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger")
     return 1;
@@ -880,8 +880,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
                             ") reads '" + node.input(i) +
                             "', which is neither a graph input, an "
                             "initializer nor an earlier node's output");
-  if (failed(checkSchema(node, loc, nodeName)))
-    return failure();
+  // (checkSchema ran on every node before shape inference.)
   bool readsOffsetU8 = false;
   if (failed(checkOffsetU8Inputs(node, loc, nodeName, readsOffsetU8)))
     return failure();
