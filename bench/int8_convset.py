@@ -15,6 +15,14 @@ thread count:
 * oneDNN f32 and int8 (bench/peers: `conv` and `conv8`, u8 source, s8
   weights, per-channel output scales into f32).
 
+With `--io int8` (int8 only): the DLAS int8 layer takes the i8 tensor the
+previous int8 layer of a network hands it (dlas-hoist-quantize and
+dlas-quantize-residuals make int8 layers exchange i8) and dequantizes into
+f32, as oneDNN's `conv8` takes u8 and writes f32: the module is the
+layer after `dlas-mixed-precision{policy=int8}` with the quantize of its
+input removed, and the input is the f32 sample quantized in numpy with the
+same scale and zero point (round half to even, saturated).
+
 With `--precision bf16`: DLAS bf16 (`--precision bf16 --keep-f32 none`,
 checked against PyTorch's f32 within 1.6e-2) against oneDNN's bf16
 convolution (`convbf16`: bf16 source and weights, f32 destination).
@@ -82,6 +90,40 @@ def bf16_module(c, f, k, s, h, w, b):
     return text
 
 
+QUANTIZE_INPUT = re.compile(
+    r"(%[0-9A-Za-z_]+) = nn\.quantize %arg0 \{scales = array<f32: ([^>]+)>, "
+    r"zero_points = array<i64: (-?[0-9]+)>\} : tensor<([0-9x]+)xf32> to tensor<\4xi8>\n")
+
+
+def int8_input_module(args, base, x):
+    """`dlas-run` arguments for the layer on an i8 input (`--io int8`): the
+    layer quantized by dlas-mixed-precision with the calibration, its input's
+    quantize removed (the entry takes the i8 tensor), and `x` quantized as
+    nn.quantize does."""
+    # The target decides the weights' scale (7-bit on vpmaddubsw targets).
+    name, _, features = args.target.partition(":")
+    attach = f"target={name}" + (f" features={features.replace(':', ',')}" if features else "")
+    proc = subprocess.run([args.dlas_opt, base + ".mlir", f"--dlas-attach-target={attach}",
+                           "--dlas-mixed-precision=policy=int8 "
+                           f"calibration={base}.calib.json keep-f32=none"],
+                          capture_output=True, text=True, timeout=600)
+    match = QUANTIZE_INPUT.search(proc.stdout)
+    if proc.returncode != 0 or not match:
+        print(proc.stdout[-2000:] + proc.stderr, file=sys.stderr)
+        print(f"{base}: no per-tensor quantize of the input to remove", file=sys.stderr)
+        return None
+    value, scale, zero_point, shape = match.groups()
+    text = proc.stdout.replace(match.group(0), "")
+    text = text.replace(f"%arg0: tensor<{shape}xf32>", f"%arg0: tensor<{shape}xi8>")
+    text = re.sub(re.escape(value) + r"\b", "%arg0", text)
+    with open(base + ".i8.mlir", "w") as out:
+        out.write(text)
+    q = np.clip(np.round(x / np.float32(scale)) + int(zero_point), -128, 127)
+    np.save(base + ".x.i8.npy", q.astype(np.int8))
+    return [base + ".i8.mlir", "--input", base + ".x.i8.npy", "--sparsify", "never",
+            "--expect", base + ".y.npy", "--max-rel-err", "5e-2"]
+
+
 def dlas(args, cmd, threads):
     name, _, features = args.target.partition(":")
     cmd = [args.dlas_run] + cmd + ["--target", name] + (
@@ -110,9 +152,11 @@ def main():
                         help="DLAS runs per layer and precision, interleaved; the best median is kept")
     parser.add_argument("--layers", default="", help="comma-separated names (default all)")
     parser.add_argument("--precision", default="int8", choices=["int8", "bf16"])
-    parser.add_argument("--io", default="f32", choices=["f32", "bf16"],
+    parser.add_argument("--io", default="f32", choices=["f32", "bf16", "int8"],
                         help="bf16: the DLAS bf16 layer reads and writes bf16 tensors "
-                             "(as inside a bf16 network) instead of converting f32 ones")
+                             "(as inside a bf16 network) instead of converting f32 ones; "
+                             "int8: the DLAS int8 layer reads an i8 tensor (writes f32)")
+    parser.add_argument("--dlas-opt", default="build/bin/dlas-opt")
     parser.add_argument("--dlas-run", default="build/bin/dlas-run")
     parser.add_argument("--peers", default="build/bench/peers")
     parser.add_argument("--workdir", default="build/bench/int8-convset")
@@ -147,7 +191,12 @@ def main():
             failed += 1
             continue
         common = [base + ".mlir", "--input", base + ".x.npy", "--sparsify", "never"]
-        if args.precision == "int8":
+        if args.precision == "int8" and args.io == "int8":
+            int8 = int8_input_module(args, base, x)
+            if int8 is None:
+                failed += 1
+                continue
+        elif args.precision == "int8":
             int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
                              "--keep-f32", "none", "--expect", base + ".y.npy",
                              "--max-rel-err", "5e-2"]
@@ -194,11 +243,15 @@ def write(args, rows):
         out.write(f"Host: {host_description()}. DLAS target: {args.target}.\n")
         out.write(f"Command: `bench/int8_convset.py --target {args.target} --threads "
                   f"{args.threads} --precision {lp}"
-                  + (" --io bf16" if args.io == "bf16" else "")
+                  + (f" --io {args.io}" if args.io != "f32" else "")
                   + f"`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
                   "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. " + (
-                      "DLAS int8 includes quantizing the f32 input and dequantizing into f32 "
-                      "(as each int8 layer of a model does); every DLAS int8 output was "
+                      ("DLAS int8 includes quantizing the f32 input and dequantizing into f32 "
+                       "(as each int8 layer of a model does)" if args.io != "int8" else
+                       "DLAS int8 (`--io int8`): the layer reads the i8 tensor (as inside an "
+                       "int8 network, whose layers exchange i8) and dequantizes into f32, as "
+                       "oneDNN's u8 source and f32 destination")
+                      + "; every DLAS int8 output was "
                       "checked against PyTorch's f32 (relative L2 <= 5e-2).\n\n"
                       if lp == "int8" else
                       ("DLAS bf16 includes rounding the f32 input to bf16 (the layer's "
