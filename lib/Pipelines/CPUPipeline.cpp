@@ -157,6 +157,7 @@ dlas::convAlgorithmOptions(const CPUPipelineOptions &options) {
   convOptions.winogradTile = options.winogradTile;
   convOptions.microkernels = options.microkernels;
   convOptions.compactFlatMinWidth = options.compactFlatMinWidth;
+  convOptions.transposedGemm = options.transposedGemm;
   convOptions.tuningFile = options.tuningFile;
   return convOptions;
 }

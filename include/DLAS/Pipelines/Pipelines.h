@@ -144,6 +144,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Winograd's output tile: 2, 4 or 0 for the cost "
                      "model's (dlas-select-conv-algorithm winograd-tile)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> transposedGemm{
+      *this, "transposed-gemm",
+      llvm::cl::desc("Batch-1 float 1x1/im2col convolutions on 7x7-like "
+                     "planes run as the transposed GEMM, vectors over the "
+                     "output channels (dlas-select-conv-algorithm)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> compactFlatMinWidth{
       *this, "compact-flat-min-width",
       llvm::cl::desc("Flat convolutions at least this wide compute only "

@@ -69,10 +69,182 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
   linalg::YieldOp::create(b, loc, sum);
 }
 
+/// Output planes whose positions fill the vectors this much worse than the
+/// output channels do move the vectors to the channels (see
+/// transposedGemmPays): 7x7 planes on 16 lanes are 49 of 64 (1.31), 14x14
+/// 196 of 208 (1.06).
+constexpr double kMinLaneWaste = 1.15;
+
+/// Whether `conv` (batch 1, F output channels, P = OH*OW positions) should
+/// run as the transposed GEMM Y^T[P, F] = X^T[P, K] x W^T[K, F]: the
+/// microkernel vectorizes the GEMM's last dim, the positions in the NCHW
+/// form, whose vectors a 7x7 plane fills to 77% on 16 lanes; the
+/// channels fill them to 100%. Floats only: the int8 kernels need their
+/// unsigned operand (the activations) in vectors.
+bool transposedGemmPays(linalg::Conv2DNchwFchwOp conv, int64_t lanes) {
+  auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
+  Type input = getElementTypeOrSelf(conv.getInputs()[0].getType());
+  if (lanes < 2 || !isa<FloatType>(input) || !resultType.hasStaticShape() ||
+      resultType.getDimSize(0) != 1)
+    return false;
+  int64_t channels = resultType.getDimSize(1);
+  int64_t positions = resultType.getDimSize(2) * resultType.getDimSize(3);
+  if (channels % lanes != 0)
+    return false;
+  double waste =
+      static_cast<double>(llvm::divideCeil(positions, lanes) * lanes) /
+      static_cast<double>(positions);
+  return waste >= kMinLaneWaste;
+}
+
+/// The transposed init [P, F] of a batch-1 convolution's `init` [1, F,
+/// OH, OW]: a fill or per-channel broadcast rebuilt (so that the
+/// microkernel still folds it), anything else transposed.
+Value transposedInit(OpBuilder &b, Location loc, Value init) {
+  auto type = cast<RankedTensorType>(init.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  SmallVector<int64_t> shape = {s[2] * s[3], s[1]};
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  if (auto broadcast = init.getDefiningOp<linalg::BroadcastOp>();
+      broadcast && broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3})
+    return linalg::BroadcastOp::create(b, loc, broadcast.getInput(), empty,
+                                       SmallVector<int64_t>{0})
+        .getResult()[0];
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, init, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  return linalg::TransposeOp::create(b, loc, flat, empty,
+                                     SmallVector<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+/// An elementwise op the transposed GEMM takes along (so that the
+/// microkernel still fuses it): one input, a fresh init, identity maps, no
+/// index reads, the shape of `value`, and `value` its only user's operand.
+linalg::GenericOp movableEpilogue(Value value) {
+  if (!value.hasOneUse())
+    return {};
+  auto generic = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumResults() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+      generic.getDpsInputs()[0] != value ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }) ||
+      !generic.getBody()->getOps<linalg::IndexOp>().empty() ||
+      cast<ShapedType>(generic.getResult(0).getType()).getShape() !=
+          cast<ShapedType>(value.getType()).getShape())
+    return {};
+  return generic;
+}
+
+/// `yt` [OH*OW, F] as [1, F, OH, OW] (`shape`), by a copy whose loops run
+/// (oh, f, ow): each output row reads OW rows of `yt`. A plain transpose
+/// runs (f, oh, ow) and reads all OH*OW rows at one column per output
+/// row; at F = 2048 bf16 they are 4 KiB apart, all in one L1 set
+/// (2048 x 49: 90 us against 15).
+Value transposeBackToNCHW(OpBuilder &b, Location loc, Value yt,
+                          ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(yt.getType());
+  int64_t rows = shape[2], cols = shape[3], channels = shape[1];
+  Value positions = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({rows, cols, channels}, type.getElementType()), yt,
+      SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, oh, f, ow;
+  bindDims(ctx, n, oh, f, ow);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {oh, ow, f}, ctx),
+                                 AffineMap::get(4, 0, {n, f, oh, ow}, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, empty.getType(), ValueRange{positions}, empty, maps,
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [](OpBuilder &b, Location loc, ValueRange args) {
+               linalg::YieldOp::create(b, loc, args[0]);
+             })
+      .getResult(0);
+}
+
+/// Y^T[P, F] += X[K, P]^T x W^T[K, F] for a batch-1 `conv` (see
+/// transposedGemmPays), W^T transposed at compile time; the elementwise
+/// ops after the convolution move before the transpose back to NCHW, so
+/// that the kernel still applies them as it stores. Fails (changing
+/// nothing) when the filter is not a constant.
+LogicalResult replaceWithTransposedGemm(RewriterBase &rewriter,
+                                        linalg::Conv2DNchwFchwOp conv,
+                                        Value x) {
+  Location loc = conv.getLoc();
+  Value filter = conv.getInputs()[1];
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
+  ArrayRef<int64_t> f = filterType.getShape();
+  int64_t channels = f[0], depth = f[1] * f[2] * f[3];
+  Value wt = dlas::permuteConstant(
+      rewriter, loc, filter, {channels, depth}, {1, 0},
+      RankedTensorType::get({depth, channels}, filterType.getElementType()),
+      "dlas_transposed");
+  if (!wt)
+    return failure();
+  auto xType = cast<RankedTensorType>(x.getType());
+  Value xt = tensor::CollapseShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get(xType.getShape().drop_front(),
+                            xType.getElementType()),
+      x, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  Value init = transposedInit(rewriter, loc, conv.getOutputs()[0]);
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr p, n, k;
+  bindDims(ctx, p, n, k);
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {k, p}, ctx),
+                                 AffineMap::get(3, 0, {k, n}, ctx),
+                                 AffineMap::get(3, 0, {p, n}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
+                                                utils::IteratorType::parallel,
+                                                utils::IteratorType::reduction};
+  Value current = linalg::GenericOp::create(rewriter, loc, init.getType(),
+                                            ValueRange{xt, wt}, init, maps,
+                                            iterators, multiplyAccumulate)
+                      .getResult(0);
+  // The epilogue chain, rebuilt on [P, F].
+  SmallVector<linalg::GenericOp> moved;
+  Value nchw = conv.getResult(0);
+  while (linalg::GenericOp epilogue = movableEpilogue(nchw)) {
+    auto outType = cast<ShapedType>(epilogue.getResult(0).getType());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, cast<ShapedType>(current.getType()).getShape(),
+        outType.getElementType());
+    auto identity = rewriter.getMultiDimIdentityMap(2);
+    auto rebuilt = linalg::GenericOp::create(
+        rewriter, loc, empty.getType(), ValueRange{current}, empty,
+        SmallVector<AffineMap>{identity, identity},
+        SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+    rewriter.cloneRegionBefore(epilogue.getRegion(), rebuilt.getRegion(),
+                               rebuilt.getRegion().begin());
+    rebuilt->setDiscardableAttrs(epilogue->getDiscardableAttrDictionary());
+    current = rebuilt.getResult(0);
+    moved.push_back(epilogue);
+    nchw = epilogue.getResult(0);
+  }
+  rewriter.replaceAllUsesWith(
+      nchw, transposeBackToNCHW(rewriter, loc, current, resultType.getShape()));
+  for (linalg::GenericOp epilogue : llvm::reverse(moved))
+    rewriter.eraseOp(epilogue);
+  rewriter.eraseOp(conv);
+  return success();
+}
+
 /// Y[N, F, P] += W[F, K] x X[N, K, P] on `conv`'s output collapsed to
-/// [N, F, OH*OW]; replaces `conv` with the expanded result.
+/// [N, F, OH*OW]; replaces `conv` with the expanded result. With
+/// `transpose` (see transposedGemmPays) the GEMM runs transposed where the
+/// filter is a constant.
 void replaceWithGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
-                     Value w, Value x) {
+                     Value w, Value x, bool transpose) {
+  if (transpose && succeeded(replaceWithTransposedGemm(rewriter, conv, x)))
+    return;
   Location loc = conv.getLoc();
   Value init = conv.getOutputs()[0];
   auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
@@ -101,7 +273,7 @@ void replaceWithGemm(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 /// a strided 1x1 kernel first copies the input positions it reads
 /// (X[:, :, ::sh, ::sw], a quarter of the input at stride 2).
 LogicalResult rewriteAsGemm(RewriterBase &rewriter,
-                            linalg::Conv2DNchwFchwOp conv) {
+                            linalg::Conv2DNchwFchwOp conv, bool transpose) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   SmallVector<int64_t> strides = convAttr(conv, "strides");
@@ -122,7 +294,7 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
       rewriter, loc, input, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value w = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  replaceWithGemm(rewriter, conv, w, x);
+  replaceWithGemm(rewriter, conv, w, x, transpose);
   return success();
 }
 
@@ -136,7 +308,7 @@ LogicalResult rewriteAsGemm(RewriterBase &rewriter,
 /// slower than the GEMM it feeds. Collapsed, P is the GEMM's
 /// [N, C*KH*KW, OH*OW] B operand.
 LogicalResult rewriteIm2Col(RewriterBase &rewriter,
-                            linalg::Conv2DNchwFchwOp conv) {
+                            linalg::Conv2DNchwFchwOp conv, bool transpose) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -179,7 +351,7 @@ LogicalResult rewriteIm2Col(RewriterBase &rewriter,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   Value w = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  replaceWithGemm(rewriter, conv, w, x);
+  replaceWithGemm(rewriter, conv, w, x, transpose);
   return success();
 }
 
@@ -1188,18 +1360,19 @@ struct SelectConvAlgorithmPass
           remark << ", key " << *key;
       }
       rewriter.setInsertionPoint(conv);
+      auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+      bool transpose = transposedGemm && microkernels && dense &&
+                       transposedGemmPays(dense, targetLanes(conv));
       switch (choice) {
       case ConvAlgorithm::Direct:
         ++numDirect;
         break;
       case ConvAlgorithm::Gemm:
-        if (succeeded(rewriteAsGemm(
-                rewriter, cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))))
+        if (succeeded(rewriteAsGemm(rewriter, dense, transpose)))
           ++numGemm;
         break;
       case ConvAlgorithm::Im2Col:
-        if (succeeded(rewriteIm2Col(
-                rewriter, cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))))
+        if (succeeded(rewriteIm2Col(rewriter, dense, transpose)))
           ++numIm2Col;
         break;
       case ConvAlgorithm::Flat: {
@@ -1233,7 +1406,6 @@ struct SelectConvAlgorithmPass
         break;
       }
       case ConvAlgorithm::Winograd: {
-        auto dense = cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
         FailureOr<int64_t> tile =
             dlas::chooseWinogradTile(conv, chooser, tuningTable.get());
         if (failed(tile))

@@ -325,6 +325,64 @@ def hexdata(t):
     return "0x" + t.numpy().astype("<f4").tobytes().hex().upper()
 
 
+# ------------------------------------------------ conv on small planes
+def small_plane_case(c, h, f, k, s, bias, epilogue, gen):
+    """A batch-1 convolution with a constant filter (as imported weights
+    are) on a small output plane, followed by `epilogue` (relu, or
+    add_relu: a residual add, then relu): dlas-select-conv-algorithm runs
+    such 1x1 and im2col convolutions as the transposed GEMM Y^T = X^T W^T
+    where the plane fills the target's vectors poorly."""
+    pad = k // 2
+    x = rand(1, c, h, h, gen=gen)
+    wt = rand(f, c, k, k, gen=gen)
+    b = rand(f, gen=gen) if bias else None
+    y = F.conv2d(x, wt, b, stride=s, padding=pad)
+    inputs = [x] + ([b] if bias else [])
+    if epilogue == "add_relu":
+        other = rand(*y.shape, gen=gen)
+        inputs.append(other)
+        y = y + other
+    y = torch.relu(y)
+    attrs = (f"strides = {arr([s, s])}, padding = {arr([pad] * 4)}")
+
+    def body(v, t, r):
+        conv_type = ttype(tuple(y.shape))
+        operands = [v[0], "%w"] + ([v[1]] if bias else [])
+        types = [t[0], ttype(wt.shape)] + ([t[1]] if bias else [])
+        lines = [f'  %w = arith.constant dense<"{hexdata(wt)}"> : {ttype(wt.shape)}',
+                 f"  %y = nn.conv2d {', '.join(operands)} {{{attrs}}} : "
+                 f"({', '.join(types)}) -> {conv_type}"]
+        value = "%y"
+        if epilogue == "add_relu":
+            lines.append(f"  %s = nn.add %y, {v[-1]} : ({conv_type}, {t[-1]}) -> {conv_type}")
+            value = "%s"
+        lines.append(f"  %r = nn.relu {value} : {conv_type}")
+        return "\n".join(lines)
+    name = f"conv2d_small_plane_c{c}h{h}f{f}k{k}s{s}{'b' if bias else ''}_{epilogue}"
+    return Case(name, [t.numpy() for t in inputs], y, body)
+
+
+# (C, H, F, K, stride, bias, epilogue): 7x7, 5x5 and 3x3 outputs (49, 25
+# and 9 positions), channels a multiple of 16 and of 8 only, 1x1 (gemm),
+# strided 1x1, 3x3 (im2col in bf16) and an epilogue that cannot move.
+SMALL_PLANE_MATRIX = [
+    (32, 7, 32, 1, 1, True, "relu"),
+    (24, 3, 16, 1, 1, True, "relu"),
+    (16, 14, 32, 1, 2, False, "relu"),
+    (16, 7, 32, 3, 1, True, "relu"),
+    (20, 5, 48, 3, 1, False, "relu"),
+    (8, 7, 24, 1, 1, True, "relu"),
+    (32, 7, 16, 1, 1, True, "add_relu"),
+    (17, 9, 32, 3, 2, True, "relu"),
+]
+
+
+@case("small-plane")
+def small_plane_cases(gen):
+    own = torch.Generator().manual_seed(4949)
+    return [small_plane_case(*cfg, gen=own) for cfg in SMALL_PLANE_MATRIX]
+
+
 # ---------------------------------------------------------------- norm
 @case("norm")
 def batch_norm_cases(gen):
