@@ -208,7 +208,9 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     kernel still applies them as it stores. ResNet-50's 7x7 layers in bf16
     on vdpbf16ps (x86-64-v4 + AVX512-BF16, Zen 5, 1 thread): 2048 -> 512
     1x1 0.258 -> 0.21 ms (oneDNN bf16 0.201). int8 stays NCHW: its kernels
-    need the unsigned activations as the vector operand.
+    need the unsigned activations as the vector operand; so do
+    convolutions on AMX tiles, whose 16 rows a 7x7 plane fills as poorly
+    as their 16 columns.
 
     Why it matters here: the loop-order stage vectorizes the innermost,
     contiguous output loop. For the direct algorithm that loop is the output

@@ -1361,7 +1361,11 @@ struct SelectConvAlgorithmPass
       }
       rewriter.setInsertionPoint(conv);
       auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
-      bool transpose = transposedGemm && microkernels && dense &&
+      // AMX tiles are 16 rows by 16 columns: a 7x7 plane wastes rows
+      // transposed as it wastes columns as it is.
+      bool amx = dlas::hasAmxTilesFor(dlas::lookupCPUTarget(conv),
+                                      inputType.getElementType());
+      bool transpose = transposedGemm && microkernels && dense && !amx &&
                        transposedGemmPays(dense, targetLanes(conv));
       switch (choice) {
       case ConvAlgorithm::Direct:

@@ -110,3 +110,16 @@ func.func @refused(%x2: tensor<2x4x7x7xf32>, %o2: tensor<2x16x7x7xf32>,
   %4 = linalg.conv_2d_nchw_fchw ins(%x8, %w8 : tensor<1x4x7x7xi8>, tensor<16x4x1x1xi8>) outs(%o8 : tensor<1x16x7x7xi32>) -> tensor<1x16x7x7xi32>
   return %0, %1, %2, %3, %4 : tensor<2x16x7x7xf32>, tensor<1x16x14x14xf32>, tensor<1x24x7x7xf32>, tensor<1x16x7x7xf32>, tensor<1x16x7x7xi32>
 }
+
+// -----
+
+// On AMX tiles (16 x 16) the rows would be as poorly filled: refused.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=sapphirerapids --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=AMX
+// AMX-LABEL: func @bf16_amx
+// AMX-NOT: tensor<49x16xf32>
+// AMX: return
+func.func @bf16_amx(%x: tensor<1x32x7x7xbf16>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x32x1x1xbf16>
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x32x7x7xbf16>, tensor<16x32x1x1xbf16>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  return %0 : tensor<1x16x7x7xf32>
+}
