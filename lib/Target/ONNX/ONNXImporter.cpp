@@ -1022,8 +1022,86 @@ static void eraseDeadSizeArithmetic(Block &body) {
         op.erase();
 }
 
+/// Bytes per element of ONNX data type `type` for raw data; 0 for types
+/// whose size this check does not know (others refuse them).
+static int64_t rawElementBytes(int32_t type) {
+  switch (type) {
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return 1;
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    return 2;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+/// Why `tensor`'s raw data does not hold exactly its shape's elements
+/// (empty when it does, or has none): libonnx's shape inference parses
+/// constant inputs (Pad's pads, Reshape's shape) itself and copies all of
+/// raw_data into room for the whole elements it holds, so 63 bytes of
+/// INT64 wrote past a 56-byte vector (found by dlas-fuzz-onnx).
+static std::string rawDataMismatch(const onnx::TensorProto &tensor) {
+  int64_t elementBytes = rawElementBytes(tensor.data_type());
+  if (!tensor.has_raw_data() || elementBytes == 0 ||
+      tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return "";
+  uint64_t elements = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0 || (dim > 0 && elements > (UINT64_MAX / 8) / dim))
+      return "tensor '" + tensor.name() + "' has an invalid shape";
+    elements *= static_cast<uint64_t>(dim);
+  }
+  uint64_t needed = elements * static_cast<uint64_t>(elementBytes);
+  if (tensor.raw_data().size() == needed)
+    return "";
+  return "tensor '" + tensor.name() + "' has " +
+         std::to_string(tensor.raw_data().size()) +
+         " bytes of raw data; its shape needs " + std::to_string(needed);
+}
+
+/// The first raw-data mismatch of the initializers and node attribute
+/// tensors of `graph` and its subgraphs.
+static std::string firstRawDataMismatch(const onnx::GraphProto &graph) {
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    if (std::string why = rawDataMismatch(tensor); !why.empty())
+      return why;
+  for (const onnx::NodeProto &node : graph.node())
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      if (attribute.has_t())
+        if (std::string why = rawDataMismatch(attribute.t()); !why.empty())
+          return why;
+      for (const onnx::TensorProto &tensor : attribute.tensors())
+        if (std::string why = rawDataMismatch(tensor); !why.empty())
+          return why;
+      if (attribute.has_g())
+        if (std::string why = firstRawDataMismatch(attribute.g()); !why.empty())
+          return why;
+      for (const onnx::GraphProto &subgraph : attribute.graphs())
+        if (std::string why = firstRawDataMismatch(subgraph); !why.empty())
+          return why;
+    }
+  return "";
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   Location loc = fileLoc();
+  if (std::string why = firstRawDataMismatch(model.graph()); !why.empty()) {
+    (void)error(loc, "cannot import '" + path + "': " + why);
+    return nullptr;
+  }
   for (const auto &import : model.opset_import())
     if (import.domain().empty() || import.domain() == "ai.onnx")
       opset = import.version();
