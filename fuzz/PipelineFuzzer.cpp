@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 static mlir::DialectRegistry &registry() {
   static mlir::DialectRegistry *instance = [] {
@@ -41,10 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return mlir::success();
   });
   mlir::ParserConfig config(&context);
+  // The tools read files into null-terminated buffers, and MLIR's lexer
+  // relies on the terminator: an identifier at the very end of libFuzzer's
+  // unterminated bytes ("func.fu") was read past them. A std::string keeps
+  // the '\0' after its last byte.
+  std::string source(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size), config,
-          "fuzz.mlir");
+      mlir::parseSourceString<mlir::ModuleOp>(source, config, "fuzz.mlir");
   if (!module || mlir::failed(mlir::verify(*module)))
     return 0;
   mlir::PassManager pm(&context);
