@@ -13,8 +13,10 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_SELECTCONVALGORITHM
@@ -122,8 +124,11 @@ Value transposedInit(OpBuilder &b, Location loc, Value init) {
 
 /// An elementwise op the transposed GEMM takes along (so that the
 /// microkernel still fuses it): one input, a fresh init, identity maps, no
-/// index reads, the shape of `value`, and `value` its only user's operand.
-linalg::GenericOp movableEpilogue(Value value) {
+/// index reads, the shape of `value`, and `value` its only user's operand;
+/// what its body reads from outside must exist before `conv`, where its
+/// transposed copy goes.
+linalg::GenericOp movableEpilogue(Value value, Operation *conv,
+                                  DominanceInfo &dominance) {
   if (!value.hasOneUse())
     return {};
   auto generic = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
@@ -137,6 +142,12 @@ linalg::GenericOp movableEpilogue(Value value) {
       !generic.getBody()->getOps<linalg::IndexOp>().empty() ||
       cast<ShapedType>(generic.getResult(0).getType()).getShape() !=
           cast<ShapedType>(value.getType()).getShape())
+    return {};
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(generic.getRegion(), captured);
+  if (!llvm::all_of(captured, [&](Value v) {
+        return dominance.properlyDominates(v, conv);
+      }))
     return {};
   return generic;
 }
@@ -212,7 +223,9 @@ LogicalResult replaceWithTransposedGemm(RewriterBase &rewriter,
   // The epilogue chain, rebuilt on [P, F].
   SmallVector<linalg::GenericOp> moved;
   Value nchw = conv.getResult(0);
-  while (linalg::GenericOp epilogue = movableEpilogue(nchw)) {
+  DominanceInfo dominance(conv->getParentOp());
+  while (linalg::GenericOp epilogue =
+             movableEpilogue(nchw, conv.getOperation(), dominance)) {
     auto outType = cast<ShapedType>(epilogue.getResult(0).getType());
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, cast<ShapedType>(current.getType()).getShape(),

@@ -123,3 +123,27 @@ func.func @bf16_amx(%x: tensor<1x32x7x7xbf16>, %o: tensor<1x16x7x7xf32>) -> tens
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x32x7x7xbf16>, tensor<16x32x1x1xbf16>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
+
+// -----
+
+// An epilogue whose body reads a value defined after the convolution
+// stays after the copy back (its transposed copy would go before that
+// value); the convolution still runs transposed.
+// CHECK-LABEL: func @late_capture
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<49x16xf32>)
+// CHECK: %[[NCHW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<7x7x16xf32>) outs(%{{.*}} : tensor<1x16x7x7xf32>)
+// CHECK: %[[BOUND:.*]] = arith.constant 6.0
+// CHECK: linalg.generic {{.*}} ins(%[[NCHW]] : tensor<1x16x7x7xf32>)
+// CHECK: arith.minimumf %{{.*}}, %[[BOUND]]
+func.func @late_capture(%x: tensor<1x4x7x7xf32>, %o: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x4x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x7x7xf32>, tensor<16x4x1x1xf32>) outs(%o : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %bound = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<1x16x7x7xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x16x7x7xf32>) outs(%e : tensor<1x16x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.minimumf %in, %bound : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x7x7xf32>
+  return %1 : tensor<1x16x7x7xf32>
+}
