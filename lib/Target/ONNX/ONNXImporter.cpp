@@ -94,6 +94,56 @@ void HostTensor::decode() {
 /// that fold) are decoded at once.
 static constexpr int64_t kUndecodedFloatElements = 1 << 14;
 
+/// Bytes per element of ONNX data type `type` for raw data; 0 for types
+/// whose size this check does not know (others refuse them).
+static int64_t rawElementBytes(int32_t type) {
+  switch (type) {
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return 1;
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    return 2;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+/// Why `tensor`'s raw data does not hold exactly its shape's elements
+/// (empty when it does, or has none): libonnx's shape inference parses
+/// constant inputs (Pad's pads, Reshape's shape) itself and copies all of
+/// raw_data into room for the whole elements it holds, so 63 bytes of
+/// INT64 wrote past a 56-byte vector (found by dlas-fuzz-onnx).
+static std::string rawDataMismatch(const onnx::TensorProto &tensor) {
+  int64_t elementBytes = rawElementBytes(tensor.data_type());
+  if (!tensor.has_raw_data() || elementBytes == 0 ||
+      tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return "";
+  uint64_t elements = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0 || (dim > 0 && elements > (UINT64_MAX / 8) / dim))
+      return "tensor '" + tensor.name() + "' has an invalid shape";
+    elements *= static_cast<uint64_t>(dim);
+  }
+  uint64_t needed = elements * static_cast<uint64_t>(elementBytes);
+  if (tensor.raw_data().size() == needed)
+    return "";
+  return "tensor '" + tensor.name() + "' has " +
+         std::to_string(tensor.raw_data().size()) +
+         " bytes of raw data; its shape needs " + std::to_string(needed);
+}
+
 FailureOr<HostTensor>
 onnximport::takeHostTensorFromProto(onnx::TensorProto &tensor,
                                     std::string &error) {
@@ -135,27 +185,10 @@ onnximport::hostTensorFromProto(const onnx::TensorProto &tensor,
             " elements but its shape needs " + std::to_string(count);
     return failure();
   };
-  // libonnx's ParseData copies all of raw_data into room for the whole
-  // elements it holds: a partial element wrote past an empty vector (found
-  // by dlas-fuzz-onnx). Raw data must be whole elements.
-  int64_t elementBytes = 0;
-  switch (tensor.data_type()) {
-  case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::INT32:
-    elementBytes = 4;
-    break;
-  case onnx::TensorProto::DOUBLE:
-  case onnx::TensorProto::INT64:
-    elementBytes = 8;
-    break;
-  default:
-    break;
-  }
-  if (elementBytes && tensor.raw_data().size() % elementBytes != 0) {
-    error = "tensor '" + tensor.name() + "' has " +
-            std::to_string(tensor.raw_data().size()) +
-            " bytes of raw data, not a whole number of " +
-            std::to_string(elementBytes) + "-byte elements";
+  // libonnx's ParseData copies all of raw_data: a partial element wrote
+  // past an empty vector (found by dlas-fuzz-onnx).
+  if (std::string why = rawDataMismatch(tensor); !why.empty()) {
+    error = why;
     return failure();
   }
   try {
@@ -1020,56 +1053,6 @@ static void eraseDeadSizeArithmetic(Block &body) {
          llvm::all_of(op.getResultTypes(), [](Type t) { return t.isIndex(); })))
       if (isOpTriviallyDead(&op))
         op.erase();
-}
-
-/// Bytes per element of ONNX data type `type` for raw data; 0 for types
-/// whose size this check does not know (others refuse them).
-static int64_t rawElementBytes(int32_t type) {
-  switch (type) {
-  case onnx::TensorProto::BOOL:
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-    return 1;
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-  case onnx::TensorProto::FLOAT16:
-  case onnx::TensorProto::BFLOAT16:
-    return 2;
-  case onnx::TensorProto::FLOAT:
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return 4;
-  case onnx::TensorProto::DOUBLE:
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
-/// Why `tensor`'s raw data does not hold exactly its shape's elements
-/// (empty when it does, or has none): libonnx's shape inference parses
-/// constant inputs (Pad's pads, Reshape's shape) itself and copies all of
-/// raw_data into room for the whole elements it holds, so 63 bytes of
-/// INT64 wrote past a 56-byte vector (found by dlas-fuzz-onnx).
-static std::string rawDataMismatch(const onnx::TensorProto &tensor) {
-  int64_t elementBytes = rawElementBytes(tensor.data_type());
-  if (!tensor.has_raw_data() || elementBytes == 0 ||
-      tensor.data_location() == onnx::TensorProto::EXTERNAL)
-    return "";
-  uint64_t elements = 1;
-  for (int64_t dim : tensor.dims()) {
-    if (dim < 0 || (dim > 0 && elements > (UINT64_MAX / 8) / dim))
-      return "tensor '" + tensor.name() + "' has an invalid shape";
-    elements *= static_cast<uint64_t>(dim);
-  }
-  uint64_t needed = elements * static_cast<uint64_t>(elementBytes);
-  if (tensor.raw_data().size() == needed)
-    return "";
-  return "tensor '" + tensor.name() + "' has " +
-         std::to_string(tensor.raw_data().size()) +
-         " bytes of raw data; its shape needs " + std::to_string(needed);
 }
 
 /// The first raw-data mismatch of the initializers and node attribute
