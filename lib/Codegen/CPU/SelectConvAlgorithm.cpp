@@ -81,13 +81,18 @@ constexpr double kMinLaneWaste = 1.15;
 /// run as the transposed GEMM Y^T[P, F] = X^T[P, K] x W^T[K, F]: the
 /// microkernel vectorizes the GEMM's last dim, the positions in the NCHW
 /// form, whose vectors a 7x7 plane fills to 77% on 16 lanes; the
-/// channels fill them to 100%. Floats only: the int8 kernels need their
-/// unsigned operand (the activations) in vectors.
+/// channels fill them to 100%. Floats, and int8 where the target has
+/// vpdpbusd: transposed, an int8 GEMM's activations are its A operand,
+/// packed per call with their row sums (the kernel reads B, the weights,
+/// as u8 and corrects by those sums); without it the pair kernel needs A's
+/// bytes within +-64 at compile time (7-bit weights), and the activations
+/// would fall back to the widening kernel.
 bool transposedGemmPays(linalg::Conv2DNchwFchwOp conv, int64_t lanes) {
   auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
   Type input = getElementTypeOrSelf(conv.getInputs()[0].getType());
-  if (lanes < 2 || !isa<FloatType>(input) || !resultType.hasStaticShape() ||
-      resultType.getDimSize(0) != 1)
+  bool int8 = input.isInteger(8) && dlas::hasInt8DotProduct(conv, lanes);
+  if (lanes < 2 || !(isa<FloatType>(input) || int8) ||
+      !resultType.hasStaticShape() || resultType.getDimSize(0) != 1)
     return false;
   int64_t channels = resultType.getDimSize(1);
   int64_t positions = resultType.getDimSize(2) * resultType.getDimSize(3);
@@ -122,27 +127,41 @@ Value transposedInit(OpBuilder &b, Location loc, Value init) {
       .getResult()[0];
 }
 
+/// Whether `map` (of a 4-d NCHW elementwise op) reads one value per
+/// channel: (n, f, oh, ow) -> (f), a dequantization's scales or a bias.
+bool isPerChannel(AffineMap map) {
+  return map.getNumDims() == 4 && map.getNumResults() == 1 &&
+         map.getResult(0) == getAffineDimExpr(1, map.getContext());
+}
+
 /// An elementwise op the transposed GEMM takes along (so that the
-/// microkernel still fuses it): one input, a fresh init, identity maps, no
-/// index reads, the shape of `value`, and `value` its only user's operand;
-/// what its body reads from outside must exist before `conv`, where its
-/// transposed copy goes.
+/// microkernel still fuses it): `value` its first input, any others read
+/// per channel (an int8 dequantization's scales and zero-point sums), a
+/// fresh init, identity maps otherwise, no index reads, the shape of
+/// `value`, and `value` its only user's operand; what its body reads from
+/// outside must exist before `conv`, where its transposed copy goes.
 linalg::GenericOp movableEpilogue(Value value, Operation *conv,
                                   DominanceInfo &dominance) {
   if (!value.hasOneUse())
     return {};
   auto generic = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
-  if (!generic || generic.getNumDpsInputs() != 1 ||
+  if (!generic || generic.getNumDpsInputs() < 1 ||
       generic.getNumDpsInits() != 1 || generic.getNumResults() != 1 ||
       generic.getNumReductionLoops() != 0 ||
       !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
       generic.getDpsInputs()[0] != value ||
-      !llvm::all_of(generic.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }) ||
       !generic.getBody()->getOps<linalg::IndexOp>().empty() ||
       cast<ShapedType>(generic.getResult(0).getType()).getShape() !=
           cast<ShapedType>(value.getType()).getShape())
     return {};
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!maps.front().isIdentity() || !maps.back().isIdentity())
+    return {};
+  for (OpOperand *extra : llvm::drop_begin(generic.getDpsInputOperands())) {
+    if (!isPerChannel(generic.getMatchingIndexingMap(extra)) ||
+        !dominance.properlyDominates(extra->get(), conv))
+      return {};
+  }
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(generic.getRegion(), captured);
   if (!llvm::all_of(captured, [&](Value v) {
@@ -230,10 +249,17 @@ LogicalResult replaceWithTransposedGemm(RewriterBase &rewriter,
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, cast<ShapedType>(current.getType()).getShape(),
         outType.getElementType());
+    // On [P, F] the per-channel operands are read by F, the second dim.
     auto identity = rewriter.getMultiDimIdentityMap(2);
+    SmallVector<Value> inputs = {current};
+    SmallVector<AffineMap> maps = {identity};
+    for (Value extra : llvm::drop_begin(epilogue.getDpsInputs())) {
+      inputs.push_back(extra);
+      maps.push_back(AffineMap::get(2, 0, rewriter.getAffineDimExpr(1)));
+    }
+    maps.push_back(identity);
     auto rebuilt = linalg::GenericOp::create(
-        rewriter, loc, empty.getType(), ValueRange{current}, empty,
-        SmallVector<AffineMap>{identity, identity},
+        rewriter, loc, empty.getType(), inputs, empty, maps,
         SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
     rewriter.cloneRegionBefore(epilogue.getRegion(), rebuilt.getRegion(),
                                rebuilt.getRegion().begin());

@@ -56,3 +56,43 @@ func.func @i8_tails(%a: memref<16x30xi8>, %b: memref<30x50xi8>, %c: memref<16x50
   linalg.matmul ins(%a, %b : memref<16x30xi8>, memref<30x50xi8>) outs(%c : memref<16x50xi32>)
   return
 }
+
+// -----
+
+// The transposed convolution GEMM Y^T[P, F] = X[K, P]^T x W^T[K, F]: A's
+// rows (the positions) are its contiguous dim, so each panel's quads
+// gather from four vector loads of a power-of-two rows (the first m0
+// kept), with the panel's row sums in one vector; panels whose load
+// would run past M (and the tail) go row by row. The constant B (the
+// weights) is packed at compile time in quads, each byte + 128 (K = 6:
+// rows past K hold 128), and read at the absolute quad.
+// CHECK: memref.global "private" constant @dlas_packed : memref<1x2x64xi8> = dense_resource<dlas_packed
+// CHECK-LABEL: func @transposed_conv_gemm
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x{{[0-9]+}}x2x{{[0-9]+}}xi8>
+// CHECK: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}xi32>
+// CHECK: vector.load %{{.*}} : memref<6x49xi8>, vector<16xi8>
+// CHECK: arith.extsi %{{.*}} : vector<16xi8> to vector<16xi32>
+// CHECK: vector.shuffle {{.*}} : vector<16xi8>, vector<16xi8>
+// CHECK: vector.shuffle {{.*}} : vector<16xi16>, vector<16xi16>
+// CHECK: vector.extract_strided_slice
+// CHECK: vector.store %{{.*}}, %[[AP]]
+// CHECK: vector.store %{{.*}}, %[[SUMS]]
+// CHECK: vector.from_elements {{.*}} : vector<4xi8>
+// CHECK: %[[BP:.*]] = memref.get_global @dlas_packed : memref<1x2x64xi8>
+// CHECK-NOT: xori {{.*}} vector<64xi8>
+// CHECK: vector.load %[[BP]]{{.*}} : memref<1x2x64xi8>, vector<64xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// PRINT: remark: microkernel {{.*}}B packed, VNNI) key 'm49_n16_k6' for M=49 N=16 K=6, A packed at run time, B packed at compile time
+memref.global "private" constant @weights : memref<6x16xi8> = dense<3>
+func.func @transposed_conv_gemm(%x: memref<6x49xi8>, %c: memref<49x16xi32>) {
+  %w = memref.get_global @weights : memref<6x16xi8>
+  linalg.generic {indexing_maps = [affine_map<(p, f, k) -> (k, p)>, affine_map<(p, f, k) -> (k, f)>, affine_map<(p, f, k) -> (p, f)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<6x49xi8>, memref<6x16xi8>) outs(%c : memref<49x16xi32>) {
+  ^bb0(%in: i8, %in_0: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    %1 = arith.extsi %in_0 : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %out, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}

@@ -310,8 +310,34 @@ def network_cases(gen):
                  pools={1: (3, 2, 1), 2: (2, 2, 0)})]
 
 
+# Batch-1 convolutions on small output planes, which run as the transposed
+# GEMM Y^T = X^T W^T on targets with vpdpbusd (the activations packed in k
+# quads with their row sums per call, the weights in quads at compile
+# time): 1x1 and im2col, K a multiple of 4 or not, planes of 49, 25 and 4
+# positions (the last fewer than one vectorized panel's load).
+SMALL_PLANE_MATRIX = [
+    # (N, C, H, W, F, K, stride, pad(t,l,b,r), dilation, groups, bias)
+    (1, 32, 7, 7, 32, 1, 1, (0, 0, 0, 0), 1, 1, True),
+    (1, 6, 7, 7, 16, 1, 1, (0, 0, 0, 0), 1, 1, False),
+    (1, 8, 7, 7, 32, 3, 1, (1, 1, 1, 1), 1, 1, True),
+    (1, 5, 13, 13, 16, 3, 2, (1, 1, 1, 1), 1, 1, True),
+    (1, 16, 5, 5, 48, 1, 1, (0, 0, 0, 0), 1, 1, False),
+    (1, 16, 2, 2, 16, 1, 1, (0, 0, 0, 0), 1, 1, True),
+]
+
+
+def small_plane_cases(gen):
+    cases = []
+    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(SMALL_PLANE_MATRIX):
+        layer = Layer("conv2d", torch.randn(f, c // g, k, k, generator=gen),
+                      torch.randn(f, generator=gen) if bias else None, s, pad, d, g)
+        name = f"plane_c{c}h{h}w{w}f{f}k{k}s{tag(s)}p{'-'.join(map(str, pad))}"
+        cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 1))
+    return cases
+
+
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "matmul": matmul_cases,
-            "network": network_cases}
+            "network": network_cases, "small-plane": small_plane_cases}
 
 
 def check_calibration(c, table, failures):
