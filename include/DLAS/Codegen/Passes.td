@@ -200,17 +200,23 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
     `im2col` convolution of a batch of one whose output positions fill the
     target's vectors at least 15% worse than its output channels do (7x7
     planes: 49 positions in 64 lanes; the channels a multiple of the
-    lanes), floats only, with a constant filter, runs as the transposed
+    lanes), with a constant filter, in floats or in int8 where the target
+    has vpdpbusd, runs as the transposed
     product `Y^T[P, F] = X^T[P, K] x W^T[K, F]`: the filter transposed at
     compile time, the microkernel's vectors over the channels, the
     elementwise ops after the convolution (bias is the init, ReLU, the
-    narrowing to bf16) moved before one transpose back to NCHW so that the
-    kernel still applies them as it stores. ResNet-50's 7x7 layers in bf16
-    on vdpbf16ps (x86-64-v4 + AVX512-BF16, Zen 5, 1 thread): 2048 -> 512
-    1x1 0.258 -> 0.21 ms (oneDNN bf16 0.201). int8 stays NCHW: its kernels
-    need the unsigned activations as the vector operand; so do
-    convolutions on AMX tiles, whose 16 rows a 7x7 plane fills as poorly
-    as their 16 columns.
+    narrowing to bf16, an int8 layer's dequantization with its per-channel
+    scales and zero-point sums) moved before one transpose back to NCHW so
+    that the kernel still applies them as it stores. ResNet-50's 7x7 layers
+    in bf16 on vdpbf16ps (x86-64-v4 + AVX512-BF16, Zen 5, 1 thread): 2048
+    -> 512 1x1 0.258 -> 0.21 ms (oneDNN bf16 0.201); in int8 on vpdpbusd
+    0.134 -> 0.120 ms (oneDNN int8 0.098), the 3x3 0.311 -> 0.270. In int8
+    the activations become the GEMM's A operand, packed per call in k
+    quads with their row sums (the kernel reads the weights, B, as u8 and
+    subtracts 128 times those sums); without vpdpbusd the pair kernel
+    (vpmaddubsw) needs its signed operand known at compile time, so int8
+    stays NCHW there. So do convolutions on AMX tiles, whose 16 rows a 7x7
+    plane fills as poorly as their 16 columns.
 
     Why it matters here: the loop-order stage vectorizes the innermost,
     contiguous output loop. For the direct algorithm that loop is the output
@@ -285,9 +291,10 @@ def SelectConvAlgorithm : Pass<"dlas-select-conv-algorithm"> {
            "Winograd's output tile: 2 (F(2x2,3x3)), 4 (F(4x4,3x3)) or 0 "
            "(the cost model's: see the description)">,
     Option<"transposedGemm", "transposed-gemm", "bool", "true",
-           "With microkernels, batch-1 float 1x1 and im2col convolutions whose "
-           "output planes fill vectors poorly (7x7) run as the transposed "
-           "GEMM, vectors over the output channels">,
+           "With microkernels, batch-1 1x1 and im2col convolutions (float; "
+           "int8 on vpdpbusd targets) whose output planes fill vectors poorly "
+           "(7x7) run as the transposed GEMM, vectors over the output "
+           "channels">,
     Option<"compactFlatMinWidth", "compact-flat-min-width", "int64_t", "16",
            "With microkernels, flat convolutions at least this wide compute "
            "only the OH*OW output positions (B rows jump by Wp - OW per "
