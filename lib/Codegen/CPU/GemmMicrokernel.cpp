@@ -969,6 +969,28 @@ public:
     return packed;
   }
 
+  /// Four byte vectors of `lanes` values (k, k+1, k+2, k+3 of `lanes`
+  /// rows or columns) as `lanes` k quads, vector<4 * lanes x i8>: byte
+  /// 4i + t holds rows[t][i]. Two byte-wise interleaves, then one of
+  /// their 16-bit pairs.
+  Value interleaveQuads(ArrayRef<Value> rows) {
+    int64_t lanes = cast<VectorType>(rows[0].getType()).getNumElements();
+    auto interleave = [&](Value x, Value y) {
+      SmallVector<int64_t> mask;
+      for (int64_t l = 0; l < lanes; ++l)
+        llvm::append_values(mask, l, lanes + l);
+      return vector::ShuffleOp::create(b, loc, x, y, mask).getResult();
+    };
+    auto pairsType = VectorType::get({lanes}, b.getI16Type());
+    Value pairs01 = vector::BitCastOp::create(b, loc, pairsType,
+                                              interleave(rows[0], rows[1]));
+    Value pairs23 = vector::BitCastOp::create(b, loc, pairsType,
+                                              interleave(rows[2], rows[3]));
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({4 * lanes}, b.getI8Type()),
+        interleave(pairs01, pairs23));
+  }
+
   /// Whether A's rows (m) are its contiguous dim, as in a transposed
   /// convolution GEMM's activations X[K, P] read as A[p, k]: a k value of
   /// m0 consecutive rows is one vector load.
@@ -1002,19 +1024,12 @@ public:
     int64_t sizeK = g.ranges[g.k[0]];
     int64_t quads = llvm::divideCeil(sizeK, 4);
     int64_t m0 = p.m0, lanes = panelLoadRows();
-    Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
     auto rowsType = VectorType::get({lanes}, i8);
     auto sumsType = VectorType::get({lanes}, i32);
     Value zeroRows = types.zero(b, loc, rowsType);
     Value zeroSums = types.zero(b, loc, sumsType);
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    // Lane-wise interleave of two vectors of `lanes` elements.
-    auto interleave = [&](Value x, Value y, int64_t lanes) {
-      SmallVector<int64_t> mask;
-      for (int64_t l = 0; l < lanes; ++l)
-        llvm::append_values(mask, l, lanes + l);
-      return vector::ShuffleOp::create(b, loc, x, y, mask).getResult();
-    };
     loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
       loop(0, fullPanels, [&](Value panel) {
         SmallVector<Value> dims = dimValues();
@@ -1046,14 +1061,7 @@ public:
                     arith::ExtSIOp::create(b, loc, sumsType, row));
                 rows.push_back(row);
               }
-              auto pairsType = VectorType::get({lanes}, i16);
-              Value pairs01 = vector::BitCastOp::create(
-                  b, loc, pairsType, interleave(rows[0], rows[1], lanes));
-              Value pairs23 = vector::BitCastOp::create(
-                  b, loc, pairsType, interleave(rows[2], rows[3], lanes));
-              Value quadsOfRows = vector::BitCastOp::create(
-                  b, loc, VectorType::get({4 * lanes}, i8),
-                  interleave(pairs01, pairs23, lanes));
+              Value quadsOfRows = interleaveQuads(rows);
               if (lanes != m0)
                 quadsOfRows = vector::ExtractStridedSliceOp::create(
                     b, loc, quadsOfRows, ArrayRef<int64_t>{0},
@@ -1803,20 +1811,13 @@ private:
                     Value slot = {}) {
     int64_t n0 = p.vectors * vw;
     int64_t sizeK = g.ranges[g.k[0]];
-    Type i8 = b.getI8Type(), i16 = b.getI16Type();
+    Type i8 = b.getI8Type();
     auto byteVector = VectorType::get({vw}, i8);
     Value zeros = types.zero(b, loc, byteVector);
     Value bias = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(VectorType::get({4 * vw}, i8),
                                        b.getI8IntegerAttr(-128)));
     bool wholeQuads = sizeK % 4 == 0;
-    // Lane-wise interleave of two vectors of `lanes` elements.
-    auto interleave = [&](Value x, Value y, int64_t lanes) {
-      SmallVector<int64_t> mask;
-      for (int64_t l = 0; l < lanes; ++l)
-        llvm::append_values(mask, l, lanes + l);
-      return vector::ShuffleOp::create(b, loc, x, y, mask).getResult();
-    };
     Value quadLo = arith::DivUIOp::create(b, loc, kc, index(4));
     Value quadHi = arith::CeilDivUIOp::create(b, loc, kcEnd, index(4));
     // AMX reads whole tiles of 16 quads: the rows past K hold 128 (against
@@ -1859,16 +1860,8 @@ private:
                   ValueRange{left});
               rows.push_back(loadRowOfB(byteVector, dims, mask));
             }
-            Value pairs01 =
-                vector::BitCastOp::create(b, loc, VectorType::get({vw}, i16),
-                                          interleave(rows[0], rows[1], vw));
-            Value pairs23 =
-                vector::BitCastOp::create(b, loc, VectorType::get({vw}, i16),
-                                          interleave(rows[2], rows[3], vw));
             Value quads =
-                vector::BitCastOp::create(b, loc, VectorType::get({4 * vw}, i8),
-                                          interleave(pairs01, pairs23, vw));
-            quads = arith::XOrIOp::create(b, loc, quads, bias);
+                arith::XOrIOp::create(b, loc, interleaveQuads(rows), bias);
             vector::StoreOp::create(b, loc, quads, bp,
                                     ValueRange{slot, row, index(j * 4 * vw)});
           }
@@ -2897,6 +2890,13 @@ struct GemmMicrokernelPass
       return nullptr;
     auto source = cast<MemRefType>(g.b->get().getType());
     SmallVector<int64_t> strides = computeSuffixProduct(source.getShape());
+    memref::GetGlobalOp global = globalBehindReshapes(g.b->get());
+    if (!global)
+      return nullptr;
+    Location loc = g.op.getLoc();
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << global.getName() << "/" << source << "/" << bMap << "/B/" << n0;
     if (type.getElementType().isInteger(8)) {
       // k quads: lane n's 32 bits hold B[k..k+3][n], each byte + 128 (the
       // u8 operand of vpdpbusd and vpmaddubsw, as packQuadsOfB makes it);
@@ -2904,12 +2904,9 @@ struct GemmMicrokernelPass
       std::vector<int8_t> bytes = constantBytes(g.b->get(), moduleSymbols);
       if (bytes.empty())
         return nullptr;
-      std::string key;
-      llvm::raw_string_ostream os(key);
-      os << globalBehindReshapes(g.b->get()).getName() << "/" << source << "/"
-         << bMap << "/B/" << n0 << "/quads";
+      os << "/quads";
       return packedGlobal<int8_t>(
-          b, moduleSymbols, cache, key, g.op.getLoc(), type,
+          b, moduleSymbols, cache, key, loc, type,
           [&](MutableArrayRef<int8_t> packed) {
             std::fill(packed.begin(), packed.end(), static_cast<int8_t>(-128));
             int64_t sizeK = g.ranges[g.k[0]];
@@ -2925,11 +2922,6 @@ struct GemmMicrokernelPass
     std::vector<float> data = constantData(g.b->get(), moduleSymbols);
     if (data.empty())
       return nullptr;
-    Location loc = g.op.getLoc();
-    std::string key;
-    llvm::raw_string_ostream os(key);
-    os << globalBehindReshapes(g.b->get()).getName() << "/" << source << "/"
-       << bMap << "/B/" << n0;
     if (type.getElementType().isBF16()) {
       // k pairs: lane n's 32 bits hold B[k][n], B[k+1][n] (zero past K).
       os << "/pairs";
