@@ -157,7 +157,10 @@ linalg::GenericOp movableEpilogue(Value value, Operation *conv,
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   if (!maps.front().isIdentity() || !maps.back().isIdentity())
     return {};
-  for (OpOperand *extra : llvm::drop_begin(generic.getDpsInputOperands())) {
+  // getDpsInputOperands returns a vector by value: keep it alive for the
+  // loop (drop_begin over the temporary would dangle).
+  SmallVector<OpOperand *> inputs = generic.getDpsInputOperands();
+  for (OpOperand *extra : llvm::drop_begin(inputs)) {
     if (!isPerChannel(generic.getMatchingIndexingMap(extra)) ||
         !dominance.properlyDominates(extra->get(), conv))
       return {};
@@ -253,7 +256,8 @@ LogicalResult replaceWithTransposedGemm(RewriterBase &rewriter,
     auto identity = rewriter.getMultiDimIdentityMap(2);
     SmallVector<Value> inputs = {current};
     SmallVector<AffineMap> maps = {identity};
-    for (Value extra : llvm::drop_begin(epilogue.getDpsInputs())) {
+    SmallVector<Value> epilogueInputs(epilogue.getDpsInputs());
+    for (Value extra : llvm::drop_begin(epilogueInputs)) {
       inputs.push_back(extra);
       maps.push_back(AffineMap::get(2, 0, rewriter.getAffineDimExpr(1)));
     }
