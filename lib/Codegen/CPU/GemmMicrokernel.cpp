@@ -530,9 +530,23 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   if (gemm->sizeM <= params.m0)
     params.packB = false;
   // vpdpbusd and vpmaddubsw read B in k quads, which only a packed B
-  // provides.
-  if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen)
+  // provides. One k block where the packed B tile (kc x n0 bytes) fits a
+  // quarter of L2, as on AMX below: the accumulators then start from the
+  // init and end in the epilogue with no partial sums through memory, and
+  // B is packed, and the threads fork, once per call instead of once per
+  // k block. (The L1 rule gave kc = 768: two or three blocks for K = 1024
+  // to 2304. ResNet-50's int8 layers with such K ran 3-7% faster with one
+  // block at 1 and 2 threads on Zen 5, e.g. 3x3 256 at 14x14 0.259 ->
+  // 0.247 ms, 1x1 1024 -> 256 0.116 -> 0.110.)
+  if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen) {
     params.packB = true;
+    int64_t n0 = params.vectors * target.vectorWidth;
+    params.kc = std::min<int64_t>(
+        llvm::alignTo(std::clamp<int64_t>(target.l2Bytes / 4 / n0, params.kc,
+                                          gemm->sizeK),
+                      4),
+        gemm->sizeK);
+  }
   // So does vdpbf16ps (k pairs), where several row panels share B.
   if (bf16PairsPossible(*gemm, inputType, target.vectorWidth) &&
       gemm->sizeM > params.m0)
@@ -719,6 +733,9 @@ struct PatchSource {
   memref::CollapseShapeOp view;
   int64_t kh, kw, sh, sw, dh, dw;
   int64_t inputWidth, outputWidth;
+  /// Whether the target loads X's elements under a mask in one
+  /// instruction (see loadRowOfB).
+  bool fastMaskedLoads = false;
 };
 
 /// Whether an op strictly between `from` and `to` (one block) may write
@@ -788,6 +805,8 @@ std::optional<PatchSource> findPatchSource(const Gemm &g, int64_t vectorWidth) {
       !inputType.getLayout().isIdentity() || !inputType.hasStaticShape())
     return std::nullopt;
   PatchSource source;
+  source.fastMaskedLoads = dlas::hasFastMaskedMoves(dlas::lookupCPUTarget(g.op),
+                                                    inputType.getElementType());
   source.copy = copy;
   source.view = view;
   source.input = input;
@@ -1721,19 +1740,55 @@ private:
          llvm::enumerate(rowSegmentMasks(col, src.outputWidth, mask))) {
       Value position = sum(
           sum(times(col, sw), times(add(firstRow, segment), skip)), rowOffset);
-      if (sw == 1) {
+      if (sw == 1 && src.fastMaskedLoads) {
         result = vector::MaskedLoadOp::create(
             b, loc, type, src.input, ValueRange{n, position}, lanes, result);
+        continue;
+      }
+      Value picked;
+      if (sw == 1) {
+        picked = loadInsideX(type, n, position, lanes, zeros);
       } else {
         Value elements = vector::ShuffleOp::create(b, loc, lanes, none, spread);
-        Value wide = vector::MaskedLoadOp::create(b, loc, wideType, src.input,
-                                                  ValueRange{n, position},
-                                                  elements, wideZeros);
-        Value picked = pickEvery(wide, type, sw, every);
-        result = arith::SelectOp::create(b, loc, lanes, picked, result);
+        Value wide = loadInsideX(wideType, n, position, elements, wideZeros);
+        picked = pickEvery(wide, type, sw, every);
       }
+      result = arith::SelectOp::create(b, loc, lanes, picked, result);
     }
     return result;
+  }
+
+  /// The elements of the patch source's X at [n, position...) where `mask`
+  /// keeps them (others: `passThru` or X's neighbours; the caller selects
+  /// its lanes). Without one-instruction masked loads (bytes and halves
+  /// below AVX512BW: LLVM inserts each lane separately, 29% of an int8 3x3
+  /// layer on x86-64-v3) a vector that lies inside X loads whole, and only
+  /// one that reaches past X's end (the last positions of the last
+  /// channel) loads under the mask.
+  Value loadInsideX(VectorType type, Value n, Value position, Value mask,
+                    Value passThru) {
+    const PatchSource &src = *patchSource;
+    if (src.fastMaskedLoads)
+      return vector::MaskedLoadOp::create(
+          b, loc, type, src.input, ValueRange{n, position}, mask, passThru);
+    int64_t size = cast<MemRefType>(src.input.getType()).getDimSize(1);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         add(position, type.getNumElements()),
+                                         index(size));
+    auto ifOp = scf::IfOp::create(
+        b, loc, inside,
+        [&](OpBuilder &nested, Location) {
+          Value whole = vector::LoadOp::create(nested, loc, type, src.input,
+                                               ValueRange{n, position});
+          scf::YieldOp::create(nested, loc, whole);
+        },
+        [&](OpBuilder &nested, Location) {
+          Value masked = vector::MaskedLoadOp::create(
+              nested, loc, type, src.input, ValueRange{n, position}, mask,
+              passThru);
+          scf::YieldOp::create(nested, loc, masked);
+        });
+    return ifOp.getResult(0);
   }
 
   /// Packing B: every column tile of [0, tiles) into its own slot of Bp

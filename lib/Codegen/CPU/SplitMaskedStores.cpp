@@ -59,17 +59,6 @@ std::optional<LaneRun> constantLaneRun(Value mask) {
   return LaneRun{firstOn - on.begin(), end - firstOn};
 }
 
-/// Whether `target` stores `type` under a mask in one fast instruction:
-/// AVX-512 k-masked moves (F for 32/64-bit elements, BW for 8/16-bit).
-bool hasFastMaskedStore(CPUTargetAttr target, VectorType type) {
-  if (!target)
-    return false;
-  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  if (bits >= 32)
-    return target.hasFeature("avx512f");
-  return target.hasFeature("avx512bw");
-}
-
 /// Replaces `store` by unmasked stores of the lanes in `run`, the largest
 /// power-of-two piece first; returns how many it emitted.
 int64_t storeLaneRun(vector::MaskedStoreOp store, LaneRun run) {
@@ -117,7 +106,8 @@ struct SplitMaskedStoresPass
     CPUTargetAttr target = dlas::lookupCPUTarget(getOperation());
     SmallVector<std::pair<vector::MaskedStoreOp, LaneRun>> stores;
     getOperation()->walk([&](vector::MaskedStoreOp store) {
-      if (hasFastMaskedStore(target, store.getVectorType()))
+      if (dlas::hasFastMaskedMoves(target,
+                                   store.getVectorType().getElementType()))
         return;
       if (std::optional<LaneRun> run = constantLaneRun(store.getMask()))
         stores.push_back({store, *run});

@@ -9,6 +9,7 @@
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=sapphirerapids" --dlas-gemm-microkernel="print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // f32 packs B where asked to: the same reads into its panels.
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v3" --dlas-gemm-microkernel | FileCheck %s --check-prefix=V3
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v3" --dlas-gemm-microkernel="pack-b=always print" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PACKED
 
 // bf16 on AMX, 3x3 on a 10x10 input (8x8 outputs: a 16-lane vector spans
@@ -91,6 +92,19 @@ func.func @f32_patches(%x: memref<2x8x10x18xf32>, %w: memref<16x72xf32>, %y: mem
 // CHECK: affine.apply #[[OFFSETS8]]
 // CHECK: vector.maskedload %[[X8]]{{.*}} : memref<1x1440xi8>, vector<16xi1>, vector<16xi8>
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// Without AVX512BW a masked load of bytes is one insert per lane: a vector
+// inside X (1440 bytes) loads whole and its row's lanes are selected; only
+// one reaching past X's end loads under the mask.
+// V3-LABEL: func @i8_patches
+// V3-NOT: dlas.im2col
+// V3: %[[X3:.*]] = memref.collapse_shape %arg0 {{\[}}[0], [1, 2, 3]] : memref<1x8x10x18xi8> into memref<1x1440xi8>
+// V3: %[[END:.*]] = arith.addi %[[POS:.*]], %c8 : index
+// V3: %[[INSIDE:.*]] = arith.cmpi ule, %[[END]], %c1440 : index
+// V3: %[[ROW:.*]] = scf.if %[[INSIDE]] -> (vector<8xi8>) {
+// V3: vector.load %[[X3]][%{{.*}}, %[[POS]]] : memref<1x1440xi8>, vector<8xi8>
+// V3: } else {
+// V3: vector.maskedload %[[X3]][%{{.*}}, %[[POS]]], %[[LANES:.*]], %{{.*}} : memref<1x1440xi8>, vector<8xi1>, vector<8xi8>
+// V3: arith.select %[[LANES]], %[[ROW]], %{{.*}} : vector<8xi1>, vector<8xi8>
 // PRINT: remark: microkernel {{.*}} VNNI) key 'm16_n48_k72' {{.*}}; B packed from the im2col copy's input
 func.func @i8_patches(%x: memref<1x8x10x18xi8>, %w: memref<16x72xi8>, %y: memref<1x16x48xi32>) {
   %p = memref.alloc() {alignment = 64 : i64} : memref<1x72x3x16xi8>

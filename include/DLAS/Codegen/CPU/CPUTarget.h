@@ -101,6 +101,18 @@ inline Int8Multiply int8MultiplyOf(CPUTargetAttr target, int64_t lanes) {
   return Int8Multiply::widen;
 }
 
+/// Whether `target` loads and stores vectors of `element` under a mask in
+/// one instruction: AVX-512's k-masked moves (F for 32/64-bit elements, BW
+/// for 8/16-bit). Elsewhere LLVM scalarizes masked moves of bytes and
+/// halves (one insert or extract a lane) and uses vmaskmov for the rest.
+inline bool hasFastMaskedMoves(CPUTargetAttr target, Type element) {
+  if (!target)
+    return false;
+  if (element.getIntOrFloatBitWidth() >= 32)
+    return target.hasFeature("avx512f");
+  return target.hasFeature("avx512bw");
+}
+
 /// True when `target` has vdpbf16ps (two bf16 products added into each
 /// f32 lane) at `lanes` f32 lanes: AVX512-BF16 for 16, with AVX512VL for 8.
 inline bool hasBF16DotProduct(CPUTargetAttr target, int64_t lanes) {
