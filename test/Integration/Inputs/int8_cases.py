@@ -372,6 +372,10 @@ def main():
     parser.add_argument("--targets", default="",
                         help="space-separated targets, cpu or cpu:+features "
                              "(lit's %%int8_targets)")
+    parser.add_argument("--num-threads", type=int, default=0,
+                        help="dlas-run's --num-threads for the int8 runs")
+    parser.add_argument("--tuning-file", default="",
+                        help="the CPU pipeline's tuning-file for the int8 runs")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     gen = torch.Generator().manual_seed(20261126)
@@ -424,6 +428,8 @@ def main():
             label = c.name + (f" [{target}{', target first' if attached else ''}]"
                               if target else "")
             cpu = "dlas-cpu-pipeline{sparsify=never"
+            if args.tuning_file:
+                cpu += f" tuning-file={args.tuning_file}"
             attach = ""
             if target:
                 name, _, features = target.partition(":")
@@ -437,6 +443,9 @@ def main():
                         f"func.func(dlas-quantize-residuals),{cpu})")
             common = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
                       "--pipeline", pipeline]
+            if args.num_threads:
+                common += ["--num-threads", str(args.num_threads)]
+
             reference = base + (".int8-pairs.npy" if attached else ".int8.npy")
             exact = run(common + ["--expect", reference, "--max-rel-err",
                                   EXACT])
