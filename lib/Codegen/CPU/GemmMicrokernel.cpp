@@ -1433,6 +1433,12 @@ public:
     bool prePackB = amx &&
                     tiles * kcOuter * n0 * types.inputBytes() <= l2Bytes / 2 &&
                     (rowBlocks > 1 || (tailRows != 0 && fullPanels > 0));
+    // Quads and pairs (not AMX, which packs per tile on its own) pack each
+    // column tile where the row panels use it, when one row block holds
+    // them all and the threads (if any) split the tiles.
+    bool packWhereUsed = !amx && grouped() && packPerKBlock && rowBlocks == 1 &&
+                         (split == Split::TilesPerKBlock ||
+                          (split == Split::None && !residentB));
     auto kBlocks = [&](function_ref<void(Value, Value)> body) {
       loop(index(0), kEnd, kcOuter,
            [&](Value kc) { body(kc, min(add(kc, kcOuter), kEnd)); });
@@ -1605,6 +1611,11 @@ public:
             return tileRange(index(0), index(tiles));
           [[fallthrough]];
         case Split::TilesPerKBlock:
+          if (packWhereUsed)
+            return kBlocks([&](Value kc, Value kcEnd) {
+              emitTilesPackedWhereUsed(kc, kcEnd, tiles,
+                                       split == Split::TilesPerKBlock);
+            });
           kBlocks([&](Value kc, Value kcEnd) {
             bPrePacked = prePackB;
             if ((p.packB && !amx) || prePackB)
@@ -2149,23 +2160,10 @@ private:
           else
             packPairsOfB(kc, kcEnd, 0, tile, slot);
         }
-        // The last tile computes only the vectors that hold columns of C,
-        // masked only where the last of them is partial: N = 49 in 16-wide
-        // tiles (ResNet-50's 7x7 layers) otherwise spends a whole tile on
-        // one column.
-        splitAtPartialTile(col, [&](bool partialTile) {
-          int64_t partial = g.sizeN % n0;
-          if (partialTile)
-            tileVectors = llvm::divideCeil(partial, vw);
-          bool masked = partialTile && partial % vw != 0;
-          // The partial tile is the last one: its column as a constant
-          // makes the tail masks constants, whose stores
-          // dlas-split-masked-stores splits where masked stores are slow.
-          Value tileCol = partialTile ? index(g.sizeN - partial) : col;
+        forTileColumns(col, [&](Value tileCol, bool masked) {
           loop(mc, mcEnd, 1, [&](Value panel) {
             emitKernel(panel, tile, tileCol, kc, kcEnd, rows, masked);
           });
-          tileVectors = p.vectors;
         });
       };
       std::optional<int64_t> lo = getConstantIntValue(tileFirst);
@@ -2183,6 +2181,64 @@ private:
                            });
       slot = outerSlot;
     });
+  }
+
+  /// Runs `body(tileCol, masked)` for the column tile at `col`. The last
+  /// tile computes only the vectors that hold columns of C, masked only
+  /// where the last of them is partial: N = 49 in 16-wide tiles
+  /// (ResNet-50's 7x7 layers) otherwise spends a whole tile on one column.
+  void forTileColumns(Value col, function_ref<void(Value, bool)> body) {
+    int64_t n0 = p.vectors * vw;
+    splitAtPartialTile(col, [&](bool partialTile) {
+      int64_t partial = g.sizeN % n0;
+      if (partialTile)
+        tileVectors = llvm::divideCeil(partial, vw);
+      bool masked = partialTile && partial % vw != 0;
+      // The partial tile is the last one: its column as a constant makes
+      // the tail masks constants, whose stores dlas-split-masked-stores
+      // splits where masked stores are slow.
+      body(partialTile ? index(g.sizeN - partial) : col, masked);
+      tileVectors = p.vectors;
+    });
+  }
+
+  /// Column tiles [0, tiles) over k block [kc, kcEnd) with B packed per
+  /// tile where it is used: each tile's k groups go into a slot of Bp (per
+  /// chunk of tiles when the threads split them), and every row panel,
+  /// the tail panel too, multiplies it there, in L1. (Packed for the whole
+  /// block first, B went through L3 and back: 1.8 MB for an int8 3x3
+  /// layer with 64 channels at 56x56.) Needs one row block.
+  void emitTilesPackedWhereUsed(Value kc, Value kcEnd, int64_t tiles,
+                                bool parallelTiles) {
+    int64_t n0 = p.vectors * vw;
+    int64_t fullPanels = g.sizeM / p.m0, tailRows = g.sizeM % p.m0;
+    auto tileBody = [&](Value tile) {
+      if (quadLayout)
+        packQuadsOfB(kc, kcEnd, 0, tile, slot);
+      else
+        packPairsOfB(kc, kcEnd, 0, tile, slot);
+      Value col = arith::MulIOp::create(b, loc, tile, index(n0));
+      forTileColumns(col, [&](Value tileCol, bool masked) {
+        loop(0, fullPanels, [&](Value panel) {
+          emitKernel(panel, slot, tileCol, kc, kcEnd, p.m0, masked);
+        });
+        if (tailRows != 0)
+          emitKernel(index(fullPanels), slot, tileCol, kc, kcEnd, tailRows,
+                     masked);
+      });
+    };
+    Value outerSlot = slot;
+    if (!parallelTiles) {
+      slot = index(0);
+      loop(0, tiles, tileBody);
+    } else {
+      dlas::parallelChunks(b, loc, g.op, tiles, chunks,
+                           [&](Value chunkFirst, Value chunkEnd) {
+                             slot = chunkFirst;
+                             loop(chunkFirst, chunkEnd, 1, tileBody);
+                           });
+    }
+    slot = outerSlot;
   }
 
   /// rows x vectors accumulators over k in [kcLo, kcHi) of the outer k dim.

@@ -42,6 +42,29 @@ func.func @i8_matmul(%a: memref<16x32xi8>, %b: memref<32x64xi8>, %c: memref<16x6
 
 // -----
 
+// B packed where it is used: the threads take chunks of column tiles, and
+// each packs a tile into its chunk's slot of Bp (the chunk's first tile)
+// just before every row panel multiplies it there (a tail panel too where M
+// leaves one); no pass packs all of B first.
+// CHECK-LABEL: func @i8_pack_where_used
+// CHECK: %[[BP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<7x16x128xi8>
+// CHECK-NOT: vector.store {{.*}}%[[BP]]
+// CHECK: scf.parallel (%[[CHUNK:.*]]) =
+// CHECK: %[[SLOT:.*]] = arith.muli %[[CHUNK]]
+// CHECK: scf.for %[[TILE:.*]] = %[[SLOT]] to
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<64xi8>
+// CHECK: vector.store %{{.*}}, %[[BP]][%[[SLOT]], %{{.*}}, %{{.*}}] : memref<7x16x128xi8>, vector<64xi8>
+// CHECK: vector.load %[[BP]][%[[SLOT]], %{{.*}}, %{{.*}}] : memref<7x16x128xi8>, vector<64xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: scf.reduce
+// CHECK: memref.dealloc %[[BP]]
+func.func @i8_pack_where_used(%a: memref<40x64xi8>, %b: memref<64x200xi8>, %c: memref<40x200xi32>) {
+  linalg.matmul ins(%a, %b : memref<40x64xi8>, memref<64x200xi8>) outs(%c : memref<40x200xi32>)
+  return
+}
+
+// -----
+
 // K = 30 (the last quad half empty) and N = 50 (a column tail): B's rows
 // load masked, rows past K with no lanes; A's past K select zero.
 // CHECK-LABEL: func @i8_tails
