@@ -93,6 +93,7 @@ func.func @i8_tails(%a: memref<16x30xi8>, %b: memref<30x50xi8>, %c: memref<16x50
 // CHECK-LABEL: func @transposed_conv_gemm
 // CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x{{[0-9]+}}x2x{{[0-9]+}}xi8>
 // CHECK: %[[SUMS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}xi32>
+// CHECK-NOT: scf.parallel
 // CHECK: vector.load %{{.*}} : memref<6x49xi8>, vector<16xi8>
 // CHECK: arith.extsi %{{.*}} : vector<16xi8> to vector<16xi32>
 // CHECK: vector.shuffle {{.*}} : vector<16xi8>, vector<16xi8>
@@ -110,6 +111,31 @@ memref.global "private" constant @weights : memref<6x16xi8> = dense<3>
 func.func @transposed_conv_gemm(%x: memref<6x49xi8>, %c: memref<49x16xi32>) {
   %w = memref.get_global @weights : memref<6x16xi8>
   linalg.generic {indexing_maps = [affine_map<(p, f, k) -> (k, p)>, affine_map<(p, f, k) -> (k, f)>, affine_map<(p, f, k) -> (p, f)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<6x49xi8>, memref<6x16xi8>) outs(%c : memref<49x16xi32>) {
+  ^bb0(%in: i8, %in_0: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    %1 = arith.extsi %in_0 : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %out, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
+
+// -----
+
+// A of 64 KiB or more (49 x 1440 bytes) packs in parallel: the threads
+// split its vector panels.
+// CHECK-LABEL: func @transposed_conv_gemm_parallel_a
+// CHECK: %[[AP2:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x{{[0-9]+}}x360x{{[0-9]+}}xi8>
+// CHECK: scf.parallel
+// CHECK: vector.load %{{.*}} : memref<1440x49xi8>, vector<16xi8>
+// CHECK: vector.store %{{.*}}, %[[AP2]]
+// CHECK: scf.reduce
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+memref.global "private" constant @weights_wide : memref<1440x16xi8> = dense<3>
+func.func @transposed_conv_gemm_parallel_a(%x: memref<1440x49xi8>, %c: memref<49x16xi32>) {
+  %w = memref.get_global @weights_wide : memref<1440x16xi8>
+  linalg.generic {indexing_maps = [affine_map<(p, f, k) -> (k, p)>, affine_map<(p, f, k) -> (k, f)>, affine_map<(p, f, k) -> (p, f)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<1440x49xi8>, memref<1440x16xi8>) outs(%c : memref<49x16xi32>) {
   ^bb0(%in: i8, %in_0: i8, %out: i32):
     %0 = arith.extsi %in : i8 to i32
     %1 = arith.extsi %in_0 : i8 to i32

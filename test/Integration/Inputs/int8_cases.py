@@ -323,6 +323,9 @@ SMALL_PLANE_MATRIX = [
     (1, 5, 13, 13, 16, 3, 2, (1, 1, 1, 1), 1, 1, True),
     (1, 16, 5, 5, 48, 1, 1, (0, 0, 0, 0), 1, 1, False),
     (1, 16, 2, 2, 16, 1, 1, (0, 0, 0, 0), 1, 1, True),
+    # K = 1440: the transposed GEMM's A (49 x 1440 bytes) packed by the
+    # threads together.
+    (1, 160, 7, 7, 32, 3, 1, (1, 1, 1, 1), 1, 1, False),
 ]
 
 
