@@ -68,6 +68,30 @@ nn::quantizableLayers(FunctionOpInterface func) {
   return layers;
 }
 
+/// `description` without its quoted node name (`op "name" weight AxB` ->
+/// `op weight AxB`); whether it had one in `named`.
+static std::string withoutName(llvm::StringRef description, bool &named) {
+  size_t open = description.find(" \"");
+  size_t close = open == llvm::StringRef::npos
+                     ? llvm::StringRef::npos
+                     : description.find("\" weight ", open + 2);
+  named = close != llvm::StringRef::npos;
+  if (!named)
+    return description.str();
+  return (description.take_front(open) + description.drop_front(close + 1))
+      .str();
+}
+
+bool nn::describesSameLayer(llvm::StringRef recorded, llvm::StringRef current) {
+  if (recorded == current)
+    return true;
+  bool recordedNamed, currentNamed;
+  std::string recordedBare = withoutName(recorded, recordedNamed);
+  std::string currentBare = withoutName(current, currentNamed);
+  // Two names that differ are two layers; a missing one says nothing.
+  return recordedNamed != currentNamed && recordedBare == currentBare;
+}
+
 static llvm::Error calibrationError(llvm::StringRef path,
                                     const llvm::Twine &message) {
   return llvm::createStringError("calibration file '" + path +

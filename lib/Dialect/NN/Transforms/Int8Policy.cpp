@@ -183,7 +183,7 @@ LogicalResult Int8Rewriter::run() {
              << layer.key << "' (" << layer.description
              << "): it was made for another model or pipeline";
     if (!entry->second.layer.empty() &&
-        entry->second.layer != layer.description)
+        !describesSameLayer(entry->second.layer, layer.description))
       return layer.op->emitError("dlas-mixed-precision: calibration entry '")
              << layer.key << "' was recorded for " << entry->second.layer
              << ", but that layer is " << layer.description

@@ -38,6 +38,12 @@ struct QuantizableLayer {
 };
 std::vector<QuantizableLayer> quantizableLayers(FunctionOpInterface func);
 
+/// Whether a calibration entry's recorded layer description and a layer's
+/// own describe the same layer: equal, or equal but for the node name that
+/// one side lacks (a module printed without its locations loses the names
+/// the importer put there; the op and its weight's shape still match).
+bool describesSameLayer(llvm::StringRef recorded, llvm::StringRef current);
+
 /// The range of one layer's input over the calibration samples.
 struct ActivationRange {
   std::string layer;
