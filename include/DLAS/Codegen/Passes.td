@@ -771,6 +771,15 @@ def GemmMicrokernel : Pass<"dlas-gemm-microkernel", "mlir::ModuleOp"> {
     which removes the bias; without VNNI the i8 operands widen into i32
     multiplies. An elementwise epilogue may turn the i32 accumulator into
     f32 (int8's dequantize), the rest of the chain following in f32.
+    These quad GEMMs, and bf16 ones on `vdpbf16ps` (k pairs), run one k
+    block wherever the packed B tile (kc x n0 elements) fits a quarter of
+    L2 (as on AMX below); where one row block holds all of M and the
+    threads (if any) split the column tiles, each tile of B is packed
+    where it is used, into a slot of its thread's (the chunk's first
+    tile), right before every row panel multiplies it from L1. Threads
+    that split the row panels take the tail panel among them. A packed
+    per call in quads from vector loads (the transposed convolution GEMM's
+    activations) is packed by all threads from 64 KiB.
 
     On a target with AMX tiles for the operands (`amx-tile` with
     `amx-bf16` for bf16, with `amx-int8` for i8) and 16-lane vectors, a
