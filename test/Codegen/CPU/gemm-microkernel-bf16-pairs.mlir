@@ -106,3 +106,36 @@ func.func @bf16_constant_b(%a: memref<20x45xbf16>, %c: memref<20x33xf32>) {
   linalg.matmul ins(%a, %b : memref<20x45xbf16>, memref<45x33xbf16>) outs(%c : memref<20x33xf32>)
   return
 }
+
+// -----
+
+// A whose rows are its contiguous dim (the transposed convolution GEMM's
+// activations, X[K, P]) packs its full panels from two vector loads of
+// rows k and k + 1 (a power of two wide), interleaved as i16 into the m0
+// pairs; an odd K's last pair (here k = 8 and a zero) and the panels a
+// load would run past M go element by element.
+// CHECK-LABEL: func @transposed_pairs
+// CHECK: %[[AP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x5x5x20xbf16>
+// CHECK: %[[R0:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] : memref<9x49xbf16>, vector<16xbf16>
+// CHECK: %[[B0:.*]] = vector.bitcast %[[R0]] : vector<16xbf16> to vector<16xi16>
+// CHECK: %[[R1:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] : memref<9x49xbf16>, vector<16xbf16>
+// CHECK: %[[B1:.*]] = vector.bitcast %[[R1]] : vector<16xbf16> to vector<16xi16>
+// CHECK: %[[PAIRS:.*]] = vector.shuffle %[[B0]], %[[B1]] [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25] : vector<16xi16>, vector<16xi16>
+// CHECK: %[[V:.*]] = vector.bitcast %[[PAIRS]] : vector<20xi16> to vector<20xbf16>
+// CHECK: vector.store %[[V]], %[[AP]]
+// CHECK: memref.load %arg0
+// CHECK: vector.from_elements
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+memref.global "private" constant @w_pairs : memref<9x32xbf16> = dense<1.0>
+func.func @transposed_pairs(%x: memref<9x49xbf16>, %c: memref<49x32xf32>) {
+  %w = memref.get_global @w_pairs : memref<9x32xbf16>
+  linalg.generic {indexing_maps = [affine_map<(p, f, k) -> (k, p)>, affine_map<(p, f, k) -> (k, f)>, affine_map<(p, f, k) -> (p, f)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<9x49xbf16>, memref<9x32xbf16>) outs(%c : memref<49x32xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_0 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

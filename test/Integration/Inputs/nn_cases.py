@@ -374,6 +374,8 @@ SMALL_PLANE_MATRIX = [
     (8, 7, 24, 1, 1, True, "relu"),
     (32, 7, 16, 1, 1, True, "add_relu"),
     (17, 9, 32, 3, 2, True, "relu"),
+    # K = 864: A (49 x 864) packed by the threads together in bf16.
+    (96, 7, 32, 3, 1, False, "relu"),
 ]
 
 
