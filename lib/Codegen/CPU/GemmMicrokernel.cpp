@@ -475,6 +475,17 @@ Int8Multiply int8MultiplyFor(const Gemm &g, const KernelParams &p, Type input,
   return exact ? Int8Multiply::pairs : Int8Multiply::widen;
 }
 
+/// The k block of a GEMM whose packed B tile (kc x n0 elements of
+/// `bytes`) should stay in a quarter of L2: all of K where it fits, else
+/// the most that does (never below `p`'s kc), in whole k groups of `group`.
+int64_t oneBlockKc(const Gemm &g, const KernelParams &p,
+                   const TargetShape &target, int64_t bytes, int64_t group) {
+  int64_t n0 = p.vectors * target.vectorWidth;
+  int64_t fits = target.l2Bytes / 4 / (n0 * bytes);
+  return std::min<int64_t>(
+      llvm::alignTo(std::clamp<int64_t>(fits, p.kc, g.sizeK), group), g.sizeK);
+}
+
 /// The kernel parameters a decision records.
 KernelParams paramsOf(MicrokernelAttr decision) {
   KernelParams p{decision.getRows(), decision.getVectors(), decision.getKc(),
@@ -544,12 +555,7 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   // 0.247 ms, 1x1 1024 -> 256 0.116 -> 0.110.)
   if (quadsPossible(*gemm, inputType) && multiply != Int8Multiply::widen) {
     params.packB = true;
-    int64_t n0 = params.vectors * target.vectorWidth;
-    params.kc = std::min<int64_t>(
-        llvm::alignTo(std::clamp<int64_t>(target.l2Bytes / 4 / n0, params.kc,
-                                          gemm->sizeK),
-                      4),
-        gemm->sizeK);
+    params.kc = oneBlockKc(*gemm, params, target, /*bytes=*/1, /*group=*/4);
   }
   // So does vdpbf16ps (k pairs), where several row panels share B; one k
   // block under the same rule as the quads' (ResNet-50's bf16 layers with
@@ -558,12 +564,7 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
   if (bf16PairsPossible(*gemm, inputType, target.vectorWidth) &&
       gemm->sizeM > params.m0) {
     params.packB = true;
-    int64_t n0 = params.vectors * target.vectorWidth;
-    params.kc = std::min<int64_t>(
-        llvm::alignTo(std::clamp<int64_t>(target.l2Bytes / 4 / (2 * n0),
-                                          params.kc, gemm->sizeK),
-                      2),
-        gemm->sizeK);
+    params.kc = oneBlockKc(*gemm, params, target, /*bytes=*/2, /*group=*/2);
   }
   // AMX: up to 2 x 2 C tiles of 16 x 16, k blocks of whole 64-byte steps.
   if (amxPossible(*gemm, inputType, target.vectorWidth)) {
@@ -1063,63 +1064,74 @@ public:
     Value zeroRows = types.zero(b, loc, rowsType);
     Value zeroSums = types.zero(b, loc, sumsType);
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    // The threads split the panels of a large A (the 7x7 3x3 layer's
-    // 49 x 4608 bytes: 10 us of a 0.155 ms call packed by one thread at 2
-    // threads); a small one is not worth a fork.
-    bool inParallel = parallel && g.sizeM * sizeK >= kMinParallelPackBytes;
+    forEachVectorPanel(fullPanels, [&](Value panel, SmallVector<Value> dims) {
+      auto quadLoop = scf::ForOp::create(
+          b, loc, index(0), index(quads), index(1), ValueRange{zeroSums},
+          [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(nested.getBlock());
+            Value sums = carried[0];
+            SmallVector<Value> rows;
+            Value k0 = arith::MulIOp::create(b, loc, q, index(4));
+            for (int64_t t = 0; t < 4; ++t) {
+              Value k = add(k0, t);
+              SmallVector<Value> at = dims;
+              at[g.k[0]] = sizeK % 4 == 0 ? k : min(k, index(sizeK - 1));
+              Value row = vector::LoadOp::create(b, loc, rowsType, g.a->get(),
+                                                 indices(aMap, at));
+              if (sizeK % 4 != 0)
+                row = arith::SelectOp::create(
+                    b, loc,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
+                                          index(sizeK)),
+                    row, zeroRows);
+              sums = arith::AddIOp::create(
+                  b, loc, sums, arith::ExtSIOp::create(b, loc, sumsType, row));
+              rows.push_back(row);
+            }
+            Value quadsOfRows = interleaveQuads(rows);
+            if (lanes != m0)
+              quadsOfRows = vector::ExtractStridedSliceOp::create(
+                  b, loc, quadsOfRows, ArrayRef<int64_t>{0},
+                  ArrayRef<int64_t>{4 * m0}, ArrayRef<int64_t>{1});
+            Value block =
+                arith::DivUIOp::create(b, loc, q, index(blockGroups()));
+            Value within =
+                arith::RemUIOp::create(b, loc, q, index(blockGroups()));
+            vector::StoreOp::create(
+                b, loc, quadsOfRows, packed,
+                packedIndices(dims,
+                              ValueRange{block, panel, within, index(0)}));
+            scf::YieldOp::create(b, loc, sums);
+          });
+      Value sums = quadLoop.getResult(0);
+      if (lanes != m0)
+        sums = vector::ExtractStridedSliceOp::create(
+            b, loc, sums, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{m0},
+            ArrayRef<int64_t>{1});
+      vector::StoreOp::create(b, loc, sums, rowSums,
+                              packedIndices(dims, ValueRange{dims[g.m]}));
+    });
+  }
+
+  /// `body(panel, dims)` for A's panels [0, fullPanels) of every A batch,
+  /// `dims` the loop dims with the batch and the panel's first row set.
+  /// The threads split the panels of an A packed per call from
+  /// kMinParallelPackBytes up (the 7x7 3x3 int8 layer's 49 x 4608 bytes:
+  /// 10 us of a 0.155 ms call packed by one thread at 2 threads); a small
+  /// one is not worth a fork.
+  void forEachVectorPanel(int64_t fullPanels,
+                          function_ref<void(Value, SmallVector<Value>)> body) {
+    bool inParallel =
+        parallel && g.sizeM * g.ranges[g.k[0]] * types.inputBytes() >=
+                        kMinParallelPackBytes;
     loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
       forEachTile(index(0), index(fullPanels), inParallel, [&](Value panel) {
         SmallVector<Value> dims = dimValues();
         for (auto [d, v] : llvm::zip(g.aBatch, aBatchIvs))
           dims[d] = v;
-        dims[g.m] = arith::MulIOp::create(b, loc, panel, index(m0));
-        auto quadLoop = scf::ForOp::create(
-            b, loc, index(0), index(quads), index(1), ValueRange{zeroSums},
-            [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
-              OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPointToStart(nested.getBlock());
-              Value sums = carried[0];
-              SmallVector<Value> rows;
-              Value k0 = arith::MulIOp::create(b, loc, q, index(4));
-              for (int64_t t = 0; t < 4; ++t) {
-                Value k = add(k0, t);
-                SmallVector<Value> at = dims;
-                at[g.k[0]] = sizeK % 4 == 0 ? k : min(k, index(sizeK - 1));
-                Value row = vector::LoadOp::create(b, loc, rowsType, g.a->get(),
-                                                   indices(aMap, at));
-                if (sizeK % 4 != 0)
-                  row = arith::SelectOp::create(
-                      b, loc,
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                            k, index(sizeK)),
-                      row, zeroRows);
-                sums = arith::AddIOp::create(
-                    b, loc, sums,
-                    arith::ExtSIOp::create(b, loc, sumsType, row));
-                rows.push_back(row);
-              }
-              Value quadsOfRows = interleaveQuads(rows);
-              if (lanes != m0)
-                quadsOfRows = vector::ExtractStridedSliceOp::create(
-                    b, loc, quadsOfRows, ArrayRef<int64_t>{0},
-                    ArrayRef<int64_t>{4 * m0}, ArrayRef<int64_t>{1});
-              Value block =
-                  arith::DivUIOp::create(b, loc, q, index(blockGroups()));
-              Value within =
-                  arith::RemUIOp::create(b, loc, q, index(blockGroups()));
-              vector::StoreOp::create(
-                  b, loc, quadsOfRows, packed,
-                  packedIndices(dims,
-                                ValueRange{block, panel, within, index(0)}));
-              scf::YieldOp::create(b, loc, sums);
-            });
-        Value sums = quadLoop.getResult(0);
-        if (lanes != m0)
-          sums = vector::ExtractStridedSliceOp::create(
-              b, loc, sums, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{m0},
-              ArrayRef<int64_t>{1});
-        vector::StoreOp::create(b, loc, sums, rowSums,
-                                packedIndices(dims, ValueRange{dims[g.m]}));
+        dims[g.m] = arith::MulIOp::create(b, loc, panel, index(p.m0));
+        body(panel, std::move(dims));
       });
     });
   }
@@ -1141,36 +1153,27 @@ public:
     for (int64_t l = 0; l < m0; ++l)
       llvm::append_values(interleave, l, lanes + l);
     AffineMap aMap = g.op.getMatchingIndexingMap(g.a);
-    bool inParallel = parallel && g.sizeM * sizeK * types.inputBytes() >=
-                                      kMinParallelPackBytes;
-    loopNest(g.aBatch, 0, [&](ArrayRef<Value> aBatchIvs) {
-      forEachTile(index(0), index(fullPanels), inParallel, [&](Value panel) {
-        SmallVector<Value> dims = dimValues();
-        for (auto [d, v] : llvm::zip(g.aBatch, aBatchIvs))
-          dims[d] = v;
-        dims[g.m] = arith::MulIOp::create(b, loc, panel, index(m0));
-        loop(0, sizeK / 2, [&](Value q) {
-          Value k0 = arith::MulIOp::create(b, loc, q, index(2));
-          SmallVector<Value> rows;
-          for (int64_t t = 0; t < 2; ++t) {
-            SmallVector<Value> at = dims;
-            at[g.k[0]] = add(k0, t);
-            // As i16: without AVX512-BF16 LLVM widens bf16 shuffles.
-            rows.push_back(vector::BitCastOp::create(
-                b, loc, bitsType,
-                vector::LoadOp::create(b, loc, rowType, g.a->get(),
-                                       indices(aMap, at))));
-          }
-          Value pairs = vector::BitCastOp::create(
-              b, loc, pairsType,
-              vector::ShuffleOp::create(b, loc, rows[0], rows[1], interleave));
-          Value block = arith::DivUIOp::create(b, loc, q, index(blockGroups()));
-          Value within =
-              arith::RemUIOp::create(b, loc, q, index(blockGroups()));
-          vector::StoreOp::create(
-              b, loc, pairs, packed,
-              packedIndices(dims, ValueRange{block, panel, within, index(0)}));
-        });
+    forEachVectorPanel(fullPanels, [&](Value panel, SmallVector<Value> dims) {
+      loop(0, sizeK / 2, [&](Value q) {
+        Value k0 = arith::MulIOp::create(b, loc, q, index(2));
+        SmallVector<Value> rows;
+        for (int64_t t = 0; t < 2; ++t) {
+          SmallVector<Value> at = dims;
+          at[g.k[0]] = add(k0, t);
+          // As i16: without AVX512-BF16 LLVM widens bf16 shuffles.
+          rows.push_back(vector::BitCastOp::create(
+              b, loc, bitsType,
+              vector::LoadOp::create(b, loc, rowType, g.a->get(),
+                                     indices(aMap, at))));
+        }
+        Value pairs = vector::BitCastOp::create(
+            b, loc, pairsType,
+            vector::ShuffleOp::create(b, loc, rows[0], rows[1], interleave));
+        Value block = arith::DivUIOp::create(b, loc, q, index(blockGroups()));
+        Value within = arith::RemUIOp::create(b, loc, q, index(blockGroups()));
+        vector::StoreOp::create(
+            b, loc, pairs, packed,
+            packedIndices(dims, ValueRange{block, panel, within, index(0)}));
       });
     });
   }
