@@ -138,6 +138,7 @@ void dlas::buildCPULayoutStage(OpPassManager &pm,
         options.blockedMacsPerConvertedElement;
     layoutOptions.blockedEntry = options.blockedEntry;
     layoutOptions.depthwise = options.blockedDepthwise;
+    layoutOptions.int8 = options.blockedInt8;
     // A blocked pool is only worth it fused into the kernel before it.
     layoutOptions.pools = options.fusePools && options.microkernels;
     // gspc=never: no GSPC at all, blocked or from NCHW.

@@ -343,6 +343,17 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
       packed;
     * the result unpacked to NCHW.
 
+    With `int8`, an int8 convolution (i8 input, constant i8 filter, i32
+    accumulator, as dlas-mixed-precision quantizes it) goes blocked too
+    where the target multiplies bytes with `vpdpbusd` at `b` 32-bit lanes
+    (AVX512-VNNI for 16, AVX-VNNI for 8): its filter is packed at compile
+    time in k quads, `W'[F/b, C/b, Kh, Kw, b/4, b(f), 4]`, four
+    consecutive input channels of an output channel in one 32-bit lane,
+    and `Y'[n, F, oh, ow, f] += X'[n, C, oh*sh + kh*dh, ow*sw + kw*dw,
+    4*c4 + q] * W'[F, C, kh, kw, c4, f, q]` (i8 products widened into
+    i32): each step of the microkernel broadcasts four input bytes and
+    multiplies them with a vector of filter quads in one vpdpbusd.
+
     With `depthwise`, depthwise convolutions
     (`linalg.depthwise_conv_2d_nchw_chw`, channels a multiple of b) are
     blocked the same way, with the filter packed to
@@ -409,6 +420,10 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     Option<"maxWidth", "max-width", "int64_t", "0",
            "Block only convolutions whose output is at most this wide "
            "(0: any width)">,
+    Option<"int8", "int8", "bool", "false",
+           "Block int8 convolutions too (i8 input and constant filter, i32 "
+           "accumulator) where the target has vpdpbusd at b lanes: the "
+           "filter in k quads, [F/b, C/b, Kh, Kw, b/4, b(f), 4]">,
     Option<"depthwise", "depthwise", "bool", "false",
            "Block depthwise convolutions too (off: their padded input copy "
            "costs more than the blocked kernel gains)">,
@@ -623,6 +638,22 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     and one contiguous input vector per output column, no broadcast, up to
     14 columns per tile (key `dw_c<C>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>`).
 
+    The int8 form (`dlas-blocked-layout`'s `int8`), `y[n, F, oh, ow, f] +=
+    x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, 4*c + q] * w[F, C, kh, kw, c, f,
+    q]` on i8 x and w into i32 y, runs on `vpdpbusd` (the target must have
+    it at the block's lanes): per quad of input channels and tap, `vectors`
+    loads of 64 filter bytes (16 output channels x 4 input channels), one
+    32-bit broadcast of four input bytes per column and one vpdpbusd per
+    accumulator (64 multiply-adds). vpdpbusd multiplies unsigned by signed
+    bytes: the kernel first copies the input flipped to u8 (x + 128, one
+    pass, split among the threads from 64 KiB), and the accumulators start
+    `-128 * sum(w)` lower per output channel (a constant computed from the
+    filter, which must be a constant global). A padding of -128 (the zero
+    point of a post-ReLU activation) is a zero border in u8: its taps are
+    skipped as below. The epilogue (int8's dequantize to f32, the
+    activation, the requantization) folds as for f32; pools do not fuse.
+    Key `i8_c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>`.
+
     Tiles come from a rule measured on ResNet-50's layers: two channel
     blocks when their count is even, and up to 8 rows (at most half the
     vector registers as accumulators), the fewest tiles per output row,
@@ -706,7 +737,8 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::func::FuncDialect"];
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
   let statistics = [
     Statistic<"numKernels", "kernels", "Blocked convolutions lowered">,
     Statistic<"numFusedEpilogues", "fused-epilogues",

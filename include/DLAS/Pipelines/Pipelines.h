@@ -171,6 +171,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Block depthwise convolutions too (dlas-blocked-layout "
                      "depthwise)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> blockedInt8{
+      *this, "blocked-int8",
+      llvm::cl::desc("Block int8 convolutions too, on vpdpbusd "
+                     "(dlas-blocked-layout int8)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> blockedEntry{
       *this, "blocked-entry",
       llvm::cl::desc("Public functions take and return activations blocked "

@@ -20,6 +20,7 @@
 #include "GemmContraction.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_BLOCKEDCONVMICROKERNEL
@@ -63,6 +65,10 @@ struct BlockedConv {
   OpOperand *x, *w, *y;
   unsigned n, F, oh, ow, f, C, kh, kw, c;
   std::optional<unsigned> g;
+  /// An int8 one (dlas-blocked-layout's `int8`): i8 x and w, i32 y, the
+  /// filter in k quads, y[n, F, oh, ow, f] += x[n, C, .., .., 4*c + q] *
+  /// w[F, C, kh, kw, c, f, q]; `c` counts quads and `q` is the quad dim.
+  std::optional<unsigned> q;
   bool depthwise = false;
   int64_t sh, sw, dh, dw;
   SmallVector<int64_t> ranges;
@@ -116,6 +122,17 @@ std::string marginNote(const ZeroMargins &m) {
 /// Whether `v` is a constant zero (+0.0 or an integer 0).
 bool isConstantZero(Value v) {
   return v && (matchPattern(v, m_PosZeroFloat()) || matchPattern(v, m_Zero()));
+}
+
+/// Whether `v`, the padding value of cv's input, contributes nothing to
+/// its products: a zero, or for an int8 kernel -128, which its u8 copy of
+/// the input (x + 128, see BlockedConvEmitter::biasInput) makes zero.
+bool isZeroBorder(const BlockedConv &cv, Value v) {
+  if (!cv.q)
+    return isConstantZero(v);
+  APInt value;
+  return v && matchPattern(v, m_ConstantInt(&value)) &&
+         value.getSExtValue() == -128;
 }
 
 /// The source of the one copy into `view` (a subview of a padded buffer
@@ -212,7 +229,7 @@ std::optional<ZeroMargins> zeroMarginsOf(const BlockedConv &cv) {
       views.push_back(view);
       continue;
     }
-    if (isConstantZero(dlas::fillValue(user, x)) &&
+    if (isZeroBorder(cv, dlas::fillValue(user, x)) &&
         user->getBlock() == conv->getBlock() && user->isBeforeInBlock(conv)) {
       zeroFilled = true;
       continue;
@@ -245,7 +262,8 @@ bool matchWindow(AffineExpr e, unsigned numLoops, unsigned out, unsigned tap,
 /// a 5-d output y[n, F, oh, ow, f] (6-d y[n, g, F, oh, ow, f] when
 /// `grouped`) whose dims it records.
 FailureOr<BlockedConv> matchBlockedOutput(linalg::LinalgOp op, unsigned loops,
-                                          bool grouped, std::string &why) {
+                                          bool grouped, std::string &why,
+                                          bool int8 = false) {
   auto reject = [&](const Twine &reason) {
     why = reason.str();
     return failure();
@@ -255,10 +273,20 @@ FailureOr<BlockedConv> matchBlockedOutput(linalg::LinalgOp op, unsigned loops,
       op.getNumLoops() != loops)
     return reject("not a two-input, one-output, " + Twine(loops) +
                   "-loop op");
-  for (OpOperand &operand : op->getOpOperands())
-    if (!dlas::isContiguousF32(operand.get()))
-      return reject("needs static contiguous f32 operands (the kernels "
-                    "build f32 code)");
+  if (int8) {
+    auto isContiguousInt = [](Value v, unsigned width) {
+      return dlas::isContiguous(v) && getElementTypeOrSelf(v).isInteger(width);
+    };
+    if (!isContiguousInt(op.getDpsInputs()[0], 8) ||
+        !isContiguousInt(op.getDpsInputs()[1], 8) ||
+        !isContiguousInt(op.getDpsInits()[0], 32))
+      return reject("needs static contiguous i8 operands and an i32 output");
+  } else {
+    for (OpOperand &operand : op->getOpOperands())
+      if (!dlas::isContiguousF32(operand.get()))
+        return reject("needs static contiguous f32 operands (the kernels "
+                      "build f32 code)");
+  }
   if (!dlas::isMultiplyAccumulate(op))
     return reject("body is not out + lhs * rhs");
   BlockedConv cv;
@@ -292,12 +320,19 @@ LogicalResult matchInput(BlockedConv &cv, std::string &why) {
   };
   unsigned loops = op.getNumLoops();
   unsigned g = cv.g ? 1 : 0; // the spatial dims' shift
+  // An int8 kernel's channel within the block: 4 * quad + byte.
+  auto isChannel = [&](AffineExpr e) {
+    if (!cv.q)
+      return isDim(e, cv.c);
+    return e == getAffineDimExpr(cv.c, op.getContext()) * 4 +
+                    getAffineDimExpr(*cv.q, op.getContext());
+  };
   if (xMap.getNumResults() != 5 + g || !isDim(xMap.getResult(0), cv.n) ||
       (cv.g && !isDim(xMap.getResult(1), *cv.g)) ||
-      !isDim(xMap.getResult(1 + g), cv.C) ||
-      !isDim(xMap.getResult(4 + g), cv.c))
-    why = cv.g ? "input map is not [n, g, C, _, _, c]"
-               : "input map is not [n, C, _, _, c]";
+      !isDim(xMap.getResult(1 + g), cv.C) || !isChannel(xMap.getResult(4 + g)))
+    why = cv.g   ? "input map is not [n, g, C, _, _, c]"
+          : cv.q ? "input map is not [n, C, _, _, 4*c + q]"
+                 : "input map is not [n, C, _, _, c]";
   else if (!matchWindow(xMap.getResult(2 + g), loops, cv.oh, cv.kh, cv.sh,
                         cv.dh) ||
            !matchWindow(xMap.getResult(3 + g), loops, cv.ow, cv.kw, cv.sw,
@@ -396,6 +431,48 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
     return failure();
   if (cv.ranges[cv.c] != width)
     return reject("the channel block is not one vector wide");
+  return cv;
+}
+
+/// Matches `op` as an int8 blocked convolution (BlockedConv::q) whose
+/// channel blocks are `width` lanes; on failure `why` says what does not
+/// fit.
+FailureOr<BlockedConv> matchQuadConv(linalg::LinalgOp op, int64_t width,
+                                     std::string &why) {
+  auto reject = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  FailureOr<BlockedConv> matched =
+      matchBlockedOutput(op, 10, /*grouped=*/false, why, /*int8=*/true);
+  if (failed(matched))
+    return failure();
+  BlockedConv cv = *matched;
+  auto isFilter = [&](OpOperand *o) {
+    AffineMap map = op.getMatchingIndexingMap(o);
+    return map.getNumResults() == 7 && map.isProjectedPermutation() &&
+           map.getDimPosition(0) == cv.F && map.getDimPosition(5) == cv.f;
+  };
+  OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
+  cv.w = isFilter(in1) ? in1 : isFilter(in0) ? in0 : nullptr;
+  if (!cv.w)
+    return reject("no 7-d filter input [F, C, kh, kw, c, f, q]");
+  cv.x = cv.w == in0 ? in1 : in0;
+  AffineMap wMap = op.getMatchingIndexingMap(cv.w);
+  cv.C = wMap.getDimPosition(1);
+  cv.kh = wMap.getDimPosition(2);
+  cv.kw = wMap.getDimPosition(3);
+  cv.c = wMap.getDimPosition(4);
+  cv.q = wMap.getDimPosition(6);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d : {cv.C, cv.kh, cv.kw, cv.c, *cv.q})
+    if (iterators[d] != utils::IteratorType::reduction)
+      return reject("filter's C, kh, kw, c, q are not the reductions");
+  if (failed(matchInput(cv, why)))
+    return failure();
+  if (cv.ranges[cv.f] != width || cv.ranges[*cv.q] != 4 ||
+      cv.ranges[cv.c] * 4 != width)
+    return reject("the channel blocks are not one vector wide in quads");
   return cv;
 }
 
@@ -506,6 +583,8 @@ std::string shapeKey(const BlockedConv &cv) {
   else if (cv.g)
     os << "g" << groups << "_c" << groups * r[cv.C] * r[cv.c] << "_f"
        << groups * r[cv.F] * r[cv.f] << "_o";
+  else if (cv.q)
+    os << "i8_c" << r[cv.C] * r[cv.c] * 4 << "_f" << r[cv.F] * r[cv.f] << "_o";
   else
     os << "c" << r[cv.C] * r[cv.c] << "_f" << r[cv.F] * r[cv.f] << "_o";
   os << r[cv.oh] << "x" << r[cv.ow] << "_k" << r[cv.kh] << "x" << r[cv.kw]
@@ -514,6 +593,10 @@ std::string shapeKey(const BlockedConv &cv) {
     os << "_d" << cv.dh << "x" << cv.dw;
   return key;
 }
+
+/// Inputs of an int8 kernel from this many bytes are biased to u8 by all
+/// threads (see BlockedConvEmitter::biasInput).
+constexpr int64_t kMinParallelBiasBytes = 64 * 1024;
 
 /// Channels of a block per iteration of the kernel's innermost loop.
 constexpr int64_t kChannelUnroll = 4;
@@ -529,12 +612,12 @@ constexpr int64_t kMinSkippedColumnShare = 50;
 constexpr int64_t kMinPoolItems = 4;
 
 /// True for the loop structures of the blocked forms: a blocked
-/// convolution (9 loops, 4 reductions), a grouped one (10, 4) or a
-/// depthwise one (7, 2).
+/// convolution (9 loops, 4 reductions), a grouped one (10, 4), an int8
+/// one (10, 5) or a depthwise one (7, 2).
 bool hasBlockedLoops(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops(), reductions = op.getNumReductionLoops();
   return (reductions == 4 && (loops == 9 || loops == 10)) ||
-         (loops == 7 && reductions == 2);
+         (loops == 10 && reductions == 5) || (loops == 7 && reductions == 2);
 }
 
 /// `op` as a blocked convolution (9 loops), grouped one (10) or blocked
@@ -545,9 +628,12 @@ FailureOr<BlockedConv> matchBlocked(linalg::LinalgOp op, int64_t width,
     return matchBlockedConv(op, width, /*grouped=*/false, why);
   if (op.getNumLoops() == 10 && op.getNumReductionLoops() == 4)
     return matchBlockedConv(op, width, /*grouped=*/true, why);
+  if (op.getNumLoops() == 10 && op.getNumReductionLoops() == 5)
+    return matchQuadConv(op, width, why);
   if (op.getNumLoops() == 7 && op.getNumReductionLoops() == 2)
     return matchBlockedDepthwise(op, width, why);
-  why = "not a 9-loop or 10-loop (4 reductions) or 7-loop (2 reductions) op";
+  why = "not a 9-loop or 10-loop (4 reductions), 10-loop (5 reductions) or "
+        "7-loop (2 reductions) op";
   return failure();
 }
 } // namespace
@@ -562,6 +648,11 @@ LogicalResult dlas::decideBlockedConv(linalg::LinalgOp op,
   if (failed(match))
     return success();
   BlockedConv &cv = *match;
+  if (cv.q && !dlas::hasInt8DotProduct(op, target.vectorWidth)) {
+    why = "int8 without vpdpbusd at " + std::to_string(target.vectorWidth) +
+          " lanes";
+    return success();
+  }
   Tiles tiles = chooseTiles(cv, target.vectorRegisters);
   std::string key = shapeKey(cv);
   DictionaryAttr tuned =
@@ -876,9 +967,10 @@ class BlockedConvEmitter {
 public:
   BlockedConvEmitter(OpBuilder &b, const BlockedConv &cv, Tiles tiles,
                      const Neighbours &nb, KernelTypes types, int64_t width,
-                     bool parallel, std::optional<ZeroMargins> margins)
+                     bool parallel, std::optional<ZeroMargins> margins,
+                     Value quadSums = Value())
       : b(b), loc(cv.op.getLoc()), cv(cv), tiles(tiles), nb(nb), types(types),
-        vw(width), parallel(parallel), margins(margins),
+        vw(width), parallel(parallel), margins(margins), quadSums(quadSums),
         vecType(types.accVector(width)), inVecType(types.inputVector(width)) {}
 
   /// Work items (image, group, channel tile, band of `lines` output
@@ -888,6 +980,11 @@ public:
   void emit() {
     const SmallVector<int64_t> &r = cv.ranges;
     flattenInput();
+    // The u8 copy's lifetime ends with the kernel (emitted before here).
+    auto freeBiased = llvm::make_scope_exit([&] {
+      if (biased)
+        memref::DeallocOp::create(b, loc, biased);
+    });
     int64_t lines = tiles.lines;
     int64_t bands = llvm::divideCeil(r[cv.oh], lines);
     int64_t lastLines = r[cv.oh] - (bands - 1) * lines;
@@ -955,10 +1052,54 @@ private:
   /// In place (see readsInPlace), the unpadded source.
   void flattenInput() {
     Value x = readsInPlace() ? margins->source : cv.x->get();
+    if (cv.q)
+      x = biased = biasInput(x);
     flatX = memref::CollapseShapeOp::create(
         b, loc, x,
         SmallVector<ReassociationIndices>{llvm::to_vector(
             llvm::seq<int64_t>(0, cast<MemRefType>(x.getType()).getRank()))});
+  }
+
+  /// A copy of the int8 kernel's input `x` in u8, each byte x + 128
+  /// (flipping its sign bit): vpdpbusd multiplies unsigned bytes (the
+  /// broadcast input) by signed ones (the filter), and quadSums' -128 *
+  /// sum of w in the accumulators' start takes the bias back out. The
+  /// zero point -128 of a post-ReLU layer becomes a zero border. One pass
+  /// over the input, a ninth of the patches an im2col GEMM packs at 3x3;
+  /// split among the threads from kMinParallelBiasBytes.
+  Value biasInput(Value x) {
+    auto type = cast<MemRefType>(x.getType());
+    Value copy = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+    auto flat = [&](Value v) {
+      return memref::CollapseShapeOp::create(
+                 b, loc, v,
+                 SmallVector<ReassociationIndices>{
+                     llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))})
+          .getResult();
+    };
+    Value from = flat(x), to = flat(copy);
+    int64_t size = type.getNumElements();
+    // Whole cache lines, then the rest in channel blocks (vw bytes: the
+    // innermost dim).
+    int64_t line = 4 * vw, lines = size / line;
+    auto flip = [&](Value at, int64_t bytes) {
+      auto vector = VectorType::get({bytes}, b.getI8Type());
+      Value signs = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vector, b.getI8IntegerAttr(-128)));
+      Value v = vector::LoadOp::create(b, loc, vector, from, at);
+      vector::StoreOp::create(b, loc, arith::XOrIOp::create(b, loc, v, signs),
+                              to, at);
+    };
+    auto lineLoop = [&](Value first, Value end) {
+      loop(first, end, 1, [&](Value i) { flip(mul(i, line), line); });
+    };
+    if (parallel && size >= kMinParallelBiasBytes)
+      dlas::parallelChunks(b, loc, cv.op, lines, /*parts=*/0, lineLoop);
+    else
+      lineLoop(index(0), index(lines));
+    loop(index(lines * line), index(size), vw,
+         [&](Value at) { flip(at, vw); });
+    return copy;
   }
 
   /// The shape the flat input is indexed by: x's, or in place x's with
@@ -1151,6 +1292,15 @@ private:
               b, loc, vecType, cv.y->get(),
               outputIndices(yMap, image, block, row, col, at[i], j)));
       }
+    // int8: the accumulators start -128 * sum of w lower, for the input's
+    // u8 bias (see biasInput).
+    if (cv.q)
+      for (int64_t j = 0; j < V; ++j) {
+        Value sums = vector::LoadOp::create(b, loc, vecType, quadSums,
+                                            ValueRange{add(block, j), index(0)});
+        for (int64_t i = 0; i < rows; ++i)
+          acc[i * V + j] = arith::AddIOp::create(b, loc, acc[i * V + j], sums);
+      }
     // Each position's input at a constant offset from the tile's first.
     auto inputOffset = [&, rowStride = inputRowStride()](int64_t i,
                                                          int64_t channels) {
@@ -1166,8 +1316,10 @@ private:
     // does, and LLVM, sharing those broadcasts across the unrolled taps,
     // kept rows + KW of them live beside the accumulators and spilled (a
     // 14x2 tile ran at a third of peak).
-    // Input channels per block: the vector width, or GSPC's TI.
+    // Input channels per block: the vector width, or GSPC's TI (int8: the
+    // c loop counts quads).
     int64_t ti = r[cv.c];
+    int64_t blockChannels = cv.q ? 4 * ti : ti;
     auto step = [&](Value cb, Value kh, Value kw, Value c,
                     SmallVector<Value> &s, ArrayRef<bool> active) {
       Value inRow =
@@ -1191,10 +1343,51 @@ private:
         Value in =
             types.promote(b, loc,
                           memref::LoadOp::create(
-                              b, loc, flatX, add(first, inputOffset(i, ti))));
+                              b, loc, flatX,
+                              add(first, inputOffset(i, blockChannels))));
         Value splat = vector::BroadcastOp::create(b, loc, vecType, in);
         for (int64_t j = 0; j < V; ++j)
           s[i * V + j] = types.multiplyAdd(b, loc, splat, ws[j], s[i * V + j]);
+      }
+    };
+    // int8: per quad of input channels `vectors` loads of filter quads
+    // (4 * vw bytes), one 32-bit broadcast of four input bytes per
+    // position and a vpdpbusd per accumulator (4 * vw multiply-adds).
+    auto quadStep = [&](Value cb, Value kh, Value kw, Value c4,
+                        SmallVector<Value> &s, ArrayRef<bool> active) {
+      Value inRow =
+          arith::AddIOp::create(b, loc, mul(row, cv.sh), mul(kh, cv.dh));
+      Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
+      auto bytesType = VectorType::get({4 * vw}, b.getI8Type());
+      auto wordsType = VectorType::get({vw}, b.getI32Type());
+      SmallVector<Value> ws;
+      for (int64_t j = 0; j < V; ++j)
+        ws.push_back(vector::LoadOp::create(
+            b, loc, bytesType, w,
+            ValueRange{add(block, j), cb, kh, kw, c4, index(0), index(0)}));
+      Value first = linearInputIndex(image, cb, inRow, inColumn, mul(c4, 4));
+      std::string intrinsic =
+          "llvm.x86.avx512.vpdpbusd." + std::to_string(vw * 32);
+      for (int64_t i = 0; i < rows; ++i) {
+        if (!active.empty() && !active[i])
+          continue;
+        Value quad = vector::LoadOp::create(
+            b, loc, VectorType::get({4}, b.getI8Type()), flatX,
+            add(first, inputOffset(i, blockChannels)));
+        Value word = vector::ExtractOp::create(
+            b, loc,
+            vector::BitCastOp::create(
+                b, loc, VectorType::get({1}, b.getI32Type()), quad),
+            ArrayRef<int64_t>{0});
+        Value splat = vector::BitCastOp::create(
+            b, loc, bytesType,
+            vector::BroadcastOp::create(b, loc, wordsType, word));
+        for (int64_t j = 0; j < V; ++j)
+          s[i * V + j] =
+              LLVM::CallIntrinsicOp::create(b, loc, wordsType,
+                                            b.getStringAttr(intrinsic),
+                                            ValueRange{s[i * V + j], splat, ws[j]})
+                  .getResult(0);
       }
     };
     auto forRange =
@@ -1286,8 +1479,12 @@ private:
                                                 SmallVector<Value> &s) {
                         s = forLoop(ti, unroll, s, [&](Value c, ValueRange a3) {
                           SmallVector<Value> t(a3.begin(), a3.end());
-                          for (int64_t u = 0; u < unroll; ++u)
-                            step(cb, kh, kw, add(c, u), t, active);
+                          for (int64_t u = 0; u < unroll; ++u) {
+                            if (cv.q)
+                              quadStep(cb, kh, kw, add(c, u), t, active);
+                            else
+                              step(cb, kh, kw, add(c, u), t, active);
+                          }
                           return t;
                         });
                       });
@@ -1517,9 +1714,44 @@ private:
   const FusedPool *pool = nullptr;
   Value ring, ringSlot;
   /// Accumulator vectors; operand vectors (before `types.promote`).
+  /// int8: -128 * the sum of each output channel's filter, [F][f] (i32).
+  Value quadSums;
   VectorType vecType, inVecType;
   Value flatX;
+  /// int8: the u8 copy of the input that flatX views (see biasInput).
+  Value biased;
 };
+
+/// For an int8 kernel, -128 times the sum of each output channel's filter
+/// values, [F][f] in i32, as a constant global read before `b`'s point
+/// (the start of the accumulators, see BlockedConvEmitter::biasInput);
+/// null when the filter is not a constant global.
+Value createQuadSums(OpBuilder &b, const BlockedConv &cv) {
+  Operation *tableOp = SymbolTable::getNearestSymbolTable(cv.op);
+  if (!tableOp)
+    return Value();
+  SymbolTable symbols(tableOp);
+  std::vector<int8_t> w = dlas::constantBytes(cv.w->get(), symbols);
+  const SmallVector<int64_t> &r = cv.ranges;
+  int64_t blocks = r[cv.F], lanes = r[cv.f];
+  // w is [F, C, kh, kw, c, f, q]: per F block, rows of f * q bytes.
+  int64_t perBlock = r[cv.C] * r[cv.kh] * r[cv.kw] * r[cv.c] * lanes * 4;
+  if (static_cast<int64_t>(w.size()) != blocks * perBlock)
+    return Value();
+  std::vector<int32_t> sums(blocks * lanes, 0);
+  for (int64_t F = 0; F < blocks; ++F)
+    for (int64_t i = 0; i < perBlock; ++i)
+      sums[F * lanes + (i / 4) % lanes] += w[F * perBlock + i];
+  for (int32_t &sum : sums)
+    sum *= -128;
+  auto type = MemRefType::get({blocks, lanes}, b.getI32Type());
+  auto tensorType = RankedTensorType::get({blocks, lanes}, b.getI32Type());
+  memref::GlobalOp global = dlas::createConstantGlobal(
+      b, symbols, cv.op.getLoc(), "dlas_quad_sums", type,
+      DenseElementsAttr::get(tensorType, ArrayRef<int32_t>(sums)));
+  return memref::GetGlobalOp::create(b, cv.op.getLoc(), type,
+                                     global.getSymName());
+}
 
 struct BlockedConvMicrokernelPass
     : dlas::impl::BlockedConvMicrokernelBase<BlockedConvMicrokernelPass> {
@@ -1570,6 +1802,17 @@ struct BlockedConvMicrokernelPass
         continue;
       }
       BlockedConv &cv = *match;
+      Value quadSums;
+      if (cv.q) {
+        OpBuilder atOp(op);
+        quadSums = createQuadSums(atOp, cv);
+        if (!quadSums) {
+          op->emitWarning() << "decided " << decision
+                            << ", but the int8 filter is not a constant "
+                               "global: left to loops";
+          continue;
+        }
+      }
       Tiles tiles{decision.getRows(), decision.getVectors(),
                   decision.getLines()};
       std::string key = decision.getKey().str();
@@ -1584,16 +1827,18 @@ struct BlockedConvMicrokernelPass
       Neighbours nb = findNeighbours(
           g, dominance, dlas::lookupLowering(op) ? decision : MicrokernelAttr());
       std::string whyNotFused;
+      // The pool's ring holds f32 rows: an int8 kernel does not fuse one.
       FailureOr<FusedPool> pool =
-          fusePools ? matchFusedPool(cv, nb, whyNotFused)
-                    : FailureOr<FusedPool>(failure());
+          fusePools && !cv.q ? matchFusedPool(cv, nb, whyNotFused)
+                             : FailureOr<FusedPool>(failure());
       // Before the kernel's own views of the input exist.
       std::optional<ZeroMargins> margins =
           skipPaddingTaps ? zeroMarginsOf(cv) : std::nullopt;
       OpBuilder b(op);
       prepareViews(b, g, nb);
       BlockedConvEmitter emitter(b, cv, tiles, nb, KernelTypes::of(decision),
-                                 decision.getLanes(), parallel, margins);
+                                 decision.getLanes(), parallel, margins,
+                                 quadSums);
       if (succeeded(pool)) {
         // The kernel writes the pooled output: its buffer comes first.
         if (Operation *alloc = pool->out.getDefiningOp();

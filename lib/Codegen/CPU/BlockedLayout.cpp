@@ -38,19 +38,38 @@ using namespace mlir;
 
 namespace {
 
+/// True for a convolution of i8 operands into i32 (an int8 layer).
+bool isInt8Convolution(linalg::LinalgOp conv) {
+  auto element = [&](Value v) { return getElementTypeOrSelf(v.getType()); };
+  return element(conv.getDpsInputs()[0]).isInteger(8) &&
+         element(conv.getDpsInputs()[1]).isInteger(8) &&
+         element(conv.getDpsInits()[0]).isInteger(32);
+}
+
 /// Why `conv` (a dense or depthwise NCHW convolution) stays in NCHW with
 /// channel block `block`, or empty when it can be blocked.
 std::string whyNotBlocked(linalg::LinalgOp conv, int64_t block,
-                          int64_t maxWidth) {
+                          int64_t maxWidth, bool int8) {
   auto input = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
   auto filter = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
   auto output = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
   if (!input.hasStaticShape() || !filter.hasStaticShape() ||
       !output.hasStaticShape())
     return "dynamic shape";
-  if (!input.getElementType().isF32() || !filter.getElementType().isF32() ||
-      !output.getElementType().isF32())
+  if (isInt8Convolution(conv)) {
+    if (!int8)
+      return "int8 (int8=false)";
+    if (!isa<linalg::Conv2DNchwFchwOp>(conv))
+      return "int8, not a dense convolution";
+    if (!dlas::hasInt8DotProduct(conv, block))
+      return llvm::formatv("int8 without vpdpbusd at {0} lanes", block);
+    if (!conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>())
+      return "int8 with a filter that is not a constant";
+  } else if (!input.getElementType().isF32() ||
+             !filter.getElementType().isF32() ||
+             !output.getElementType().isF32()) {
     return "not f32";
+  }
   if (input.getDimSize(1) % block != 0)
     return llvm::formatv("{0} input channels are not a multiple of {1}",
                          input.getDimSize(1), block);
@@ -159,6 +178,44 @@ Value packFilter(OpBuilder &b, Location loc, Value filter, int64_t block) {
           {0, 2, 4, 5, 3, 1}, packedType, "dlas_packed"))
     return folded;
   return pack(b, loc, filter, {1, 0}, block);
+}
+
+/// The constant int8 filter F x C x Kh x Kw in k quads: F/b x C/b x Kh x
+/// Kw x b/4 x b(f) x 4, four consecutive input channels of an output
+/// channel in one 32-bit lane (vpdpbusd's operand); null when the filter
+/// is not a readable constant.
+Value packQuadFilter(OpBuilder &b, Location loc, Value filter, int64_t block) {
+  auto type = cast<RankedTensorType>(filter.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  auto packedType = RankedTensorType::get(
+      {s[0] / block, s[1] / block, s[2], s[3], block / 4, block, 4},
+      type.getElementType());
+  // [F/b, b, C/b, b/4, 4, Kh, Kw] -> [F/b, C/b, Kh, Kw, b/4, b(f), 4]
+  return dlas::permuteConstant(
+      b, loc, filter, {s[0] / block, block, s[1] / block, block / 4, 4, s[2], s[3]},
+      {0, 2, 5, 6, 3, 1, 4}, packedType, "dlas_packed");
+}
+
+/// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, 4*c4 + q] *
+/// w[F, C, kh, kw, c4, f, q]: the int8 blocked convolution on a filter in
+/// k quads (packQuadFilter).
+Value blockedQuadConvolution(OpBuilder &b, Location loc, Value input,
+                             Value filter, Value init,
+                             linalg::Conv2DNchwFchwOp conv) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  AffineExpr n, F, oh, ow, f, C, kh, kw, c4, q;
+  bindDims(ctx, n, F, oh, ow, f, C, kh, kw, c4, q);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(10, 0,
+                     {n, C, oh * strides[0] + kh * dilations[0],
+                      ow * strides[1] + kw * dilations[1], c4 * 4 + q},
+                     ctx),
+      AffineMap::get(10, 0, {F, C, kh, kw, c4, f, q}, ctx),
+      AffineMap::get(10, 0, {n, F, oh, ow, f}, ctx)};
+  return dlas::mulAddGeneric(b, loc, input, filter, init, maps, 5,
+                             "dlas.blocked_conv");
 }
 
 /// The convolution's accumulator in blocked form: a fill or a per-channel
@@ -518,7 +575,7 @@ struct BlockedLayoutPass
           conv->emitRemark() << "stays NCHW: depthwise (depthwise=false)";
         return;
       }
-      std::string why = whyNotBlocked(conv, blockSize, maxWidth);
+      std::string why = whyNotBlocked(conv, blockSize, maxWidth, int8);
       if (print && !why.empty())
         conv->emitRemark() << "stays NCHW: " << why;
       if (why.empty())
@@ -571,7 +628,16 @@ struct BlockedLayoutPass
       Value init =
           blockedInit(rewriter, loc, conv.getDpsInits()[0], blockSize);
       Value blocked;
-      if (auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation()))
+      auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
+      Value quadFilter =
+          dense && isInt8Convolution(conv)
+              ? packQuadFilter(rewriter, loc, conv.getDpsInputs()[1],
+                               blockSize)
+              : Value();
+      if (quadFilter)
+        blocked = blockedQuadConvolution(rewriter, loc, input, quadFilter,
+                                         init, dense);
+      else if (dense)
         blocked = blockedConvolution(
             rewriter, loc, input,
             packFilter(rewriter, loc, conv.getDpsInputs()[1], blockSize), init,

@@ -57,6 +57,10 @@ using namespace mlir;
 using mlir::dlas::DecisionSource;
 using mlir::dlas::GemmPins;
 using mlir::dlas::Int8Multiply;
+using mlir::dlas::constantBytes;
+using mlir::dlas::globalBehindReshapes;
+using mlir::dlas::constantGlobalValue;
+using mlir::dlas::createConstantGlobal;
 using mlir::dlas::isContiguousF32;
 using mlir::dlas::isMultiplyAccumulate;
 using mlir::dlas::KernelTypes;
@@ -622,56 +626,9 @@ LogicalResult dlas::decideGemm(linalg::LinalgOp op, const TargetShape &target,
 }
 
 namespace {
-/// The global that `v` reads through contiguous reshapes (which keep its
-/// row-major order), if any.
-memref::GetGlobalOp globalBehindReshapes(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
-      v = collapse.getSrc();
-    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
-      v = expand.getSrc();
-    else
-      break;
-    // Any element type: the i8 weights of an int8 GEMM too.
-    if (!dlas::isContiguous(v))
-      return nullptr;
-  }
-  return v.getDefiningOp<memref::GetGlobalOp>();
-}
-
-/// The constant data behind `v` (through reshapes of a constant global), in
-/// row-major order of `v`'s shape; empty when there is none.
-/// The initial value of the constant global `v` reads through reshapes,
-/// or null.
-Attribute constantGlobalValue(Value v, SymbolTable &symbols) {
-  memref::GetGlobalOp getGlobal = globalBehindReshapes(v);
-  if (!getGlobal)
-    return {};
-  auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
-  if (!global || !global.getConstant() || !global.getInitialValue())
-    return {};
-  return *global.getInitialValue();
-}
-
 std::vector<float> constantData(Value v, SymbolTable &symbols) {
   return dlas::widenedFloatValues(constantGlobalValue(v, symbols))
       .value_or(std::vector<float>());
-}
-
-/// The i8 values of `v` when it reads a constant global of i8 (through
-/// reshapes), else empty.
-std::vector<int8_t> constantBytes(Value v, SymbolTable &symbols) {
-  Attribute init = constantGlobalValue(v, symbols);
-  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(init);
-      dense && dense.getElementType().isInteger(8)) {
-    auto values = dense.getValues<int8_t>();
-    return std::vector<int8_t>(values.begin(), values.end());
-  }
-  if (auto resource = dyn_cast_or_null<DenseI8ResourceElementsAttr>(init))
-    if (std::optional<ArrayRef<int8_t>> values =
-            dlas::resourceValues<int8_t>(resource))
-      return std::vector<int8_t>(values->begin(), values->end());
-  return {};
 }
 
 /// Where element (A batch `bl`, row m, linear k) of a constant A sits in
@@ -714,21 +671,6 @@ struct ConstantAIndex {
   SmallVector<unsigned> kPos, batchPos;
   int64_t batches;
 };
-
-/// A private constant global of `type` holding `value`, at the top of the
-/// module.
-memref::GlobalOp createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
-                                      Location loc, StringRef name,
-                                      MemRefType type, Attribute value) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&symbols.getOp()->getRegion(0).front());
-  auto global = memref::GlobalOp::create(b, loc, name,
-                                         b.getStringAttr("private"), type,
-                                         value, /*constant=*/true,
-                                         b.getI64IntegerAttr(64));
-  symbols.insert(global);
-  return global;
-}
 
 /// The convolution input behind an im2col GEMM's B: B = collapse(P),
 /// P[n, q, oh, ow] = X[n, c, oh*sh + th*dh, ow*sw + tw*dw] for q = (c, th,

@@ -1,5 +1,6 @@
 //===- Microkernels.cpp - shared by the microkernel passes ----------------===//
 #include "DLAS/Codegen/CPU/Microkernels.h"
+#include "DLAS/Support/ConstantData.h"
 
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -12,6 +13,67 @@
 
 using namespace mlir;
 using namespace mlir::dlas;
+
+/// The global that `v` reads through contiguous reshapes (which keep its
+/// row-major order), if any.
+memref::GetGlobalOp dlas::globalBehindReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      v = collapse.getSrc();
+    else if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      v = expand.getSrc();
+    else
+      break;
+    // Any element type: the i8 weights of an int8 GEMM too.
+    if (!isContiguous(v))
+      return nullptr;
+  }
+  return v.getDefiningOp<memref::GetGlobalOp>();
+}
+
+/// The initial value of the constant global `v` reads through reshapes,
+/// or null.
+Attribute dlas::constantGlobalValue(Value v, SymbolTable &symbols) {
+  memref::GetGlobalOp getGlobal = globalBehindReshapes(v);
+  if (!getGlobal)
+    return {};
+  auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return {};
+  return *global.getInitialValue();
+}
+
+/// The i8 values of `v` when it reads a constant global of i8 (through
+/// reshapes), else empty.
+std::vector<int8_t> dlas::constantBytes(Value v, SymbolTable &symbols) {
+  Attribute init = constantGlobalValue(v, symbols);
+  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(init);
+      dense && dense.getElementType().isInteger(8)) {
+    auto values = dense.getValues<int8_t>();
+    return std::vector<int8_t>(values.begin(), values.end());
+  }
+  if (auto resource = dyn_cast_or_null<DenseI8ResourceElementsAttr>(init))
+    if (std::optional<ArrayRef<int8_t>> values =
+            resourceValues<int8_t>(resource))
+      return std::vector<int8_t>(values->begin(), values->end());
+  return {};
+}
+
+/// A private constant global of `type` holding `value`, at the top of the
+/// module.
+memref::GlobalOp dlas::createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
+                                      Location loc, StringRef name,
+                                      MemRefType type, Attribute value) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&symbols.getOp()->getRegion(0).front());
+  auto global = memref::GlobalOp::create(b, loc, name,
+                                         b.getStringAttr("private"), type,
+                                         value, /*constant=*/true,
+                                         b.getI64IntegerAttr(64));
+  symbols.insert(global);
+  return global;
+}
+
 
 bool dlas::isMultiplyAccumulate(linalg::LinalgOp op) {
   Block &body = op->getRegion(0).front();
@@ -481,9 +543,19 @@ Value dlas::mulAddGeneric(OpBuilder &b, Location loc, Value input,
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), ValueRange{input, filter}, ValueRange{init},
       maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
-        Value sum = arith::AddFOp::create(nb, l, args[2], product);
-        linalg::YieldOp::create(nb, l, sum);
+        Type acc = args[2].getType();
+        if (isa<FloatType>(acc)) {
+          Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+          linalg::YieldOp::create(
+              nb, l, arith::AddFOp::create(nb, l, args[2], product).getResult());
+          return;
+        }
+        // i8 operands, an i32 accumulator: widened by value first.
+        Value lhs = arith::ExtSIOp::create(nb, l, acc, args[0]);
+        Value rhs = arith::ExtSIOp::create(nb, l, acc, args[1]);
+        Value product = arith::MulIOp::create(nb, l, lhs, rhs);
+        linalg::YieldOp::create(
+            nb, l, arith::AddIOp::create(nb, l, args[2], product).getResult());
       });
   generic->setAttr(tag, b.getUnitAttr());
   return generic.getResult(0);

@@ -11,6 +11,8 @@
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -49,6 +51,24 @@ bool isEpilogueResultType(Type from, Type to);
 /// buffers: f32, the i32 zero points of int8's dequantize, and i8, bf16
 /// and f16 tensors that its body widens (dlas-fuse-conversions).
 bool isEpilogueOperandType(Type element);
+
+/// The global that `v` reads through contiguous reshapes (which keep its
+/// row-major order), if any.
+memref::GetGlobalOp globalBehindReshapes(Value v);
+
+/// The initial value of the constant global `v` reads through reshapes,
+/// or null.
+Attribute constantGlobalValue(Value v, SymbolTable &symbols);
+
+/// The i8 values of `v` when it reads a constant global of i8 (through
+/// reshapes), in row-major order; else empty.
+std::vector<int8_t> constantBytes(Value v, SymbolTable &symbols);
+
+/// A private constant global of `type` holding `value`, at the top of the
+/// module (64-byte aligned: the kernels load it in whole vectors).
+memref::GlobalOp createConstantGlobal(OpBuilder &b, SymbolTable &symbols,
+                                      Location loc, StringRef name,
+                                      MemRefType type, Attribute value);
 
 /// True for a static, contiguous (identity layout) memref or a static
 /// tensor, of any element type.
@@ -191,7 +211,8 @@ inline bool isBlockedKernelForm(Operation *op) {
          op->hasAttr("dlas.blocked_depthwise") || op->hasAttr("dlas.gspc");
 }
 
-/// A linalg.generic accumulating input * filter (f32) into `init` through
+/// A linalg.generic accumulating input * filter (f32, or i8 widened into an
+/// i32 init) into `init` through
 /// `maps`, its last `reductions` loops reductions, tagged `tag`: the
 /// blocked convolutions that dlas-blocked-layout and
 /// dlas-grouped-conv-packing build for dlas-blocked-conv-microkernel.

@@ -250,6 +250,10 @@ std::string MicrokernelAttr::unsupportedTypes() const {
   if (widens && ((acc.isF32() && (input.isBF16() || input.isF16())) ||
                  (input.isInteger(8) && acc.isInteger(32))))
     return "";
+  // The blocked convolution runs i8 on vpdpbusd into i32.
+  if (kind == MicrokernelKind::blocked_conv && input.isInteger(8) &&
+      acc.isInteger(32))
+    return "";
   // A max pool is exact in i8, and in bf16/f16 (compared in f32).
   if (kind == MicrokernelKind::max_pool && acc == input &&
       (input.isInteger(8) || input.isBF16() || input.isF16()))
@@ -261,6 +265,8 @@ std::string MicrokernelAttr::unsupportedTypes() const {
                   "with i32"
          : kind == MicrokernelKind::max_pool
              ? "f32, bf16, f16 or i8 code (its output of its input's type)"
+         : kind == MicrokernelKind::blocked_conv
+             ? "f32 code, or i8 with i32"
              : "f32 code")
      << " only (input = " << input << ", acc = " << acc << ")";
   return why;
