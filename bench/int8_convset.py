@@ -124,6 +124,28 @@ def int8_input_module(args, base, x):
             "--expect", base + ".y.npy", "--max-rel-err", "5e-2"]
 
 
+def to_blocked(a, block):
+    """NCHW `a` as [N, C/block, H, W, block]."""
+    n, c, h, w = a.shape
+    return np.ascontiguousarray(a.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def blocked_entry(args, base, cmd):
+    """`cmd` (int8_input_module's) with its input and expected output in the
+    blocked layout of the target's f32 vector width, and --blocked-entry."""
+    name, _, features = args.target.partition(":")
+    block = 16 if name == "x86-64-v4" or "avx512" in features else 8
+    x = np.load(base + ".x.i8.npy")
+    y = np.load(base + ".y.npy")
+    if x.shape[1] % block or y.shape[1] % block:
+        return cmd  # the layer stays NCHW (dlas-blocked-layout)
+    np.save(base + ".x.i8.blocked.npy", to_blocked(x, block))
+    np.save(base + ".y.blocked.npy", to_blocked(y, block))
+    cmd = [base + ".x.i8.blocked.npy" if a == base + ".x.i8.npy" else
+           base + ".y.blocked.npy" if a == base + ".y.npy" else a for a in cmd]
+    return cmd + ["--blocked-entry"]
+
+
 def dlas(args, cmd, threads):
     name, _, features = args.target.partition(":")
     cmd = [args.dlas_run] + cmd + ["--target", name] + (
@@ -156,6 +178,12 @@ def main():
                         help="bf16: the DLAS bf16 layer reads and writes bf16 tensors "
                              "(as inside a bf16 network) instead of converting f32 ones; "
                              "int8: the DLAS int8 layer reads an i8 tensor (writes f32)")
+    parser.add_argument("--blocked-entry", action="store_true",
+                        help="int8 with --io int8: the DLAS int8 layer takes and returns "
+                             "activations in the blocked layout [N, C/b, H, W, b] "
+                             "(dlas-run --blocked-entry), as oneDNN's format_tag::any "
+                             "(whose reorders are outside its timed loop) and as the "
+                             "layers inside a blocked int8 network exchange them")
     parser.add_argument("--dlas-opt", default="build/bin/dlas-opt")
     parser.add_argument("--dlas-run", default="build/bin/dlas-run")
     parser.add_argument("--peers", default="build/bench/peers")
@@ -196,6 +224,8 @@ def main():
             if int8 is None:
                 failed += 1
                 continue
+            if args.blocked_entry:
+                int8 = blocked_entry(args, base, int8)
         elif args.precision == "int8":
             int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
                              "--keep-f32", "none", "--expect", base + ".y.npy",
@@ -244,13 +274,17 @@ def write(args, rows):
         out.write(f"Command: `bench/int8_convset.py --target {args.target} --threads "
                   f"{args.threads} --precision {lp}"
                   + (f" --io {args.io}" if args.io != "f32" else "")
+                  + (" --blocked-entry" if args.blocked_entry else "")
                   + f"`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
                   "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. " + (
                       ("DLAS int8 includes quantizing the f32 input and dequantizing into f32 "
                        "(as each int8 layer of a model does)" if args.io != "int8" else
                        "DLAS int8 (`--io int8`): the layer reads the i8 tensor (as inside an "
                        "int8 network, whose layers exchange i8) and dequantizes into f32, as "
-                       "oneDNN's u8 source and f32 destination")
+                       "oneDNN's u8 source and f32 destination"
+                       + ("; with `--blocked-entry`, both in the blocked layout [N, C/b, "
+                          "H, W, b] (as oneDNN's format_tag::any, reordered outside its "
+                          "timed loop; DLAS f32 stays NCHW)" if args.blocked_entry else ""))
                       + "; every DLAS int8 output was "
                       "checked against PyTorch's f32 (relative L2 <= 5e-2).\n\n"
                       if lp == "int8" else

@@ -175,7 +175,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "blocked-int8",
       llvm::cl::desc("Block int8 convolutions too, on vpdpbusd "
                      "(dlas-blocked-layout int8)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blockedEntry{
       *this, "blocked-entry",
       llvm::cl::desc("Public functions take and return activations blocked "

@@ -339,8 +339,51 @@ def small_plane_cases(gen):
     return cases
 
 
+# Convolutions whose channels are whole blocks of 8 and 16, for the int8
+# blocked kernel (dlas-blocked-layout int8, vpdpbusd with the filter in k
+# quads): padding with a zero point of -128 (non-negative inputs: the
+# border is zero in the kernel's u8 copy and its taps are skipped) and of
+# about 0 (signed inputs: every tap computed), strides, dilation, 1x1 and
+# 5x5 windows, odd planes whose rows split into tiles with tails, 48
+# channels (three blocks of 16: one vector per tile) and batch 2.
+BLOCKED_MATRIX = [
+    # (N, C, H, W, F, K, stride, pad(t,l,b,r), dilation, groups, bias)
+    (1, 16, 9, 9, 32, 3, 1, (1, 1, 1, 1), 1, 1, True),
+    (1, 16, 9, 9, 32, 3, 1, (1, 1, 1, 1), 1, 1, False),
+    (2, 32, 13, 11, 16, 3, 2, (1, 1, 1, 1), 1, 1, True),
+    (1, 32, 11, 12, 32, 3, 1, (2, 2, 2, 2), 2, 1, False),
+    (1, 48, 7, 7, 48, 1, 1, (0, 0, 0, 0), 1, 1, True),
+    (1, 16, 10, 17, 32, 5, 1, (2, 2, 2, 2), 1, 1, True),
+    (1, 32, 14, 14, 64, 3, 1, (1, 1, 1, 1), 1, 1, False),
+    (1, 64, 8, 8, 32, 3, 2, (0, 1, 1, 0), 1, 1, True),
+]
+
+
+def blocked_cases(gen):
+    cases = []
+    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(BLOCKED_MATRIX):
+        layer = Layer("conv2d", torch.randn(f, c // g, k, k, generator=gen),
+                      torch.randn(f, generator=gen) if bias else None, s, pad, d, g)
+        name = (f"blocked_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}d{tag(d)}"
+                f"p{'-'.join(map(str, pad))}")
+        cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 0))
+
+    # Consecutive blocked layers: the layout propagates through the
+    # dequantize, ReLU and requantize between them, the residual add reads
+    # its skip connection blocked.
+    def conv(cin, cout, k, relu):
+        return Layer("conv2d", torch.randn(cout, cin, k, k, generator=gen) * 0.2,
+                     torch.randn(cout, generator=gen), 1, (k // 2,) * 4, relu=relu)
+    chain = [conv(16, 32, 3, True), conv(32, 32, 3, True), conv(32, 32, 3, False),
+             conv(32, 16, 1, False)]
+    cases.append(Case("blocked_network_residual", chain, (1, 16, 10, 10), gen,
+                      nonnegative=True, residuals={2: 1}))
+    return cases
+
+
 FAMILIES = {"conv": conv_cases, "linear": linear_cases, "matmul": matmul_cases,
-            "network": network_cases, "small-plane": small_plane_cases}
+            "network": network_cases, "small-plane": small_plane_cases,
+            "blocked": blocked_cases}
 
 
 def check_calibration(c, table, failures):
@@ -379,6 +422,8 @@ def main():
                         help="dlas-run's --num-threads for the int8 runs")
     parser.add_argument("--tuning-file", default="",
                         help="the CPU pipeline's tuning-file for the int8 runs")
+    parser.add_argument("--pipeline-options", default="",
+                        help="more dlas-cpu-pipeline options for the int8 runs")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     gen = torch.Generator().manual_seed(20261126)
@@ -433,6 +478,8 @@ def main():
             cpu = "dlas-cpu-pipeline{sparsify=never"
             if args.tuning_file:
                 cpu += f" tuning-file={args.tuning_file}"
+            if args.pipeline_options:
+                cpu += " " + args.pipeline_options
             attach = ""
             if target:
                 name, _, features = target.partition(":")
