@@ -218,7 +218,7 @@ func.func @blocked(%x: tensor<1x2x7x13x16xf32>, %w: tensor<2x2x3x3x16x16xf32>) -
 // V3-LABEL: func @f64
 // V4-LABEL: func @f64
 // V4-NOT: dlas.lowering
-// PRINT: remark: no microkernel (loops): not a blocked convolution (not a 9-loop or 10-loop (4 reductions) or 7-loop (2 reductions) op); not a GEMM (needs f32, bf16 or f16 inputs of one type with an f32 output, or i8 inputs with an i32 output); not a stencil (not a two-input, one-output, 6-loop op)
+// PRINT: remark: no microkernel (loops): not a blocked convolution (not a 9-loop or 10-loop (4 reductions), 10-loop (5 reductions) or 7-loop (2 reductions) op); not a GEMM (needs f32, bf16 or f16 inputs of one type with an f32 output, or i8 inputs with an i32 output); not a stencil (not a two-input, one-output, 6-loop op)
 func.func @f64(%a: tensor<4x4xf64>, %b: tensor<4x4xf64>, %c: tensor<4x4xf64>) -> tensor<4x4xf64> {
   %r = linalg.matmul ins(%a, %b : tensor<4x4xf64>, tensor<4x4xf64>) outs(%c : tensor<4x4xf64>) -> tensor<4x4xf64>
   return %r : tensor<4x4xf64>
