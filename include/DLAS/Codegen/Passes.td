@@ -645,10 +645,12 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     loads of 64 filter bytes (16 output channels x 4 input channels), one
     32-bit broadcast of four input bytes per column and one vpdpbusd per
     accumulator (64 multiply-adds). vpdpbusd multiplies unsigned by signed
-    bytes: the kernel first copies the input flipped to u8 (x + 128, one
-    pass, split among the threads from 64 KiB), and the accumulators start
-    `-128 * sum(w)` lower per output channel (a constant computed from the
-    filter, which must be a constant global). A padding of -128 (the zero
+    bytes: the input is flipped to u8 (x + 128: on 32-register targets
+    each broadcast word in registers, one vpxord; on 16-register ones by
+    a copy of the input first, one pass split among the threads from 64
+    KiB), and the accumulators start `-128 * sum(w)` lower per output
+    channel (a constant computed from the filter, which must be a
+    constant global). A padding of -128 (the zero
     point of a post-ReLU activation) is a zero border in u8: its taps are
     skipped as below. The epilogue (int8's dequantize to f32, the
     activation, the requantization) folds as for f32; pools do not fuse.
