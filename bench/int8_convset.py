@@ -130,18 +130,20 @@ def to_blocked(a, block):
     return np.ascontiguousarray(a.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
 
 
-def blocked_entry(args, base, cmd):
-    """`cmd` (int8_input_module's) with its input and expected output in the
-    blocked layout of the target's f32 vector width, and --blocked-entry."""
+def blocked_entry(args, base, cmd, input_suffix):
+    """`cmd` (the int8 or bf16 run on base + input_suffix) with its input and
+    expected output in the blocked layout of the target's f32 vector width,
+    and --blocked-entry."""
     name, _, features = args.target.partition(":")
     block = 16 if name == "x86-64-v4" or "avx512" in features else 8
-    x = np.load(base + ".x.i8.npy")
+    x = np.load(base + input_suffix)
     y = np.load(base + ".y.npy")
     if x.shape[1] % block or y.shape[1] % block:
         return cmd  # the layer stays NCHW (dlas-blocked-layout)
-    np.save(base + ".x.i8.blocked.npy", to_blocked(x, block))
+    blocked_x = base + input_suffix.replace(".npy", ".blocked.npy")
+    np.save(blocked_x, to_blocked(x, block))
     np.save(base + ".y.blocked.npy", to_blocked(y, block))
-    cmd = [base + ".x.i8.blocked.npy" if a == base + ".x.i8.npy" else
+    cmd = [blocked_x if a == base + input_suffix else
            base + ".y.blocked.npy" if a == base + ".y.npy" else a for a in cmd]
     return cmd + ["--blocked-entry"]
 
@@ -225,7 +227,7 @@ def main():
                 failed += 1
                 continue
             if args.blocked_entry:
-                int8 = blocked_entry(args, base, int8)
+                int8 = blocked_entry(args, base, int8, ".x.i8.npy")
         elif args.precision == "int8":
             int8 = common + ["--precision", "int8", "--calibration", base + ".calib.json",
                              "--keep-f32", "none", "--expect", base + ".y.npy",
@@ -236,6 +238,8 @@ def main():
             np.save(base + ".x.bf16.npy", bf16_bits(x)[0])
             int8 = [base + ".bf16.mlir", "--input", base + ".x.bf16.npy", "--sparsify",
                     "never", "--expect", base + ".y.npy", "--max-rel-err", "1.6e-2"]
+            if args.blocked_entry:
+                int8 = blocked_entry(args, base, int8, ".x.bf16.npy")
         else:
             int8 = common + ["--precision", "bf16", "--keep-f32", "none", "--expect",
                              base + ".y.npy", "--max-rel-err", "1.6e-2"]

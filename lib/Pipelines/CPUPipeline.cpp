@@ -139,6 +139,7 @@ void dlas::buildCPULayoutStage(OpPassManager &pm,
     layoutOptions.blockedEntry = options.blockedEntry;
     layoutOptions.depthwise = options.blockedDepthwise;
     layoutOptions.int8 = options.blockedInt8;
+    layoutOptions.bf16 = options.blockedBF16;
     // A blocked pool is only worth it fused into the kernel before it.
     layoutOptions.pools = options.fusePools && options.microkernels;
     // gspc=never: no GSPC at all, blocked or from NCHW.

@@ -353,6 +353,10 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     4*c4 + q] * W'[F, C, kh, kw, c4, f, q]` (i8 products widened into
     i32): each step of the microkernel broadcasts four input bytes and
     multiplies them with a vector of filter quads in one vpdpbusd.
+    With `bf16`, a bf16 convolution (bf16 input and constant filter, f32
+    accumulator) goes blocked the same way where the target has
+    `vdpbf16ps` at `b` lanes (AVX512-BF16; with VL for 8): the filter in k
+    pairs, `[F/b, C/b, Kh, Kw, b/2, b(f), 2]`, and `x[.., 2*c2 + p]`.
 
     With `depthwise`, depthwise convolutions
     (`linalg.depthwise_conv_2d_nchw_chw`, channels a multiple of b) are
@@ -424,6 +428,10 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
            "Block int8 convolutions too (i8 input and constant filter, i32 "
            "accumulator) where the target has vpdpbusd at b lanes: the "
            "filter in k quads, [F/b, C/b, Kh, Kw, b/4, b(f), 4]">,
+    Option<"bf16", "bf16", "bool", "false",
+           "Block bf16 convolutions too (bf16 input and constant filter, f32 "
+           "accumulator) where the target has vdpbf16ps at b lanes: the "
+           "filter in k pairs, [F/b, C/b, Kh, Kw, b/2, b(f), 2]">,
     Option<"depthwise", "depthwise", "bool", "false",
            "Block depthwise convolutions too (off: their padded input copy "
            "costs more than the blocked kernel gains)">,

@@ -176,6 +176,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Block int8 convolutions too, on vpdpbusd "
                      "(dlas-blocked-layout int8)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> blockedBF16{
+      *this, "blocked-bf16",
+      llvm::cl::desc("Block bf16 convolutions too, on vdpbf16ps "
+                     "(dlas-blocked-layout bf16)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blockedEntry{
       *this, "blocked-entry",
       llvm::cl::desc("Public functions take and return activations blocked "

@@ -46,10 +46,24 @@ bool isInt8Convolution(linalg::LinalgOp conv) {
          element(conv.getDpsInits()[0]).isInteger(32);
 }
 
+/// True for a convolution of bf16 operands into f32 (a bf16 layer).
+bool isBF16Convolution(linalg::LinalgOp conv) {
+  auto element = [&](Value v) { return getElementTypeOrSelf(v.getType()); };
+  return element(conv.getDpsInputs()[0]).isBF16() &&
+         element(conv.getDpsInputs()[1]).isBF16() &&
+         element(conv.getDpsInits()[0]).isF32();
+}
+
+/// Input channels per 32-bit lane of the dot-product kernels: 4 (int8 on
+/// vpdpbusd), 2 (bf16 on vdpbf16ps), else 1 (f32 FMAs).
+int64_t channelGroup(linalg::LinalgOp conv) {
+  return isInt8Convolution(conv) ? 4 : isBF16Convolution(conv) ? 2 : 1;
+}
+
 /// Why `conv` (a dense or depthwise NCHW convolution) stays in NCHW with
 /// channel block `block`, or empty when it can be blocked.
 std::string whyNotBlocked(linalg::LinalgOp conv, int64_t block,
-                          int64_t maxWidth, bool int8) {
+                          int64_t maxWidth, bool int8, bool bf16) {
   auto input = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
   auto filter = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
   auto output = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
@@ -65,6 +79,15 @@ std::string whyNotBlocked(linalg::LinalgOp conv, int64_t block,
       return llvm::formatv("int8 without vpdpbusd at {0} lanes", block);
     if (!conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>())
       return "int8 with a filter that is not a constant";
+  } else if (isBF16Convolution(conv)) {
+    if (!bf16)
+      return "bf16 (bf16=false)";
+    if (!isa<linalg::Conv2DNchwFchwOp>(conv))
+      return "bf16, not a dense convolution";
+    if (!dlas::hasBF16DotProduct(dlas::lookupCPUTarget(conv), block))
+      return llvm::formatv("bf16 without vdpbf16ps at {0} lanes", block);
+    if (!conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>())
+      return "bf16 with a filter that is not a constant";
   } else if (!input.getElementType().isF32() ||
              !filter.getElementType().isF32() ||
              !output.getElementType().isF32()) {
@@ -180,28 +203,32 @@ Value packFilter(OpBuilder &b, Location loc, Value filter, int64_t block) {
   return pack(b, loc, filter, {1, 0}, block);
 }
 
-/// The constant int8 filter F x C x Kh x Kw in k quads: F/b x C/b x Kh x
-/// Kw x b/4 x b(f) x 4, four consecutive input channels of an output
-/// channel in one 32-bit lane (vpdpbusd's operand); null when the filter
-/// is not a readable constant.
-Value packQuadFilter(OpBuilder &b, Location loc, Value filter, int64_t block) {
+/// The constant filter F x C x Kh x Kw in k groups of `group` (4: int8
+/// quads, 2: bf16 pairs): F/b x C/b x Kh x Kw x b/group x b(f) x group,
+/// `group` consecutive input channels of an output channel in one 32-bit
+/// lane (vpdpbusd's and vdpbf16ps's operand); null when the filter is not
+/// a readable constant.
+Value packGroupedFilter(OpBuilder &b, Location loc, Value filter,
+                        int64_t block, int64_t group) {
   auto type = cast<RankedTensorType>(filter.getType());
   ArrayRef<int64_t> s = type.getShape();
   auto packedType = RankedTensorType::get(
-      {s[0] / block, s[1] / block, s[2], s[3], block / 4, block, 4},
+      {s[0] / block, s[1] / block, s[2], s[3], block / group, block, group},
       type.getElementType());
-  // [F/b, b, C/b, b/4, 4, Kh, Kw] -> [F/b, C/b, Kh, Kw, b/4, b(f), 4]
-  return dlas::permuteConstant(
-      b, loc, filter, {s[0] / block, block, s[1] / block, block / 4, 4, s[2], s[3]},
-      {0, 2, 5, 6, 3, 1, 4}, packedType, "dlas_packed");
+  // [F/b, b, C/b, b/g, g, Kh, Kw] -> [F/b, C/b, Kh, Kw, b/g, b(f), g]
+  return dlas::permuteConstant(b, loc, filter,
+                               {s[0] / block, block, s[1] / block,
+                                block / group, group, s[2], s[3]},
+                               {0, 2, 5, 6, 3, 1, 4}, packedType,
+                               "dlas_packed");
 }
 
-/// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, 4*c4 + q] *
-/// w[F, C, kh, kw, c4, f, q]: the int8 blocked convolution on a filter in
-/// k quads (packQuadFilter).
-Value blockedQuadConvolution(OpBuilder &b, Location loc, Value input,
-                             Value filter, Value init,
-                             linalg::Conv2DNchwFchwOp conv) {
+/// y[n, F, oh, ow, f] += x[n, C, oh*sh + kh*dh, ow*sw + kw*dw, g*c + q] *
+/// w[F, C, kh, kw, c, f, q]: the blocked convolution on a filter in k
+/// groups of g (packGroupedFilter), int8 or bf16.
+Value blockedGroupedKConvolution(OpBuilder &b, Location loc, Value input,
+                                 Value filter, Value init, int64_t group,
+                                 linalg::Conv2DNchwFchwOp conv) {
   MLIRContext *ctx = b.getContext();
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
@@ -210,7 +237,7 @@ Value blockedQuadConvolution(OpBuilder &b, Location loc, Value input,
   SmallVector<AffineMap> maps = {
       AffineMap::get(10, 0,
                      {n, C, oh * strides[0] + kh * dilations[0],
-                      ow * strides[1] + kw * dilations[1], c4 * 4 + q},
+                      ow * strides[1] + kw * dilations[1], c4 * group + q},
                      ctx),
       AffineMap::get(10, 0, {F, C, kh, kw, c4, f, q}, ctx),
       AffineMap::get(10, 0, {n, F, oh, ow, f}, ctx)};
@@ -575,7 +602,8 @@ struct BlockedLayoutPass
           conv->emitRemark() << "stays NCHW: depthwise (depthwise=false)";
         return;
       }
-      std::string why = whyNotBlocked(conv, blockSize, maxWidth, int8);
+      std::string why =
+          whyNotBlocked(conv, blockSize, maxWidth, int8, this->bf16);
       if (print && !why.empty())
         conv->emitRemark() << "stays NCHW: " << why;
       if (why.empty())
@@ -629,14 +657,15 @@ struct BlockedLayoutPass
           blockedInit(rewriter, loc, conv.getDpsInits()[0], blockSize);
       Value blocked;
       auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
-      Value quadFilter =
-          dense && isInt8Convolution(conv)
-              ? packQuadFilter(rewriter, loc, conv.getDpsInputs()[1],
-                               blockSize)
+      int64_t group = channelGroup(conv);
+      Value groupedFilter =
+          dense && group > 1
+              ? packGroupedFilter(rewriter, loc, conv.getDpsInputs()[1],
+                                  blockSize, group)
               : Value();
-      if (quadFilter)
-        blocked = blockedQuadConvolution(rewriter, loc, input, quadFilter,
-                                         init, dense);
+      if (groupedFilter)
+        blocked = blockedGroupedKConvolution(rewriter, loc, input,
+                                             groupedFilter, init, group, dense);
       else if (dense)
         blocked = blockedConvolution(
             rewriter, loc, input,

@@ -545,7 +545,14 @@ Value dlas::mulAddGeneric(OpBuilder &b, Location loc, Value input,
       maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
         Type acc = args[2].getType();
         if (isa<FloatType>(acc)) {
-          Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+          // bf16 operands, an f32 accumulator: widened first.
+          auto widen = [&](Value v) {
+            return v.getType() == acc ? v
+                                      : arith::ExtFOp::create(nb, l, acc, v)
+                                            .getResult();
+          };
+          Value product =
+              arith::MulFOp::create(nb, l, widen(args[0]), widen(args[1]));
           linalg::YieldOp::create(
               nb, l, arith::AddFOp::create(nb, l, args[2], product).getResult());
           return;

@@ -250,9 +250,11 @@ std::string MicrokernelAttr::unsupportedTypes() const {
   if (widens && ((acc.isF32() && (input.isBF16() || input.isF16())) ||
                  (input.isInteger(8) && acc.isInteger(32))))
     return "";
-  // The blocked convolution runs i8 on vpdpbusd into i32.
-  if (kind == MicrokernelKind::blocked_conv && input.isInteger(8) &&
-      acc.isInteger(32))
+  // The blocked convolution runs i8 on vpdpbusd into i32, bf16 on
+  // vdpbf16ps into f32.
+  if (kind == MicrokernelKind::blocked_conv &&
+      ((input.isInteger(8) && acc.isInteger(32)) ||
+       (input.isBF16() && acc.isF32())))
     return "";
   // A max pool is exact in i8, and in bf16/f16 (compared in f32).
   if (kind == MicrokernelKind::max_pool && acc == input &&
@@ -266,7 +268,7 @@ std::string MicrokernelAttr::unsupportedTypes() const {
          : kind == MicrokernelKind::max_pool
              ? "f32, bf16, f16 or i8 code (its output of its input's type)"
          : kind == MicrokernelKind::blocked_conv
-             ? "f32 code, or i8 with i32"
+             ? "f32 code, i8 into i32, or bf16 into f32"
              : "f32 code")
      << " only (input = " << input << ", acc = " << acc << ")";
   return why;
