@@ -1117,6 +1117,18 @@ def blocked_cases(gen):
     return cases
 
 
+@case("blocked-const")
+def blocked_const_cases(gen):
+    """The dense cases of BLOCKED_MATRIX with constant filters (packed at
+    compile time: the int8 and bf16 blocked kernels need them), and 64
+    output channels on 56-wide rows (four channel blocks: bf16's 4x4
+    tiles, with tails)."""
+    cases = [gspc_case(n, c, h, w, f, k, s, pad, d, 1, bias, True, gen)
+             for n, c, h, w, f, k, s, pad, d, g, bias in BLOCKED_MATRIX if g == 1]
+    cases.append(gspc_case(1, 16, 6, 58, 64, 3, 1, (1, 1, 1, 1), 1, 1, True, True, gen))
+    return cases
+
+
 # ---------------------------------------------------------------- conv_pool
 # A convolution, its activation and a max pool: in the blocked layout,
 # dlas-blocked-conv-microkernel pools each band of rows in the kernel.
