@@ -18,7 +18,7 @@
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // CHECK: vector.store %{{.*}} : memref<1x4x7x7x16xf32>, vector<16xf32>
 // CHECK-NOT: linalg.generic
-// PRINT: remark: blocked convolution microkernel 4x64 (rows=4, vectors=4, lines=2) key 'bf16_c16_f64_o7x7_k3x3_s1x1'; init linalg.fill, 0 epilogue op(s) fused
+// PRINT: remark: blocked convolution microkernel 4x64 (rows=4, vectors=4) key 'bf16_c16_f64_o7x7_k3x3_s1x1'; init linalg.fill, 0 epilogue op(s) fused
 #in = affine_map<(n, F, oh, ow, f, C, kh, kw, c, q) -> (n, C, oh + kh, ow + kw, c * 2 + q)>
 #w = affine_map<(n, F, oh, ow, f, C, kh, kw, c, q) -> (F, C, kh, kw, c, f, q)>
 #out = affine_map<(n, F, oh, ow, f, C, kh, kw, c, q) -> (n, F, oh, ow, f)>
