@@ -664,6 +664,14 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     activation, the requantization) folds as for f32; pools do not fuse.
     Key `i8_c<C>_f<F>_o<OH>x<OW>_k<KH>x<KW>_s<sh>x<sw>`.
 
+    The bf16 form (`dlas-blocked-layout`'s `bf16`), the same on bf16 x and
+    w into f32 y with the filter in k pairs (`2*c + q`), runs on
+    `vdpbf16ps` (AVX512-BF16 at the block's lanes): per pair of input
+    channels one load of 32 filter values per vector, one 32-bit broadcast
+    of an input pair per column, one vdpbf16ps per accumulator; no bias.
+    Its tiles take four channel blocks (4x4 on 32 registers) where the
+    output channels allow. Key `bf16_c<C>_...`.
+
     Tiles come from a rule measured on ResNet-50's layers: two channel
     blocks when their count is even, and up to 8 rows (at most half the
     vector registers as accumulators), the fewest tiles per output row,
