@@ -1011,7 +1011,7 @@ public:
     const SmallVector<int64_t> &r = cv.ranges;
     flattenInput();
     // The u8 copy's lifetime ends with the kernel (emitted before here).
-    auto freeBiased = llvm::make_scope_exit([&] {
+    llvm::scope_exit freeBiased([&] {
       if (biased)
         memref::DeallocOp::create(b, loc, biased);
     });
