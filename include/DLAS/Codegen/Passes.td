@@ -353,7 +353,8 @@ def BlockedLayout : Pass<"dlas-blocked-layout", "mlir::ModuleOp"> {
     4*c4 + q] * W'[F, C, kh, kw, c4, f, q]` (i8 products widened into
     i32): each step of the microkernel broadcasts four input bytes and
     multiplies them with a vector of filter quads in one vpdpbusd.
-    With `bf16`, a bf16 convolution (bf16 input and constant filter, f32
+    On a target with AMX tiles for the type (AMX-INT8, AMX-BF16) such
+    layers stay NCHW for the GEMM on tiles. With `bf16`, a bf16 convolution (bf16 input and constant filter, f32
     accumulator) goes blocked the same way where the target has
     `vdpbf16ps` at `b` lanes (AVX512-BF16; with VL for 8): the filter in k
     pairs, `[F/b, C/b, Kh, Kw, b/2, b(f), 2]`, and `x[.., 2*c2 + p]`.

@@ -77,6 +77,11 @@ std::string whyNotBlocked(linalg::LinalgOp conv, int64_t block,
       return "int8, not a dense convolution";
     if (!dlas::hasInt8DotProduct(conv, block))
       return llvm::formatv("int8 without vpdpbusd at {0} lanes", block);
+    // AMX tiles multiply bytes several times faster than vpdpbusd: the
+    // GEMM on them (im2col) keeps such layers.
+    if (dlas::hasAmxTilesFor(dlas::lookupCPUTarget(conv),
+                             IntegerType::get(conv.getContext(), 8)))
+      return "int8 on AMX tiles (the GEMM kernel's)";
     if (!conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>())
       return "int8 with a filter that is not a constant";
   } else if (isBF16Convolution(conv)) {
@@ -86,6 +91,9 @@ std::string whyNotBlocked(linalg::LinalgOp conv, int64_t block,
       return "bf16, not a dense convolution";
     if (!dlas::hasBF16DotProduct(dlas::lookupCPUTarget(conv), block))
       return llvm::formatv("bf16 without vdpbf16ps at {0} lanes", block);
+    if (dlas::hasAmxTilesFor(dlas::lookupCPUTarget(conv),
+                             BFloat16Type::get(conv.getContext())))
+      return "bf16 on AMX tiles (the GEMM kernel's)";
     if (!conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>())
       return "bf16 with a filter that is not a constant";
   } else if (!input.getElementType().isF32() ||

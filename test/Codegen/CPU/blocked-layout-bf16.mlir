@@ -2,6 +2,7 @@
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16" --dlas-blocked-layout="convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4" --dlas-blocked-layout="bf16=true convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODOT
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16" --dlas-blocked-layout="bf16=true convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512bf16,+amx-tile,+amx-bf16" --dlas-blocked-layout="bf16=true convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
 
 // A bf16 convolution (bf16 input and constant filter, f32 accumulator) in
 // the blocked layout: the filter packed at compile time in k pairs,
@@ -19,6 +20,8 @@
 // CHECK: arith.addf %[[ACC]], %[[P]] : f32
 // OFF: remark: stays NCHW: bf16 (bf16=false)
 // NODOT: remark: stays NCHW: bf16 without vdpbf16ps at 16 lanes
+// On AMX targets the GEMM on tiles keeps bf16 layers.
+// AMX: remark: stays NCHW: bf16 on AMX tiles (the GEMM kernel's)
 // PRINT: remark: 1 convolution(s) blocked
 func.func @bf16(%x: tensor<1x32x9x9xbf16>) -> tensor<1x32x4x4xf32> {
   %w = arith.constant dense<0.5> : tensor<32x32x3x3xbf16>

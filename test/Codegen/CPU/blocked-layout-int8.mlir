@@ -3,6 +3,7 @@
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512vnni" --dlas-blocked-layout="convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4" --dlas-blocked-layout="int8=true convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOVNNI
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512vnni" --dlas-blocked-layout="int8=true convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target="target=x86-64-v4 features=+avx512vnni,+amx-tile,+amx-int8" --dlas-blocked-layout="int8=true convs-per-conversion=0 print=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
 
 // An int8 convolution (i8 input and constant filter, i32 accumulator) in
 // the blocked layout: the filter packed at compile time in k quads,
@@ -25,6 +26,8 @@
 // AVXVNNI: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x9x9x8xi8>, tensor<4x2x3x3x2x8x4xi8>) outs(%{{.*}} : tensor<1x4x7x7x8xi32>) attrs = {dlas.blocked_conv}
 // OFF: remark: stays NCHW: int8 (int8=false)
 // NOVNNI: remark: stays NCHW: int8 without vpdpbusd at 16 lanes
+// On AMX targets the GEMM on tiles keeps int8 layers.
+// AMX: remark: stays NCHW: int8 on AMX tiles (the GEMM kernel's)
 // PRINT: remark: 1 convolution(s) blocked
 func.func @int8(%x: tensor<1x16x9x9xi8>) -> tensor<1x32x7x7xi32> {
   %w = arith.constant dense<3> : tensor<32x16x3x3xi8>
