@@ -27,6 +27,14 @@ With `--precision bf16`: DLAS bf16 (`--precision bf16 --keep-f32 none`,
 checked against PyTorch's f32 within 1.6e-2) against oneDNN's bf16
 convolution (`convbf16`: bf16 source and weights, f32 destination).
 
+With `--blocked-entry` (int8 or bf16 with `--io int8`/`--io bf16`): the
+DLAS low-precision layer takes and returns its activations in the blocked
+layout `[N, C/b, H, W, b]` (`dlas-run --blocked-entry`; inputs and expected
+outputs converted in numpy), as oneDNN's `format_tag::any` whose reorders
+are outside its timed loop, and as the layers inside a blocked int8/bf16
+network exchange them (the int8 and bf16 blocked direct convolutions);
+DLAS f32 stays NCHW.
+
 Writes bench/results/<tag>.md.
 
     bench/int8_convset.py --target x86-64-v3 --threads 1 --tag 2026-11-26-int8-convset-x86-64-v3
