@@ -331,7 +331,7 @@ LogicalResult matchInput(BlockedConv &cv, std::string &why) {
   };
   unsigned loops = op.getNumLoops();
   unsigned g = cv.g ? 1 : 0; // the spatial dims' shift
-  // An int8 kernel's channel within the block: 4 * quad + byte.
+  // A dot-product kernel's channel within the block: g * group + element.
   auto isChannel = [&](AffineExpr e) {
     if (!cv.q)
       return isDim(e, cv.c);
@@ -635,8 +635,8 @@ constexpr int64_t kMinSkippedColumnShare = 50;
 constexpr int64_t kMinPoolItems = 4;
 
 /// True for the loop structures of the blocked forms: a blocked
-/// convolution (9 loops, 4 reductions), a grouped one (10, 4), an int8
-/// one (10, 5) or a depthwise one (7, 2).
+/// convolution (9 loops, 4 reductions), a grouped one (10, 4), an int8 or
+/// bf16 one (10, 5) or a depthwise one (7, 2).
 bool hasBlockedLoops(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops(), reductions = op.getNumReductionLoops();
   return (reductions == 4 && (loops == 9 || loops == 10)) ||
