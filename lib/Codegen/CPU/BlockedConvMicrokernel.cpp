@@ -356,45 +356,69 @@ LogicalResult matchInput(BlockedConv &cv, std::string &why) {
 
 /// Matches `op` as a BlockedConv whose channel block is `width` lanes (a
 /// grouped one: whose output block is a power of two from
-/// gspc::kMinOutputTile to `width`); on failure `why` says what does not fit.
+/// gspc::kMinOutputTile to `width`; a dot-product one, `dotProduct`: int8
+/// in quads or bf16 in pairs, its filter [F, C, kh, kw, c, f, q]); on
+/// failure `why` says what does not fit.
 FailureOr<BlockedConv> matchBlockedConv(linalg::LinalgOp op, int64_t width,
-                                        bool grouped, std::string &why) {
+                                        bool grouped, bool dotProduct,
+                                        std::string &why) {
   auto reject = [&](StringRef reason) {
     why = reason.str();
     return failure();
   };
-  FailureOr<BlockedConv> matched =
-      matchBlockedOutput(op, grouped ? 10 : 9, grouped, why);
+  FailureOr<BlockedConv> matched = matchBlockedOutput(
+      op, grouped || dotProduct ? 10 : 9, grouped, why, dotProduct);
   if (failed(matched))
     return failure();
   BlockedConv cv = *matched;
   unsigned g = grouped ? 1 : 0; // the filter dims' shift
-  auto endsWithF = [&](OpOperand *o) {
+  // The output's channel dim: the filter's last, or before the group dim q.
+  unsigned fAt = 5 + g, rank = fAt + (dotProduct ? 2 : 1);
+  auto isFilter = [&](OpOperand *o) {
     AffineMap map = op.getMatchingIndexingMap(o);
-    return map.getNumResults() == 6 + g &&
-           map.getResults().back() == getAffineDimExpr(cv.f, op.getContext());
+    return map.getNumResults() == rank &&
+           map.getResult(fAt) == getAffineDimExpr(cv.f, op.getContext());
   };
   OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
-  cv.w = endsWithF(in0) ? in0 : endsWithF(in1) ? in1 : nullptr;
+  cv.w = isFilter(in0) ? in0 : isFilter(in1) ? in1 : nullptr;
   if (!cv.w)
-    return reject("no 6-d filter input ending in the output's channel dim");
+    return reject(dotProduct
+                      ? "no 7-d filter input [F, C, kh, kw, c, f, q]"
+                      : "no 6-d filter input ending in the output's channel dim");
   cv.x = cv.w == in0 ? in1 : in0;
   AffineMap wMap = op.getMatchingIndexingMap(cv.w);
   if (!wMap.isProjectedPermutation() || wMap.getDimPosition(g) != cv.F ||
       (grouped && wMap.getDimPosition(0) != *cv.g))
-    return reject(grouped ? "filter map is not [g, F, C, kh, kw, c, f]"
-                          : "filter map is not [F, C, kh, kw, c, f]");
+    return reject(grouped      ? "filter map is not [g, F, C, kh, kw, c, f]"
+                  : dotProduct ? "filter map is not [F, C, kh, kw, c, f, q]"
+                               : "filter map is not [F, C, kh, kw, c, f]");
   cv.C = wMap.getDimPosition(1 + g);
   cv.kh = wMap.getDimPosition(2 + g);
   cv.kw = wMap.getDimPosition(3 + g);
   cv.c = wMap.getDimPosition(4 + g);
+  SmallVector<unsigned> reductions = {cv.C, cv.kh, cv.kw, cv.c};
+  if (dotProduct) {
+    cv.q = wMap.getDimPosition(fAt + 1);
+    reductions.push_back(*cv.q);
+  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned d : {cv.C, cv.kh, cv.kw, cv.c})
+  for (unsigned d : reductions)
     if (iterators[d] != utils::IteratorType::reduction)
-      return reject("filter's C, kh, kw, c are not the reductions");
+      return reject(dotProduct
+                        ? "filter's C, kh, kw, c, q are not the reductions"
+                        : "filter's C, kh, kw, c are not the reductions");
   if (failed(matchInput(cv, why)))
     return failure();
   int64_t lanes = cv.ranges[cv.f];
+  if (dotProduct) {
+    int64_t group = cv.int8() ? 4 : 2;
+    if (lanes != width || cv.ranges[*cv.q] != group ||
+        cv.ranges[cv.c] * group != width)
+      return reject(cv.int8()
+                        ? "the channel blocks are not one vector wide in quads"
+                        : "the channel blocks are not one vector wide in pairs");
+    return cv;
+  }
   if (grouped && (!llvm::isPowerOf2_64(lanes) ||
                   lanes < dlas::gspc::kMinOutputTile || lanes > width))
     return reject("the output channel block is not a vector of " +
@@ -442,51 +466,6 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
     return failure();
   if (cv.ranges[cv.c] != width)
     return reject("the channel block is not one vector wide");
-  return cv;
-}
-
-/// Matches `op` as an int8 or bf16 blocked convolution (BlockedConv::q)
-/// whose channel blocks are `width` lanes; on failure `why` says what does
-/// not fit.
-FailureOr<BlockedConv> matchQuadConv(linalg::LinalgOp op, int64_t width,
-                                     std::string &why) {
-  auto reject = [&](StringRef reason) {
-    why = reason.str();
-    return failure();
-  };
-  FailureOr<BlockedConv> matched =
-      matchBlockedOutput(op, 10, /*grouped=*/false, why, /*dotProduct=*/true);
-  if (failed(matched))
-    return failure();
-  BlockedConv cv = *matched;
-  auto isFilter = [&](OpOperand *o) {
-    AffineMap map = op.getMatchingIndexingMap(o);
-    return map.getNumResults() == 7 && map.isProjectedPermutation() &&
-           map.getDimPosition(0) == cv.F && map.getDimPosition(5) == cv.f;
-  };
-  OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
-  cv.w = isFilter(in1) ? in1 : isFilter(in0) ? in0 : nullptr;
-  if (!cv.w)
-    return reject("no 7-d filter input [F, C, kh, kw, c, f, q]");
-  cv.x = cv.w == in0 ? in1 : in0;
-  AffineMap wMap = op.getMatchingIndexingMap(cv.w);
-  cv.C = wMap.getDimPosition(1);
-  cv.kh = wMap.getDimPosition(2);
-  cv.kw = wMap.getDimPosition(3);
-  cv.c = wMap.getDimPosition(4);
-  cv.q = wMap.getDimPosition(6);
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned d : {cv.C, cv.kh, cv.kw, cv.c, *cv.q})
-    if (iterators[d] != utils::IteratorType::reduction)
-      return reject("filter's C, kh, kw, c, q are not the reductions");
-  if (failed(matchInput(cv, why)))
-    return failure();
-  int64_t group = cv.int8() ? 4 : 2;
-  if (cv.ranges[cv.f] != width || cv.ranges[*cv.q] != group ||
-      cv.ranges[cv.c] * group != width)
-    return reject(cv.int8()
-                      ? "the channel blocks are not one vector wide in quads"
-                      : "the channel blocks are not one vector wide in pairs");
   return cv;
 }
 
@@ -648,11 +627,14 @@ bool hasBlockedLoops(linalg::LinalgOp op) {
 FailureOr<BlockedConv> matchBlocked(linalg::LinalgOp op, int64_t width,
                                     std::string &why) {
   if (op.getNumLoops() == 9 && op.getNumReductionLoops() == 4)
-    return matchBlockedConv(op, width, /*grouped=*/false, why);
+    return matchBlockedConv(op, width, /*grouped=*/false,
+                            /*dotProduct=*/false, why);
   if (op.getNumLoops() == 10 && op.getNumReductionLoops() == 4)
-    return matchBlockedConv(op, width, /*grouped=*/true, why);
+    return matchBlockedConv(op, width, /*grouped=*/true,
+                            /*dotProduct=*/false, why);
   if (op.getNumLoops() == 10 && op.getNumReductionLoops() == 5)
-    return matchQuadConv(op, width, why);
+    return matchBlockedConv(op, width, /*grouped=*/false,
+                            /*dotProduct=*/true, why);
   if (op.getNumLoops() == 7 && op.getNumReductionLoops() == 2)
     return matchBlockedDepthwise(op, width, why);
   why = "not a 9-loop or 10-loop (4 reductions), 10-loop (5 reductions) or "
@@ -1400,7 +1382,6 @@ private:
           arith::AddIOp::create(b, loc, mul(row, cv.sh), mul(kh, cv.dh));
       Value inColumn = arith::AddIOp::create(b, loc, inCol, mul(kw, cv.dw));
       auto bytesType = VectorType::get({group * vw}, types.input);
-      auto wordsType = VectorType::get({vw}, b.getI32Type());
       SmallVector<Value> ws;
       for (int64_t j = 0; j < V; ++j)
         ws.push_back(vector::LoadOp::create(
@@ -1408,23 +1389,14 @@ private:
             ValueRange{add(block, j), cb, kh, kw, c4, index(0), index(0)}));
       Value first =
           linearInputIndex(image, cb, inRow, inColumn, mul(c4, group));
-      std::string intrinsic =
-          cv.int8() ? "llvm.x86.avx512.vpdpbusd." + std::to_string(vw * 32)
-                    : "llvm.x86.avx512bf16.dpbf16ps." + std::to_string(vw * 32);
+      std::string intrinsic = dlas::dotProductIntrinsic(types.input, vw);
       for (int64_t i = 0; i < rows; ++i) {
         if (!active.empty() && !active[i])
           continue;
         Value quad = vector::LoadOp::create(
             b, loc, VectorType::get({group}, types.input), flatX,
             add(first, inputOffset(i, blockChannels)));
-        Value word = vector::ExtractOp::create(
-            b, loc,
-            vector::BitCastOp::create(
-                b, loc, VectorType::get({1}, b.getI32Type()), quad),
-            ArrayRef<int64_t>{0});
-        Value splat = vector::BitCastOp::create(
-            b, loc, bytesType,
-            vector::BroadcastOp::create(b, loc, wordsType, word));
+        Value splat = dlas::broadcastGroup(b, loc, quad, vw);
         if (flipsInRegisters())
           splat = arith::XOrIOp::create(
               b, loc, splat,

@@ -2523,7 +2523,6 @@ private:
     Value groupHi = arith::CeilDivUIOp::create(b, loc, kcHi, index(group));
     Value block = arith::DivUIOp::create(b, loc, kcLo, index(blockK()));
     auto groupsVector = VectorType::get({group * vw}, types.input);
-    auto i32Vector = VectorType::get({vw}, b.getI32Type());
     auto forOp = scf::ForOp::create(
         b, loc, groupLo, groupHi, index(1), acc,
         [&](OpBuilder &nested, Location, Value q, ValueRange carried) {
@@ -2544,14 +2543,7 @@ private:
                 b, loc, VectorType::get({group}, types.input), ap,
                 packedIndices(
                     dims, ValueRange{block, panel, within, index(i * group)}));
-            Value word = vector::ExtractOp::create(
-                b, loc,
-                vector::BitCastOp::create(
-                    b, loc, VectorType::get({1}, b.getI32Type()), values),
-                ArrayRef<int64_t>{0});
-            Value splat = vector::BitCastOp::create(
-                b, loc, groupsVector,
-                vector::BroadcastOp::create(b, loc, i32Vector, word));
+            Value splat = dlas::broadcastGroup(b, loc, values, vw);
             for (int64_t j = 0; j < tileVectors; ++j) {
               Value &a = result[i * tileVectors + j];
               a = product(a, splat, bs[j]);
@@ -2567,8 +2559,7 @@ private:
   /// add (4 * lanes in three).
   SmallVector<Value> quadLoop(Value panel, Value tile, Value kcLo, Value kcHi,
                               SmallVector<Value> acc, int64_t rows) {
-    std::string intrinsic =
-        "llvm.x86.avx512.vpdpbusd." + std::to_string(vw * 32);
+    std::string intrinsic = dlas::dotProductIntrinsic(types.input, vw);
     auto i32Vector = VectorType::get({vw}, b.getI32Type());
     auto i16Vector = VectorType::get({2 * vw}, b.getI16Type());
     bool wide = vw == 16;
@@ -2612,8 +2603,7 @@ private:
   SmallVector<Value> pairDotLoop(Value panel, Value tile, Value kcLo,
                                  Value kcHi, SmallVector<Value> acc,
                                  int64_t rows) {
-    std::string intrinsic =
-        "llvm.x86.avx512bf16.dpbf16ps." + std::to_string(vw * 32);
+    std::string intrinsic = dlas::dotProductIntrinsic(types.input, vw);
     return groupLoop(panel, tile, kcLo, kcHi, std::move(acc), rows,
                      [&](Value a, Value splat, Value pairs) -> Value {
                        return LLVM::CallIntrinsicOp::create(

@@ -14,6 +14,27 @@
 using namespace mlir;
 using namespace mlir::dlas;
 
+Value dlas::broadcastGroup(OpBuilder &b, Location loc, Value group,
+                           int64_t lanes) {
+  auto type = cast<VectorType>(group.getType());
+  Value word = vector::ExtractOp::create(
+      b, loc,
+      vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
+                                group),
+      ArrayRef<int64_t>{0});
+  return vector::BitCastOp::create(
+      b, loc,
+      VectorType::get({lanes * type.getNumElements()}, type.getElementType()),
+      vector::BroadcastOp::create(
+          b, loc, VectorType::get({lanes}, b.getI32Type()), word));
+}
+
+std::string dlas::dotProductIntrinsic(Type input, int64_t lanes) {
+  return (input.isInteger(8) ? "llvm.x86.avx512.vpdpbusd."
+                             : "llvm.x86.avx512bf16.dpbf16ps.") +
+         std::to_string(lanes * 32);
+}
+
 /// The global that `v` reads through contiguous reshapes (which keep its
 /// row-major order), if any.
 memref::GetGlobalOp dlas::globalBehindReshapes(Value v) {

@@ -248,14 +248,24 @@ class Case:
                 + "\n".join(lines) + f"\n  return {x} : {xtype}\n}}\n")
 
 
-def conv_cases(gen):
+def matrix_cases(prefix, matrix, gen, nonnegative_parity):
+    """One single-convolution case per row of a conv matrix ((N, C, H, W,
+    F, K, stride, pad, dilation, groups, bias) rows), the inputs of the rows
+    whose index has `nonnegative_parity` non-negative (zero point -128)."""
     cases = []
-    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(CONV_MATRIX):
+    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(matrix):
         weight = torch.randn(f, c // g, k, k, generator=gen)
         b = torch.randn(f, generator=gen) if bias else None
         layer = Layer("conv2d", weight, b, s, pad, d, g)
-        name = f"conv_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}p{'-'.join(map(str, pad))}d{tag(d)}g{g}"
-        cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 0))
+        name = (f"{prefix}_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}"
+                f"p{'-'.join(map(str, pad))}d{tag(d)}g{g}")
+        cases.append(Case(name, [layer], (n, c, h, w), gen,
+                          nonnegative=i % 2 == nonnegative_parity))
+    return cases
+
+
+def conv_cases(gen):
+    cases = matrix_cases("conv", CONV_MATRIX, gen, 0)
     layer = Layer("conv2d", torch.randn(8, 4, 3, 3, generator=gen),
                   torch.randn(8, generator=gen), 2, (1, 1, 1, 1), 1, 2, layout="nhwc")
     cases.append(Case("conv_nhwc_g2s2", [layer], (1, 9, 9, 8), gen, nonnegative=True))
@@ -330,13 +340,7 @@ SMALL_PLANE_MATRIX = [
 
 
 def small_plane_cases(gen):
-    cases = []
-    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(SMALL_PLANE_MATRIX):
-        layer = Layer("conv2d", torch.randn(f, c // g, k, k, generator=gen),
-                      torch.randn(f, generator=gen) if bias else None, s, pad, d, g)
-        name = f"plane_c{c}h{h}w{w}f{f}k{k}s{tag(s)}p{'-'.join(map(str, pad))}"
-        cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 1))
-    return cases
+    return matrix_cases("plane", SMALL_PLANE_MATRIX, gen, 1)
 
 
 # Convolutions whose channels are whole blocks of 8 and 16, for the int8
@@ -360,13 +364,7 @@ BLOCKED_MATRIX = [
 
 
 def blocked_cases(gen):
-    cases = []
-    for i, (n, c, h, w, f, k, s, pad, d, g, bias) in enumerate(BLOCKED_MATRIX):
-        layer = Layer("conv2d", torch.randn(f, c // g, k, k, generator=gen),
-                      torch.randn(f, generator=gen) if bias else None, s, pad, d, g)
-        name = (f"blocked_n{n}c{c}h{h}w{w}f{f}k{k}s{tag(s)}d{tag(d)}"
-                f"p{'-'.join(map(str, pad))}")
-        cases.append(Case(name, [layer], (n, c, h, w), gen, nonnegative=i % 2 == 0))
+    cases = matrix_cases("blocked", BLOCKED_MATRIX, gen, 0)
 
     # Consecutive blocked layers: the layout propagates through the
     # dequantize, ReLU and requantize between them, the residual add reads

@@ -52,6 +52,15 @@ bool isEpilogueResultType(Type from, Type to);
 /// and f16 tensors that its body widens (dlas-fuse-conversions).
 bool isEpilogueOperandType(Type element);
 
+/// `group`, a vector of 32 bits (4 i8 or 2 bf16 values), repeated over
+/// `lanes` 32-bit lanes: one 32-bit broadcast, the operand vpdpbusd and
+/// vdpbf16ps take for one row (GEMM) or output column (blocked kernel).
+Value broadcastGroup(OpBuilder &b, Location loc, Value group, int64_t lanes);
+
+/// The dot product on 32-bit groups of `input` at `lanes` 32-bit lanes:
+/// vpdpbusd for i8, vdpbf16ps for bf16 (LLVM intrinsic names).
+std::string dotProductIntrinsic(Type input, int64_t lanes);
+
 /// The global that `v` reads through contiguous reshapes (which keep its
 /// row-major order), if any.
 memref::GetGlobalOp globalBehindReshapes(Value v);
