@@ -112,7 +112,9 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   if (options.profileLayers)
     pm.addPass(createInstrumentLayers());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());
-  pm.addPass(createConvertSparseToLoops());
+  ConvertSparseToLoopsOptions sparseLoops;
+  sparseLoops.alignTapsMode = options.sparseAlignTaps;
+  pm.addPass(createConvertSparseToLoops(sparseLoops));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Conversions run inside the ops next to them: an i8 skip connection's

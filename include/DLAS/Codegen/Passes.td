@@ -1351,6 +1351,11 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "Gather the inputs of a one-position CSR tile (a batch-1 linear "
            "layer) a vector of non-zeros at a time (false: one 1-lane FMA "
            "per non-zero)">,
+    Option<"alignTapsMode", "align-taps", "std::string", "\"auto\"",
+           "Aligned taps: plane rows rounded up to whole vectors and a "
+           "shifted copy of the input per column offset, so that every load "
+           "is aligned: auto (16-lane targets, at most 1/8 more positions), "
+           "always or never">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

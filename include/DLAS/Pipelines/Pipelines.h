@@ -77,6 +77,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Sparse kernels for sparse constant weights "
                      "(dlas-sparsify policy): auto, always or never"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> sparseAlignTaps{
+      *this, "sparse-align-taps",
+      llvm::cl::desc("Aligned taps in sparse convolutions "
+                     "(convert-sparse-to-loops align-taps): auto, always or "
+                     "never"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> printSparsify{
       *this, "print-sparsify",
       llvm::cl::desc("Print dlas-sparsify's decision for every layer, and "

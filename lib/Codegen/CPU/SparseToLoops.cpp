@@ -39,7 +39,11 @@ int64_t ceilDiv(int64_t a, int64_t b) { return llvm::divideCeilSigned(a, b); }
 
 /// Parallel iterations a kernel offers at least (where it has the rows):
 /// a few per thread of the CPUs DLAS targets, for OpenMP's static schedule.
-constexpr int64_t kParallelIterations = 64;
+/// Not more: a chunk of output channels reads its tile's input slab from
+/// L1 once per row, so few rows per chunk read it from L2 again and again
+/// (ResNet-50's 14x14 3x3 layer at 10%, 2 tiles: chunks of 8 rows 0.320
+/// ms, of 32 rows 0.306; Zen 5, 1 thread).
+constexpr int64_t kParallelIterations = 16;
 
 /// Independent accumulator chains the kernel's FMAs should have at least:
 /// an FMA's latency (4 cycles) times the FMAs a core starts per cycle (2).
@@ -210,15 +214,18 @@ int64_t chooseBandRows(PoolShape pool, int64_t lanes, int64_t vectors) {
 
 /// Input-channel slabs ("units": a channel, `columnsPerUnit` weight
 /// columns each) such that a slab's share of a tile (`bytesPerUnit` per
-/// unit) fits half the L1, but with 8 stored blocks per row and slab on
+/// unit) fits the L1, but with 8 stored blocks per row and slab on
 /// average (each slab reloads and stores the accumulators); `forced` units
-/// per slab if positive.
+/// per slab if positive. (Half the L1 measured slower with aligned taps,
+/// whose slabs are 3x larger: the reloads of the partial sums cost more
+/// than the few input lines the output channels then read from L2.)
 void chooseSlabs(KernelShape &shape, const TargetShape &target,
                  const CompressedWeight &weight, int64_t units,
                  int64_t columnsPerUnit, int64_t bytesPerUnit, int64_t forced) {
   int64_t perSlab = forced;
   if (perSlab <= 0) {
-    perSlab = std::max<int64_t>(1, target.l1Bytes / 2 / std::max<int64_t>(bytesPerUnit, 1));
+    perSlab = std::max<int64_t>(1, target.l1Bytes /
+                                       std::max<int64_t>(bytesPerUnit, 1));
     double blocksPerUnit = static_cast<double>(weight.storedBlocks()) /
                            std::max<int64_t>(weight.blockRows(), 1) /
                            std::max<int64_t>(units, 1);
@@ -1222,14 +1229,21 @@ Value transpose(OpBuilder &b, Location loc, Value source,
 /// linalg.transpose did this in three passes (fill, copy, and the
 /// transpose's scalar loop nest: 0.5 ms of a 1.1 ms 10%-dense stride-2
 /// layer).
+///
+/// With `shifts` S > 1 every plane is followed by S - 1 copies of itself,
+/// copy s shifted left by s elements (flat), so that a tap s columns
+/// right of the output position reads copy s at the position's own
+/// alignment: with plane rows a whole number of vectors wide, every load
+/// of the kernel is then aligned (see alignTaps).
 class PhasePlaneCopier {
 public:
   PhasePlaneCopier(OpBuilder &b, Location loc, int64_t lanes)
       : b(b), loc(loc), lanes(lanes) {}
 
-  /// The planes as a memref<N x C x sh x sw x PH x PW>.
+  /// The planes as a memref<N x C x sh x sw x S x PH x PW> (without the
+  /// S dimension when S is 1).
   Value copy(Value input, ArrayRef<int64_t> pad, int64_t sh, int64_t sw,
-             int64_t planeHeight, int64_t planeWidth) {
+             int64_t shifts, int64_t planeHeight, int64_t planeWidth) {
     auto type = cast<RankedTensorType>(input.getType());
     int64_t n = type.getDimSize(0), c = type.getDimSize(1);
     int64_t h = type.getDimSize(2);
@@ -1241,11 +1255,13 @@ public:
     SmallVector<Value> dynamicImages;
     if (ShapedType::isDynamic(n))
       dynamicImages.push_back(images);
-    planes = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({n, c, sh, sw, planeHeight, planeWidth},
-                        b.getF32Type()),
-        dynamicImages, b.getI64IntegerAttr(64));
+    SmallVector<int64_t> shape{n, c, sh, sw};
+    if (shifts > 1)
+      shape.push_back(shifts);
+    shape.append({planeHeight, planeWidth});
+    planes = memref::AllocOp::create(b, loc,
+                                     MemRefType::get(shape, b.getF32Type()),
+                                     dynamicImages, b.getI64IntegerAttr(64));
     zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
     zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType(lanes), 0.0f));
@@ -1265,8 +1281,14 @@ public:
         int64_t colBegin = validBegin(pad[1] - px, sw, planeWidth);
         int64_t colEnd = validEnd(w - 1 + pad[1] - px, sw, planeWidth);
         SmallVector<Value> plane = {image, channel, index(py), index(px)};
+        if (shifts > 1)
+          plane.push_back(index(0));
         if (rowEnd <= rowBegin || colEnd <= colBegin) {
-          zeroRows(plane, 0, planeHeight);
+          for (int64_t s = 0; s < shifts; ++s) {
+            if (shifts > 1)
+              plane.back() = index(s);
+            zeroRows(plane, 0, planeHeight);
+          }
           continue;
         }
         zeroRows(plane, 0, rowBegin);
@@ -1284,6 +1306,7 @@ public:
               zeroColumns(to, colEnd, planeWidth);
               copyColumns(x, from, to, colBegin, colEnd, px - pad[1]);
             });
+        copyShifted(image, channel, py, px, shifts, planeHeight * planeWidth);
       }
     }
     return planes;
@@ -1398,6 +1421,38 @@ private:
     copyVector(index(last), index(first), pick);
   }
 
+  /// Copies 1..shifts-1 of plane (py, px), copy s[p] = plane[p + s] over
+  /// the flat plane of `size` elements (a multiple of the lanes), zeros
+  /// past its end: full vectors but the last, whose load is masked at the
+  /// plane's end. The plane was just written, so it is read from cache.
+  void copyShifted(Value image, Value channel, int64_t py, int64_t px,
+                   int64_t shifts, int64_t size) {
+    if (shifts <= 1)
+      return;
+    Value flat = memref::CollapseShapeOp::create(
+        b, loc, planes,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4}, {5, 6}});
+    auto slot = [&](int64_t s, Value p) -> SmallVector<Value> {
+      return {image, channel, index(py), index(px), index(s), p};
+    };
+    for (int64_t s = 1; s < shifts; ++s) {
+      dlas::buildForLoop(
+          b, loc, index(0), index(size - lanes), lanes, [&](Value p) {
+            Value from = arith::AddIOp::create(b, loc, p, index(s));
+            Value v = vector::LoadOp::create(b, loc, vectorType(lanes), flat,
+                                             slot(0, from));
+            vector::StoreOp::create(b, loc, v, flat, slot(s, p));
+          });
+      auto maskType = VectorType::get({lanes}, b.getI1Type());
+      Value mask = vector::ConstantMaskOp::create(b, loc, maskType,
+                                                  ArrayRef<int64_t>{lanes - s});
+      Value last = vector::MaskedLoadOp::create(
+          b, loc, vectorType(lanes), flat, slot(0, index(size - lanes + s)),
+          mask, zeros);
+      vector::StoreOp::create(b, loc, last, flat, slot(s, index(size - lanes)));
+    }
+  }
+
   OpBuilder &b;
   Location loc;
   int64_t lanes;
@@ -1458,6 +1513,28 @@ struct SparseToLoops
     return std::make_pair(std::move(*arrays), *target);
   }
 
+  /// Whether a convolution's taps are made aligned (PhasePlaneCopier's
+  /// shifted copies, planes a whole number of vectors wide). `auto`: on
+  /// 16-lane targets, where a tap off the vector grid makes every load of
+  /// a full tile split a cache line (Zen 5, 3x3 layers at 10%: 1.35-1.55x
+  /// the time of aligned loads), when rounding the plane's rows up costs
+  /// at most 1/8 more positions (not a 7x7 map's 9 -> 16) and the input is
+  /// copied anyway (padding or a column shift).
+  bool alignTaps(const TargetShape &target, int64_t rowShift, int64_t colShift,
+                 int64_t planeWidth, ArrayRef<int64_t> pad, int64_t sh,
+                 int64_t sw) const {
+    int64_t lanes = target.vectorWidth;
+    bool offGrid = colShift > 0 || (rowShift > 0 && planeWidth % lanes != 0);
+    if (alignTapsMode == "never" || !offGrid || colShift >= lanes)
+      return false;
+    if (alignTapsMode == "always")
+      return true;
+    bool copied = colShift > 0 || sh > 1 || sw > 1 ||
+                  llvm::any_of(pad, [](int64_t p) { return p != 0; });
+    int64_t rounded = llvm::alignTo(planeWidth, lanes);
+    return lanes >= 16 && copied && 8 * rounded <= 9 * planeWidth;
+  }
+
   LogicalResult lowerConv(sparse::Conv2DOp op, ModuleOp module,
                           SymbolTable &symbols) {
     auto inputs = kernelInputs(op, op.getFilter(), "filter", op.getInput());
@@ -1490,6 +1567,14 @@ struct SparseToLoops
                              (pooledCols - 1) * pool.strides[1] -
                                  pool.padding[1] + pool.kernel[1]});
     }
+    // Aligned taps: rows a whole number of vectors wide and a shifted copy
+    // of each plane per column offset, so that no load of the kernel
+    // splits a cache line.
+    int64_t shifts = 1;
+    if (alignTaps(target, rowShift, colShift, planeWidth, pad, sh, sw)) {
+      planeWidth = llvm::alignTo(planeWidth, target.vectorWidth);
+      shifts = colShift + 1;
+    }
     KernelShape shape;
     shape.images = n;
     shape.outputLength = oh * planeWidth;
@@ -1517,8 +1602,11 @@ struct SparseToLoops
     shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;
     shape.narrowOffsets = narrowOffsets;
     shape.gatherLanes = gatherLanesFor(shape, weight.block, target, gather);
+    int64_t unshiftedColumns = shifts > 1 ? 0 : colShift;
     chooseSlabs(shape, target, weight, c / groups, kh * kw,
-                sh * sw * (shape.tile() + rowShift * planeWidth + colShift) * 4,
+                sh * sw * shifts *
+                    (shape.tile() + rowShift * planeWidth + unshiftedColumns) *
+                    4,
                 slabChannels);
     // An unpadded stride-1 input whose rows are the planes' (no column
     // shift) is read in place, the last tile's loads masked at its end.
@@ -1533,7 +1621,7 @@ struct SparseToLoops
     // band may reach a tile past the output, which the planes make room
     // for.
     int64_t tiles = ceilDiv(shape.outputLength, shape.tile());
-    bool inPlace = !pool &&
+    bool inPlace = !pool && shifts == 1 && planeWidth == ow &&
                    llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
                    sh == 1 && sw == 1 && colShift == 0 &&
                    (tiles >= 2 || shape.outputLength % shape.tile() == 0);
@@ -1545,7 +1633,7 @@ struct SparseToLoops
                           planeWidth);
     shape.maskLoads = inPlace;
     int64_t planeSize = planeHeight * planeWidth;
-    __int128 total = static_cast<__int128>(c) * sh * sw * planeSize;
+    __int128 total = static_cast<__int128>(c) * sh * sw * shifts * planeSize;
     if (total > INT32_MAX)
       return op.emitOpError("input too large for the sparse kernel's 32-bit "
                             "offsets (")
@@ -1558,9 +1646,9 @@ struct SparseToLoops
     if (inPlace) {
       flat = collapseAfter(b, loc, op.getInput(), 1);
     } else {
-      Value planes =
-          PhasePlaneCopier(b, loc, shape.lanes)
-              .copy(op.getInput(), pad, sh, sw, planeHeight, planeWidth);
+      Value planes = PhasePlaneCopier(b, loc, shape.lanes)
+                         .copy(op.getInput(), pad, sh, sw, shifts, planeHeight,
+                               planeWidth);
       auto planesType = cast<MemRefType>(planes.getType());
       flat = collapseAfter(
           b, loc,
@@ -1579,7 +1667,11 @@ struct SparseToLoops
                         column / tapsPerChannel;
       int64_t ky = column % tapsPerChannel / kw, kx = column % kw;
       int64_t phase = (channel * sh + ky * dh % sh) * sw + kx * dw % sw;
-      return phase * planeSize + ky * dh / sh * planeWidth + kx * dw / sw;
+      int64_t columnShift = kx * dw / sw;
+      // (Column offset s reads shifted copy s at the row's own columns.)
+      int64_t copy = shifts > 1 ? columnShift : 0;
+      return (phase * shifts + copy) * planeSize + ky * dh / sh * planeWidth +
+             (columnShift - copy);
     };
     std::vector<int32_t> offsets = blockOffsets(weight, offset);
     // The shortcut is read at the output's positions: rows as wide as the
@@ -1674,6 +1766,12 @@ struct SparseToLoops
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (!llvm::is_contained({"auto", "always", "never"}, alignTapsMode)) {
+      module.emitError("convert-sparse-to-loops: align-taps must be auto, "
+                       "always or never, not '")
+          << alignTapsMode << "'";
+      return signalPassFailure();
+    }
     SymbolTable symbols(module);
     SmallVector<Operation *> layers;
     module.walk([&](Operation *op) {

@@ -513,21 +513,27 @@ FAMILIES = {"conv": conv_cases, "linear": linear_cases, "network": network_cases
 EXTRA_FAMILIES = {"full-conv": full_conv_cases}
 
 
-def with_target(run_args, target):
+def with_target(run_args, target, options=""):
+    """The case's dlas-run arguments with `target` and more pipeline
+    `options` in its --pipeline (one made for them where it has none)."""
+    if options and "--pipeline" not in run_args:
+        run_args = list(run_args) + ["--pipeline", "builtin.module(dlas-cpu-pipeline{})"]
     out = []
     for a in run_args:
-        if target and a.startswith("builtin.module(dlas-cpu-pipeline{"):
-            a = a.replace("dlas-cpu-pipeline{", f"dlas-cpu-pipeline{{target={target} ", 1)
+        if a.startswith("builtin.module(dlas-cpu-pipeline{"):
+            extra = (f"target={target} " if target else "") + (options + " " if options else "")
+            a = a.replace("dlas-cpu-pipeline{", "dlas-cpu-pipeline{" + extra, 1)
         out.append(a)
     return out
 
 
 def run_case(args, c, base, target):
     inputs = [a for i in range(len(c.inputs)) for a in ("--input", f"{base}.in{i}.npy")]
+    run_args = with_target(c.run_args, target, args.pipeline_options)
     cmd = [args.dlas_run, base + ".mlir", "--rtol", str(RTOL), "--atol", str(ATOL),
            "--num-threads", str(c.threads)] + inputs + [
-           "--expect", base + ".expected.npy"] + with_target(c.run_args, target)
-    if target and "--pipeline" not in c.run_args:
+           "--expect", base + ".expected.npy"] + run_args
+    if target and "--pipeline" not in run_args:
         cmd += ["--target", target]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
@@ -538,6 +544,9 @@ def main():
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--targets", default="",
                         help="space-separated targets (lit's %%exec_targets)")
+    parser.add_argument("--pipeline-options", default="",
+                        help="more dlas-cpu-pipeline options for every case "
+                             "(e.g. sparse-align-taps=always)")
     parser.add_argument("--family", action="append",
                         choices=sorted({**FAMILIES, **EXTRA_FAMILIES}))
     args = parser.parse_args()
