@@ -1290,7 +1290,7 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
 
     Tiles are the outer parallel loop and output channels the inner one, so
     that a tile's input is read from cache by every output channel. Where
-    that input exceeds half the L1 the reduction is split into slabs of
+    that input exceeds the L1 the reduction is split into slabs of
     input channels (each row's non-zeros of one slab at a time, the
     partial sums stored and reloaded between slabs; a slab keeps about 8
     stored blocks per row so that the reload pays off).
@@ -1337,7 +1337,7 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "Vectors of output positions per tile and row (0: by the "
            "register budget)">,
     Option<"slabChannels", "slab-channels", "int64_t", "0",
-           "Input channels (features) per slab (0: as many as half the L1 "
+           "Input channels (features) per slab (0: as many as the L1 "
            "holds of a tile's input)">,
     Option<"bakeLimit", "bake-limit", "int64_t", "0",
            "Bake the weights into the code (offsets and values as "
@@ -1351,11 +1351,12 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "Gather the inputs of a one-position CSR tile (a batch-1 linear "
            "layer) a vector of non-zeros at a time (false: one 1-lane FMA "
            "per non-zero)">,
-    Option<"alignTapsMode", "align-taps", "std::string", "\"auto\"",
+    Option<"alignTapsMode", "align-taps", "std::string", "\"never\"",
            "Aligned taps: plane rows rounded up to whole vectors and a "
            "shifted copy of the input per column offset, so that every load "
-           "is aligned: auto (16-lane targets, at most 1/8 more positions), "
-           "always or never">,
+           "is aligned: never (the default: faster at 1 thread, slower at "
+           "2, docs/Sparse.md), auto (16-lane targets, at most 1/8 more "
+           "positions) or always">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

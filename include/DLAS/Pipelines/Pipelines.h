@@ -80,9 +80,9 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<std::string> sparseAlignTaps{
       *this, "sparse-align-taps",
       llvm::cl::desc("Aligned taps in sparse convolutions "
-                     "(convert-sparse-to-loops align-taps): auto, always or "
-                     "never"),
-      llvm::cl::init("auto")};
+                     "(convert-sparse-to-loops align-taps): never, auto or "
+                     "always"),
+      llvm::cl::init("never")};
   PassOptions::Option<bool> printSparsify{
       *this, "print-sparsify",
       llvm::cl::desc("Print dlas-sparsify's decision for every layer, and "

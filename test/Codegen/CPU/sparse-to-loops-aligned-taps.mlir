@@ -5,10 +5,10 @@
 // plane is followed by a copy of itself shifted left by 1, ..., colShift
 // elements (flat), so tap (c, ky, kx) reads copy kx at offset
 // ky * rowWidth: every offset is a multiple of the lanes.
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" --canonicalize --cse | FileCheck %s
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=NEVER
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=auto" --canonicalize --cse | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" --canonicalize --cse | FileCheck %s --check-prefix=NEVER
 // RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=always" --canonicalize --cse | FileCheck %s --check-prefix=ALWAYS
-// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops --canonicalize --cse | FileCheck %s --check-prefix=V3
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops=align-taps=auto --canonicalize --cse | FileCheck %s --check-prefix=V3
 // RUN: not dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
@@ -39,7 +39,8 @@
 // CHECK: vector.constant_mask [14] : vector<16xi1>
 // CHECK: vector.maskedload %[[FLAT]][%c0, %[[C]], %c0, %c0, %c0, %c130]
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3, 4, 5, 6]] : tensor<1x2x1x1x3x9x16xf32> into tensor<1x864xf32>
-// Without: one plane per channel, offsets c * 144 + ky * 16 + kx.
+// Without (`never`, the default): one plane per channel, offsets c * 144
+// + ky * 16 + kx.
 // NEVER-LABEL: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi16> = dense<[0, 177, 18, 161]>
 // NEVER: memref.alloc() {alignment = 64 : i64} : memref<1x2x1x1x9x16xf32>
 // NEVER-NOT: memref.collapse_shape
