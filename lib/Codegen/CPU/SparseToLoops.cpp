@@ -216,9 +216,10 @@ int64_t chooseBandRows(PoolShape pool, int64_t lanes, int64_t vectors) {
 /// columns each) such that a slab's share of a tile (`bytesPerUnit` per
 /// unit) fits the L1, but with 8 stored blocks per row and slab on
 /// average (each slab reloads and stores the accumulators); `forced` units
-/// per slab if positive. (Half the L1 measured slower with aligned taps,
-/// whose slabs are 3x larger: the reloads of the partial sums cost more
-/// than the few input lines the output channels then read from L2.)
+/// per slab if positive. (Half the L1 reloaded the partial sums more often
+/// than the input lines it saved from L2 cost: with 16 parallel
+/// iterations, ResNet-50's conv set at 10% went 3.11 -> 2.87 ms, Zen 5, 1
+/// thread.)
 void chooseSlabs(KernelShape &shape, const TargetShape &target,
                  const CompressedWeight &weight, int64_t units,
                  int64_t columnsPerUnit, int64_t bytesPerUnit, int64_t forced) {
@@ -1516,10 +1517,11 @@ struct SparseToLoops
   /// Whether a convolution's taps are made aligned (PhasePlaneCopier's
   /// shifted copies, planes a whole number of vectors wide). `auto`: on
   /// 16-lane targets, where a tap off the vector grid makes every load of
-  /// a full tile split a cache line (Zen 5, 3x3 layers at 10%: 1.35-1.55x
-  /// the time of aligned loads), when rounding the plane's rows up costs
-  /// at most 1/8 more positions (not a 7x7 map's 9 -> 16) and the input is
-  /// copied anyway (padding or a column shift).
+  /// a full tile split a cache line, when rounding the plane's rows up
+  /// costs at most 1/8 more positions (not a 7x7 map's 9 -> 16) and the
+  /// input is copied anyway (padding or a column shift). `never` is the
+  /// default: on Zen 5 aligned taps were 1.1-1.2x faster at 1 thread but
+  /// 1.3-1.45x slower at 2 (the input three times larger; docs/Sparse.md).
   bool alignTaps(const TargetShape &target, int64_t rowShift, int64_t colShift,
                  int64_t planeWidth, ArrayRef<int64_t> pad, int64_t sh,
                  int64_t sw) const {
