@@ -15,12 +15,30 @@
 
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace mlir::dlas::onnximport {
+
+/// a * b for sizes from untrusted models: saturated at INT64_MAX instead of
+/// overflowing (found to matter by dlas-fuzz-onnx on shape attributes and
+/// on tensor dims).
+inline int64_t mulSat(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max()
+                                          : r;
+}
+
+/// The product of `sizes`, saturated at INT64_MAX.
+inline int64_t product(ArrayRef<int64_t> sizes) {
+  int64_t r = 1;
+  for (int64_t s : sizes)
+    r = mulSat(r, s);
+  return r;
+}
 
 /// A constant known at import time: initializers, Constant nodes and the
 /// results of folded shape arithmetic. Float data stays f32; integer data of
@@ -49,7 +67,9 @@ struct HostTensor {
            dtype == onnx::TensorProto::FLOAT16 ||
            dtype == onnx::TensorProto::BFLOAT16;
   }
-  int64_t numElements() const;
+  /// The shape's product, saturated at INT64_MAX (a shape from an
+  /// untrusted model may overflow; no data matches such a count).
+  int64_t numElements() const { return product(shape); }
   /// Appends a floating value rounded to f32 when that is the type, so
   /// that folds compute as the run-time f32 ops would.
   void pushFloat(double v) {

@@ -50,13 +50,6 @@ static constexpr int64_t kMaxAdaptedOpset = 22;
 // HostTensor
 //===----------------------------------------------------------------------===//
 
-int64_t HostTensor::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 HostTensor HostTensor::ofInts(ArrayRef<int64_t> shape,
                               std::vector<int64_t> values) {
   HostTensor t;

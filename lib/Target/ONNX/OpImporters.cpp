@@ -661,22 +661,6 @@ onnximport::reshapeSizes(NodeContext &ctx, ArrayRef<int64_t> shape) {
 
 namespace {
 
-/// a * b for sizes from untrusted models: saturated at INT64_MAX instead of
-/// overflowing (found to matter by dlas-fuzz-onnx on shape attributes).
-int64_t mulSat(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max()
-                                          : r;
-}
-
-/// The product of `sizes`, saturated at INT64_MAX.
-int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t r = 1;
-  for (int64_t s : sizes)
-    r = mulSat(r, s);
-  return r;
-}
-
 /// The most elements an import-time fold may produce (64 MiB of f32).
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
 
