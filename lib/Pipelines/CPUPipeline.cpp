@@ -114,6 +114,7 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalg());
   ConvertSparseToLoopsOptions sparseLoops;
   sparseLoops.alignTapsMode = options.sparseAlignTaps;
+  sparseLoops.shiftTapsMode = options.sparseShiftTaps;
   pm.addPass(createConvertSparseToLoops(sparseLoops));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -1295,6 +1295,14 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
     partial sums stored and reloaded between slabs; a slab keeps about 8
     stored blocks per row so that the reload pays off).
 
+    Register shifts (`shift-taps`, on by default where rounding the
+    planes' rows up to whole vectors costs at most 1/8 more positions):
+    each row's stored blocks of a slab are grouped by their tap's column
+    shift s at compile time; group s reads its taps s elements early, on
+    the vector grid, over one vector more than the tile, and its sums are
+    shifted left by s lanes (a `vector.shuffle` of two vectors) into the
+    tile's accumulators, so no load splits a cache line.
+
     The offsets of every weight column are computed at compile time and
     stored with the positions (i32) and values in private constant
     `memref.global`s; the kernel reads these compact arrays. Offsets are
@@ -1357,6 +1365,12 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "is aligned: never (the default: faster at 1 thread, slower at "
            "2, docs/Sparse.md), auto (16-lane targets, at most 1/8 more "
            "positions) or always">,
+    Option<"shiftTapsMode", "shift-taps", "std::string", "\"auto\"",
+           "Register shifts: plane rows rounded up to whole vectors, taps "
+           "read on the vector grid (one vector more per tile) and shifted "
+           "into place with a shuffle: auto (where some tap is off the grid "
+           "and the rounding costs at most 1/8 more positions), always or "
+           "never">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

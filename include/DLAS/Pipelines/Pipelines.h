@@ -83,6 +83,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(convert-sparse-to-loops align-taps): never, auto or "
                      "always"),
       llvm::cl::init("never")};
+  PassOptions::Option<std::string> sparseShiftTaps{
+      *this, "sparse-shift-taps",
+      llvm::cl::desc("Register shifts in sparse convolutions "
+                     "(convert-sparse-to-loops shift-taps): auto, always or "
+                     "never"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> printSparsify{
       *this, "print-sparsify",
       llvm::cl::desc("Print dlas-sparsify's decision for every layer, and "

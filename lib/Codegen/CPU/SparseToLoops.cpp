@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace mlir::dlas {
 #define GEN_PASS_DEF_CONVERTSPARSETOLOOPS
@@ -140,6 +141,19 @@ struct KernelShape {
   int64_t gatherLanes = 0;
   std::optional<PoolShape> pool;
   std::optional<RowTiles> rowTiles;
+  // Register shifts: the stored blocks of each row and slab come in
+  // `shiftGroups` groups by their tap's column shift s; group s reads its
+  // taps s elements early (on the vector grid, where the planes' rows are
+  // whole vectors), one vector more per tile, and its sums are shifted
+  // left by s lanes (a shuffle of two vectors) into the accumulators.
+  int64_t shiftGroups = 1;
+  // Parallel iterations ordered (image, tile, chunk) instead of (image,
+  // chunk, tile): with a copied input, OpenMP's static schedule then gives
+  // each thread the tiles whose plane rows it copied itself (the copy's
+  // bands follow the tiles), so the kernel reads them from its own cache
+  // instead of from the other core's (ResNet-50's stride-2 3x3 layer, 2
+  // threads: the kernel 0.36 -> 0.17 ms with planes already in place).
+  bool spatialMajor = false;
   int64_t tile() const { return lanes * vectorsPerTile; }
   /// Tiles of a band (a fused pool's): its rows' positions, rounded up.
   int64_t tilesPerBand() const {
@@ -419,6 +433,44 @@ std::vector<int32_t> slabStarts(const CompressedWeight &weight,
   return starts;
 }
 
+/// Register shifts (KernelShape::shiftGroups): `weight` with each row's
+/// stored blocks of each slab ordered by their tap's column shift
+/// (`shiftOf(column)`, below `groups`), and per row, slab and shift the
+/// first stored block, then the row's end (the kernel's slab array).
+std::pair<CompressedWeight, std::vector<int32_t>>
+groupByShift(const CompressedWeight &weight, int64_t slabColumns,
+             int64_t slabs, int64_t groups,
+             function_ref<int64_t(int64_t)> shiftOf) {
+  CompressedWeight grouped = weight;
+  std::vector<int32_t> starts;
+  int64_t size = weight.block.size(), cols = weight.block.cols;
+  for (int64_t row = 0; row < weight.blockRows(); ++row) {
+    int32_t k = weight.positions[row], end = weight.positions[row + 1];
+    int32_t next = k;
+    for (int64_t slab = 0; slab < slabs; ++slab) {
+      int32_t slabEnd = k;
+      while (slabEnd < end && (slab == slabs - 1 ||
+                               weight.coordinates[slabEnd] * cols <
+                                   (slab + 1) * slabColumns))
+        ++slabEnd;
+      for (int64_t g = 0; g < groups; ++g) {
+        starts.push_back(next);
+        for (int32_t m = k; m < slabEnd; ++m) {
+          if (shiftOf(weight.coordinates[m] * cols) != g)
+            continue;
+          grouped.coordinates[next] = weight.coordinates[m];
+          std::copy_n(weight.values.begin() + m * size, size,
+                      grouped.values.begin() + next * size);
+          ++next;
+        }
+      }
+      k = slabEnd;
+    }
+    starts.push_back(end);
+  }
+  return {std::move(grouped), std::move(starts)};
+}
+
 using AccumulatorIndexFn = function_ref<SmallVector<Value>(
     OpBuilder &, Location, Value row, Value position)>;
 /// Emits one tile of `vectors` vectors of a band into `scratch` (at
@@ -438,6 +490,30 @@ using BandTileEmitter = function_ref<void(
 /// to -inf, and a window's columns left of column 0 are the previous
 /// row's last ones (the row width leaves room for that, see lowerConv);
 /// window rows outside the convolution are skipped.
+/// The kernel's parallel loop over images, `chunks` block-row chunks and
+/// `items` spatial items (tiles or bands), chunk-major or, with
+/// `spatialMajor`, item-major; `body` gets (image, chunk, item) either way.
+void buildKernelParallel(
+    OpBuilder &b, Location loc, Value output, int64_t chunks, int64_t items,
+    bool spatialMajor,
+    function_ref<void(OpBuilder &, Location, Value, Value, Value)> body) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = index(0), one = index(1);
+  Value inner = index(spatialMajor ? chunks : items);
+  Value outer = index(spatialMajor ? items : chunks);
+  scf::ParallelOp::create(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{imageCount(b, loc, output), outer, inner},
+      ValueRange{one, one, one},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value chunk = spatialMajor ? ivs[2] : ivs[1];
+        Value item = spatialMajor ? ivs[1] : ivs[2];
+        body(b, loc, ivs[0], chunk, item);
+      });
+}
+
 void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
                      BlockShape block, ArrayRef<int32_t> chunkStarts,
                      Value chunkArray, Value output, BandTileEmitter emitTile) {
@@ -484,16 +560,12 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
   Value lowest = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(negInf));
   Value lowestVector = arith::ConstantOp::create(
       b, loc, vectorType, DenseElementsAttr::get(vectorType, negInf));
-  Value zero = index(b, 0), one = index(b, 1);
+  Value zero = index(b, 0);
   int64_t chunks = chunkStarts.size() - 1;
 
-  scf::ParallelOp::create(
-      b, loc, ValueRange{zero, zero, zero},
-      ValueRange{imageCount(b, loc, output), index(b, chunks),
-                 index(b, pool.bands())},
-      ValueRange{one, one, one},
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value image = ivs[0], chunk = ivs[1], band = ivs[2];
+  buildKernelParallel(
+      b, loc, output, chunks, pool.bands(), shape.spatialMajor,
+      [&](OpBuilder &b, Location loc, Value image, Value chunk, Value band) {
         // Freed by the buffer deallocation pass at the iteration's end.
         Value scratch = memref::AllocOp::create(b, loc, scratchType,
                                                 b.getI64IntegerAttr(64));
@@ -675,23 +747,19 @@ void emitPooledBands(OpBuilder &b, Location loc, const KernelShape &shape,
 /// flat position y * Wq + j * vectors * lanes and writes the compact output
 /// (memref<NI x rows x OH*OW>) from y * OW + j * vectors * lanes.
 void emitRowTiles(OpBuilder &b, Location loc, const RowTiles &tiles,
-                  int64_t chunks, Value output, BandTileEmitter emitTile) {
+                  int64_t chunks, bool spatialMajor, Value output,
+                  BandTileEmitter emitTile) {
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value zero = index(b, 0), one = index(b, 1);
   int64_t tileWidth = tiles.vectors * tiles.lanes;
-  scf::ParallelOp::create(
-      b, loc, ValueRange{zero, zero, zero},
-      ValueRange{imageCount(b, loc, output), index(b, chunks),
-                 index(b, tiles.tiles())},
-      ValueRange{one, one, one},
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value image = ivs[0], chunk = ivs[1];
+  buildKernelParallel(
+      b, loc, output, chunks, tiles.tiles(), spatialMajor,
+      [&](OpBuilder &b, Location loc, Value image, Value chunk, Value item) {
         Value tilesPerRow = index(b, tiles.tilesPerRow);
-        Value row = arith::DivUIOp::create(b, loc, ivs[2], tilesPerRow);
+        Value row = arith::DivUIOp::create(b, loc, item, tilesPerRow);
         Value column = arith::MulIOp::create(
-            b, loc, arith::RemUIOp::create(b, loc, ivs[2], tilesPerRow),
+            b, loc, arith::RemUIOp::create(b, loc, item, tilesPerRow),
             index(b, tileWidth));
         Value tileStart = arith::AddIOp::create(
             b, loc,
@@ -713,7 +781,7 @@ void emitRowTiles(OpBuilder &b, Location loc, const RowTiles &tiles,
                           output, outputIndex);
         Value last = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::eq,
-            arith::RemUIOp::create(b, loc, ivs[2], tilesPerRow),
+            arith::RemUIOp::create(b, loc, item, tilesPerRow),
             index(b, tiles.tilesPerRow - 1));
         scf::IfOp::create(
             b, loc, last,
@@ -804,13 +872,21 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
     scf::ForOp::create(
         b, loc, firstBlockRow, lastBlockRow, one, ValueRange{},
         [&](OpBuilder &b, Location loc, Value blockRow, ValueRange) {
+          // Row blockRow's stored blocks of slab `slab`, shift group g:
+          // [groupStart(g), groupStart(g + 1)).
+          int64_t groups = shape.shiftGroups;
           Value slot = arith::AddIOp::create(
               b, loc,
-              arith::MulIOp::create(b, loc, blockRow, index(b, shape.slabs + 1)),
-              slab);
-          Value begin = loadIndex(b, loc, arrays.slabs, slot);
-          Value end = loadIndex(b, loc, arrays.slabs,
-                                arith::AddIOp::create(b, loc, slot, one));
+              arith::MulIOp::create(b, loc, blockRow,
+                                    index(b, shape.slabs * groups + 1)),
+              arith::MulIOp::create(b, loc, slab, index(b, groups)));
+          auto groupStart = [&](int64_t g) {
+            return loadIndex(
+                b, loc, arrays.slabs,
+                g == 0 ? slot : arith::AddIOp::create(b, loc, slot, index(b, g)));
+          };
+          Value begin = groupStart(0);
+          Value end = groupStart(1);
           Value firstRow =
               arith::MulIOp::create(b, loc, blockRow, index(b, block.rows));
           SmallVector<Value> rows;
@@ -860,15 +936,18 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
           }
           // One stored block: its columns' input vectors times its values,
           // into the accumulators.
+          // `width` vectors of positions: the tile's, or one more for a
+          // shift group.
           auto accumulate = [&](OpBuilder &b, Location loc,
                                 SmallVector<Value> &next,
                                 function_ref<Value(int64_t)> offsetOf,
-                                function_ref<Value(int64_t, int64_t)> valueOf) {
+                                function_ref<Value(int64_t, int64_t)> valueOf,
+                                int64_t width) {
             for (int64_t j = 0; j < block.cols; ++j) {
               Value offset =
                   arith::AddIOp::create(b, loc, offsetOf(j), tileStart);
               SmallVector<Value> x;
-              for (int64_t u = 0; u < vectors; ++u)
+              for (int64_t u = 0; u < width; ++u)
                 x.push_back(load(
                     b, loc, input,
                     {image, arith::AddIOp::create(b, loc, offset,
@@ -876,8 +955,8 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                     shape.inputLength, u >= maskedFrom && shape.maskLoads));
               for (int64_t i = 0; i < block.rows; ++i) {
                 Value w = valueOf(i, j);
-                for (int64_t u = 0; u < vectors; ++u) {
-                  Value &a = next[i * vectors + u];
+                for (int64_t u = 0; u < width; ++u) {
+                  Value &a = next[i * width + u];
                   a = vector::FMAOp::create(b, loc, w, x[u], a);
                 }
               }
@@ -894,7 +973,8 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
             // Stored block `storedBlock`'s FMAs into `next`.
             auto accumulateBlock = [&](OpBuilder &b, Location loc,
                                        Value storedBlock,
-                                       SmallVector<Value> &next) {
+                                       SmallVector<Value> &next,
+                                       int64_t width) {
               accumulate(
                   b, loc, next,
                   [&](int64_t j) {
@@ -916,58 +996,86 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                         b, loc, vectorType,
                         memref::LoadOp::create(b, loc, arrays.values,
                                                valueIndex));
-                  });
+                  },
+                  width);
             };
-            // Few accumulators (a 1-lane tile of a batch-1 linear layer, a
-            // 7x7 map's few vectors) would make every stored block wait
-            // for the FMA before it (a chain of the FMA's latency per
-            // block): `sets` interleaved sets of accumulators take
-            // consecutive blocks and are added at the end.
-            int64_t perSet = block.rows * vectors;
-            int64_t sets = std::clamp<int64_t>(kMinChains / perSet, 1, 4);
-            Value step = index(b, sets);
-            Value count = arith::SubIOp::create(b, loc, end, begin);
-            Value pairedEnd =
-                sets == 1 ? end
-                          : arith::SubIOp::create(
-                                b, loc, end,
-                                arith::RemUIOp::create(b, loc, count, step));
-            SmallVector<Value> setInit(init);
-            for (int64_t k = 1; k < sets; ++k)
-              setInit.append(perSet, zeroVector);
-            auto blocks = scf::ForOp::create(
-                b, loc, begin, pairedEnd, step, setInit,
-                [&](OpBuilder &b, Location loc, Value first, ValueRange acc) {
-                  SmallVector<Value> next(acc.begin(), acc.end());
-                  for (int64_t k = 0; k < sets; ++k) {
-                    SmallVector<Value> set(next.begin() + k * perSet,
-                                           next.begin() + (k + 1) * perSet);
-                    accumulateBlock(b, loc,
-                                    k == 0 ? first
-                                           : arith::AddIOp::create(
-                                                 b, loc, first, index(b, k)),
-                                    set);
-                    llvm::copy(set, next.begin() + k * perSet);
-                  }
-                  scf::YieldOp::create(b, loc, next);
-                });
-            sums.assign(blocks.getResults().begin(),
-                        blocks.getResults().begin() + perSet);
-            for (int64_t k = 1; k < sets; ++k)
-              for (int64_t a = 0; a < perSet; ++a)
-                sums[a] = arith::AddFOp::create(
-                    b, loc, sums[a], blocks.getResult(k * perSet + a));
-            if (sets > 1) {
-              // The blocks left over (fewer than `sets`), into the sum.
-              auto rest = scf::ForOp::create(
-                  b, loc, pairedEnd, end, one, sums,
-                  [&](OpBuilder &b, Location loc, Value storedBlock,
-                      ValueRange acc) {
+            // The stored blocks [first, last) into `init` (block.rows x
+            // width accumulators).
+            auto runBlocks = [&](OpBuilder &b, Location loc, Value first,
+                                 Value last, SmallVector<Value> init,
+                                 int64_t width) -> SmallVector<Value> {
+              // Few accumulators (a 1-lane tile of a batch-1 linear layer, a
+              // 7x7 map's few vectors) would make every stored block wait
+              // for the FMA before it (a chain of the FMA's latency per
+              // block): `sets` interleaved sets of accumulators take
+              // consecutive blocks and are added at the end.
+              int64_t perSet = block.rows * width;
+              int64_t sets = std::clamp<int64_t>(kMinChains / perSet, 1, 4);
+              Value step = index(b, sets);
+              Value count = arith::SubIOp::create(b, loc, last, first);
+              Value pairedEnd =
+                  sets == 1 ? last
+                            : arith::SubIOp::create(
+                                  b, loc, last,
+                                  arith::RemUIOp::create(b, loc, count, step));
+              SmallVector<Value> setInit(init);
+              for (int64_t k = 1; k < sets; ++k)
+                setInit.append(perSet, zeroVector);
+              auto blocks = scf::ForOp::create(
+                  b, loc, first, pairedEnd, step, setInit,
+                  [&](OpBuilder &b, Location loc, Value k0, ValueRange acc) {
                     SmallVector<Value> next(acc.begin(), acc.end());
-                    accumulateBlock(b, loc, storedBlock, next);
+                    for (int64_t k = 0; k < sets; ++k) {
+                      SmallVector<Value> set(next.begin() + k * perSet,
+                                             next.begin() + (k + 1) * perSet);
+                      accumulateBlock(b, loc,
+                                      k == 0 ? k0
+                                             : arith::AddIOp::create(
+                                                   b, loc, k0, index(b, k)),
+                                      set, width);
+                      llvm::copy(set, next.begin() + k * perSet);
+                    }
                     scf::YieldOp::create(b, loc, next);
                   });
-              sums.assign(rest.getResults().begin(), rest.getResults().end());
+              SmallVector<Value> result;
+              result.assign(blocks.getResults().begin(),
+                          blocks.getResults().begin() + perSet);
+              for (int64_t k = 1; k < sets; ++k)
+                for (int64_t a = 0; a < perSet; ++a)
+                  result[a] = arith::AddFOp::create(
+                      b, loc, result[a], blocks.getResult(k * perSet + a));
+              if (sets > 1) {
+                // The blocks left over (fewer than `sets`), into the sum.
+                auto rest = scf::ForOp::create(
+                    b, loc, pairedEnd, last, one, result,
+                    [&](OpBuilder &b, Location loc, Value storedBlock,
+                        ValueRange acc) {
+                      SmallVector<Value> next(acc.begin(), acc.end());
+                      accumulateBlock(b, loc, storedBlock, next, width);
+                      scf::YieldOp::create(b, loc, next);
+                    });
+                result.assign(rest.getResults().begin(), rest.getResults().end());
+              }
+              return result;
+            };
+            sums = runBlocks(b, loc, begin, end, init, vectors);
+            // Shift group g: its sums over one vector more, taken g lanes
+            // on (two vectors shuffled) into the tile's accumulators.
+            for (int64_t g = 1; g < groups; ++g) {
+              SmallVector<Value> zeros(block.rows * (vectors + 1), zeroVector);
+              SmallVector<Value> shifted = runBlocks(
+                  b, loc, groupStart(g), groupStart(g + 1), zeros, vectors + 1);
+              SmallVector<int64_t> lanesFrom(lanes);
+              std::iota(lanesFrom.begin(), lanesFrom.end(), g);
+              for (int64_t i = 0; i < block.rows; ++i)
+                for (int64_t u = 0; u < vectors; ++u) {
+                  Value low = shifted[i * (vectors + 1) + u];
+                  Value high = shifted[i * (vectors + 1) + u + 1];
+                  Value part =
+                      vector::ShuffleOp::create(b, loc, low, high, lanesFrom);
+                  Value &sum = sums[i * vectors + u];
+                  sum = arith::AddFOp::create(b, loc, sum, part);
+                }
             }
           } else {
             // Baked: a case per (block row, slab) that has stored blocks,
@@ -996,7 +1104,8 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
                           DenseElementsAttr::get(
                               vectorType,
                               weight.values[k * block.size() + i * block.cols + j]));
-                    });
+                    },
+                    vectors);
               scf::YieldOp::create(cb, loc, next);
             }
             Block &fallback = sw.getDefaultRegion().emplaceBlock();
@@ -1049,7 +1158,7 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
     return;
   }
   if (shape.rowTiles) {
-    emitRowTiles(b, loc, *shape.rowTiles, chunks, output,
+    emitRowTiles(b, loc, *shape.rowTiles, chunks, shape.spatialMajor, output,
                  [&](OpBuilder &b, Location loc, Value image, Value chunk,
                      Value tileStart, int64_t vectors, Value output,
                      AccumulatorIndexFn outputIndex) {
@@ -1064,32 +1173,29 @@ void buildKernel(OpBuilder &b, Location loc, const KernelShape &shape,
   int64_t lastVectors = ceilDiv(lastPositions, lanes);
   int64_t lastUnmasked = lastPositions / lanes;
   bool maskedTail = lastPositions != shape.tile();
-  scf::ParallelOp::create(
-      b, loc, ValueRange{zero, zero, zero},
-      ValueRange{imageCount(b, loc, output), index(b, chunks), index(b, tiles)},
-      ValueRange{one, one, one},
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value image = ivs[0];
+  buildKernelParallel(
+      b, loc, output, chunks, tiles, shape.spatialMajor,
+      [&](OpBuilder &b, Location loc, Value image, Value chunk, Value tile) {
         auto outputIndex = [&](OpBuilder &, Location, Value row,
                                Value position) -> SmallVector<Value> {
           return {image, row, position};
         };
         Value tileStart =
-            arith::MulIOp::create(b, loc, ivs[2], index(b, shape.tile()));
+            arith::MulIOp::create(b, loc, tile, index(b, shape.tile()));
         if (!maskedTail)
-          return emitTile(b, loc, image, ivs[1], tileStart, fullVectors,
+          return emitTile(b, loc, image, chunk, tileStart, fullVectors,
                           fullVectors, output, outputIndex);
         Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           ivs[2], index(b, tiles - 1));
+                                           tile, index(b, tiles - 1));
         scf::IfOp::create(
             b, loc, last,
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, image, ivs[1], tileStart, lastVectors,
+              emitTile(b, loc, image, chunk, tileStart, lastVectors,
                        lastUnmasked, output, outputIndex);
               scf::YieldOp::create(b, loc);
             },
             [&](OpBuilder &b, Location loc) {
-              emitTile(b, loc, image, ivs[1], tileStart, fullVectors,
+              emitTile(b, loc, image, chunk, tileStart, fullVectors,
                        fullVectors, output, outputIndex);
               scf::YieldOp::create(b, loc);
             });
@@ -1124,7 +1230,8 @@ Value toBuffer(OpBuilder &b, Location loc, Value tensor) {
 Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
                 SymbolTable &symbols, const KernelShape &shape,
                 const CompressedWeight &weight, ArrayRef<int32_t> offsets,
-                Value flatInput, Value bias, Value flatResidual = {}) {
+                Value flatInput, Value bias, Value flatResidual = {},
+                ArrayRef<int32_t> groupStarts = {}) {
   // Enough parallel iterations for the threads a CPU runs: block-row
   // chunks make up for few images and tiles.
   int64_t spatialItems = shape.pool       ? shape.pool->bands()
@@ -1136,7 +1243,9 @@ Value runKernel(OpBuilder &b, Location loc, ModuleOp module,
       weight, ceilDiv(kParallelIterations,
                       std::max<int64_t>(knownImages * spatialItems, 1)));
   std::vector<int32_t> slabs =
-      slabStarts(weight, shape.slabColumns, shape.slabs);
+      shape.shiftGroups > 1
+          ? std::vector<int32_t>(groupStarts.begin(), groupStarts.end())
+          : slabStarts(weight, shape.slabColumns, shape.slabs);
   KernelArrays arrays = createArrays(b, loc, module, symbols, weight, offsets,
                                      chunks, slabs, shape.narrowOffsets);
   Value input = toBuffer(b, loc, flatInput);
@@ -1231,20 +1340,36 @@ Value transpose(OpBuilder &b, Location loc, Value source,
 /// transpose's scalar loop nest: 0.5 ms of a 1.1 ms 10%-dense stride-2
 /// layer).
 ///
+/// The copy runs in parallel over (image, band, channel), band i being
+/// plane rows [start(i), start(i + 1)) with start(i) = min(i * rowsNum /
+/// rowsDen, PH) (the last band ending at PH): the bands follow the
+/// kernel's tiles, so that with spatial-major kernel iterations
+/// (KernelShape::spatialMajor) OpenMP's static schedule hands each thread
+/// the planes' rows it reads. One band is the whole plane.
+///
 /// With `shifts` S > 1 every plane is followed by S - 1 copies of itself,
 /// copy s shifted left by s elements (flat), so that a tap s columns
 /// right of the output position reads copy s at the position's own
 /// alignment: with plane rows a whole number of vectors wide, every load
 /// of the kernel is then aligned (see alignTaps).
+struct PlaneBands {
+  int64_t count = 1;
+  int64_t rowsNum = 0, rowsDen = 1;
+};
+
 class PhasePlaneCopier {
 public:
   PhasePlaneCopier(OpBuilder &b, Location loc, int64_t lanes)
       : b(b), loc(loc), lanes(lanes) {}
 
   /// The planes as a memref<N x C x sh x sw x S x PH x PW> (without the
-  /// S dimension when S is 1).
+  /// S dimension when S is 1). Shifted copies (S > 1) need whole planes
+  /// (one band).
   Value copy(Value input, ArrayRef<int64_t> pad, int64_t sh, int64_t sw,
-             int64_t shifts, int64_t planeHeight, int64_t planeWidth) {
+             int64_t shifts, int64_t planeHeight, int64_t planeWidth,
+             PlaneBands bands) {
+    assert((shifts == 1 || bands.count == 1) &&
+           "shifted plane copies read across bands");
     auto type = cast<RankedTensorType>(input.getType());
     int64_t n = type.getDimSize(0), c = type.getDimSize(1);
     int64_t h = type.getDimSize(2);
@@ -1267,12 +1392,30 @@ public:
     zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType(lanes), 0.0f));
     auto parallel = scf::ParallelOp::create(
-        b, loc, ValueRange{index(0), index(0)}, ValueRange{images, index(c)},
-        ValueRange{index(1), index(1)});
+        b, loc, ValueRange{index(0), index(0), index(0)},
+        ValueRange{images, index(bands.count), index(c)},
+        ValueRange{index(1), index(1), index(1)});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(parallel.getBody());
     Value image = parallel.getInductionVars()[0];
-    Value channel = parallel.getInductionVars()[1];
+    Value band = parallel.getInductionVars()[1];
+    Value channel = parallel.getInductionVars()[2];
+    // The band's rows [bandBegin, bandEnd).
+    Value bandBegin = index(0), bandEnd = index(planeHeight);
+    if (bands.count > 1) {
+      bandBegin = bandStart(band, bands, planeHeight);
+      Value next = arith::AddIOp::create(b, loc, band, index(1));
+      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         next, index(bands.count));
+      bandEnd = arith::SelectOp::create(b, loc, last, index(planeHeight),
+                                        bandStart(next, bands, planeHeight));
+    }
+    auto clampBelow = [&](Value v, int64_t low) {
+      return b.createOrFold<arith::MaxSIOp>(loc, v, index(low));
+    };
+    auto clampAbove = [&](Value v, int64_t high) {
+      return b.createOrFold<arith::MinSIOp>(loc, v, index(high));
+    };
     for (int64_t py = 0; py < sh; ++py) {
       for (int64_t px = 0; px < sw; ++px) {
         // Plane rows and columns that X has: [rowBegin, rowEnd) and
@@ -1288,14 +1431,16 @@ public:
           for (int64_t s = 0; s < shifts; ++s) {
             if (shifts > 1)
               plane.back() = index(s);
-            zeroRows(plane, 0, planeHeight);
+            zeroRows(plane, bandBegin, bandEnd);
           }
           continue;
         }
-        zeroRows(plane, 0, rowBegin);
-        zeroRows(plane, rowEnd, planeHeight);
+        // The band's rows above, below and in X's rows.
+        zeroRows(plane, bandBegin, clampAbove(bandEnd, rowBegin));
+        zeroRows(plane, clampBelow(bandBegin, rowEnd), bandEnd);
         dlas::buildForLoop(
-            b, loc, index(rowBegin), index(rowEnd), 1, [&](Value row) {
+            b, loc, clampBelow(bandBegin, rowBegin),
+            clampAbove(bandEnd, rowEnd), 1, [&](Value row) {
               SmallVector<Value> to(plane);
               to.push_back(row);
               // X's row row*sh + py - pt.
@@ -1335,10 +1480,19 @@ private:
     return indices;
   }
 
-  void zeroRows(ArrayRef<Value> plane, int64_t begin, int64_t end) {
-    if (end <= begin)
+  /// Band `band`'s first plane row.
+  Value bandStart(Value band, PlaneBands bands, int64_t planeHeight) {
+    Value scaled = arith::MulIOp::create(b, loc, band, index(bands.rowsNum));
+    Value row = arith::DivUIOp::create(b, loc, scaled, index(bands.rowsDen));
+    return arith::MinSIOp::create(b, loc, row, index(planeHeight));
+  }
+
+  /// Zero rows [begin, end) (none where end <= begin).
+  void zeroRows(ArrayRef<Value> plane, Value begin, Value end) {
+    auto constant = [](Value v) { return getConstantIntValue(v); };
+    if (constant(begin) && constant(end) && *constant(end) <= *constant(begin))
       return;
-    dlas::buildForLoop(b, loc, index(begin), index(end), 1, [&](Value row) {
+    dlas::buildForLoop(b, loc, begin, end, 1, [&](Value row) {
       SmallVector<Value> to(plane);
       to.push_back(row);
       zeroColumns(to, 0, width);
@@ -1537,11 +1691,127 @@ struct SparseToLoops
     return lanes >= 16 && copied && 8 * rounded <= 9 * planeWidth;
   }
 
+  /// Whether a convolution reads its taps on the vector grid and shifts
+  /// them in registers (KernelShape::shiftGroups). `auto`: where some tap
+  /// is off the grid by a column shift below the lanes, blocks are one
+  /// column wide, and rounding the planes' rows up to whole vectors costs
+  /// at most 1/8 more positions (ResNet-50's 56x56 maps: 58 -> 64 columns;
+  /// not a 7x7 map's 9 -> 16). Off the grid, a full tile's loads split
+  /// cache lines (on 16-lane targets two of a 3x3 window's three columns).
+  bool shiftTaps(const TargetShape &target, const CompressedWeight &weight,
+                 int64_t colShift, int64_t planeWidth) const {
+    int64_t lanes = target.vectorWidth;
+    if (shiftTapsMode == "never" || colShift == 0 || colShift >= lanes ||
+        weight.block.cols != 1 || lanes < 2)
+      return false;
+    if (shiftTapsMode == "always")
+      return true;
+    return 8 * static_cast<int64_t>(llvm::alignTo(planeWidth, lanes)) <=
+           9 * planeWidth;
+  }
+
+  /// Spatial-major iterations need this many tiles or bands: with fewer,
+  /// a thread's share is whole tiles of unequal cost (the last is
+  /// narrower), where chunk-major shares are balanced by non-zeros
+  /// (ResNet-50's 14x14 3x3 layer, 2 tiles, 2 threads: 0.215 against 0.200
+  /// ms; its stride-2 layer, 7 tiles: 0.28 against 0.42 ms).
+  static constexpr int64_t kMinSpatialMajorItems = 4;
+
+  /// Copy bands that follow the kernel's spatial items: a fused pool's
+  /// bands (bandRows pooled rows, each `stride` rows of planes), row tiles
+  /// (tilesPerRow to a row) or flat tiles (tile() positions of rows
+  /// `planeWidth` wide).
+  static PlaneBands planeBands(const KernelShape &shape, int64_t planeWidth) {
+    if (shape.pool)
+      return {shape.pool->bands(),
+              shape.pool->bandRows * shape.pool->strides[0], 1};
+    if (shape.rowTiles)
+      return {shape.rowTiles->tiles(), 1, shape.rowTiles->tilesPerRow};
+    return {shape.paddedLength() / shape.tile(), shape.tile(), planeWidth};
+  }
+
+  /// A 1x1 stride-1 unpadded convolution without a pool computes each
+  /// position on its own, so an H x W map is a 1 x HW one. Where the map
+  /// is one tile that is not whole vectors of a 16-lane target (ResNet-50's
+  /// 7x7 maps), so that its input is copied anyway (lowerConv), `op` is
+  /// rewritten on the 1 x HW map (collapsed input and shortcut, the result
+  /// expanded back) and the new op returned: its one plane row is copied
+  /// `alignTo(HW, lanes)` wide, every channel's plane on the vector grid,
+  /// so every load is aligned (Zen 5, 10%: 1x1 512 -> 2048 on 7x7, 0.21
+  /// -> 0.14 ms at 1 thread, 0.13 -> 0.10 at 2). Maps of more tiles are
+  /// read in place: the copy's cost at 2 threads (each thread reads planes
+  /// the other wrote) outweighs the aligned loads (1024 -> 256 on 14x14:
+  /// 0.21 -> 0.19 ms at 1 thread, 0.10 -> 0.20 at 2).
+  static std::optional<sparse::Conv2DOp>
+  flattenPointwise(sparse::Conv2DOp op, const TargetShape &target,
+                   BlockShape block, int64_t forcedVectors) {
+    RankedTensorType inputType = op.getInput().getType();
+    int64_t h = inputType.getDimSize(2), w = inputType.getDimSize(3);
+    if (h == 1 || !readsAlignedRow(op, target, block, forcedVectors))
+      return std::nullopt;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<ReassociationIndices> lastTwo{{0}, {1}, {2, 3}};
+    // [N, C, H, W] -> [N, C, 1, HW] and back.
+    auto rowType = [&](Type type) {
+      auto image = cast<RankedTensorType>(type);
+      return RankedTensorType::get(
+          {image.getDimSize(0), image.getDimSize(1), 1, h * w},
+          image.getElementType());
+    };
+    auto reshape = [&](Value image, RankedTensorType type) -> Value {
+      Value collapsed =
+          tensor::CollapseShapeOp::create(b, loc, image, lastTwo);
+      return tensor::ExpandShapeOp::create(b, loc, type, collapsed, lastTwo);
+    };
+    IRMapping mapping;
+    for (Value image : {op.getInput(), op.getResidual()})
+      if (image)
+        mapping.map(image, reshape(image, rowType(image.getType())));
+    auto flat = cast<sparse::Conv2DOp>(b.clone(*op, mapping));
+    Value result = op.getOutput();
+    flat.getOutput().setType(rowType(result.getType()));
+    result.replaceAllUsesWith(reshape(flat.getOutput(),
+                                      cast<RankedTensorType>(result.getType())));
+    op.erase();
+    return flat;
+  }
+
+  /// Whether `op` is a pointwise layer whose map is one tile of several
+  /// positions that are not whole vectors of a 16-lane target: those are
+  /// computed as one row copied whole vectors wide (flattenPointwise makes
+  /// the row, lowerConv widens it). One position (a 1x1 map) stays a
+  /// gathered dot product.
+  static bool readsAlignedRow(sparse::Conv2DOp op, const TargetShape &target,
+                              BlockShape block, int64_t forcedVectors) {
+    if (!isPointwise(op))
+      return false;
+    RankedTensorType inputType = op.getInput().getType();
+    int64_t positions = inputType.getDimSize(2) * inputType.getDimSize(3);
+    auto [lanes, vectors] =
+        chooseTile(target, block, positions, forcedVectors);
+    return lanes >= 16 && positions > 1 && positions % lanes != 0 &&
+           positions <= lanes * vectors;
+  }
+
+  /// A 1x1 stride-1 unpadded convolution without a fused pool.
+  static bool isPointwise(sparse::Conv2DOp op) {
+    return llvm::all_equal({op.getKernelSize()[0], op.getKernelSize()[1],
+                            op.getStrides()[0], op.getStrides()[1],
+                            int64_t{1}}) &&
+           llvm::all_of(op.getPadding(), [](int64_t p) { return p == 0; }) &&
+           !op.getPool();
+  }
+
   LogicalResult lowerConv(sparse::Conv2DOp op, ModuleOp module,
                           SymbolTable &symbols) {
     auto inputs = kernelInputs(op, op.getFilter(), "filter", op.getInput());
     if (failed(inputs))
       return failure();
+    if (std::optional<sparse::Conv2DOp> flat =
+            flattenPointwise(op, inputs->second, inputs->first.block,
+                             tileVectors))
+      return lowerConv(*flat, module, symbols);
     const CompressedWeight &weight = inputs->first;
     const TargetShape &target = inputs->second;
     RankedTensorType inputType = op.getInput().getType();
@@ -1577,6 +1847,16 @@ struct SparseToLoops
       planeWidth = llvm::alignTo(planeWidth, target.vectorWidth);
       shifts = colShift + 1;
     }
+    // Register shifts: rows a whole number of vectors wide, the taps read
+    // on the vector grid and shifted in registers.
+    bool registerShifts =
+        shifts == 1 && shiftTaps(target, weight, colShift, planeWidth);
+    if (registerShifts)
+      planeWidth = llvm::alignTo(planeWidth, target.vectorWidth);
+    // A pointwise layer on one row (flattenPointwise's) reads its row
+    // copied whole vectors wide.
+    if (h == 1 && readsAlignedRow(op, target, weight.block, tileVectors))
+      planeWidth = llvm::alignTo(planeWidth, target.vectorWidth);
     KernelShape shape;
     shape.images = n;
     shape.outputLength = oh * planeWidth;
@@ -1604,6 +1884,9 @@ struct SparseToLoops
     shape.bake = static_cast<int64_t>(weight.coordinates.size()) <= bakeLimit;
     shape.narrowOffsets = narrowOffsets;
     shape.gatherLanes = gatherLanesFor(shape, weight.block, target, gather);
+    if (registerShifts && !shape.bake && shape.gatherLanes == 0 &&
+        shape.lanes > 1)
+      shape.shiftGroups = colShift + 1;
     int64_t unshiftedColumns = shifts > 1 ? 0 : colShift;
     chooseSlabs(shape, target, weight, c / groups, kh * kw,
                 sh * sw * shifts *
@@ -1623,15 +1906,21 @@ struct SparseToLoops
     // band may reach a tile past the output, which the planes make room
     // for.
     int64_t tiles = ceilDiv(shape.outputLength, shape.tile());
-    bool inPlace = !pool && shifts == 1 && planeWidth == ow &&
+    bool inPlace = !pool && shifts == 1 && shape.shiftGroups == 1 &&
+                   planeWidth == ow &&
                    llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
                    sh == 1 && sw == 1 && colShift == 0 &&
                    (tiles >= 2 || shape.outputLength % shape.tile() == 0);
+    // (Without a pool the last tile reads the vectors its positions need.)
     int64_t computedLength =
-        pool ? shape.outputLength + shape.tile() : shape.paddedLength();
+        pool ? shape.outputLength + shape.tile()
+             : llvm::alignTo(shape.outputLength, shape.lanes);
+    // (A shift group reads a vector past the tile.)
+    int64_t readPast =
+        shape.shiftGroups > 1 ? shape.lanes : colShift;
     int64_t planeHeight =
         inPlace ? h
-                : ceilDiv(computedLength + rowShift * planeWidth + colShift,
+                : ceilDiv(computedLength + rowShift * planeWidth + readPast,
                           planeWidth);
     shape.maskLoads = inPlace;
     int64_t planeSize = planeHeight * planeWidth;
@@ -1648,9 +1937,15 @@ struct SparseToLoops
     if (inPlace) {
       flat = collapseAfter(b, loc, op.getInput(), 1);
     } else {
+      PlaneBands bands;
+      if (shifts == 1 && planeBands(shape, planeWidth).count >=
+                             kMinSpatialMajorItems) {
+        bands = planeBands(shape, planeWidth);
+        shape.spatialMajor = true;
+      }
       Value planes = PhasePlaneCopier(b, loc, shape.lanes)
                          .copy(op.getInput(), pad, sh, sw, shifts, planeHeight,
-                               planeWidth);
+                               planeWidth, bands);
       auto planesType = cast<MemRefType>(planes.getType());
       flat = collapseAfter(
           b, loc,
@@ -1670,12 +1965,23 @@ struct SparseToLoops
       int64_t ky = column % tapsPerChannel / kw, kx = column % kw;
       int64_t phase = (channel * sh + ky * dh % sh) * sw + kx * dw % sw;
       int64_t columnShift = kx * dw / sw;
-      // (Column offset s reads shifted copy s at the row's own columns.)
+      // (Column offset s reads shifted copy s at the row's own columns;
+      // with register shifts, shift group s reads s elements early.)
+      if (shape.shiftGroups > 1)
+        return phase * planeSize + ky * dh / sh * planeWidth;
       int64_t copy = shifts > 1 ? columnShift : 0;
       return (phase * shifts + copy) * planeSize + ky * dh / sh * planeWidth +
              (columnShift - copy);
     };
-    std::vector<int32_t> offsets = blockOffsets(weight, offset);
+    CompressedWeight grouped;
+    std::vector<int32_t> groupStarts;
+    if (shape.shiftGroups > 1)
+      std::tie(grouped, groupStarts) = groupByShift(
+          weight, shape.slabColumns, shape.slabs, shape.shiftGroups,
+          [&](int64_t column) { return column % kw * dw / sw; });
+    const CompressedWeight &kernelWeight =
+        shape.shiftGroups > 1 ? grouped : weight;
+    std::vector<int32_t> offsets = blockOffsets(kernelWeight, offset);
     // The shortcut is read at the output's positions: rows as wide as the
     // planes (the columns past OW are computed and dropped), flattened.
     int64_t f = weight.rows;
@@ -1687,8 +1993,9 @@ struct SparseToLoops
           b, loc,
           padOrCut(b, loc, residual, {0, 0, 0, 0}, {0, 0, 0, outputWidth - ow}),
           SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-    Value result = runKernel(b, loc, module, symbols, shape, weight, offsets,
-                             flat, op.getBias(), flatResidual);
+    Value result = runKernel(b, loc, module, symbols, shape, kernelWeight,
+                             offsets, flat, op.getBias(), flatResidual,
+                             groupStarts);
     if (pool) {
       op.replaceAllUsesWith(result);
       op.erase();
@@ -1768,12 +2075,14 @@ struct SparseToLoops
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!llvm::is_contained({"auto", "always", "never"}, alignTapsMode)) {
-      module.emitError("convert-sparse-to-loops: align-taps must be auto, "
-                       "always or never, not '")
-          << alignTapsMode << "'";
-      return signalPassFailure();
-    }
+    for (auto [name, mode] :
+         {std::pair<StringRef, StringRef>{"align-taps", alignTapsMode},
+          {"shift-taps", shiftTapsMode}})
+      if (!llvm::is_contained({"auto", "always", "never"}, mode)) {
+        module.emitError("convert-sparse-to-loops: ")
+            << name << " must be auto, always or never, not '" << mode << "'";
+        return signalPassFailure();
+      }
     SymbolTable symbols(module);
     SmallVector<Operation *> layers;
     module.walk([&](Operation *op) {

@@ -5,10 +5,10 @@
 // plane is followed by a copy of itself shifted left by 1, ..., colShift
 // elements (flat), so tap (c, ky, kx) reads copy kx at offset
 // ky * rowWidth: every offset is a multiple of the lanes.
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=auto" --canonicalize --cse | FileCheck %s
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" --canonicalize --cse | FileCheck %s --check-prefix=NEVER
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=always" --canonicalize --cse | FileCheck %s --check-prefix=ALWAYS
-// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops=align-taps=auto --canonicalize --cse | FileCheck %s --check-prefix=V3
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=auto shift-taps=never" --canonicalize --cse | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=NEVER
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=always shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=ALWAYS
+// RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops="align-taps=auto shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=V3
 // RUN: not dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
@@ -44,10 +44,11 @@
 // NEVER-LABEL: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi16> = dense<[0, 177, 18, 161]>
 // NEVER: memref.alloc() {alignment = 64 : i64} : memref<1x2x1x1x9x16xf32>
 // NEVER-NOT: memref.collapse_shape
-// 8 lanes (AVX2): auto leaves them unaligned (planes of 11 rows there:
-// 176 elements, offsets c * 176 + ky * 16 + kx).
-// V3-LABEL: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi16> = dense<[0, 209, 18, 193]>
-// V3: memref.alloc() {alignment = 64 : i64} : memref<1x2x1x1x11x16xf32>
+// 8 lanes (AVX2): auto leaves them unaligned (planes of 9 rows there too:
+// the 6 output rows' 96 positions, whole vectors of 8, and the taps'
+// slack; offsets c * 144 + ky * 16 + kx).
+// V3-LABEL: memref.global "private" constant @__dlas_sparse_offsets : memref<4xi16> = dense<[0, 177, 18, 161]>
+// V3: memref.alloc() {alignment = 64 : i64} : memref<1x2x1x1x9x16xf32>
 // BAD: convert-sparse-to-loops: align-taps must be auto, always or never, not 'sometimes'
 func.func @aligned(%x: tensor<1x2x6x14xf32>) -> tensor<1x2x6x14xf32> {
   %d = arith.constant dense<[[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0],

@@ -13,7 +13,7 @@
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %arg0 read_only : tensor<?x2x5x5xf32> to memref<?x2x5x5xf32>
 // CHECK: %[[N:.*]] = memref.dim %[[IN]], %c0
 // CHECK: %[[PLANES:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x2x1x1x{{[0-9]+}}x7xf32>
-// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%[[N]], %c2)
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%[[N]], %c1, %c2)
 // CHECK: tensor.collapse_shape {{.*}} into tensor<?x{{[0-9]+}}xf32>
 // CHECK: tensor.pad %arg1 low[0, 0, 0, 0] high[0, 0, 0, 2]
 // CHECK: tensor.collapse_shape {{.*}} : tensor<?x4x5x7xf32> into tensor<?x4x35xf32>

@@ -70,13 +70,32 @@ func.func @planes(%x: tensor<1x1x12x40xf32>) -> tensor<1x2x6x20xf32> {
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
-// Stride 1, padding 1, rows of 2 x 150 inputs: 152-wide plane rows whose
-// 150 input columns are copied by a loop over 9 vectors of 16 (no
-// shuffle) and a last one at plane column 135 (input column 134), in
-// parallel over images and channels.
+// Stride 1, padding 1, rows of 2 x 150 inputs: plane rows 152 wide
+// (160 with register shifts) whose 150 input columns are copied by a loop
+// over 9 vectors of 16 (no shuffle) and a last one at plane column 135
+// (input column 134), in parallel over images, bands and channels. The
+// kernel has 7 tiles of 128 positions, so the copy has 7 bands, band b
+// starting at plane row min(b * 128 / 160, 8), the last ending at row 8;
+// each band zeroes its rows above row 1 and from row 6 on, and copies
+// those between. The kernel's iterations are tile-major.
 // CHECK-LABEL: func.func @wide
-// CHECK: scf.parallel (%[[N:.*]], %[[C:.*]]) = (%c0, %c0) to (%c2, %c3)
-// CHECK: scf.for %[[R:.*]] = %c1 to %c{{[0-9]+}} step %c1 {
+// CHECK: scf.parallel (%[[N:.*]], %[[B:.*]], %[[C:.*]]) = (%c0, %c0, %c0) to (%c2, %c7, %c3)
+// CHECK: %[[SCALED:.*]] = arith.muli %[[B]], %c128
+// CHECK: %[[ROW:.*]] = arith.divui %[[SCALED]], %c160
+// CHECK: %[[BEGIN:.*]] = arith.minsi %[[ROW]], %c8
+// CHECK: %[[NEXT:.*]] = arith.addi %[[B]], %c1
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[NEXT]], %c7
+// CHECK: %[[NEXT_SCALED:.*]] = arith.muli %[[NEXT]], %c128
+// CHECK: %[[NEXT_ROW:.*]] = arith.divui %[[NEXT_SCALED]], %c160
+// CHECK: %[[NEXT_BEGIN:.*]] = arith.minsi %[[NEXT_ROW]], %c8
+// CHECK: %[[END:.*]] = arith.select %[[LAST]], %c8, %[[NEXT_BEGIN]]
+// CHECK: %[[TOP:.*]] = arith.minsi %[[END]], %c1
+// CHECK: scf.for %{{.*}} = %[[BEGIN]] to %[[TOP]] step %c1 {
+// CHECK: %[[BOTTOM:.*]] = arith.maxsi %[[BEGIN]], %c6
+// CHECK: scf.for %{{.*}} = %[[BOTTOM]] to %[[END]] step %c1 {
+// CHECK: %[[FIRST:.*]] = arith.maxsi %[[BEGIN]], %c1
+// CHECK: %[[STOP:.*]] = arith.minsi %[[END]], %c6
+// CHECK: scf.for %[[R:.*]] = %[[FIRST]] to %[[STOP]] step %c1 {
 // CHECK:   scf.for %[[Q:.*]] = %c1 to %c145 step %c16 {
 // CHECK:     %[[COL:.*]] = arith.addi %[[Q]], %c-1
 // CHECK:     %[[V:.*]] = vector.load %{{.*}}[%[[N]], %[[C]], %{{.*}}, %[[COL]]] : memref<2x3x5x150xf32>, vector<16xf32>
@@ -84,6 +103,10 @@ func.func @planes(%x: tensor<1x1x12x40xf32>) -> tensor<1x2x6x20xf32> {
 // CHECK:     vector.store %[[V]], %{{.*}}[%[[N]], %[[C]], %c0, %c0, %[[R]], %[[Q]]]
 // CHECK:   }
 // CHECK:   vector.load %{{.*}}[%[[N]], %[[C]], %{{.*}}, %c134] : memref<2x3x5x150xf32>, vector<16xf32>
+// CHECK: scf.parallel (%{{.*}}, %[[TILE:.*]], %[[CHUNK:.*]]) = (%c0, %c0, %c0) to (%c2, %c7, %c2)
+// CHECK:   arith.muli %[[TILE]], %c128
+// CHECK:   arith.cmpi eq, %[[TILE]], %c6
+// CHECK:   memref.load %{{.*}}[%[[CHUNK]]] : memref<3xi32>
 func.func @wide(%x: tensor<2x3x5x150xf32>) -> tensor<2x2x5x150xf32> {
   %w = sparse.constant {positions = array<i32: 0, 1, 2>, coordinates = array<i32: 4, 20>,
                         values = dense<[1.0, 2.0]> : tensor<2xf32>} : tensor<2x27xf32, #CSR>

@@ -3,19 +3,24 @@
 // 74: a 3x3 layer's two shift columns), tiles stop at each row's end, so
 // that no column past the output's is computed and the output (and the
 // shortcut) is stored compact: no slice afterwards.
-// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops --canonicalize --cse | FileCheck %s
-// RUN: dlas-opt %s --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=FLAT
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops=shift-taps=never --canonicalize --cse | FileCheck %s
+// RUN: dlas-opt %s --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=never shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=FLAT
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
 // 8 lanes: a row is 9 vectors, at most 8 per tile (CSR): two tiles per
 // row, of 5 and 4 vectors; 4 rows, 8 tiles. Tile t is row t / 2, from
 // column 40 * (t mod 2): it reads the planes from 74 * row + column and
-// stores (and reads the shortcut) at 72 * row + column.
+// stores (and reads the shortcut) at 72 * row + column. The planes are
+// copied in 8 bands, band t from plane row t / 2 (the tile's row), and the
+// kernel's iterations are tile-major (8 tiles, then 2 chunks), so that a
+// thread reads the rows it copied.
 // CHECK-LABEL: func.func @row_tiles
+// CHECK: scf.parallel (%[[BAND:.*]]) = (%c0) to (%c8)
+// CHECK:   arith.divui %[[BAND]], %c2
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x288xf32>
 // CHECK: %[[R:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<1x2x288xf32>
-// CHECK: scf.parallel (%{{.*}}, %[[T:.*]]) = (%c0, %c0) to (%c2, %c8)
+// CHECK: scf.parallel (%[[T:.*]], %{{.*}}) = (%c0, %c0) to (%c8, %c2)
 // CHECK:   %[[ROW:.*]] = arith.divui %[[T]], %c2
 // CHECK:   %[[J:.*]] = arith.remui %[[T]], %c2
 // CHECK:   %[[COL:.*]] = arith.muli %[[J]], %c40
