@@ -32,7 +32,7 @@ MODEL_JOBS ?= 2
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: deps bench-deps configure build test test-models test-random-nets test-models-precision test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
+.PHONY: deps bench-deps configure build test test-full lit-times test-models test-random-nets test-models-precision test-models-vgg16-sparse test-sparse-full bench demo docs clean fuzz test-asan test-asan-quick sanitizer-deps conformance
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -135,6 +135,20 @@ test: build
 	if ! grep -q "Total Discovered Tests" $(BUILD)/check-dlas.log; then failed=$$((failed + 1)); fi; \
 	echo "check-dlas: $$passed passed, $$failed failed, $$unsupported skipped"; \
 	[ "$$failed" = 0 ] && [ "$$passed" -gt 0 ]
+
+# test/.lit_test_times.txt: lit's per-test times from a run here, which lit
+# reads when the build tree has none (a clean clone: CI), so that the
+# longest tests start first and two workers finish together. Refresh it
+# after a full make test when the slow tests change.
+lit-times:
+	awk '$$1 > 0 {printf "%.1f %s\n", $$1, $$2}' $(BUILD)/test/.lit_test_times.txt | sort -k2 > test/.lit_test_times.txt
+
+# The whole execution matrix (lit -Dmatrix=full): every case of the runs
+# marked %rotate on every target and pipeline, where make test (and CI)
+# takes each case on one of them in turn (test/lit.cfg.py).
+test-full: build
+	ninja -C $(BUILD) dlas-test-depends
+	$(LIT) -sv --timeout=1200 -Dmatrix=full $(BUILD)/test
 
 # The transformers and segmentation heads again with a symbolic batch (their
 # Shape arithmetic kept symbolic), exported at batch 2 and run at batch 3.

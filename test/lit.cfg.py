@@ -115,6 +115,18 @@ config.substitutions.append(
         ["x86-64-v4:+avx512bf16,+amx-tile,+amx-bf16"]
         if "host-amx" in config.available_features else []))))
 
+# The size of the execution matrix. "quick" (make test, CI): the widest
+# matrices (a case x several targets or pipelines, marked %rotate) run each
+# case on one target or pipeline in turn, so every case and every target
+# still runs, in a fraction of the time. "full" (make test-full, or lit
+# -Dmatrix=full): every case on every target and pipeline.
+_matrix = lit_config.params.get("matrix", "quick")
+if _matrix not in ("quick", "full"):
+    lit_config.fatal(f"matrix={_matrix}: expected quick or full")
+config.substitutions.append(("%rotate", "--rotate" if _matrix == "quick" else ""))
+if _matrix == "full":
+    config.available_features.add("full-matrix")
+
 def _python_can_import(modules):
     try:
         subprocess.run([config.host_python, "-c", "import " + ", ".join(modules)],

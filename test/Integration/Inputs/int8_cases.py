@@ -413,6 +413,9 @@ def main():
                         help="comma list of " + ", ".join(FAMILIES))
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--dlas-run", default="dlas-run")
+    parser.add_argument("--rotate", action="store_true",
+                        help="each case on one of --targets in turn instead of on "
+                             "all of them (lit's %%rotate: the quick matrix)")
     parser.add_argument("--targets", default="",
                         help="space-separated targets, cpu or cpu:+features "
                              "(lit's %%int8_targets)")
@@ -433,7 +436,7 @@ def main():
     targets = args.targets.split() or [None]
     failing, runs = [], 0
     worst = (0.0, "")
-    for c in cases:
+    for index, c in enumerate(cases):
         base = os.path.join(args.workdir, c.name)
         os.makedirs(base + ".samples", exist_ok=True)
         with open(base + ".mlir", "w") as f:
@@ -469,6 +472,8 @@ def main():
         # weights for dense convolutions, on the pair kernel.
         variants = [(t, False) for t in targets]
         variants += [(t, True) for t in targets if t and "vnni" not in t]
+        if args.rotate:
+            variants = [variants[index % len(variants)]]
         for target, attached in variants:
             runs += 1
             label = c.name + (f" [{target}{', target first' if attached else ''}]"

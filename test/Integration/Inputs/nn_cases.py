@@ -1253,16 +1253,17 @@ def with_target(pipeline, target):
                             f"dlas-cpu-pipeline{{{options}}}", 1)
 
 
-def run_case(args, c, base, target):
-    """dlas-run on case `c` (files at `base`.*) compiled for `target`."""
+def run_case(args, c, base, target, pipeline):
+    """dlas-run on case `c` (files at `base`.*) compiled for `target`
+    through `pipeline` (None: dlas-run's default)."""
     tolerance = (["--max-rel-err", args.max_rel_err] if args.max_rel_err
                  else ["--rtol", str(RTOL), "--atol", str(ATOL)])
     cmd = [args.dlas_run, base + ".mlir", *tolerance, "--num-threads", args.num_threads]
     for i in range(len(c.inputs)):
         cmd += ["--input", f"{base}.in{i}.npy"]
     cmd += ["--expect", base + ".expected.npy"] + c.run_args
-    if args.pipeline:
-        cmd += ["--pipeline", with_target(args.pipeline, target)]
+    if pipeline:
+        cmd += ["--pipeline", with_target(pipeline, target)]
     elif target:
         name, _, features = target.partition(":")
         cmd += ["--target", name]
@@ -1296,6 +1297,13 @@ def rounded(stdout, expected):
     return bool(np.all(np.round(expected) == expected))
 
 
+def rotated(choices, index, rotate):
+    """All of `choices` for case `index`, or with `rotate` the one whose turn
+    it is (the quick matrix: every choice still meets every len(choices)-th
+    case)."""
+    return [choices[index % len(choices)]] if rotate else choices
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--family", required=True,
@@ -1305,7 +1313,9 @@ def main():
     parser.add_argument("--num-threads", default="1",
                         help="OpenMP threads for dlas-run")
     parser.add_argument("--pipeline", default=None,
-                        help="dlas-run --pipeline (e.g. to force an algorithm)")
+                        help="dlas-run --pipeline (e.g. to force an algorithm); "
+                             "several, separated by ';', run every case through "
+                             "each (one in turn with --rotate)")
     parser.add_argument("--tuning-file", default=None,
                         help="dlas-run --tuning-file (microkernel parameters)")
     parser.add_argument("--targets", default="",
@@ -1317,6 +1327,11 @@ def main():
                         help="semicolon-separated pass pipelines: compile every "
                              "case with dlas-opt through each (no run); a case "
                              "fails when dlas-opt does")
+    parser.add_argument("--rotate", action="store_true",
+                        help="each case on one of --targets (or one --compile-only "
+                             "pipeline) in turn instead of on all of them: every case "
+                             "and every target still runs (lit's %%rotate, the quick "
+                             "matrix; `make test-full` runs the whole product)")
     parser.add_argument("--dlas-opt", default="dlas-opt")
     parser.add_argument("--aot-target", default=None,
                         help="compile every case with dlas-compile --target=T into "
@@ -1351,7 +1366,9 @@ def main():
     targets = args.targets.split() or [None]
     failing = []
     runs = 0
-    for c in cases:
+    pipelines = (args.compile_only or args.pipeline or "").split(";")
+    variants = [(t, None if p == "" else p) for p in pipelines for t in targets]
+    for index, c in enumerate(cases):
         base = os.path.join(args.workdir, c.name)
         with open(base + ".mlir", "w") as f:
             f.write(c.module())
@@ -1370,7 +1387,7 @@ def main():
                 print(proc.stdout + proc.stderr)
             continue
         if args.compile_only:
-            for pipeline in args.compile_only.split(";"):
+            for pipeline in rotated(pipelines, index, args.rotate):
                 runs += 1
                 proc = compile_case(args, base, pipeline)
                 ok = proc.returncode == 0
@@ -1379,10 +1396,12 @@ def main():
                     failing.append(c.name)
                     print(proc.stdout + proc.stderr)
             continue
-        for target in targets:
+        for target, pipeline in rotated(variants, index, args.rotate):
             runs += 1
             label = c.name + (f" [{target}]" if target else "")
-            proc = run_case(args, c, base, target)
+            if len(pipelines) > 1:
+                label += f" [{pipeline}]"
+            proc = run_case(args, c, base, target, pipeline)
             ok = proc.returncode == 0 and "PASS" in proc.stdout
             if (ok and args.require_rounding and computes(c.module(), args.exact_ops)
                     and not rounded(proc.stdout, c.expected)):

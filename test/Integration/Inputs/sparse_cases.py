@@ -549,6 +549,9 @@ def main():
     parser.add_argument("--pipeline-options", default="",
                         help="more dlas-cpu-pipeline options for every case "
                              "(e.g. sparse-align-taps=always)")
+    parser.add_argument("--rotate", action="store_true",
+                        help="each case on one of --targets in turn instead of on "
+                             "all of them (lit's %%rotate: the quick matrix)")
     parser.add_argument("--family", action="append",
                         choices=sorted({**FAMILIES, **EXTRA_FAMILIES}))
     args = parser.parse_args()
@@ -559,7 +562,7 @@ def main():
     cases = [c for fam in families for c in every[fam](gen)]
     targets = args.targets.split() or [None]
     failing, runs = [], 0
-    for c in cases:
+    for index, c in enumerate(cases):
         base = os.path.join(args.workdir, c.name)
         with open(base + ".mlir", "w") as f:
             f.write(c.module)
@@ -567,7 +570,7 @@ def main():
             np.save(f"{base}.in{i}.npy", np.ascontiguousarray(t.numpy(), dtype=np.float32))
         np.save(base + ".expected.npy",
                 np.ascontiguousarray(c.expected.detach().numpy(), dtype=np.float32))
-        for target in targets:
+        for target in [targets[index % len(targets)]] if args.rotate else targets:
             runs += 1
             label = f"{c.name} [{target or 'host'}, {c.threads} thread(s)]"
             proc = run_case(args, c, base, target)

@@ -443,6 +443,9 @@ def main():
     parser.add_argument("--dlas-run", default="dlas-run")
     parser.add_argument("--targets", default="",
                         help="space-separated dlas-run targets; empty: the host")
+    parser.add_argument("--rotate", action="store_true",
+                        help="each seed on one of --targets in turn instead of on "
+                             "all of them (lit's %%rotate: the quick matrix)")
     parser.add_argument("--num-threads", default="1")
     parser.add_argument("--max-rel-err", default="1e-4")
     parser.add_argument("--precision", default=None,
@@ -473,7 +476,10 @@ def main():
         module, x, y, layers = case
         np.save(base + ".input.npy", x.numpy())
         np.save(base + ".expected.npy", y.numpy())
-        for target in args.targets.split() or [None]:
+        targets = args.targets.split() or [None]
+        if args.rotate:
+            targets = [targets[seeds.index(seed) % len(targets)]]
+        for target in targets:
             runs += 1
             cmd = [args.dlas_run, module, "--input", base + ".input.npy",
                    "--expect", base + ".expected.npy", "--max-rel-err", args.max_rel_err,
