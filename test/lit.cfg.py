@@ -124,8 +124,6 @@ _matrix = lit_config.params.get("matrix", "quick")
 if _matrix not in ("quick", "full"):
     lit_config.fatal(f"matrix={_matrix}: expected quick or full")
 config.substitutions.append(("%rotate", "--rotate" if _matrix == "quick" else ""))
-if _matrix == "full":
-    config.available_features.add("full-matrix")
 
 def _python_can_import(modules):
     try:

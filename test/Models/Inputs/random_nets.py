@@ -461,7 +461,7 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     make = {"onnx": onnx_case, "nn": nn_case, "seq": seq_case}[args.kind]
     failing, runs = [], 0
-    for seed in seeds:
+    for index, seed in enumerate(seeds):
         rng = random.Random(seed * 7919 + args.wide)
         base = os.path.join(args.workdir, f"{args.kind}{'_wide' if args.wide else ''}"
                                           f"{'_dynamic' if args.dynamic_batch else ''}"
@@ -478,7 +478,7 @@ def main():
         np.save(base + ".expected.npy", y.numpy())
         targets = args.targets.split() or [None]
         if args.rotate:
-            targets = [targets[seeds.index(seed) % len(targets)]]
+            targets = [targets[index % len(targets)]]
         for target in targets:
             runs += 1
             cmd = [args.dlas_run, module, "--input", base + ".input.npy",
