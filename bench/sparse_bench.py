@@ -16,7 +16,10 @@ For each layer (ResNet-50's and VGG-16's convolutions, linear layers
 
 The break-even density of a layer and format is where the sparse time
 crosses the dense DLAS time (linear interpolation between the measured
-densities; "<" or ">" when it does not cross in the range). Every DLAS
+densities; "<" or ">" when it does not cross in the range); a second
+column gives the crossing of oneDNN's dense time, the baseline of
+TIRAMISU's 43.5% (MKL-DNN's direct convolution; DLAS's dense 3x3 stride-1
+layers of 64+ channels run Winograd, which does 4x fewer multiplies). Every DLAS
 sparse run is checked against PyTorch (dlas-run --expect).
 
 --calibrate FILE writes the break-even per layer kind (`conv` for 3x3 and
@@ -176,7 +179,7 @@ def run_dlas(args, layer, weight, fmt, threads, workdir, check):
     cmd = [args.dlas_run, base + ".mlir", "--input", base + ".x.npy",
            "--num-threads", str(threads), "--warmup", "2", "--repeat", str(args.repeat),
            "--pipeline", f"builtin.module(dlas-cpu-pipeline{{target={args.target} "
-                         "sparsify=never})"]
+                         f"sparsify=never {args.pipeline_options}}})"]
     if check:
         y = layer.reference(torch.from_numpy(x), torch.from_numpy(weight)).numpy()
         np.save(base + ".y.npy", y)
@@ -255,6 +258,9 @@ def main():
     parser.add_argument("--peers", default="build/bench/peers")
     parser.add_argument("--workdir", default="build/bench/sparse")
     parser.add_argument("--tag", default=datetime.date.today().isoformat() + "-sparse")
+    parser.add_argument("--pipeline-options", default="",
+                        help="more dlas-cpu-pipeline options for every DLAS run "
+                             "(an A/B of a kernel option)")
     parser.add_argument("--calibrate", default=None)
     parser.add_argument("--merge", nargs="+", default=None,
                         help="no measuring: the rows (JSON lines) that earlier runs "
@@ -310,6 +316,7 @@ def main():
                     if layer.kind == "linear" and fmt == "csr":
                         row[f"torch_sparse_d{d:g}"] = time_torch_sparse(layer, w, threads, args.repeat)
                 row["break_even"] = break_even(points, dense_ms)
+                row["break_even_onednn"] = break_even(points, onednn)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     write_results(args, rows, densities, host, bits, isa_env)
@@ -337,21 +344,22 @@ def write_results(args, rows, densities, host, bits, isa_env):
              + (f"; peers held to AVX2 ({', '.join(f'{k}={v}' for k, v in isa_env.items())})"
                 if isa_env else "") + ".",
              f"Command: `bench/sparse_bench.py --target {args.target} --threads {args.threads}"
+             f"{' --pipeline-options ' + repr(args.pipeline_options) if args.pipeline_options else ''}"
              f"{' --calibrate ' + args.calibrate if args.calibrate else ''}`. "
              f"Medians of {args.repeat} runs after 2 warm-up runs, ms; batch 1 unless named.",
              "Every sparse result was checked against PyTorch (|d - t| <= 1e-3 + 1e-3 |t|).", ""]
     for threads in sorted({r["threads"] for r in rows}):
         lines += [f"## {threads} thread(s)", "",
                   "| layer | format | DLAS dense | oneDNN dense | " +
-                  " | ".join(f"{d:g}" for d in densities) + " | break-even |",
-                  "|---|---|---:|---:|" + "---:|" * len(densities) + "---:|"]
+                  " | ".join(f"{d:g}" for d in densities) + " | break-even | vs oneDNN |",
+                  "|---|---|---:|---:|" + "---:|" * len(densities) + "---:|---:|"]
         for r in rows:
             if r["threads"] != threads:
                 continue
             lines.append(f"| {r['layer']} | {r['format']} | {fmt_ms(r['dense_ms'])} | "
                          f"{fmt_ms(r['onednn_ms'])} | " +
                          " | ".join(fmt_ms(r.get(f"d{d:g}")) for d in densities) +
-                         f" | {fmt_be(r['break_even'])} |")
+                         f" | {fmt_be(r['break_even'])} | {fmt_be(r.get('break_even_onednn'))} |")
         ts = [r for r in rows if r["threads"] == threads and "torch_sparse_d0.1" in r]
         if ts:
             lines += ["", "torch.sparse (CSR weight x dense input), same densities:", "",

@@ -1371,6 +1371,12 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "into place with a shuffle: auto (where some tap is off the grid "
            "and the rounding costs at most 1/8 more positions), always or "
            "never">,
+    Option<"weightChunkBytes", "weight-chunk-bytes", "int64_t", "-1",
+           "Output channels in chunks whose stored weights (values and "
+           "offsets) take at most this many bytes, run one chunk after the "
+           "other over every tile, so that a chunk's weights are read from "
+           "L2 at every tile after the first instead of from memory: -1 "
+           "half the target's L2, 0 never">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

@@ -89,6 +89,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(convert-sparse-to-loops shift-taps): auto, always or "
                      "never"),
       llvm::cl::init("auto")};
+  PassOptions::Option<int64_t> sparseWeightChunkBytes{
+      *this, "sparse-weight-chunk-bytes",
+      llvm::cl::desc("Stored-weight bytes per chunk of output channels in "
+                     "sparse kernels (convert-sparse-to-loops "
+                     "weight-chunk-bytes): -1 half the target's L2, 0 never"),
+      llvm::cl::init(-1)};
   PassOptions::Option<bool> printSparsify{
       *this, "print-sparsify",
       llvm::cl::desc("Print dlas-sparsify's decision for every layer, and "

@@ -5,6 +5,9 @@
 // shortcut) is stored compact: no slice afterwards.
 // RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops=shift-taps=never --canonicalize --cse | FileCheck %s
 // RUN: dlas-opt %s --convert-sparse-to-loops="vector-width=16 vector-registers=32 align-taps=never shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=FLAT
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops="shift-taps=never weight-chunk-bytes=8" --canonicalize --cse | FileCheck %s --check-prefix=CHUNKED
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops="shift-taps=never weight-chunk-bytes=0" --canonicalize --cse | FileCheck %s
+// RUN: not dlas-opt %s --convert-sparse-to-loops="vector-width=8 vector-registers=16 weight-chunk-bytes=-2" 2>&1 | FileCheck %s --check-prefix=BAD
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
@@ -43,6 +46,17 @@
 // CHECK: %[[E:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 2, 4, 72]
 // CHECK-NOT: tensor.extract_slice
 // CHECK: return %[[E]]
+// Weights of 12 bytes (two values, two 16-bit offsets) in chunks of at
+// most 8 bytes: 2 chunks, each over all 8 tiles before the next
+// (chunk-major), so that a chunk's weights stay in cache across the tiles;
+// the copy's bands stay as they were. (By default the chunks hold half the
+// target's L2, 256 KB here: the order above.)
+// CHUNKED: memref.global "private" constant @__dlas_sparse_chunks : memref<3xi32> = dense<[0, 1, 2]>
+// CHUNKED-LABEL: func.func @row_tiles
+// CHUNKED: scf.parallel (%[[BAND:.*]]) = (%c0) to (%c8)
+// CHUNKED: scf.parallel (%[[C:.*]], %[[T:.*]]) = (%c0, %c0) to (%c2, %c8)
+// CHUNKED:   arith.divui %[[T]], %c2
+// BAD: convert-sparse-to-loops: weight-chunk-bytes must be -1 (half the L2), 0 (no limit) or a byte count, not -2
 // 16 lanes: 72 is not whole vectors; flat tiles over the 74-wide rows,
 // the result sliced.
 // FLAT-LABEL: func.func @row_tiles
