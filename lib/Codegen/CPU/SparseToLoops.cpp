@@ -268,6 +268,13 @@ struct KernelArrays {
                    // and the row's end (slabs + 1 entries)
 };
 
+/// Whether every offset fits the 16-bit offsets array (createArrays).
+bool offsetsFit16Bits(ArrayRef<int32_t> blockOffsets) {
+  return llvm::all_of(blockOffsets, [](int32_t offset) {
+    return offset >= 0 && offset <= std::numeric_limits<uint16_t>::max();
+  });
+}
+
 KernelArrays createArrays(OpBuilder &b, Location loc, ModuleOp module,
                           SymbolTable &symbols, const CompressedWeight &weight,
                           ArrayRef<int32_t> blockOffsets,
@@ -296,10 +303,7 @@ KernelArrays createArrays(OpBuilder &b, Location loc, ModuleOp module,
   KernelArrays arrays;
   // A kernel that streams its arrays (few positions per stored weight)
   // reads 6 bytes per non-zero with 16-bit offsets instead of 8.
-  bool fits16 = llvm::all_of(blockOffsets, [](int32_t offset) {
-    return offset >= 0 && offset <= std::numeric_limits<uint16_t>::max();
-  });
-  if (narrowOffsets && fits16) {
+  if (narrowOffsets && offsetsFit16Bits(blockOffsets)) {
     // Stored as the bits of the unsigned value; read with index_castui.
     SmallVector<int16_t> narrow;
     for (int32_t offset : blockOffsets)
@@ -398,11 +402,10 @@ Value imageCount(OpBuilder &b, Location loc, Value buffer) {
 /// Bytes the kernel's arrays hold per stored block: its values and its
 /// offsets (16-bit where createArrays narrows them).
 int64_t bytesPerStoredBlock(const CompressedWeight &weight,
-                            ArrayRef<int32_t> blockOffsets, bool narrowOffsets) {
-  bool fits16 = llvm::all_of(blockOffsets, [](int32_t offset) {
-    return offset >= 0 && offset <= std::numeric_limits<uint16_t>::max();
-  });
-  int64_t offsetBytes = narrowOffsets && fits16 ? 2 : 4;
+                            ArrayRef<int32_t> blockOffsets,
+                            bool narrowOffsets) {
+  int64_t offsetBytes =
+      narrowOffsets && offsetsFit16Bits(blockOffsets) ? 2 : 4;
   return weight.block.rows * weight.block.cols * 4 +
          weight.block.cols * offsetBytes;
 }
