@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -486,28 +487,18 @@ int64_t rowCap(const BlockedConv &cv, int64_t vectors) {
   return cv.depthwise || (cv.g && vectors == 1) ? kMaxDepthwiseRows : kMaxRows;
 }
 
-/// Register tile for `cv`: two output-channel blocks when their count is
-/// even (else one), and rows for at most half of 32 vector registers of
-/// accumulators (12 of 16), at most 8: the fewest tiles per output row,
-/// then no tail, then the most rows. Measured on ResNet-50's layers (1 thread): 7x2 and
-/// 8x2 tiles within noise of each other and 5-40% faster than 14x2, 7x4,
-/// 6x4, 4x4 and 14x1 ones; tiles of 24-28 accumulators lose to register
-/// pressure, single-vector ones to a broadcast per FMA.
-///
-/// A depthwise convolution has one channel block per tile (nothing to
-/// share a broadcast across) and loads a vector per FMA; up to
-/// kMaxDepthwiseRows columns amortize its filter load.
-Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
+/// Whether cv's input is a tensor.pad's result (decisions are made on
+/// tensors): the kernel then reads the padded copy unless each register
+/// tile is one output row's, and can read the unpadded source in place
+/// (see BlockedConvEmitter::readsInPlace).
+bool readsPaddedInput(const BlockedConv &cv) {
+  return cv.x->get().getDefiningOp<tensor::PadOp>() != nullptr;
+}
+
+/// The tile of `vectors` channel blocks for `cv`'s rows (see chooseTiles).
+Tiles chooseRowTiles(const BlockedConv &cv, int64_t registers,
+                     int64_t vectors) {
   int64_t width = cv.ranges[cv.ow];
-  int64_t vectors = !cv.depthwise && cv.ranges[cv.F] % 2 == 0 ? 2 : 1;
-  // bf16 pairs: four channel blocks (4x4 tiles on 32 registers), half the
-  // loads per vdpbf16ps of 7x2 (a pair step loads twice the filter bytes
-  // per multiply-add of an int8 quad step). Zen 5, ResNet-50's layers,
-  // blocked in and out, 1 thread: 4-10% faster (3x3 128 at 28x28 0.465 ->
-  // 0.422 ms, 1x1 64 -> 256 at 56x56 0.228 -> 0.207); int8 quads measured
-  // within 2% either way and keep 7x2.
-  if (cv.q && !cv.int8() && registers >= 32 && cv.ranges[cv.F] % 4 == 0)
-    vectors = 4;
   // Accumulators: half of 32 registers (measured above); of 16, 12 (6x2
   // tiles, the filter vectors and the broadcast beside them). x86-64-v3
   // code on a Zen 5 host: 5x2 tiles ran 5-17% faster than 4x2 on
@@ -546,6 +537,42 @@ Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
     if (better(r))
       best = r;
   return {best, vectors};
+}
+
+/// Register tile for `cv`: two output-channel blocks when their count is
+/// even (else one), and rows for at most half of 32 vector registers of
+/// accumulators (12 of 16), at most 8: the fewest tiles per output row,
+/// then no tail, then the most rows. Measured on ResNet-50's layers (1
+/// thread): 7x2 and 8x2 tiles within noise of each other and 5-40% faster
+/// than 14x2, 7x4, 6x4, 4x4 and 14x1 ones; tiles of 24-28 accumulators
+/// lose to register pressure, single-vector ones to a broadcast per FMA.
+///
+/// A depthwise convolution has one channel block per tile (nothing to
+/// share a broadcast across) and loads a vector per FMA; up to
+/// kMaxDepthwiseRows columns amortize its filter load.
+Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
+  int64_t width = cv.ranges[cv.ow];
+  int64_t vectors = !cv.depthwise && cv.ranges[cv.F] % 2 == 0 ? 2 : 1;
+  // bf16 pairs: four channel blocks (4x4 tiles on 32 registers), half the
+  // loads per vdpbf16ps of 7x2 (a pair step loads twice the filter bytes
+  // per multiply-add of an int8 quad step). Zen 5, ResNet-50's layers,
+  // blocked in and out, 1 thread: 4-10% faster (3x3 128 at 28x28 0.465 ->
+  // 0.422 ms, 1x1 64 -> 256 at 56x56 0.228 -> 0.207); int8 quads measured
+  // within 2% either way and keep 7x2.
+  if (!cv.q || cv.int8() || registers < 32 || cv.ranges[cv.F] % 4 != 0)
+    return chooseRowTiles(cv, registers, vectors);
+  Tiles four = chooseRowTiles(cv, registers, 4);
+  if (width % four.rows == 0 || !readsPaddedInput(cv))
+    return four;
+  // Where 4-column tiles leave a tail on a padded input (14- and 7-wide
+  // maps), rows share tail tiles (chooseLines), which read the padded
+  // copy; 2-vector tiles that split the row (7x2) read the source in
+  // place. Zen 5, the 3x3 256-channel stride-2 layer (28 -> 14) at 2
+  // threads, interleaved pairs: 0.43-0.59 -> 0.31-0.42 ms (oneDNN bf16
+  // 0.33); at 1 thread, and the 14x14 and 7x7 3x3 layers, within the VM's
+  // noise.
+  Tiles two = chooseRowTiles(cv, registers, 2);
+  return width % two.rows == 0 ? two : four;
 }
 
 /// Output rows whose column tails share one register tile. On 16
