@@ -674,8 +674,8 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     output channels allow, except on a padded input whose rows 4 columns
     do not split but 2-vector tiles do (14- and 7-wide maps): shared tail
     tiles would read the padded copy, so the rows take 7x2 tiles and the
-    kernel reads the source in place (a stride-2 3x3 layer, 28 -> 14, ran 25-30% faster at
-    2 threads on Zen 5). Key `bf16_c<C>_...`.
+    kernel reads the source in place (a stride-2 3x3 layer, 28 -> 14, ran
+    25-30% faster at 2 threads on Zen 5). Key `bf16_c<C>_...`.
 
     Tiles come from a rule measured on ResNet-50's layers: two channel
     blocks when their count is even, and up to 8 rows (at most half the
