@@ -358,6 +358,32 @@ Type nnlowering::accumulatorType(Type type) {
   return type;
 }
 
+/// `value` widened to the f32 tensor `to` at compile time when it is a
+/// bf16 or f16 constant (exact), else null. A bf16 layer's bias then
+/// enters its accumulator as an f32 constant instead of a conversion loop
+/// that every call runs: a parallel region and an allocation per layer,
+/// 5-10 us of a 0.02-0.15 ms layer at 2 threads (Zen 5).
+static Value widenConstant(OpBuilder &b, Location loc, Value value,
+                           RankedTensorType to) {
+  Attribute attr;
+  if (!to.getElementType().isF32() || !matchPattern(value, m_Constant(&attr)))
+    return {};
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr);
+      dense && dense.isSplat())
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            to, b.getF32FloatAttr(
+                    dense.getSplatValue<APFloat>().convertToFloat())));
+  std::optional<std::vector<float>> data = widenedFloatValues(attr);
+  if (!data)
+    return {};
+  if (isa<DenseElementsAttr>(attr))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(to, ArrayRef<float>(*data)));
+  return createF32Constant(b, loc, to.getShape(), *data, "widened");
+}
+
 Value nnlowering::convertFloats(OpBuilder &b, Location loc, Value value,
                                 RankedTensorType type) {
   auto from = cast<RankedTensorType>(value.getType());
@@ -366,6 +392,9 @@ Value nnlowering::convertFloats(OpBuilder &b, Location loc, Value value,
   auto to = RankedTensorType::get(from.getShape(), type.getElementType());
   bool widen = from.getElementType().getIntOrFloatBitWidth() <
                to.getElementType().getIntOrFloatBitWidth();
+  if (widen)
+    if (Value constant = widenConstant(b, loc, value, to))
+      return constant;
   AffineMap identity = b.getMultiDimIdentityMap(from.getRank());
   return elementwise(b, loc, to, value, value, identity,
                      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {

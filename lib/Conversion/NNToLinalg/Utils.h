@@ -118,6 +118,7 @@ Type accumulatorType(Type type);
 
 /// `value` with its elements converted to `type`'s element type by
 /// arith.extf / arith.truncf (floats only; `value` itself when they agree).
+/// A bf16 or f16 constant widened to f32 is converted at compile time.
 Value convertFloats(OpBuilder &b, Location loc, Value value,
                    RankedTensorType type);
 

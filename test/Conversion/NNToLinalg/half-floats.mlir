@@ -106,3 +106,55 @@ func.func @rnn_f16(%x: tensor<3x1x2xf16>, %w: tensor<1x4x2xf16>, %r: tensor<1x4x
       -> (tensor<3x1x1x4xf16>, tensor<1x1x4xf16>)
   return %0#0 : tensor<3x1x1x4xf16>
 }
+
+// -----
+
+// A constant bf16 bias is widened at compile time (exactly): the
+// accumulator starts from an f32 constant, with no conversion loop that
+// every call would run.
+// CHECK-LABEL: func @conv_bf16_constant_bias
+// CHECK-NOT: arith.extf
+// CHECK: %[[BIAS:.*]] = arith.constant dense<[1.000000e+00, -2.500000e-01, 3.906250e-03, 2.560000e+02]> : tensor<4xf32>
+// CHECK-NOT: arith.extf
+// CHECK: linalg.broadcast ins(%[[BIAS]] : tensor<4xf32>) outs(%{{.*}} : tensor<1x4x6x6xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @conv_bf16_constant_bias(%x: tensor<1x4x8x8xbf16>, %w: tensor<4x4x3x3xbf16>) -> tensor<1x4x6x6xbf16> {
+  %b = arith.constant dense<[1.0, -0.25, 0.00390625, 256.0]> : tensor<4xbf16>
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x4x8x8xbf16>, tensor<4x4x3x3xbf16>, tensor<4xbf16>) -> tensor<1x4x6x6xbf16>
+  return %0 : tensor<1x4x6x6xbf16>
+}
+
+// -----
+
+// A splat stays a splat.
+// CHECK-LABEL: func @linear_f16_splat_bias
+// CHECK: %[[BIAS:.*]] = arith.constant dense<5.000000e-01> : tensor<5xf32>
+// CHECK: linalg.broadcast ins(%[[BIAS]] : tensor<5xf32>) outs(%{{.*}} : tensor<2x5xf32>)
+func.func @linear_f16_splat_bias(%x: tensor<2x8xf16>, %w: tensor<5x8xf16>) -> tensor<2x5xf16> {
+  %b = arith.constant dense<0.5> : tensor<5xf16>
+  %0 = nn.linear %x, %w, %b : (tensor<2x8xf16>, tensor<5x8xf16>, tensor<5xf16>) -> tensor<2x5xf16>
+  return %0 : tensor<2x5xf16>
+}
+
+// -----
+
+// A dense_resource bias (the 16-bit patterns 0x3F80 = 1.0 and 0xC000 =
+// -2.0) becomes an f32 dense_resource blob (0x3F800000, 0xC0000000).
+// CHECK-LABEL: func @conv_bf16_resource_bias
+// CHECK-NOT: arith.extf
+// CHECK: arith.constant dense_resource<[[BLOB:widened[_0-9]*]]> : tensor<2xf32>
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: [[BLOB]]: "0x040000000000803F000000C0"
+func.func @conv_bf16_resource_bias(%x: tensor<1x2x4x4xbf16>, %w: tensor<2x2x1x1xbf16>) -> tensor<1x2x4x4xbf16> {
+  %b = arith.constant dense_resource<bias16> : tensor<2xbf16>
+  %0 = nn.conv2d %x, %w, %b : (tensor<1x2x4x4xbf16>, tensor<2x2x1x1xbf16>, tensor<2xbf16>) -> tensor<1x2x4x4xbf16>
+  return %0 : tensor<1x2x4x4xbf16>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      bias16: "0x02000000803F00C0"
+    }
+  }
+#-}
