@@ -671,11 +671,13 @@ def BlockedConvMicrokernel : Pass<"dlas-blocked-conv-microkernel"> {
     channels one load of 32 filter values per vector, one 32-bit broadcast
     of an input pair per column, one vdpbf16ps per accumulator; no bias.
     Its tiles take four channel blocks (4x4 on 32 registers) where the
-    output channels allow, except on a padded input whose rows 4 columns
-    do not split but 2-vector tiles do (14- and 7-wide maps): shared tail
-    tiles would read the padded copy, so the rows take 7x2 tiles and the
-    kernel reads the source in place (a stride-2 3x3 layer, 28 -> 14, ran
-    25-30% faster at 2 threads on Zen 5). Key `bf16_c<C>_...`.
+    output channels allow. On a padded input whose rows 4 columns do not
+    split, shared tail tiles would read the padded copy: rows up to 28
+    wide take balanced 4-vector tiles of at most 5 columns, one row each
+    (14 = 5 + 5 + 4, 7 = 4 + 3), and the kernel reads the source in place
+    (a stride-2 3x3 layer, 28 -> 14, ran 25-30% faster at 2 threads on Zen
+    5 than with shared tails); wider ones take 2-vector tiles where those
+    split the row. Key `bf16_c<C>_...`.
 
     Tiles come from a rule measured on ResNet-50's layers: two channel
     blocks when their count is even, and up to 8 rows (at most half the

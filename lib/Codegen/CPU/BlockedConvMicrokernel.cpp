@@ -472,8 +472,9 @@ FailureOr<BlockedConv> matchBlockedDepthwise(linalg::LinalgOp op,
 
 /// Most output columns per register tile (see chooseTiles).
 constexpr int64_t kMaxRows = 8;
-/// On 16 registers, rows up to kMaxBalancedWidth wide split into tiles of
-/// at most kMaxBalancedRows columns (see chooseTiles).
+/// On 16 registers, and for bf16 pairs on a padded input, rows up to
+/// kMaxBalancedWidth wide split into tiles of at most kMaxBalancedRows
+/// columns (see chooseRowTiles, chooseTiles).
 constexpr int64_t kMaxBalancedWidth = 28;
 constexpr int64_t kMaxBalancedRows = 5;
 constexpr int64_t kMaxDepthwiseRows = 14;
@@ -564,13 +565,22 @@ Tiles chooseTiles(const BlockedConv &cv, int64_t registers) {
   Tiles four = chooseRowTiles(cv, registers, 4);
   if (width % four.rows == 0 || !readsPaddedInput(cv))
     return four;
-  // Where 4-column tiles leave a tail on a padded input (14- and 7-wide
-  // maps), rows share tail tiles (chooseLines), which read the padded
-  // copy; 2-vector tiles that split the row (7x2) read the source in
-  // place. Zen 5, the 3x3 256-channel stride-2 layer (28 -> 14) at 2
-  // threads, interleaved pairs: 0.43-0.59 -> 0.31-0.42 ms (oneDNN bf16
-  // 0.33); at 1 thread, and the 14x14 and 7x7 3x3 layers, within the VM's
-  // noise.
+  // Where 4-column tiles leave a tail on a padded input, rows would share
+  // tail tiles (chooseLines), which read the padded copy; tiles that are
+  // each one row's read the source in place. Zen 5, the 3x3 256-channel
+  // stride-2 layer (28 -> 14) at 2 threads: shared 4x4 tails 0.43-0.59
+  // ms, 7x2 tiles 0.31-0.42 (oneDNN bf16 0.33). On rows up to 28 wide,
+  // balanced 4-vector tiles of at most 5 columns (20 accumulators; 14 =
+  // 5 + 5 + 4, 7 = 4 + 3) keep the broadcast shared by four vdpbf16ps
+  // instead of two: best of interleaved runs, the 14x14 3x3 layer 0.517
+  // -> 0.498-0.502 ms at 1 thread and 0.261-0.264 -> 0.252-0.253 at 2
+  // (one run of three the other way), the stride-2 one 0.536 -> 0.527
+  // and 0.273-0.298 -> 0.269-0.272; 7-wide maps within the VM's noise.
+  if (width <= kMaxBalancedWidth) {
+    int64_t perRow = llvm::divideCeil(width, kMaxBalancedRows);
+    return {static_cast<int64_t>(llvm::divideCeil(width, perRow)), 4,
+            /*lines=*/1};
+  }
   Tiles two = chooseRowTiles(cv, registers, 2);
   return width % two.rows == 0 ? two : four;
 }

@@ -1122,10 +1122,13 @@ def blocked_const_cases(gen):
     """The dense cases of BLOCKED_MATRIX with constant filters (packed at
     compile time: the int8 and bf16 blocked kernels need them), and 64
     output channels on 56-wide rows (four channel blocks: bf16's 4x4
-    tiles, with tails)."""
+    tiles, with tails) and on padded 14- and 7-wide rows (bf16's balanced
+    5 + 5 + 4 and 4 + 3 column tiles, which read the source in place)."""
     cases = [gspc_case(n, c, h, w, f, k, s, pad, d, 1, bias, True, gen)
              for n, c, h, w, f, k, s, pad, d, g, bias in BLOCKED_MATRIX if g == 1]
     cases.append(gspc_case(1, 16, 6, 58, 64, 3, 1, (1, 1, 1, 1), 1, 1, True, True, gen))
+    cases.append(gspc_case(1, 32, 14, 14, 64, 3, 1, (1, 1, 1, 1), 1, 1, True, True, gen))
+    cases.append(gspc_case(1, 16, 13, 13, 64, 3, 2, (1, 1, 1, 1), 1, 1, False, True, gen))
     return cases
 
 
