@@ -3,6 +3,7 @@
 #include "DLAS/Codegen/CPU/CPUTarget.h"
 #include "DLAS/Runner/ParallelCodegen.h"
 #include "DLAS/Runner/TargetMachine.h"
+#include "DLAS/Support/ConstantData.h"
 #include "DLAS/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -106,10 +107,15 @@ static __bf16 truncateF32ToBF16(float value) {
 
 /// The symbols the code needs from outside: the externalized weights, bound
 /// to their data in memory, the caller's `symbols` and the compiler
-/// runtime's functions the process may lack.
+/// runtime's functions the process may lack. A weight whose data is not
+/// kConstantAlignment-aligned (a blob parsed from text, an ONNX tensor
+/// viewed in place) is bound to an aligned copy, kept in `alignedCopies`:
+/// the kernels' vector loads of it must not split cache lines (the AOT
+/// object aligns its weights the same way).
 static llvm::Expected<llvm::orc::SymbolMap>
 externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
-                llvm::orc::MangleAndInterner &mangle) {
+                llvm::orc::MangleAndInterner &mangle,
+                AlignedWeightCopies &alignedCopies) {
   llvm::orc::SymbolMap map;
   auto bind = [&](StringRef name, const void *address) {
     map[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
@@ -124,7 +130,15 @@ externalSymbols(ModuleOp module, const llvm::StringMap<void *> &symbols,
       if (!blob)
         return jitError("external weight '" + entry.getName().getValue() +
                         "' has no data");
-      bind(entry.getName().getValue(), blob->getData().data());
+      ArrayRef<char> data = blob->getData();
+      if (reinterpret_cast<uintptr_t>(data.data()) % kConstantAlignment) {
+        alignedCopies.push_back(llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
+            data.size(), entry.getName().getValue(),
+            llvm::Align(kConstantAlignment)));
+        llvm::copy(data, alignedCopies.back()->getBufferStart());
+        data = alignedCopies.back()->getBuffer();
+      }
+      bind(entry.getName().getValue(), data.data());
     }
   }
   for (const auto &entry : symbols)
@@ -273,7 +287,8 @@ JIT::create(ModuleOp module, const JITOptions &options,
   }
   llvm::orc::MangleAndInterner mangle((*lljit)->getExecutionSession(),
                                       (*lljit)->getDataLayout());
-  auto external = externalSymbols(module, symbols, mangle);
+  AlignedWeightCopies alignedCopies;
+  auto external = externalSymbols(module, symbols, mangle, alignedCopies);
   if (!external)
     return external.takeError();
   if (llvm::Error error =
@@ -284,6 +299,7 @@ JIT::create(ModuleOp module, const JITOptions &options,
       return jitError("cannot add the compiled code to the JIT: " +
                       llvm::toString(std::move(error)));
   std::unique_ptr<JIT> result(new JIT(std::move(*lljit)));
+  result->alignedWeights = std::move(alignedCopies);
   for (const std::string &name : constructors) {
     auto address = result->jit->lookup(name);
     if (!address)

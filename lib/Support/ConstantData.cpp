@@ -51,7 +51,7 @@ Value makeConstant(OpBuilder &b, Location loc, RankedTensorType type,
   if (asResource)
     value = DenseResourceElementsAttr::get(
         type, name,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t)));
+        dlas::copyConstantBlob(data, alignof(uint64_t)));
   else
     value = DenseElementsAttr::getFromRawBuffer(type, data);
   return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
@@ -146,7 +146,7 @@ Value dlas::permuteConstant(OpBuilder &b, Location loc, Value input,
   std::vector<char> denseData;
   MutableArrayRef<char> out;
   if (bytes->isResource) {
-    blob = HeapAsmResourceBlob::allocate(bytes->raw.size(), alignof(uint64_t));
+    blob = dlas::allocateConstantBlob(bytes->raw.size(), alignof(uint64_t));
     out = blob.getMutableData();
   } else {
     denseData.resize(bytes->raw.size());
@@ -244,8 +244,7 @@ Value dlas::createF32Constant(OpBuilder &b, Location loc,
 Value dlas::createConstant(OpBuilder &b, Location loc, RankedTensorType type,
                            ArrayRef<char> bytes, StringRef resourceName) {
   unsigned align = std::max(1u, type.getElementTypeBitWidth() / 8);
-  AsmResourceBlob blob =
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
+  AsmResourceBlob blob = dlas::copyConstantBlob(bytes, align);
   return arith::ConstantOp::create(
       b, loc, DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));
 }
@@ -300,4 +299,26 @@ dlas::RoundedHalfFloats dlas::roundToHalfFloats(ArrayRef<float> data,
   rounded.relativeError =
       overflow ? INFINITY : (norm > 0 ? std::sqrt(error / norm) : 0.0);
   return rounded;
+}
+
+AsmResourceBlob dlas::allocateConstantBlob(size_t bytes,
+                                           size_t declaredAlignment) {
+  assert(declaredAlignment <= kConstantAlignment &&
+         "a constant blob declares at most the alignment it has");
+  auto *data = static_cast<char *>(
+      llvm::allocate_buffer(bytes, kConstantAlignment));
+  // The blob hands its declared alignment to the deleter; the buffer was
+  // allocated with kConstantAlignment and must be freed with it.
+  auto release = [](void *data, size_t bytes, size_t) {
+    llvm::deallocate_buffer(data, bytes, kConstantAlignment);
+  };
+  return AsmResourceBlob(ArrayRef<char>(data, bytes), declaredAlignment,
+                         release, /*dataIsMutable=*/true);
+}
+
+AsmResourceBlob dlas::copyConstantBlob(ArrayRef<char> data,
+                                       size_t declaredAlignment) {
+  AsmResourceBlob blob = allocateConstantBlob(data.size(), declaredAlignment);
+  llvm::copy(data, blob.getMutableData().begin());
+  return blob;
 }

@@ -13,10 +13,15 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
 
 namespace mlir::dlas {
+
+/// Aligned copies of externalized weights that the JIT binds (see JIT).
+using AlignedWeightCopies =
+    SmallVector<std::unique_ptr<llvm::WritableMemoryBuffer>>;
 
 /// The OpenMP runtime JIT code links against unless told otherwise.
 inline constexpr llvm::StringLiteral kDefaultOpenMPLibrary =
@@ -77,6 +82,8 @@ private:
   explicit JIT(std::unique_ptr<llvm::orc::LLJIT> jit) : jit(std::move(jit)) {}
   std::unique_ptr<llvm::orc::LLJIT> jit;
   SmallVector<void (*)()> destructors;
+  /// Aligned copies of the weights whose blobs were not (see create).
+  AlignedWeightCopies alignedWeights;
 };
 
 } // namespace mlir::dlas

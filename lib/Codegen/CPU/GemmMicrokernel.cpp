@@ -3138,8 +3138,7 @@ struct GemmMicrokernelPass
           RankedTensorType::get(type.getShape(), type.getElementType());
       auto value = DenseResourceElementsAttr::get(
           tensorType, "dlas_packed",
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(
-              ArrayRef<Element>(packed)));
+          dlas::alignedBlob(ArrayRef<Element>(packed)));
       global = createConstantGlobal(b, moduleSymbols, loc, "dlas_packed", type,
                                     value);
     }
@@ -3225,16 +3224,14 @@ struct GemmMicrokernelPass
           DenseResourceElementsAttr::get(
               RankedTensorType::get(type.getShape(), type.getElementType()),
               "dlas_packed",
-              HeapAsmResourceBlob::allocateAndCopyInferAlign(
-                  ArrayRef<char>(packed))));
+              dlas::alignedBlob(ArrayRef<char>(packed))));
       if (withSums)
         sumsGlobal = createConstantGlobal(
             b, moduleSymbols, loc, "dlas_row_sums", sumsType,
             DenseResourceElementsAttr::get(
                 RankedTensorType::get(sumsShape, b.getI32Type()),
                 "dlas_row_sums",
-                HeapAsmResourceBlob::allocateAndCopyInferAlign(
-                    ArrayRef<int32_t>(sums))));
+                dlas::alignedBlob(ArrayRef<int32_t>(sums))));
     }
     Value panelsRead =
         memref::GetGlobalOp::create(b, loc, type, global.getSymName());

@@ -912,7 +912,7 @@ private:
       }
     }
     auto uType = type({elements, f, c});
-    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(u));
+    AsmResourceBlob blob = dlas::alignedBlob(ArrayRef<float>(u));
     auto attr = DenseResourceElementsAttr::get(uType, "dlas_winograd_filter",
                                                std::move(blob));
     return arith::ConstantOp::create(rw, loc, uType, attr);

@@ -8,6 +8,7 @@
 // through the handler table in OpImporters.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "DLAS/Support/ConstantData.h"
 #include "DLAS/Support/EntryAttrs.h"
 #include "ImporterImpl.h"
 
@@ -529,7 +530,7 @@ static Attribute constantAttr(const HostTensor &t, RankedTensorType type,
   // Written straight into the blob in the element type (weights are most
   // of a model's bytes: no per-element APFloat for f32 and f64, no copy).
   unsigned bytes = element.getIntOrFloatBitWidth() / 8;
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(n * bytes, bytes);
+  AsmResourceBlob blob = allocateConstantBlob(n * bytes, bytes);
   char *data = blob.getMutableData().data();
   if (element.isF32()) {
     float *out = reinterpret_cast<float *>(data);
