@@ -162,7 +162,7 @@ def dlas(args, cmd, threads):
         ["--target-features", features] if features else []) + ["--num-threads", str(threads),
                                    "--warmup", "2", "--repeat", str(args.repeat)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    t = re.search(r"median ([0-9.]+) ms", proc.stdout)
+    t = re.search(rf"{args.stat} ([0-9.]+) ms", proc.stdout)
     if proc.returncode != 0 or not t:
         print(proc.stdout + proc.stderr, file=sys.stderr)
         return None, proc.stdout
@@ -182,6 +182,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2,
                         help="DLAS runs per layer and precision, interleaved; the best median is kept")
+    parser.add_argument("--stat", default="median", choices=["median", "min"],
+                        help="each run's figure, for DLAS and oneDNN alike: the median of its "
+                             "timed runs, or their minimum (steadier on a VM whose neighbours "
+                             "come and go: noise only ever adds time)")
     parser.add_argument("--layers", default="", help="comma-separated names (default all)")
     parser.add_argument("--precision", default="int8", choices=["int8", "bf16"])
     parser.add_argument("--io", default="f32", choices=["f32", "bf16", "int8"],
@@ -253,6 +257,10 @@ def main():
                              base + ".y.npy", "--max-rel-err", "1.6e-2"]
         for t in (int(v) for v in args.threads.split(",")):
             best = {}
+            # oneDNN runs in every round too, between DLAS's runs: on a
+            # shared VM whose speed drifts over minutes, both sides keep
+            # the best of the same rounds.
+            peers = {}
             for _ in range(args.rounds):
                 for label, cmd in (("f32", common), ("int8", int8)):
                     ms, out = dlas(args, cmd, t)
@@ -260,13 +268,13 @@ def main():
                         failed += 1
                         continue
                     best[label] = min(ms, best.get(label, ms))
-            peers = {}
-            for line in run_peers(args.peers, [peer_line("conv", c, f, k, s, h),
-                                               peer_line("conv8" if args.precision == "int8"
-                                                         else "convbf16", c, f, k, s, h)], t):
-                parts = line.split()
-                if len(parts) >= 2:
-                    peers[parts[0]] = float(parts[1])
+                for line in run_peers(args.peers, [peer_line("conv", c, f, k, s, h),
+                                                   peer_line("conv8" if args.precision == "int8"
+                                                             else "convbf16", c, f, k, s, h)], t):
+                    parts = line.split()
+                    if len(parts) >= 2:
+                        ms = float(parts[1 if args.stat == "median" else 2])
+                        peers[parts[0]] = min(ms, peers.get(parts[0], ms))
             row = (name, count, t, best.get("f32"), best.get("int8"), peers.get("onednn"),
                    peers.get("onednn_int8" if args.precision == "int8" else "onednn_bf16"))
             print(" ".join(str(v) for v in row), flush=True)
@@ -287,8 +295,11 @@ def write(args, rows):
                   f"{args.threads} --precision {lp}"
                   + (f" --io {args.io}" if args.io != "f32" else "")
                   + (" --blocked-entry" if args.blocked_entry else "")
-                  + f"`. DLAS: best of {args.rounds} medians of {args.repeat} runs "
-                  "(2 warm-up runs); oneDNN: median of 30. ms, batch 1. " + (
+                  + f" --rounds {args.rounds}"
+                  + (f" --stat {args.stat}" if args.stat != "median" else "")
+                  + f"`. DLAS: best of {args.rounds} {args.stat}s of {args.repeat} runs "
+                  f"(2 warm-up runs); oneDNN: best of {args.rounds} {args.stat}s of 30, its "
+                  "runs interleaved with DLAS's round by round. ms, batch 1. " + (
                       ("DLAS int8 includes quantizing the f32 input and dequantizing into f32 "
                        "(as each int8 layer of a model does)" if args.io != "int8" else
                        "DLAS int8 (`--io int8`): the layer reads the i8 tensor (as inside an "

@@ -117,11 +117,26 @@ def host_flags():
     return set()
 
 
+def core_name(info):
+    """ ", Zen N" for the AMD cores DLAS has run on: VMs name them all "AMD EPYC",
+    and Zen 4 (256-bit datapath) and Zen 5 (512-bit) differ 2x on zmm code."""
+    if info.get("vendor_id") != "AuthenticAMD":
+        return ""
+    family, model = int(info.get("cpu family", 0)), int(info.get("model", 0))
+    if family == 26:
+        return ", Zen 5"
+    if family == 25:
+        zen4 = 0x10 <= model <= 0x1F or 0x60 <= model <= 0x7F or model >= 0xA0
+        return ", Zen 4" if zen4 else ", Zen 3"
+    return f", family {family} model {model}"
+
+
 def host_description():
     """The host's CPU model and its widest ISA, for the results' headings."""
     with open("/proc/cpuinfo") as f:
-        model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")),
-                     "unknown CPU")
+        info = dict(l.split(":", 1) for l in f if ":" in l)
+    info = {k.strip(): v.strip() for k, v in info.items()}
+    model = info.get("model name", "unknown CPU") + core_name(info)
     flags = host_flags()
     isa = ("AVX-512" + (" + AMX" if "amx_tile" in flags else "")
            + (" + VNNI" if "avx512_vnni" in flags else "")
