@@ -66,7 +66,9 @@ def host_name():
     flags = set(re.search(r"flags\s*:\s*(.*)", text).group(1).split())
     features = [f for f in ["avx2", "avx512f", "avx512_bf16", "avx512_fp16",
                             "avx512_vnni", "amx_bf16"] if f in flags]
-    return f"{name.group(1) if name else platform.processor()} ({', '.join(features)})"
+    from run_bench import core_name, cpu_info
+    return (f"{name.group(1) if name else platform.processor()}{core_name(cpu_info())}"
+            f" ({', '.join(features)})")
 
 
 def main():

@@ -117,6 +117,14 @@ def host_flags():
     return set()
 
 
+def cpu_info():
+    """The first CPU's /proc/cpuinfo fields."""
+    with open("/proc/cpuinfo") as f:
+        first = f.read().split("\n\n")[0]
+    return {k.strip(): v.strip() for k, v in
+            (line.split(":", 1) for line in first.splitlines() if ":" in line)}
+
+
 def core_name(info):
     """ ", Zen N" for the AMD cores DLAS has run on: VMs name them all "AMD EPYC",
     and Zen 4 (256-bit datapath) and Zen 5 (512-bit) differ 2x on zmm code."""
@@ -133,9 +141,7 @@ def core_name(info):
 
 def host_description():
     """The host's CPU model and its widest ISA, for the results' headings."""
-    with open("/proc/cpuinfo") as f:
-        info = dict(l.split(":", 1) for l in f if ":" in l)
-    info = {k.strip(): v.strip() for k, v in info.items()}
+    info = cpu_info()
     model = info.get("model name", "unknown CPU") + core_name(info)
     flags = host_flags()
     isa = ("AVX-512" + (" + AMX" if "amx_tile" in flags else "")
