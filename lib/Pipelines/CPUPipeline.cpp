@@ -263,6 +263,7 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFillPadBorders());
   VectorizeRowCopiesOptions rowCopyOptions;
   rowCopyOptions.parallel = options.threading;
+  rowCopyOptions.minParallelElements = options.minParallelIterations;
   pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));
   VectorizeReductionsOptions reductionOptions;
   reductionOptions.parallel = options.threading;
@@ -286,9 +287,12 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
     // vectorizer. The thread count is OpenMP's, chosen at run time.
     pm.addNestedPass<func::FuncOp>(affine::createAffineLoopNormalizePass(
         /*promoteSingleIter=*/true));
-    affine::AffineParallelizeOptions parallelize;
+    // Nests too small to pay for a parallel region's fork and join stay
+    // sequential.
+    AffineParallelizeLargeOptions parallelize;
     parallelize.maxNested = 1;
-    pm.addNestedPass<func::FuncOp>(affine::createAffineParallelize(parallelize));
+    parallelize.minIterations = options.minParallelIterations;
+    pm.addNestedPass<func::FuncOp>(createAffineParallelizeLarge(parallelize));
   }
   // Transfers of more than one dimension (from vectorization by the
   // transform dialect or upstream patterns; DLAS's kernels emit 1-D ones)

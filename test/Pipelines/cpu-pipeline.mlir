@@ -5,7 +5,7 @@
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 emit-c-interface=false" | FileCheck %s --check-prefix=NOCI
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(dlas-cpu-pipeline{target=x86-64-v4})" | FileCheck %s --check-prefix=LLVM
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 outline-layers=false" | FileCheck %s --check-prefix=INLINE
-// RUN: dlas-opt %s --dlas-cpu-pipeline=target=x86-64-v4 | FileCheck %s --check-prefix=THREADS
+// RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 min-parallel-iterations=0" | FileCheck %s --check-prefix=THREADS
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 threading=false" | FileCheck %s --check-prefix=NOTHREADS
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 microkernels=false lower-to-llvm=false" | FileCheck %s --check-prefix=NOMICRO
 // RUN: dlas-opt %s --dlas-cpu-pipeline="target=x86-64-v4 print-microkernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
@@ -69,7 +69,8 @@
 // LOOPS-NOT: linalg.
 // LOOPS: return
 
-// Each layer's outermost parallel loop runs on OpenMP threads.
+// Each layer's outermost parallel loop runs on OpenMP threads (at
+// min-parallel-iterations=0, however small).
 // THREADS: llvm.func @main_layer0_conv2d(
 // THREADS: omp.parallel
 // THREADS: omp.wsloop

@@ -1158,7 +1158,11 @@ def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
   }];
   let options = [
     Option<"parallel", "parallel", "bool", "true",
-           "Emit the outer loop over rows as scf.parallel">
+           "Emit the outer loop over rows as scf.parallel">,
+    Option<"minParallelElements", "min-parallel-elements", "int64_t", "32768",
+           "Elements a copy writes at least to run its rows in parallel "
+           "(a parallel region's fork and join cost more than a smaller "
+           "copy; see dlas-affine-parallelize)">
   ];
   let statistics = [
     Statistic<"numIm2Col", "im2col", "im2col patch copies vectorized">,

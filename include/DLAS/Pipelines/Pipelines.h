@@ -294,6 +294,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Run the outermost parallel loop of each loop nest on "
                      "OpenMP threads (libomp; thread count at run time)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> minParallelIterations{
+      *this, "min-parallel-iterations",
+      llvm::cl::desc("Iterations a loop nest that no kernel took (fills, "
+                     "copies, elementwise ops) needs in all to run on "
+                     "threads (dlas-affine-parallelize)"),
+      llvm::cl::init(32768)};
   PassOptions::Option<bool> externalWeights{
       *this, "external-weights",
       llvm::cl::desc("Declare large constant tensors as external globals "

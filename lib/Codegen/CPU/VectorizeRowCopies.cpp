@@ -251,16 +251,24 @@ struct VectorizeRowCopiesPass
     OpBuilder b(&getContext());
     for (auto [op, window] : patches) {
       b.setInsertionPoint(op);
-      emitIm2Col(b, op, window, parallel);
+      emitIm2Col(b, op, window, worthThreads(op.getDpsInitOperand(0)->get()));
       op->erase();
       ++numIm2Col;
     }
     for (linalg::CopyOp op : copies) {
       b.setInsertionPoint(op);
-      emitRowCopy(b, op, parallel);
+      emitRowCopy(b, op, worthThreads(op.getOutputs()[0]));
       op->erase();
       ++numCopies;
     }
+  }
+
+  /// Whether a copy into `output` runs its rows in parallel: when asked
+  /// and when it writes at least minParallelElements.
+  bool worthThreads(Value output) const {
+    auto type = cast<MemRefType>(output.getType());
+    return parallel && (!type.hasStaticShape() ||
+                        type.getNumElements() >= minParallelElements);
   }
 };
 

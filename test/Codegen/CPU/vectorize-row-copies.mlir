@@ -1,5 +1,6 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies))" | FileCheck %s
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{parallel=0}))" | FileCheck %s --check-prefix=SERIAL
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{min-parallel-elements=60000}))" | FileCheck %s --check-prefix=SMALL
 
 // 56-wide rows of bytes: a 32-byte vector and one flush with the row's end.
 // CHECK-LABEL: func.func @stride1
@@ -15,6 +16,9 @@
 // SERIAL-LABEL: func.func @stride1
 // SERIAL-NOT: scf.parallel
 // SERIAL: scf.for %{{.*}} = %{{.*}} to %c36
+// 112896 elements: enough for threads at min-parallel-elements=60000.
+// SMALL-LABEL: func.func @stride1
+// SMALL: scf.parallel
 func.func @stride1(%x: memref<1x4x58x58xi8>, %p: memref<1x36x56x56xi8>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 9, d2 + (d1 mod 9) floordiv 3, d3 + d1 mod 3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x58x58xi8>) outs(%p : memref<1x36x56x56xi8>) attrs = {dlas.im2col = array<i64: 3, 3, 1, 1, 1, 1>} {
   ^bb0(%in: i8, %out: i8):
@@ -109,6 +113,12 @@ func.func @one_column(%x: memref<1x1x3x3xf32>, %p: memref<1x9x1x1xf32>) {
 // SERIAL-LABEL: func.func @padded_interior
 // SERIAL-NOT: scf.parallel
 // SERIAL: vector.load
+// 50176 elements, fewer than min-parallel-elements=60000: a sequential
+// channel loop (the default, 32768, runs it in parallel, above).
+// SMALL-LABEL: func.func @padded_interior
+// SMALL-NOT: scf.parallel
+// SMALL: scf.for %{{.*}} = %{{.*}} to %c256
+// SMALL: vector.load
 func.func @padded_interior(%x: memref<1x256x14x14xi8>, %p: memref<1x256x16x16xi8>) {
   %v = memref.subview %p[0, 0, 1, 1] [1, 256, 14, 14] [1, 1, 1, 1] : memref<1x256x16x16xi8> to memref<1x256x14x14xi8, strided<[65536, 256, 16, 1], offset: 17>>
   linalg.copy ins(%x : memref<1x256x14x14xi8>) outs(%v : memref<1x256x14x14xi8, strided<[65536, 256, 16, 1], offset: 17>>)
