@@ -25,6 +25,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "Models", "Inputs"))
 from models import export  # noqa: E402  (the model zoo of the tests)
+from run_bench import core_name, cpu_info  # noqa: E402
 
 PRECISIONS = ["f32", "bf16", "fp16"]
 
@@ -60,14 +61,11 @@ def dlas_run(args, base, target, precision):
 
 
 def host_name():
-    with open("/proc/cpuinfo") as f:
-        text = f.read()
-    name = re.search(r"model name\s*:\s*(.*)", text)
-    flags = set(re.search(r"flags\s*:\s*(.*)", text).group(1).split())
+    info = cpu_info()
+    flags = set(info.get("flags", "").split())
     features = [f for f in ["avx2", "avx512f", "avx512_bf16", "avx512_fp16",
                             "avx512_vnni", "amx_bf16"] if f in flags]
-    from run_bench import core_name, cpu_info
-    return (f"{name.group(1) if name else platform.processor()}{core_name(cpu_info())}"
+    return (f"{info.get('model name') or platform.processor()}{core_name(info)}"
             f" ({', '.join(features)})")
 
 

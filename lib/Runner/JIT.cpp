@@ -108,8 +108,9 @@ static __bf16 truncateF32ToBF16(float value) {
 /// The symbols the code needs from outside: the externalized weights, bound
 /// to their data in memory, the caller's `symbols` and the compiler
 /// runtime's functions the process may lack. A weight whose data is not
-/// kConstantAlignment-aligned (a blob parsed from text, an ONNX tensor
-/// viewed in place) is bound to an aligned copy, kept in `alignedCopies`:
+/// kConstantAlignment-aligned (a blob parsed from text or bytecode, which
+/// gets only the alignment it declares) is bound to an aligned copy, kept
+/// in `alignedCopies`:
 /// the kernels' vector loads of it must not split cache lines (the AOT
 /// object aligns its weights the same way).
 static llvm::Expected<llvm::orc::SymbolMap>
