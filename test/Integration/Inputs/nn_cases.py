@@ -106,6 +106,11 @@ CONV_MATRIX = [
     (1, 4, 20, 22, 6, 3, 1, (1, 1, 1, 1), 1, 1, True),      # 3x3, OW = 22
     (1, 3, 40, 38, 5, 3, 2, (1, 1, 1, 1), 1, 1, False),     # 3x3 s2, OW = 19
     (1, 8, 18, 19, 8, 3, 1, (0, 1, 2, 1), 1, 2, True),      # grouped, OW = 19
+    # Groups of 8 and 6 output channels on 16-lane targets: row panels of
+    # all groups share one parallel region (a tail panel of 2 rows in the
+    # second).
+    (1, 64, 16, 16, 64, 3, 1, (1, 1, 1, 1), 1, 8, True),   # WRN-40-2 G(8)
+    (1, 48, 12, 16, 48, 3, 1, (1, 1, 1, 1), 1, 8, False),  # 6-channel groups
     # Unequal strides and dilations (im2col's patches read in place: rows
     # of the input 2 apart, columns 1 apart), and a batch of two.
     (1, 4, 12, 20, 6, 3, (2, 1), (1, 1, 1, 1), (2, 1), 1, True),
