@@ -1000,8 +1000,12 @@ def DepthwiseMicrokernel : Pass<"dlas-depthwise-microkernel"> {
 
     * per (n, c), an `scf.parallel` (an OpenMP loop under threading), the
       KH*KW filter taps are broadcast into registers once;
-    * the output plane is cut into column tiles of `vectors * vector-width`
-      and blocks of `rows` output rows; a block keeps `rows x vectors`
+    * the output plane is cut into column tiles of `vectors` vectors and
+      blocks of `rows` output rows. A vector is the narrowest power of
+      two of at least 8 lanes that holds an output row, up to the
+      target's width: on 16 lanes, rows up to 8 wide (7x7 maps, 14x14
+      ones at stride 2) take 8-lane vectors, which issue as fast as
+      16-lane ones and leave fewer lanes idle. A block keeps `rows x vectors`
       accumulators in registers, loads each input row it needs once per
       kw (stride s: s vectors, then a shuffle takes every s-th lane) and
       adds it into every output row that uses it;

@@ -43,8 +43,10 @@ LogicalResult dlas::decisionFor(
     decision = {};
     return success();
   }
-  // GSPC's output tile may be narrower than the target's vectors.
-  bool narrowerAllowed = decision.getKind() == MicrokernelKind::grouped_conv &&
+  // GSPC's output tile, and a stencil's narrow output rows, may take
+  // vectors narrower than the target's.
+  bool narrowerAllowed = (decision.getKind() == MicrokernelKind::grouped_conv ||
+                          decision.isStencil()) &&
                          decision.getLanes() <= target.vectorWidth;
   if (decision.getLanes() != target.vectorWidth && !narrowerAllowed)
     return op->emitError() << "'" << DLASDialect::kLoweringAttrName

@@ -53,7 +53,7 @@ func.func @not_positive(%x: memref<1x2x6x6xf32>, %w: memref<2x3x3xf32>, %y: memr
 #w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
 #out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
 func.func @override(%x: memref<1x2x6x6xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x4x4xf32>) {
-  // expected-remark @+1 {{depthwise microkernel 3x32 (rows=3, vectors=2, overridden) key 'conv_c2_o4x4_k3x3_s1x1' for C=2 4x4 3x3 stride 1x1; padding none, init loaded, 0 epilogue op(s) fused}}
+  // expected-remark @+1 {{depthwise microkernel 3x16 (rows=3, vectors=2, overridden) key 'conv_c2_o4x4_k3x3_s1x1' for C=2 4x4 3x3 stride 1x1; padding none, init loaded, 0 epilogue op(s) fused}}
   linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"], dlas.depthwise_tiles = {rows = 3, vectors = 2}} ins(%x, %w : memref<1x2x6x6xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x4x4xf32>) {
   ^bb0(%i: f32, %f: f32, %o: f32):
     %m = arith.mulf %i, %f : f32

@@ -92,6 +92,42 @@ func.func @bf16_max_pool(%x: memref<1x8x10x10xbf16>, %w: memref<3x3xbf16>, %y: m
 
 // -----
 
+// A stencil may take vectors narrower than the target's (its output rows
+// are 4 wide: 8 lanes), never wider.
+// CHECK-LABEL: func @narrow_stencil
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+#nin = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#nw = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
+#nout = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+func.func @narrow_stencil(%x: memref<1x2x6x6xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x4x4xf32>) {
+  // expected-remark @+1 {{depthwise microkernel 4x8 (rows=4, vectors=1) key 'k'}}
+  linalg.generic {indexing_maps = [#nin, #nw, #nout], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"], dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 8, input = f32, acc = f32, key = "k", source = cost_model>} ins(%x, %w : memref<1x2x6x6xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x4x4xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+#win = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#ww = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
+#wout = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
+func.func @wide_stencil(%x: memref<1x2x6x6xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x4x4xf32>) {
+  // expected-error @+1 {{'dlas.lowering' was decided for 32-lane vectors; the target's are 16 lanes wide}}
+  linalg.generic {indexing_maps = [#win, #ww, #wout], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"], dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 4, vectors = 1, lanes = 32, input = f32, acc = f32, key = "k", source = cost_model>} ins(%x, %w : memref<1x2x6x6xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x4x4xf32>) {
+  ^bb0(%i: f32, %f: f32, %o: f32):
+    %m = arith.mulf %i, %f : f32
+    %a = arith.addf %o, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
 // A stencil decision on an op the stencil kernel cannot take: the GEMM
 // kernel leaves it alone (another kernel's), the stencil kernel warns.
 func.func @wrong_kernel(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>) {

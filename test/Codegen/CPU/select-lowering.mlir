@@ -137,8 +137,10 @@ func.func @gemm_override(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tenso
 // V3: linalg.fill {dlas.fused = #dlas.fused<group = 1, role = init>}
 // V3: ins(%[[X]], {{.*}}dlas.lowering = #dlas.microkernel<kind = depthwise, rows = {{[0-9]+}}, vectors = 1, lanes = 8, input = f32, acc = f32, init = fill, padding = true, key = "conv_c4_o7x7_k3x3_s1x1", source = cost_model, group = 1>
 // V4-LABEL: func @depthwise
-// V4: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = {{[0-9]+}}, vectors = 1, lanes = 16, {{.*}}padding = true
-// V4: dlas.lowering = #dlas.microkernel<kind = max_pool, {{.*}}init = fill, padding = true, key = "max_c4_o10x10_k3x3_s2x2"
+// On 16 lanes the 7-wide rows take 8-lane vectors, the pool's 10-wide
+// ones 16.
+// V4: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = {{[0-9]+}}, vectors = 1, lanes = 8, {{.*}}padding = true
+// V4: dlas.lowering = #dlas.microkernel<kind = max_pool, rows = {{[0-9]+}}, vectors = 1, lanes = 16, {{.*}}init = fill, padding = true, key = "max_c4_o10x10_k3x3_s2x2"
 // PINNED: dlas.lowering = #dlas.microkernel<kind = depthwise, rows = 2, vectors = 1, {{.*}}source = override
 // TUNED: dlas.lowering = #dlas.microkernel<kind = max_pool, rows = 2, vectors = 1, {{.*}}source = tuning_file
 #in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh + kh, ow + kw)>

@@ -57,8 +57,8 @@ func.func @batched(%a: memref<3x8x16xf32>, %b: memref<3x16x32xf32>, %c: memref<3
 // -----
 
 // Depthwise stencils read the "depthwise" section.
-// CHECK: remark: depthwise microkernel 3x16 (rows=3, vectors=1, tuned) key 'conv_c4_o7x7_k3x3_s2x2'
-// HEURISTIC: remark: depthwise microkernel 7x16 (rows=7, vectors=1) key 'conv_c4_o7x7_k3x3_s2x2'
+// CHECK: remark: depthwise microkernel 3x8 (rows=3, vectors=1, tuned) key 'conv_c4_o7x7_k3x3_s2x2'
+// HEURISTIC: remark: depthwise microkernel 7x8 (rows=7, vectors=1) key 'conv_c4_o7x7_k3x3_s2x2'
 #s2in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>
 #s2w = affine_map<(n, c, oh, ow, kh, kw) -> (c, kh, kw)>
 #s2out = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh, ow)>
