@@ -1522,6 +1522,28 @@ public:
           affine::AffineDelinearizeIndexOp::create(b, loc, batch, batchBasis);
       batchValues.assign(ivs.getResults().begin(), ivs.getResults().end());
     };
+    // One parallel region over the (batch, item) pairs, `perBatch` items a
+    // batch: each chunk enters the batches it touches and calls
+    // `body(first, end)` with its items of each, numbered within the batch.
+    auto chunksOfBatches = [&](int64_t perBatch,
+                               function_ref<void(Value, Value)> body) {
+      dlas::parallelChunks(
+          b, loc, g.op, batches * perBatch, chunks,
+          [&](Value first, Value end) {
+            Value items = index(perBatch);
+            Value firstBatch = arith::DivUIOp::create(b, loc, first, items);
+            Value endBatch = arith::CeilDivUIOp::create(b, loc, end, items);
+            loop(firstBatch, endBatch, 1, [&](Value batch) {
+              enterBatch(batch);
+              Value base = arith::MulIOp::create(b, loc, batch, items);
+              Value itemFirst = arith::SubIOp::create(
+                  b, loc, arith::MaxUIOp::create(b, loc, first, base), base);
+              Value itemEnd = arith::SubIOp::create(
+                  b, loc, min(end, add(base, perBatch)), base);
+              body(itemFirst, itemEnd);
+            });
+          });
+    };
     // With B packed per k block the threads fork twice per batch and k
     // block (the shared packing, then the tiles): 72 regions a call for
     // Winograd F(4x4)'s 36 positions, whose GEMMs take 20-40 us each. From
@@ -1551,21 +1573,7 @@ public:
     } else if (batches > 1 &&
                (split == Split::Tiles ||
                 (parallel && !packPerKBlock && split == Split::None))) {
-      dlas::parallelChunks(
-          b, loc, g.op, batches * tiles, chunks, [&](Value first, Value end) {
-            Value perBatch = index(tiles);
-            Value firstBatch = arith::DivUIOp::create(b, loc, first, perBatch);
-            Value endBatch = arith::CeilDivUIOp::create(b, loc, end, perBatch);
-            loop(firstBatch, endBatch, 1, [&](Value batch) {
-              enterBatch(batch);
-              Value base = arith::MulIOp::create(b, loc, batch, perBatch);
-              Value tileFirst = arith::SubIOp::create(
-                  b, loc, arith::MaxUIOp::create(b, loc, first, base), base);
-              Value tileEnd = arith::SubIOp::create(
-                  b, loc, min(end, add(base, tiles)), base);
-              tileRange(tileFirst, tileEnd);
-            });
-          });
+      chunksOfBatches(tiles, tileRange);
     } else if (batches > 1 && split == Split::Rows && !amx) {
       // B is read in place (nothing shared to pack per batch), so the
       // (batch, row panel) pairs share one region too. Forking per batch,
@@ -1574,23 +1582,11 @@ public:
       // 0.028 ms; now 0.018), and Winograd F(4x4)'s 36 positions of
       // ResNet's 64-channel 56x56 layer took 0.59 ms (now 0.41; 0.81 at
       // 1 thread), x86-64-v4 on Zen 4.
-      dlas::parallelChunks(
-          b, loc, g.op, batches * panels, chunks, [&](Value first, Value end) {
-            Value perBatch = index(panels);
-            Value firstBatch = arith::DivUIOp::create(b, loc, first, perBatch);
-            Value endBatch = arith::CeilDivUIOp::create(b, loc, end, perBatch);
-            loop(firstBatch, endBatch, 1, [&](Value batch) {
-              enterBatch(batch);
-              Value base = arith::MulIOp::create(b, loc, batch, perBatch);
-              Value panelFirst = arith::SubIOp::create(
-                  b, loc, arith::MaxUIOp::create(b, loc, first, base), base);
-              Value panelEnd = arith::SubIOp::create(
-                  b, loc, min(end, add(base, panels)), base);
-              kBlocks([&](Value kc, Value kcEnd) {
-                panelsWithTail(panelFirst, panelEnd, kc, kcEnd, tiles);
-              });
-            });
-          });
+      chunksOfBatches(panels, [&](Value panelFirst, Value panelEnd) {
+        kBlocks([&](Value kc, Value kcEnd) {
+          panelsWithTail(panelFirst, panelEnd, kc, kcEnd, tiles);
+        });
+      });
     } else {
       loopNest(g.batch, 0, [&](ArrayRef<Value> batchIvs) {
         batchValues.assign(batchIvs.begin(), batchIvs.end());
