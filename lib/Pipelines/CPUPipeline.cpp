@@ -115,6 +115,7 @@ void dlas::buildNNToLinalgStage(OpPassManager &pm,
   ConvertSparseToLoopsOptions sparseLoops;
   sparseLoops.alignTapsMode = options.sparseAlignTaps;
   sparseLoops.shiftTapsMode = options.sparseShiftTaps;
+  sparseLoops.narrowTapsMode = options.sparseNarrowTaps;
   sparseLoops.weightChunkBytes = options.sparseWeightChunkBytes;
   pm.addPass(createConvertSparseToLoops(sparseLoops));
   pm.addPass(createCanonicalizerPass());

@@ -1317,6 +1317,19 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
     shifted left by s lanes (a `vector.shuffle` of two vectors) into the
     tile's accumulators, so no load splits a cache line.
 
+    Narrow taps (`narrow-taps`, on by default where register shifts are
+    refused, some tap is off the grid, half-width rows compute no more
+    positions than the flat full-width tile, and at most 20% of the weight
+    is stored: 7x7 maps on 16-lane targets)
+    run the layer on half-width vectors over a copy of the input per tap
+    column, each copy's rows OW rounded up to the half width (a 7x7 map:
+    rows of 8, 7 vectors of 8 lanes, every load aligned, where 16-lane
+    tiles load at any offset and split cache lines; denser weights read
+    most of the tripled input per row, and the L1 refills cost more).
+    `align-taps` makes such copies at the full width. The shifted copies
+    are made row by row from the input, so they follow the kernel's tiles
+    in bands like the plain planes.
+
     The offsets of every weight column are computed at compile time and
     stored with the positions (i32) and values in private constant
     `memref.global`s; the kernel reads these compact arrays. Offsets are
@@ -1385,6 +1398,12 @@ def ConvertSparseToLoops : Pass<"convert-sparse-to-loops", "mlir::ModuleOp"> {
            "into place with a shuffle: auto (where some tap is off the grid "
            "and the rounding costs at most 1/8 more positions), always or "
            "never">,
+    Option<"narrowTapsMode", "narrow-taps", "std::string", "\"auto\"",
+           "Narrow taps: half-width vectors (8 lanes on a 16-lane target) "
+           "with aligned taps, plane rows OW rounded up to them: auto (where "
+           "some tap is off the grid, register shifts are refused, the "
+           "narrow rows compute no more positions and the weight is at most "
+           "20% dense: 7x7 maps), always or never">,
     Option<"weightChunkBytes", "weight-chunk-bytes", "int64_t", "-1",
            "Output channels in chunks whose stored weights (values and "
            "offsets) take at most this many bytes, run one chunk after the "

@@ -89,6 +89,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(convert-sparse-to-loops shift-taps): auto, always or "
                      "never"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> sparseNarrowTaps{
+      *this, "sparse-narrow-taps",
+      llvm::cl::desc("Half-width vectors with aligned taps in sparse "
+                     "convolutions on maps too narrow for register shifts "
+                     "(convert-sparse-to-loops narrow-taps): auto, always or "
+                     "never"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> sparseWeightChunkBytes{
       *this, "sparse-weight-chunk-bytes",
       llvm::cl::desc("Stored-weight bytes per chunk of output channels in "

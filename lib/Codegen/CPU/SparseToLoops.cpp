@@ -1394,10 +1394,13 @@ Value transpose(OpBuilder &b, Location loc, Value source,
 /// the planes' rows it reads. One band is the whole plane.
 ///
 /// With `shifts` S > 1 every plane is followed by S - 1 copies of itself,
-/// copy s shifted left by s elements (flat), so that a tap s columns
-/// right of the output position reads copy s at the position's own
-/// alignment: with plane rows a whole number of vectors wide, every load
-/// of the kernel is then aligned (see alignTaps).
+/// copy s shifted left by s columns (each row: column q holds the plane's
+/// column q + s, zero past X), so that a tap s columns right of the output
+/// position reads copy s at the position's own alignment: with plane rows
+/// a whole number of vectors wide, every load of the kernel is then
+/// aligned (see alignTaps), and the rows need only be as wide as the
+/// output's (a 7x7 map's 8 on 8-lane vectors, where a flat shift needs
+/// its padded 9).
 struct PlaneBands {
   int64_t count = 1;
   int64_t rowsNum = 0, rowsDen = 1;
@@ -1409,13 +1412,10 @@ public:
       : b(b), loc(loc), lanes(lanes) {}
 
   /// The planes as a memref<N x C x sh x sw x S x PH x PW> (without the
-  /// S dimension when S is 1). Shifted copies (S > 1) need whole planes
-  /// (one band).
+  /// S dimension when S is 1).
   Value copy(Value input, ArrayRef<int64_t> pad, int64_t sh, int64_t sw,
              int64_t shifts, int64_t planeHeight, int64_t planeWidth,
              PlaneBands bands) {
-    assert((shifts == 1 || bands.count == 1) &&
-           "shifted plane copies read across bands");
     auto type = cast<RankedTensorType>(input.getType());
     int64_t n = type.getDimSize(0), c = type.getDimSize(1);
     int64_t h = type.getDimSize(2);
@@ -1464,41 +1464,40 @@ public:
     };
     for (int64_t py = 0; py < sh; ++py) {
       for (int64_t px = 0; px < sw; ++px) {
-        // Plane rows and columns that X has: [rowBegin, rowEnd) and
-        // [colBegin, colEnd).
+        // Plane rows that X has: [rowBegin, rowEnd).
         int64_t rowBegin = validBegin(pad[0] - py, sh, planeHeight);
         int64_t rowEnd = validEnd(h - 1 + pad[0] - py, sh, planeHeight);
-        int64_t colBegin = validBegin(pad[1] - px, sw, planeWidth);
-        int64_t colEnd = validEnd(w - 1 + pad[1] - px, sw, planeWidth);
-        SmallVector<Value> plane = {image, channel, index(py), index(px)};
-        if (shifts > 1)
-          plane.push_back(index(0));
-        if (rowEnd <= rowBegin || colEnd <= colBegin) {
-          for (int64_t s = 0; s < shifts; ++s) {
-            if (shifts > 1)
-              plane.back() = index(s);
+        for (int64_t s = 0; s < shifts; ++s) {
+          // Copy s's column q is X's column (q + s) * sw + px - pl; the
+          // columns X has: [colBegin, colEnd).
+          int64_t left = pad[1] - px - s * sw;
+          int64_t colBegin = validBegin(left, sw, planeWidth);
+          int64_t colEnd = validEnd(w - 1 + left, sw, planeWidth);
+          SmallVector<Value> plane = {image, channel, index(py), index(px)};
+          if (shifts > 1)
+            plane.push_back(index(s));
+          if (rowEnd <= rowBegin || colEnd <= colBegin) {
             zeroRows(plane, bandBegin, bandEnd);
+            continue;
           }
-          continue;
+          // The band's rows above, below and in X's rows.
+          zeroRows(plane, bandBegin, clampAbove(bandEnd, rowBegin));
+          zeroRows(plane, clampBelow(bandBegin, rowEnd), bandEnd);
+          dlas::buildForLoop(
+              b, loc, clampBelow(bandBegin, rowBegin),
+              clampAbove(bandEnd, rowEnd), 1, [&](Value row) {
+                SmallVector<Value> to(plane);
+                to.push_back(row);
+                // X's row row*sh + py - pt.
+                Value srcRow = arith::AddIOp::create(
+                    b, loc, arith::MulIOp::create(b, loc, row, index(sh)),
+                    index(py - pad[0]));
+                SmallVector<Value> from = {image, channel, srcRow};
+                zeroColumns(to, 0, colBegin);
+                zeroColumns(to, colEnd, planeWidth);
+                copyColumns(x, from, to, colBegin, colEnd, -left);
+              });
         }
-        // The band's rows above, below and in X's rows.
-        zeroRows(plane, bandBegin, clampAbove(bandEnd, rowBegin));
-        zeroRows(plane, clampBelow(bandBegin, rowEnd), bandEnd);
-        dlas::buildForLoop(
-            b, loc, clampBelow(bandBegin, rowBegin),
-            clampAbove(bandEnd, rowEnd), 1, [&](Value row) {
-              SmallVector<Value> to(plane);
-              to.push_back(row);
-              // X's row row*sh + py - pt.
-              Value srcRow = arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, row, index(sh)),
-                  index(py - pad[0]));
-              SmallVector<Value> from = {image, channel, srcRow};
-              zeroColumns(to, 0, colBegin);
-              zeroColumns(to, colEnd, planeWidth);
-              copyColumns(x, from, to, colBegin, colEnd, px - pad[1]);
-            });
-        copyShifted(image, channel, py, px, shifts, planeHeight * planeWidth);
       }
     }
     return planes;
@@ -1622,38 +1621,6 @@ private:
     copyVector(index(last), index(first), pick);
   }
 
-  /// Copies 1..shifts-1 of plane (py, px), copy s[p] = plane[p + s] over
-  /// the flat plane of `size` elements (a multiple of the lanes), zeros
-  /// past its end: full vectors but the last, whose load is masked at the
-  /// plane's end. The plane was just written, so it is read from cache.
-  void copyShifted(Value image, Value channel, int64_t py, int64_t px,
-                   int64_t shifts, int64_t size) {
-    if (shifts <= 1)
-      return;
-    Value flat = memref::CollapseShapeOp::create(
-        b, loc, planes,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4}, {5, 6}});
-    auto slot = [&](int64_t s, Value p) -> SmallVector<Value> {
-      return {image, channel, index(py), index(px), index(s), p};
-    };
-    for (int64_t s = 1; s < shifts; ++s) {
-      dlas::buildForLoop(
-          b, loc, index(0), index(size - lanes), lanes, [&](Value p) {
-            Value from = arith::AddIOp::create(b, loc, p, index(s));
-            Value v = vector::LoadOp::create(b, loc, vectorType(lanes), flat,
-                                             slot(0, from));
-            vector::StoreOp::create(b, loc, v, flat, slot(s, p));
-          });
-      auto maskType = VectorType::get({lanes}, b.getI1Type());
-      Value mask = vector::ConstantMaskOp::create(b, loc, maskType,
-                                                  ArrayRef<int64_t>{lanes - s});
-      Value last = vector::MaskedLoadOp::create(
-          b, loc, vectorType(lanes), flat, slot(0, index(size - lanes + s)),
-          mask, zeros);
-      vector::StoreOp::create(b, loc, last, flat, slot(s, index(size - lanes)));
-    }
-  }
-
   OpBuilder &b;
   Location loc;
   int64_t lanes;
@@ -1729,8 +1696,8 @@ struct SparseToLoops
   /// default: on Zen 5 aligned taps were 1.1-1.2x faster at 1 thread but
   /// 1.3-1.45x slower at 2 (the input three times larger; docs/Sparse.md).
   bool alignTaps(const TargetShape &target, int64_t rowShift, int64_t colShift,
-                 int64_t planeWidth, ArrayRef<int64_t> pad, int64_t sh,
-                 int64_t sw) const {
+                 int64_t planeWidth, int64_t computedWidth,
+                 ArrayRef<int64_t> pad, int64_t sh, int64_t sw) const {
     int64_t lanes = target.vectorWidth;
     bool offGrid = colShift > 0 || (rowShift > 0 && planeWidth % lanes != 0);
     if (alignTapsMode == "never" || !offGrid || colShift >= lanes)
@@ -1739,8 +1706,46 @@ struct SparseToLoops
       return true;
     bool copied = colShift > 0 || sh > 1 || sw > 1 ||
                   llvm::any_of(pad, [](int64_t p) { return p != 0; });
-    int64_t rounded = llvm::alignTo(planeWidth, lanes);
+    // (The shifted copies' rows need only the computed columns.)
+    int64_t rounded = llvm::alignTo(computedWidth, lanes);
     return lanes >= 16 && copied && 8 * rounded <= 9 * planeWidth;
+  }
+
+  /// Stored density up to which `narrow-taps=auto` applies: the shifted
+  /// copies triple a 3x3 layer's input, and at higher densities each row
+  /// of weights reads most of its slab's lines, so the larger input costs
+  /// more refills of the L1 than the aligned loads save. ResNet-50's
+  /// 512-channel 3x3 layer on 7x7, Zen 4, x86-64-v4, best of 6 processes:
+  /// 10% 0.69 -> 0.47 ms (2 threads 0.35 -> 0.31), 20% 1.07 -> 0.93, but
+  /// 30% 1.68 -> 1.98.
+  static constexpr double kNarrowTapsMaxDensity = 0.2;
+
+  /// Whether a convolution runs on half-width vectors with aligned taps
+  /// (shifted copies with rows alignTo(OW, lanes / 2) wide). `auto`: on
+  /// 16-lane targets, where some tap is off the vector grid by a column
+  /// shift, register shifts are refused (rounding the rows up to 16 costs
+  /// more than 1/8: a 7x7 map's 9 -> 16), the half-width rows compute no
+  /// more positions than the flat 16-lane tiles (7 rows of 8 against 4
+  /// vectors of 16), and the weight is sparse enough
+  /// (kNarrowTapsMaxDensity). Off the grid, every 16-lane load of such a
+  /// tile splits a cache line, where every 8-lane load of the copies is
+  /// aligned. No fused pool (its rows are wider than OW).
+  bool narrowTaps(const TargetShape &target, const CompressedWeight &weight,
+                  int64_t colShift, int64_t planeWidth, int64_t oh, int64_t ow,
+                  bool pooled) const {
+    int64_t half = target.vectorWidth / 2;
+    if (narrowTapsMode == "never" || pooled || half < 8 || colShift == 0 ||
+        colShift >= half || weight.block.cols != 1)
+      return false;
+    if (narrowTapsMode == "always")
+      return true;
+    int64_t lanes = target.vectorWidth;
+    bool shifted = 8 * static_cast<int64_t>(llvm::alignTo(planeWidth, lanes)) <=
+                   9 * planeWidth;
+    int64_t narrowPositions = oh * static_cast<int64_t>(llvm::alignTo(ow, half));
+    int64_t flatPositions = llvm::alignTo(oh * planeWidth, lanes);
+    return !shifted && narrowPositions <= flatPositions &&
+           weight.storedFraction() <= kNarrowTapsMaxDensity;
   }
 
   /// Whether a convolution reads its taps on the vector grid and shifts
@@ -1880,23 +1885,32 @@ struct SparseToLoops
     // Phase planes: tap (kh, kw) of output (y, x) reads plane
     // (kh*dh % sh, kw*dw % sw) at row y + kh*dh / sh, column x + kw*dw / sw.
     int64_t rowShift = (kh - 1) * dh / sh, colShift = (kw - 1) * dw / sw;
-    int64_t planeWidth = ow + colShift;
+    // The columns a row computes: OW, or a fused pool's windows'.
+    int64_t computedWidth = ow;
     sparse::Conv2DOp::Pool pool = op.getPool();
     if (pool) {
       // A pool window's columns left of column 0 are the previous row's
       // last ones, and those right of OW-1 are past it: both must be
       // computed columns the kernel then sets to -inf.
       int64_t pooledCols = outputType.getDimSize(3);
-      planeWidth = std::max({planeWidth, ow + pool.padding[1],
-                             (pooledCols - 1) * pool.strides[1] -
-                                 pool.padding[1] + pool.kernel[1]});
+      computedWidth = std::max({ow, ow + pool.padding[1],
+                                (pooledCols - 1) * pool.strides[1] -
+                                    pool.padding[1] + pool.kernel[1]});
     }
+    int64_t planeWidth = std::max(ow + colShift, computedWidth);
     // Aligned taps: rows a whole number of vectors wide and a shifted copy
     // of each plane per column offset, so that no load of the kernel
-    // splits a cache line.
+    // splits a cache line; narrow taps do that on half-width vectors.
+    // (tileTarget: the target as the tiles see it.)
+    TargetShape tileTarget = target;
+    bool narrow = narrowTaps(target, weight, colShift, planeWidth, oh, ow,
+                             static_cast<bool>(pool));
+    if (narrow)
+      tileTarget.vectorWidth = target.vectorWidth / 2;
     int64_t shifts = 1;
-    if (alignTaps(target, rowShift, colShift, planeWidth, pad, sh, sw)) {
-      planeWidth = llvm::alignTo(planeWidth, target.vectorWidth);
+    if (narrow || alignTaps(target, rowShift, colShift, planeWidth,
+                            computedWidth, pad, sh, sw)) {
+      planeWidth = llvm::alignTo(computedWidth, tileTarget.vectorWidth);
       shifts = colShift + 1;
     }
     // Register shifts: rows a whole number of vectors wide, the taps read
@@ -1913,7 +1927,7 @@ struct SparseToLoops
     shape.images = n;
     shape.outputLength = oh * planeWidth;
     std::tie(shape.lanes, shape.vectorsPerTile) =
-        chooseTile(target, weight.block, shape.outputLength, tileVectors);
+        chooseTile(tileTarget, weight.block, shape.outputLength, tileVectors);
     shape.relu = op.getRelu();
     if (!pool) {
       shape.rowTiles =
@@ -1968,9 +1982,11 @@ struct SparseToLoops
     int64_t computedLength =
         pool ? shape.outputLength + shape.tile()
              : llvm::alignTo(shape.outputLength, shape.lanes);
-    // (A shift group reads a vector past the tile.)
-    int64_t readPast =
-        shape.shiftGroups > 1 ? shape.lanes : colShift;
+    // (A shift group reads a vector past the tile; shifted copies read
+    // none past it.)
+    int64_t readPast = shape.shiftGroups > 1 ? shape.lanes
+                       : shifts > 1          ? 0
+                                             : colShift;
     int64_t planeHeight =
         inPlace ? h
                 : ceilDiv(computedLength + rowShift * planeWidth + readPast,
@@ -1991,8 +2007,7 @@ struct SparseToLoops
       flat = collapseAfter(b, loc, op.getInput(), 1);
     } else {
       PlaneBands bands;
-      if (shifts == 1 && planeBands(shape, planeWidth).count >=
-                             kMinSpatialMajorItems) {
+      if (planeBands(shape, planeWidth).count >= kMinSpatialMajorItems) {
         bands = planeBands(shape, planeWidth);
         shape.spatialMajor = true;
       }
@@ -2131,7 +2146,8 @@ struct SparseToLoops
     ModuleOp module = getOperation();
     for (auto [name, mode] :
          {std::pair<StringRef, StringRef>{"align-taps", alignTapsMode},
-          {"shift-taps", shiftTapsMode}})
+          {"shift-taps", shiftTapsMode},
+          {"narrow-taps", narrowTapsMode}})
       if (!llvm::is_contained({"auto", "always", "never"}, mode)) {
         module.emitError("convert-sparse-to-loops: ")
             << name << " must be auto, always or never, not '" << mode << "'";

@@ -7,9 +7,9 @@
 // each group's start), group s reads its taps s elements early (on the
 // grid) over one vector more than the tile, and its sums enter the
 // accumulators shifted left by s lanes (a shuffle of two vectors).
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" --canonicalize --cse | FileCheck %s
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=NEVER
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 shift-taps=always" --canonicalize --cse | FileCheck %s --check-prefix=ALWAYS
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 narrow-taps=never" --canonicalize --cse | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 narrow-taps=never shift-taps=never" --canonicalize --cse | FileCheck %s --check-prefix=NEVER
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 narrow-taps=never shift-taps=always" --canonicalize --cse | FileCheck %s --check-prefix=ALWAYS
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops --canonicalize --cse | FileCheck %s --check-prefix=V3
 // RUN: not dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 shift-taps=maybe" 2>&1 | FileCheck %s --check-prefix=BAD
 

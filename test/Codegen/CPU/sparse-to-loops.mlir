@@ -1,11 +1,11 @@
 // convert-sparse-to-loops: the direct sparse kernels, for a pinned vector
 // width and register count (the same IR on every machine).
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" | FileCheck %s
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 narrow-taps=never" | FileCheck %s
 // RUN: dlas-opt %s --split-input-file --dlas-attach-target=target=x86-64-v3 --convert-sparse-to-loops | FileCheck %s --check-prefix=V3
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 slab-channels=1" | FileCheck %s --check-prefix=SLABS
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32" | FileCheck %s --check-prefix=NOPOS
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 slab-channels=1 narrow-taps=never" | FileCheck %s --check-prefix=SLABS
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 narrow-taps=never" | FileCheck %s --check-prefix=NOPOS
 // Weights baked into the code (bake-limit, for measurement: docs/Sparse.md).
-// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 bake-limit=64" | FileCheck %s --check-prefix=BAKE
+// RUN: dlas-opt %s --split-input-file --convert-sparse-to-loops="vector-width=16 vector-registers=32 bake-limit=64 narrow-taps=never" | FileCheck %s --check-prefix=BAKE
 
 #CSR = #sparse_tensor.encoding<{map = (d0, d1) -> (d0 : dense, d1 : compressed)}>
 
