@@ -129,6 +129,12 @@ EntryRunner::~EntryRunner() { releaseResults(); }
 
 llvm::Error EntryRunner::run() {
   releaseResults();
+  if (!function) {
+    auto found = engine.lookupPacked(symbol);
+    if (!found)
+      return found.takeError();
+    function = *found;
+  }
   SmallVector<void *> descriptorPointers, args;
   // With results, the C interface takes a pointer to them first.
   void *resultPointer = resultStorage.data();
@@ -138,8 +144,7 @@ llvm::Error EntryRunner::run() {
     descriptorPointers.push_back(d.data());
   for (void *&p : descriptorPointers)
     args.push_back(&p);
-  if (llvm::Error err = engine.invokePacked(symbol, args))
-    return err;
+  function(args.data());
   hasResults = true;
   return llvm::Error::success();
 }

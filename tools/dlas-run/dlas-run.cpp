@@ -976,10 +976,12 @@ int runMain() {
   }
   if (repeat > 0) {
     double median = medianOf(times);
+    // Four decimals: a layer of a few microseconds is timed to 0.1 us, as
+    // bench/peers prints its libraries' times.
     llvm::outs() << "time: min "
-                 << llvm::format("%.3f", *llvm::min_element(times))
-                 << " ms, median " << llvm::format("%.3f", median)
-                 << " ms, max " << llvm::format("%.3f", *llvm::max_element(times))
+                 << llvm::format("%.4f", *llvm::min_element(times))
+                 << " ms, median " << llvm::format("%.4f", median)
+                 << " ms, max " << llvm::format("%.4f", *llvm::max_element(times))
                  << " ms (" << times.size() << " runs, " << warmup
                  << " warm-up)";
     if (flops)

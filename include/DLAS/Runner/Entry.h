@@ -69,6 +69,9 @@ private:
 
   JIT &engine;
   std::string symbol;
+  /// The packed entry, looked up on the first run: an ORC lookup per call
+  /// cost about 2 us (a 2.4 us depthwise layer timed as 4.8 us).
+  void (*function)(void **) = nullptr;
   const EntrySignature &sig;
   /// Per input, its descriptor's words: allocated, aligned, offset,
   /// sizes, strides (the layout of StridedMemRefType).
