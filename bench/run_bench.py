@@ -608,9 +608,11 @@ def main():
                     "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
             for r in sel:
                 fmt = lambda v, p=3: "-" if v is None else f"{v:.{p}f}"
-                f.write(f"| {r['suite']} | {r['case']} | {r['gflop']:.3f} | {fmt(r['dlas_ms'])} "
+                # Times below 0.1 ms to 0.1 us (the layers of a few us).
+                ms = lambda v: fmt(v, 4 if v is not None and v < 0.1 else 3)
+                f.write(f"| {r['suite']} | {r['case']} | {r['gflop']:.3f} | {ms(r['dlas_ms'])} "
                         f"({r['dlas_runs']}) | {fmt(r['dlas_gflops'], 1)} | {fmt(r['dlas_%peak'], 1)} | "
-                        f"{r['onednn_ms']:.3f} | {r['torch_ms']:.3f} | {fmt(r['openblas_ms'])} | "
+                        f"{ms(r['onednn_ms'])} | {ms(r['torch_ms'])} | {ms(r['openblas_ms'])} | "
                         f"{fmt(r['dlas/onednn'], 2)} | {fmt(r['dlas/torch'], 2)} | {r['dlas_check']} |\n")
             for suite in sorted({r["suite"] for r in sel}):
                 s = [r for r in sel if r["suite"] == suite and r["dlas_ms"]]

@@ -838,6 +838,56 @@ private:
     return promote(vector::ShuffleOp::create(b, loc, row, row, every));
   }
 
+  /// Row `ih`'s input that the first tap of output vector `v` reads in a
+  /// strided convolution or pool: its sW*vw contiguous values, loaded
+  /// once for every tap whose values lie inside them (spanTaps: with
+  /// stride 2 and dilation 1, kw 0 and 1), each then a shuffle of it
+  /// (tapOfSpan). Each tap loaded its own sW*vw values before (3x3 stride
+  /// 2: 6 vector loads per output vector and input row, now 4). Null
+  /// where the window has no value in the row, or in a border tile with
+  /// elements narrower than f32 (AVX2 has no masked load of them). A
+  /// span of all KW taps (sW*vw + (KW-1)*dW values) would save one load
+  /// more, but its last tap then draws on three vectors, and LLVM builds
+  /// such a shuffle lane by lane.
+  Value loadTapSpan(Value ih, Value ow0, std::optional<int64_t> ow0Const,
+                    int64_t v) {
+    int64_t length = d.sW * vw;
+    Value col = mul(add(ow0, v * vw), d.sW);
+    if (d.pad.left > 0)
+      col = arith::SubIOp::create(b, loc, col, index(d.pad.left));
+    SmallVector<Value> indices{n, c, ih, col};
+    auto type = VectorType::get({length}, types.input);
+    // (Tiles without a constant column are interior: every tap's window
+    // lies inside the row.)
+    SmallVector<bool> lanes(length, true);
+    if (ow0Const) {
+      int64_t first = (*ow0Const + v * vw) * d.sW - d.pad.left;
+      for (int64_t l = 0; l < length; ++l)
+        lanes[l] = first + l >= 0 && first + l < d.W;
+    }
+    if (llvm::all_of(lanes, [](bool l) { return l; }))
+      return vector::LoadOp::create(b, loc, type, d.input, indices);
+    if (llvm::none_of(lanes, [](bool l) { return l; }) ||
+        !types.input.isF32())
+      return nullptr;
+    Value pass = vector::BroadcastOp::create(
+        b, loc, type, d.pad.value ? d.pad.value : types.zero(b, loc, types.input));
+    return vector::MaskedLoadOp::create(b, loc, type, d.input, indices,
+                                        maskConstant(lanes), pass);
+  }
+
+  /// Whether tap `kw` reads inside the first tap's span (loadTapSpan).
+  bool spanTap(int64_t kw) const { return kw * d.dW < d.sW; }
+
+  /// Tap `kw` of a span (loadTapSpan): every sW-th value from kw*dW, as
+  /// accumulator elements.
+  Value tapOfSpan(Value span, int64_t kw) {
+    SmallVector<int64_t> every;
+    for (int64_t l = 0; l < vw; ++l)
+      every.push_back(kw * d.dW + l * d.sW);
+    return promote(vector::ShuffleOp::create(b, loc, span, span, every));
+  }
+
   /// The `span` input elements of row `ih` from column `first`, a window
   /// that crosses the row's start or end (W >= span): one plain load of
   /// the span inside the row, shuffled into place with the pad value
@@ -919,9 +969,17 @@ private:
                  : arith::SubIOp::create(b, loc, firstRow, index(-shift))
                        .getResult();
       }
+      // Strided: each vector's taps from one load of the row.
+      SmallVector<Value> spans(vectors);
+      if (valid && d.sW > 1 && d.KW > 1 && spanTap(1))
+        for (int64_t v = 0; v < vectors; ++v)
+          spans[v] = loadTapSpan(ih, ow0, ow0Const, v);
       for (int64_t kw = 0; kw < d.KW; ++kw) {
         for (int64_t v = 0; v < vectors; ++v) {
-          Value x = valid ? loadTap(ih, ow0, ow0Const, v, kw) : padVector;
+          Value x = !valid ? padVector
+                    : spans[v] && spanTap(kw)
+                        ? tapOfSpan(spans[v], kw)
+                        : loadTap(ih, ow0, ow0Const, v, kw);
           for (auto [r, kh] : users) {
             Value &a = acc[r * vectors + v];
             switch (d.reduction) {

@@ -77,15 +77,21 @@ func.func @padded_bias_relu6(%x: memref<1x8x20x20xf32>, %w: memref<8x3x3xf32>, %
 
 // -----
 
-// Stride 2 without padding, the output filled with zero: every tap reads
+// Stride 2 without padding, the output filled with zero: a tap reads
 // two vectors (masked: the 15 columns end inside them) and keeps every
-// other lane. The 7-wide output rows take 8-lane vectors on this 16-lane
-// target (the max pool below keeps 16 lanes for its 10-wide rows).
+// other lane. Taps kw 0 and 1 share one load of the row (the even and the
+// odd lanes of it); kw 2 loads its own, two columns on. The 7-wide output
+// rows take 8-lane vectors on this 16-lane target (the max pool below
+// keeps 16 lanes for its 10-wide rows).
 // CHECK-LABEL: func.func @stride2
 // CHECK-NOT: linalg.fill
 // CHECK: scf.parallel
-// CHECK: vector.maskedload {{.*}} : memref<2x4x15x15xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
-// CHECK: vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK: %[[ROW:.*]] = vector.maskedload %{{.*}}[%{{.*}}, %{{.*}}, %c0, %c0], {{.*}} : memref<2x4x15x15xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.shuffle %[[ROW]], %[[ROW]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.maskedload
+// CHECK: vector.shuffle %[[ROW]], %[[ROW]] [1, 3, 5, 7, 9, 11, 13, 15] : vector<16xf32>, vector<16xf32>
+// CHECK: %[[KW2:.*]] = vector.maskedload %{{.*}}[%{{.*}}, %{{.*}}, %c0, %c2], {{.*}} : memref<2x4x15x15xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.shuffle %[[KW2]], %[[KW2]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
 // CHECK: vector.maskedstore {{.*}} : memref<2x4x7x7xf32>, vector<8xi1>, vector<8xf32>
 // CHECK-NOT: linalg.generic
 #s2in = affine_map<(n, c, oh, ow, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>
