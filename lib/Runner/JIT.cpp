@@ -324,11 +324,3 @@ llvm::Expected<void (*)(void **)> JIT::lookupPacked(StringRef name) {
     return address.takeError();
   return address->toPtr<void (*)(void **)>();
 }
-
-llvm::Error JIT::invokePacked(StringRef name, MutableArrayRef<void *> args) {
-  auto function = lookupPacked(name);
-  if (!function)
-    return function.takeError();
-  (*function)(args.data());
-  return llvm::Error::success();
-}

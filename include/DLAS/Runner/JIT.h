@@ -2,8 +2,9 @@
 //
 // An ORC LLJIT fed with objects that compileToObjects builds on all cores
 // (mlir::ExecutionEngine compiles a module on one thread). It keeps
-// ExecutionEngine's calling convention: lookupPacked/invokePacked on
-// `_mlir_<name>` wrappers taking an array of argument pointers.
+// ExecutionEngine's calling convention: lookupPacked on `_mlir_<name>`
+// wrappers taking an array of argument pointers (look them up once: a
+// lookup costs about 2 us).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLAS_RUNNER_JIT_H
@@ -71,9 +72,6 @@ public:
   /// The packed wrapper of the external function `name` (see
   /// addPackedWrappers); links the code on first use.
   llvm::Expected<void (*)(void **)> lookupPacked(StringRef name);
-
-  /// Calls `name` through its packed wrapper.
-  llvm::Error invokePacked(StringRef name, MutableArrayRef<void *> args);
 
   /// Calls the module's destructors (those of its global_dtors list).
   ~JIT();

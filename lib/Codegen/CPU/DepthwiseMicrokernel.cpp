@@ -802,6 +802,18 @@ private:
   /// accumulator elements.
   Value loadTap(Value ih, Value ow0, std::optional<int64_t> ow0Const,
                 int64_t v, int64_t kw) {
+    Value window = loadWindow(ih, ow0, ow0Const, v, kw);
+    return window ? everyStride(window, 0) : padTap();
+  }
+
+  /// A tap wholly in the padding.
+  Value padTap() { return padVector ? padVector : zeroVector; }
+
+  /// Row `ih`'s sW*vw contiguous input values from tap `kw`'s column for
+  /// output vector `v`, in input elements (the pad value outside the
+  /// row); null where none lies inside the row.
+  Value loadWindow(Value ih, Value ow0, std::optional<int64_t> ow0Const,
+                   int64_t v, int64_t kw) {
     int64_t span = d.sW * vw;
     auto spanType = VectorType::get({span}, types.input);
     int64_t shift = kw * d.dW - d.pad.left;
@@ -810,7 +822,6 @@ private:
     col = shift >= 0 ? add(col, shift)
                      : arith::SubIOp::create(b, loc, col, index(-shift)).getResult();
     SmallVector<Value> indices{n, c, ih, col};
-    Value row;
     SmallVector<bool> lanes(span, true);
     if (ow0Const) {
       int64_t first = (*ow0Const + v * vw) * d.sW + shift;
@@ -818,75 +829,37 @@ private:
         lanes[l] = first + l >= 0 && first + l < d.W;
     }
     if (llvm::none_of(lanes, [](bool l) { return l; }))
-      return padVector ? padVector : zeroVector;
-    if (llvm::all_of(lanes, [](bool l) { return l; })) {
-      row = vector::LoadOp::create(b, loc, spanType, d.input, indices);
-    } else if (types.input.getIntOrFloatBitWidth() < 32 && d.W >= span) {
-      row = shiftedRowLoad(ih, (*ow0Const + v * vw) * d.sW + shift, span);
-    } else {
-      Value pass = vector::BroadcastOp::create(
-          b, loc, spanType,
-          d.pad.value ? d.pad.value : types.zero(b, loc, types.input));
-      row = vector::MaskedLoadOp::create(b, loc, spanType, d.input, indices,
-                                         maskConstant(lanes), pass);
-    }
-    if (d.sW == 1)
-      return promote(row);
-    SmallVector<int64_t> every;
-    for (int64_t l = 0; l < vw; ++l)
-      every.push_back(l * d.sW);
-    return promote(vector::ShuffleOp::create(b, loc, row, row, every));
-  }
-
-  /// Row `ih`'s input that the first tap of output vector `v` reads in a
-  /// strided convolution or pool: its sW*vw contiguous values, loaded
-  /// once for every tap whose values lie inside them (spanTaps: with
-  /// stride 2 and dilation 1, kw 0 and 1), each then a shuffle of it
-  /// (tapOfSpan). Each tap loaded its own sW*vw values before (3x3 stride
-  /// 2: 6 vector loads per output vector and input row, now 4). Null
-  /// where the window has no value in the row, or in a border tile with
-  /// elements narrower than f32 (AVX2 has no masked load of them). A
-  /// span of all KW taps (sW*vw + (KW-1)*dW values) would save one load
-  /// more, but its last tap then draws on three vectors, and LLVM builds
-  /// such a shuffle lane by lane.
-  Value loadTapSpan(Value ih, Value ow0, std::optional<int64_t> ow0Const,
-                    int64_t v) {
-    int64_t length = d.sW * vw;
-    Value col = mul(add(ow0, v * vw), d.sW);
-    if (d.pad.left > 0)
-      col = arith::SubIOp::create(b, loc, col, index(d.pad.left));
-    SmallVector<Value> indices{n, c, ih, col};
-    auto type = VectorType::get({length}, types.input);
-    // (Tiles without a constant column are interior: every tap's window
-    // lies inside the row.)
-    SmallVector<bool> lanes(length, true);
-    if (ow0Const) {
-      int64_t first = (*ow0Const + v * vw) * d.sW - d.pad.left;
-      for (int64_t l = 0; l < length; ++l)
-        lanes[l] = first + l >= 0 && first + l < d.W;
-    }
-    if (llvm::all_of(lanes, [](bool l) { return l; }))
-      return vector::LoadOp::create(b, loc, type, d.input, indices);
-    if (llvm::none_of(lanes, [](bool l) { return l; }) ||
-        !types.input.isF32())
       return nullptr;
+    if (llvm::all_of(lanes, [](bool l) { return l; }))
+      return vector::LoadOp::create(b, loc, spanType, d.input, indices);
+    if (types.input.getIntOrFloatBitWidth() < 32 && d.W >= span)
+      return shiftedRowLoad(ih, (*ow0Const + v * vw) * d.sW + shift, span);
     Value pass = vector::BroadcastOp::create(
-        b, loc, type, d.pad.value ? d.pad.value : types.zero(b, loc, types.input));
-    return vector::MaskedLoadOp::create(b, loc, type, d.input, indices,
+        b, loc, spanType,
+        d.pad.value ? d.pad.value : types.zero(b, loc, types.input));
+    return vector::MaskedLoadOp::create(b, loc, spanType, d.input, indices,
                                         maskConstant(lanes), pass);
   }
 
-  /// Whether tap `kw` reads inside the first tap's span (loadTapSpan).
-  bool spanTap(int64_t kw) const { return kw * d.dW < d.sW; }
-
-  /// Tap `kw` of a span (loadTapSpan): every sW-th value from kw*dW, as
+  /// Every sW-th value of a window (loadWindow) from `offset`, as
   /// accumulator elements.
-  Value tapOfSpan(Value span, int64_t kw) {
+  Value everyStride(Value window, int64_t offset) {
+    if (d.sW == 1 && offset == 0)
+      return promote(window);
     SmallVector<int64_t> every;
     for (int64_t l = 0; l < vw; ++l)
-      every.push_back(kw * d.dW + l * d.sW);
-    return promote(vector::ShuffleOp::create(b, loc, span, span, every));
+      every.push_back(offset + l * d.sW);
+    return promote(vector::ShuffleOp::create(b, loc, window, window, every));
   }
+
+  /// Whether tap `kw`'s values for an output vector lie inside the first
+  /// tap's window (with stride 2 and dilation 1: kw 0 and 1), so that a
+  /// strided kernel takes them from one load of it: each tap loaded its
+  /// own window before (3x3 stride 2: 6 vector loads per output vector
+  /// and input row, now 4). A window of all KW taps (sW*vw + (KW-1)*dW
+  /// values) would save one load more, but its last tap then draws on
+  /// three vectors, and LLVM builds such a shuffle lane by lane.
+  bool inFirstWindow(int64_t kw) const { return kw * d.dW < d.sW; }
 
   /// The `span` input elements of row `ih` from column `first`, a window
   /// that crosses the row's start or end (W >= span): one plain load of
@@ -969,17 +942,22 @@ private:
                  : arith::SubIOp::create(b, loc, firstRow, index(-shift))
                        .getResult();
       }
-      // Strided: each vector's taps from one load of the row.
-      SmallVector<Value> spans(vectors);
-      if (valid && d.sW > 1 && d.KW > 1 && spanTap(1))
+      // Strided: the taps inside the first one's window from one load
+      // of it per vector (null: in the padding).
+      bool shareWindow = valid && d.sW > 1 && d.KW > 1 && inFirstWindow(1);
+      SmallVector<Value> windows(vectors);
+      if (shareWindow)
         for (int64_t v = 0; v < vectors; ++v)
-          spans[v] = loadTapSpan(ih, ow0, ow0Const, v);
+          windows[v] = loadWindow(ih, ow0, ow0Const, v, /*kw=*/0);
       for (int64_t kw = 0; kw < d.KW; ++kw) {
         for (int64_t v = 0; v < vectors; ++v) {
-          Value x = !valid ? padVector
-                    : spans[v] && spanTap(kw)
-                        ? tapOfSpan(spans[v], kw)
-                        : loadTap(ih, ow0, ow0Const, v, kw);
+          Value x;
+          if (!valid)
+            x = padVector;
+          else if (shareWindow && inFirstWindow(kw))
+            x = windows[v] ? everyStride(windows[v], kw * d.dW) : padTap();
+          else
+            x = loadTap(ih, ow0, ow0Const, v, kw);
           for (auto [r, kh] : users) {
             Value &a = acc[r * vectors + v];
             switch (d.reduction) {

@@ -1687,6 +1687,13 @@ struct SparseToLoops
     return weightChunkBytes < 0 ? target.l2Bytes / 2 : weightChunkBytes;
   }
 
+  /// Whether rows rounded up to `rounded` columns compute at most 1/8 more
+  /// positions than rows of `width` (the rule of align-taps' and
+  /// shift-taps' `auto`, and narrow taps' refusal of the latter).
+  static bool atMostAnEighthMore(int64_t rounded, int64_t width) {
+    return 8 * rounded <= 9 * width;
+  }
+
   /// Whether a convolution's taps are made aligned (PhasePlaneCopier's
   /// shifted copies, planes a whole number of vectors wide). `auto`: on
   /// 16-lane targets, where a tap off the vector grid makes every load of
@@ -1708,7 +1715,7 @@ struct SparseToLoops
                   llvm::any_of(pad, [](int64_t p) { return p != 0; });
     // (The shifted copies' rows need only the computed columns.)
     int64_t rounded = llvm::alignTo(computedWidth, lanes);
-    return lanes >= 16 && copied && 8 * rounded <= 9 * planeWidth;
+    return lanes >= 16 && copied && atMostAnEighthMore(rounded, planeWidth);
   }
 
   /// Stored density up to which `narrow-taps=auto` applies: the shifted
@@ -1740,8 +1747,8 @@ struct SparseToLoops
     if (narrowTapsMode == "always")
       return true;
     int64_t lanes = target.vectorWidth;
-    bool shifted = 8 * static_cast<int64_t>(llvm::alignTo(planeWidth, lanes)) <=
-                   9 * planeWidth;
+    bool shifted =
+        atMostAnEighthMore(llvm::alignTo(planeWidth, lanes), planeWidth);
     int64_t narrowPositions = oh * static_cast<int64_t>(llvm::alignTo(ow, half));
     int64_t flatPositions = llvm::alignTo(oh * planeWidth, lanes);
     return !shifted && narrowPositions <= flatPositions &&
@@ -1763,8 +1770,7 @@ struct SparseToLoops
       return false;
     if (shiftTapsMode == "always")
       return true;
-    return 8 * static_cast<int64_t>(llvm::alignTo(planeWidth, lanes)) <=
-           9 * planeWidth;
+    return atMostAnEighthMore(llvm::alignTo(planeWidth, lanes), planeWidth);
   }
 
   /// Spatial-major iterations need this many tiles or bands: with fewer,
