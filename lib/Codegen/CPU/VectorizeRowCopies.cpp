@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "DLAS/Codegen/CPU/Microkernels.h"
 #include "DLAS/Codegen/Passes.h"
+#include "DLAS/Transforms/Buffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -98,7 +99,7 @@ public:
       });
       return;
     }
-    auto copyVector = [&](Value j) {
+    forEachVector([&](Value j) {
       SmallVector<Value> from(srcRow), to(dstRow);
       // Folds to a constant where the row starts at a constant column.
       from.push_back(b.createOrFold<arith::AddIOp>(
@@ -113,20 +114,27 @@ public:
         v = vector::ShuffleOp::create(b, loc, v, v, everyS);
       }
       vector::StoreOp::create(b, loc, v, dst, to);
+    });
+  }
+
+  /// `dst[..., column + j] = value`, j in [0, width) (stride 1).
+  void fill(Value value, Value dst, ValueRange dstRow, Value column) {
+    auto at = [&](Value j) {
+      SmallVector<Value> to(dstRow);
+      to.push_back(b.createOrFold<arith::AddIOp>(loc, column, j));
+      return to;
     };
-    // Every `lanes` elements, then one vector flush with the row's end
-    // (overlapping the one before; a copy may rewrite what it already
-    // wrote).
-    int64_t whole = width / lanes;
-    if (whole > kMaxUnrolledVectors)
-      dlas::buildForLoop(b, loc, constantIndex(b, loc, 0),
-                         constantIndex(b, loc, whole * lanes), lanes,
-                         copyVector);
-    else
-      for (int64_t j = 0; j < whole; ++j)
-        copyVector(constantIndex(b, loc, j * lanes));
-    if (width % lanes != 0)
-      copyVector(constantIndex(b, loc, width - lanes));
+    if (lanes < 2) {
+      loop(b, loc, width, [&](Value j) {
+        memref::StoreOp::create(b, loc, value, dst, at(j));
+      });
+      return;
+    }
+    Value splat = vector::BroadcastOp::create(
+        b, loc, VectorType::get({lanes}, elementType), value);
+    forEachVector([&](Value j) {
+      vector::StoreOp::create(b, loc, splat, dst, at(j));
+    });
   }
 
   static void loop(OpBuilder &b, Location loc, int64_t count,
@@ -153,6 +161,21 @@ public:
   }
 
 private:
+  /// `body(j)` for j every `lanes` elements, then once flush with the
+  /// row's end (overlapping the vector before: a copy or fill may rewrite
+  /// what it already wrote).
+  void forEachVector(function_ref<void(Value)> body) {
+    int64_t whole = width / lanes;
+    if (whole > kMaxUnrolledVectors)
+      dlas::buildForLoop(b, loc, constantIndex(b, loc, 0),
+                         constantIndex(b, loc, whole * lanes), lanes, body);
+    else
+      for (int64_t j = 0; j < whole; ++j)
+        body(constantIndex(b, loc, j * lanes));
+    if (width % lanes != 0)
+      body(constantIndex(b, loc, width - lanes));
+  }
+
   OpBuilder &b;
   Location loc;
   Type elementType;
@@ -232,6 +255,181 @@ void emitRowCopy(OpBuilder &b, linalg::CopyOp op, bool parallel) {
   nest(0, {}, parallel);
 }
 
+/// A box [offsets, offsets + sizes) of a buffer.
+struct Box {
+  SmallVector<int64_t> offsets, sizes;
+
+  int64_t volume() const {
+    int64_t v = 1;
+    for (int64_t s : sizes)
+      v *= s;
+    return v;
+  }
+  bool overlaps(const Box &other) const {
+    for (auto [o, s, p, q] :
+         llvm::zip(offsets, sizes, other.offsets, other.sizes))
+      if (o + s <= p || p + q <= o)
+        return false;
+    return true;
+  }
+};
+
+/// The box `view` selects of `buffer`: a static, unit-stride subview of
+/// it that keeps its rank.
+std::optional<Box> boxOf(Value view, Value buffer) {
+  auto subview = view.getDefiningOp<memref::SubViewOp>();
+  if (!subview || subview.getSource() != buffer ||
+      subview.getSourceType().getRank() !=
+          cast<MemRefType>(subview.getType()).getRank())
+    return std::nullopt;
+  auto isStatic = [](ArrayRef<int64_t> values) {
+    return llvm::none_of(values, ShapedType::isDynamic);
+  };
+  if (!isStatic(subview.getStaticOffsets()) ||
+      !isStatic(subview.getStaticSizes()) ||
+      !llvm::all_of(subview.getStaticStrides(),
+                    [](int64_t s) { return s == 1; }))
+    return std::nullopt;
+  return Box{llvm::to_vector(subview.getStaticOffsets()),
+             llvm::to_vector(subview.getStaticSizes())};
+}
+
+/// A row copy into the interior of a buffer whose border the fills just
+/// before it set to one value (how dlas-fill-pad-borders leaves a
+/// bufferized tensor.pad): one loop nest writes each padded row whole,
+/// its border and its interior, instead of sequential border fills before
+/// the copy's parallel loop.
+struct PaddedCopy {
+  linalg::CopyOp copy;
+  Value buffer;
+  Box interior;
+  Value value;
+  SmallVector<Operation *> fills;
+};
+
+/// `copy` as a padded copy, if the ops before it in its block fill exactly
+/// the border of the buffer it copies into, and nothing between them and
+/// the copy touches that buffer.
+std::optional<PaddedCopy> paddedCopyOf(linalg::CopyOp copy) {
+  Value target = copy.getOutputs()[0];
+  auto subview = target.getDefiningOp<memref::SubViewOp>();
+  if (!subview)
+    return std::nullopt;
+  Value buffer = subview.getSource();
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  std::optional<Box> interior = boxOf(target, buffer);
+  if (!interior)
+    return std::nullopt;
+  llvm::SmallPtrSet<Value, 8> aliases = dlas::aliasesOf(buffer);
+  if (aliases.contains(copy.getInputs()[0]))
+    return std::nullopt;
+  PaddedCopy padded{copy, buffer, *interior, nullptr, {}};
+  SmallVector<Box> border;
+  for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
+    if (isa<memref::SubViewOp>(op))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    std::optional<Box> box =
+        fill && fill.hasPureBufferSemantics()
+            ? boxOf(fill.output(), buffer)
+            : std::nullopt;
+    if (!box || (padded.value && fill.value() != padded.value)) {
+      if (dlas::touches(op, aliases))
+        break;
+      continue;
+    }
+    padded.value = fill.value();
+    padded.fills.push_back(fill);
+    border.push_back(*box);
+  }
+  // The border boxes are disjoint, outside the interior, and fill all of
+  // the buffer that the interior does not.
+  int64_t covered = interior->volume();
+  for (auto [i, box] : llvm::enumerate(border)) {
+    if (box.overlaps(*interior))
+      return std::nullopt;
+    for (const Box &other : ArrayRef(border).drop_front(i + 1))
+      if (box.overlaps(other))
+        return std::nullopt;
+    covered += box.volume();
+  }
+  if (border.empty() || covered != type.getNumElements())
+    return std::nullopt;
+  return padded;
+}
+
+/// The padded copy: loops over the buffer's rows, split per dim into the
+/// border before the interior, the interior (the first such dim with more
+/// than one row in parallel when asked) and the border after it; interior
+/// rows fill their border columns and copy the source row.
+void emitPaddedCopy(OpBuilder &b, const PaddedCopy &padded, bool parallel) {
+  linalg::CopyOp copy = padded.copy;
+  Location loc = copy.getLoc();
+  Value src = copy.getInputs()[0];
+  Value interiorView = copy.getOutputs()[0];
+  Value buffer = padded.buffer;
+  auto type = cast<MemRefType>(buffer.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> offsets = padded.interior.offsets;
+  ArrayRef<int64_t> sizes = padded.interior.sizes;
+  Type element = type.getElementType();
+  unsigned last = shape.size() - 1;
+  Value zero = constantIndex(b, loc, 0);
+  auto fillColumns = [&](ValueRange row, int64_t begin, int64_t end) {
+    if (begin < end)
+      RowCopier(b, loc, element, end - begin, 1, true)
+          .fill(padded.value, buffer, row, constantIndex(b, loc, begin));
+  };
+  // Every row of the buffer from `dim` on, below the buffer row `rows`:
+  // the border.
+  std::function<void(unsigned, SmallVector<Value>)> fillBlock =
+      [&](unsigned dim, SmallVector<Value> rows) {
+        if (dim == last)
+          return fillColumns(rows, 0, shape[last]);
+        RowCopier::loop(b, loc, shape[dim], [&](Value iv) {
+          SmallVector<Value> next = rows;
+          next.push_back(iv);
+          fillBlock(dim + 1, next);
+        });
+      };
+  auto fillRange = [&](unsigned dim, const SmallVector<Value> &rows,
+                       int64_t begin, int64_t end) {
+    if (begin >= end)
+      return;
+    RowCopier::loop(b, loc, end - begin, [&](Value iv) {
+      SmallVector<Value> next = rows;
+      next.push_back(b.createOrFold<arith::AddIOp>(
+          loc, iv, constantIndex(b, loc, begin)));
+      fillBlock(dim + 1, next);
+    });
+  };
+  RowCopier interiorRow(b, loc, element, sizes[last], 1, true);
+  // `inner` indexes the interior (and the source), `rows` the buffer.
+  std::function<void(unsigned, SmallVector<Value>, SmallVector<Value>, bool)>
+      nest = [&](unsigned dim, SmallVector<Value> inner,
+                 SmallVector<Value> rows, bool parallelLeft) {
+        if (dim == last) {
+          fillColumns(rows, 0, offsets[last]);
+          interiorRow.copy(src, inner, zero, interiorView, inner);
+          fillColumns(rows, offsets[last] + sizes[last], shape[last]);
+          return;
+        }
+        fillRange(dim, rows, 0, offsets[dim]);
+        bool here = parallelLeft && sizes[dim] > 1;
+        RowCopier::outerLoop(b, loc, sizes[dim], here, [&](Value iv) {
+          SmallVector<Value> nextInner = inner, nextRows = rows;
+          nextInner.push_back(iv);
+          nextRows.push_back(b.createOrFold<arith::AddIOp>(
+              loc, iv, constantIndex(b, loc, offsets[dim])));
+          nest(dim + 1, nextInner, nextRows, parallelLeft && !here);
+        });
+        fillRange(dim, rows, offsets[dim] + sizes[dim], shape[dim]);
+      };
+  nest(0, {}, {}, parallel);
+}
+
 struct VectorizeRowCopiesPass
     : dlas::impl::VectorizeRowCopiesBase<VectorizeRowCopiesPass> {
   using Base::Base;
@@ -257,6 +455,14 @@ struct VectorizeRowCopiesPass
     }
     for (linalg::CopyOp op : copies) {
       b.setInsertionPoint(op);
+      if (std::optional<PaddedCopy> padded = paddedCopyOf(op)) {
+        emitPaddedCopy(b, *padded, worthThreads(padded->buffer));
+        for (Operation *fill : padded->fills)
+          fill->erase();
+        op->erase();
+        ++numPaddedCopies;
+        continue;
+      }
       emitRowCopy(b, op, worthThreads(op.getOutputs()[0]));
       op->erase();
       ++numCopies;

@@ -1,6 +1,7 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies))" | FileCheck %s
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{parallel=0}))" | FileCheck %s --check-prefix=SERIAL
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{min-parallel-elements=60000}))" | FileCheck %s --check-prefix=SMALL
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies{min-parallel-elements=1}))" | FileCheck %s --check-prefix=PIPE
 
 // 56-wide rows of bytes: a 32-byte vector and one flush with the row's end.
 // CHECK-LABEL: func.func @stride1
@@ -153,5 +154,147 @@ func.func @not_rows(%x: memref<4x8xf32, strided<[1, 4]>>, %y: memref<4x8xf32>, %
 // CHECK-NOT: vector.store
 func.func @wide_rows(%x: memref<2x1000xf32>, %y: memref<2x1000xf32, strided<[1024, 1]>>) {
   linalg.copy ins(%x : memref<2x1000xf32>) outs(%y : memref<2x1000xf32, strided<[1024, 1]>>)
+  return
+}
+
+// A padded map as dlas-fill-pad-borders leaves it: border fills, then the
+// interior copy. One nest writes it: per channel (in parallel), the top
+// row's splat vectors, per interior row its left column, the source row and
+// its right column, then the bottom row. No fill is left.
+// CHECK-LABEL: func.func @padded_copy
+// CHECK: %[[S:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[V:.*]] = memref.subview %arg1[0, 0, 1, 1]
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%c128)
+// CHECK: %[[Z:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK-COUNT-4: vector.store %[[Z]], %arg1[%{{.*}}, %[[C]], %c0{{.*}}, %{{.*}}] : memref<1x128x30x30xf32>, vector<8xf32>
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %c28
+// CHECK: %[[ROW:.*]] = arith.addi %[[H]], %c1
+// CHECK: memref.store %[[S]], %arg1[%{{.*}}, %[[C]], %[[ROW]], %c0{{.*}}] : memref<1x128x30x30xf32>
+// CHECK: %[[A:.*]] = vector.load %arg0[%{{.*}}, %[[C]], %[[H]], %c0{{.*}}] : memref<1x128x28x28xf32>, vector<8xf32>
+// CHECK: vector.store %[[A]], %[[V]][%{{.*}}, %[[C]], %[[H]], %c0{{.*}}]
+// CHECK-COUNT-3: vector.store %{{.*}}, %[[V]]
+// CHECK: memref.store %[[S]], %arg1[%{{.*}}, %[[C]], %[[ROW]], %c29{{.*}}] : memref<1x128x30x30xf32>
+// CHECK: }
+// CHECK-COUNT-4: vector.store %{{.*}}, %arg1[%{{.*}}, %[[C]], %c29{{.*}}, %{{.*}}] : memref<1x128x30x30xf32>, vector<8xf32>
+// CHECK: scf.reduce
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: linalg.fill
+// SERIAL-LABEL: func.func @padded_copy
+// SERIAL-NOT: scf.parallel
+// SERIAL: scf.for %{{.*}} = %{{.*}} to %c128
+func.func @padded_copy(%x: memref<1x128x28x28xf32>, %p: memref<1x128x30x30xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %top = memref.subview %p[0, 0, 0, 0] [1, 128, 1, 30] [1, 1, 1, 1] : memref<1x128x30x30xf32> to memref<1x128x1x30xf32, strided<[115200, 900, 30, 1]>>
+  linalg.fill ins(%cst : f32) outs(%top : memref<1x128x1x30xf32, strided<[115200, 900, 30, 1]>>)
+  %bottom = memref.subview %p[0, 0, 29, 0] [1, 128, 1, 30] [1, 1, 1, 1] : memref<1x128x30x30xf32> to memref<1x128x1x30xf32, strided<[115200, 900, 30, 1], offset: 870>>
+  linalg.fill ins(%cst : f32) outs(%bottom : memref<1x128x1x30xf32, strided<[115200, 900, 30, 1], offset: 870>>)
+  %left = memref.subview %p[0, 0, 1, 0] [1, 128, 28, 1] [1, 1, 1, 1] : memref<1x128x30x30xf32> to memref<1x128x28x1xf32, strided<[115200, 900, 30, 1], offset: 30>>
+  linalg.fill ins(%cst : f32) outs(%left : memref<1x128x28x1xf32, strided<[115200, 900, 30, 1], offset: 30>>)
+  %right = memref.subview %p[0, 0, 1, 29] [1, 128, 28, 1] [1, 1, 1, 1] : memref<1x128x30x30xf32> to memref<1x128x28x1xf32, strided<[115200, 900, 30, 1], offset: 59>>
+  linalg.fill ins(%cst : f32) outs(%right : memref<1x128x28x1xf32, strided<[115200, 900, 30, 1], offset: 59>>)
+  %v = memref.subview %p[0, 0, 1, 1] [1, 128, 28, 28] [1, 1, 1, 1] : memref<1x128x30x30xf32> to memref<1x128x28x28xf32, strided<[115200, 900, 30, 1], offset: 31>>
+  linalg.copy ins(%x : memref<1x128x28x28xf32>) outs(%v : memref<1x128x28x28xf32, strided<[115200, 900, 30, 1], offset: 31>>)
+  return
+}
+
+// The pipeline's form from a whole fill (dlas-fill-pad-borders first):
+// padding on the channel dim too (2 channels before, 1 after, whole 5x5
+// planes of 7 filled sequentially around the parallel interior channels),
+// rows padded 2 | 3 | 2 with a 2-wide vector for each side, an i8 fill
+// value that is not zero. The padded copy's result against the fill and
+// copy it replaces runs in Integration/padded-copy.mlir.
+// Without dlas-fill-pad-borders the whole fill overlaps the interior: it
+// stays, and the copy is a plain row copy after it (sequential: 36
+// elements).
+// CHECK-LABEL: func.func @padded_channels
+// CHECK: linalg.fill
+// CHECK: scf.for %{{.*}} to %c4
+// PIPE-LABEL: func.func @padded_channels
+// PIPE-NOT: linalg.fill
+// PIPE: %[[P:.*]] = memref.alloc() : memref<1x7x5x7xi8>
+// PIPE: %[[V:.*]] = memref.subview %[[P]][0, 2, 1, 2]
+// PIPE: scf.for %[[C0:.*]] = %c0{{.*}} to %c2
+// PIPE: scf.for %[[H0:.*]] = %c0{{.*}} to %c5
+// PIPE: vector.store %{{.*}}, %[[P]][%{{.*}}, %[[C0]], %[[H0]], %c0{{.*}}] : memref<1x7x5x7xi8>, vector<4xi8>
+// PIPE: vector.store %{{.*}}, %[[P]][%{{.*}}, %[[C0]], %[[H0]], %c3{{.*}}] : memref<1x7x5x7xi8>, vector<4xi8>
+// PIPE: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%c4{{.*}})
+// PIPE: vector.store %{{.*}}, %[[P]][%{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<1x7x5x7xi8>, vector<4xi8>
+// PIPE: scf.for %[[H:.*]] = %c0{{.*}} to %c3
+// PIPE: vector.store %{{.*}}, %[[P]][{{.*}}, %c0{{.*}}] : memref<1x7x5x7xi8>, vector<2xi8>
+// PIPE: vector.load %arg0[%{{.*}}, %[[C]], %[[H]], %c0{{.*}}] : memref<1x4x3x3xi8>, vector<2xi8>
+// PIPE: vector.store %{{.*}}, %[[V]]
+// PIPE: vector.load %arg0[%{{.*}}, %[[C]], %[[H]], %c1{{.*}}] : memref<1x4x3x3xi8>, vector<2xi8>
+// PIPE: vector.store %{{.*}}, %[[V]]
+// PIPE: vector.store %{{.*}}, %[[P]][{{.*}}, %c5{{.*}}] : memref<1x7x5x7xi8>, vector<2xi8>
+// PIPE: scf.reduce
+// PIPE: scf.for %{{.*}} = %c0{{.*}} to %c5
+// PIPE: vector.store %{{.*}}, %[[P]][%{{.*}}, %c6{{.*}}, %{{.*}}, %c0{{.*}}] : memref<1x7x5x7xi8>, vector<4xi8>
+// PIPE-NOT: linalg.copy
+// PIPE-NOT: linalg.fill
+// PIPE-LABEL: func.func @border_gap
+func.func @padded_channels(%x: memref<1x4x3x3xi8>) -> memref<1x7x5x7xi8> {
+  %c7 = arith.constant 7 : i8
+  %p = memref.alloc() : memref<1x7x5x7xi8>
+  linalg.fill ins(%c7 : i8) outs(%p : memref<1x7x5x7xi8>)
+  %v = memref.subview %p[0, 2, 1, 2] [1, 4, 3, 3] [1, 1, 1, 1] : memref<1x7x5x7xi8> to memref<1x4x3x3xi8, strided<[245, 35, 7, 1], offset: 79>>
+  linalg.copy ins(%x : memref<1x4x3x3xi8>) outs(%v : memref<1x4x3x3xi8, strided<[245, 35, 7, 1], offset: 79>>)
+  return %p : memref<1x7x5x7xi8>
+}
+
+// Not a padded copy, so the plain row copy and the fills stay: the fills
+// leave a gap (the right column), fills of two values, a read of the
+// buffer between the fills and the copy, a source that is the buffer
+// itself.
+// CHECK-LABEL: func.func @border_gap
+// CHECK-COUNT-3: linalg.fill
+// CHECK: scf.for
+// CHECK-LABEL: func.func @two_values
+// CHECK-COUNT-2: linalg.fill
+// CHECK-LABEL: func.func @read_between
+// CHECK: linalg.fill
+// CHECK: memref.load
+// CHECK-LABEL: func.func @self_copy
+// CHECK: linalg.fill
+func.func @border_gap(%x: memref<1x4x6x6xf32>, %p: memref<1x4x8x8xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %top = memref.subview %p[0, 0, 0, 0] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>
+  linalg.fill ins(%cst : f32) outs(%top : memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>)
+  %bottom = memref.subview %p[0, 0, 7, 0] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x1x8xf32, strided<[256, 64, 8, 1], offset: 56>>
+  linalg.fill ins(%cst : f32) outs(%bottom : memref<1x4x1x8xf32, strided<[256, 64, 8, 1], offset: 56>>)
+  %left = memref.subview %p[0, 0, 1, 0] [1, 4, 6, 1] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x6x1xf32, strided<[256, 64, 8, 1], offset: 8>>
+  linalg.fill ins(%cst : f32) outs(%left : memref<1x4x6x1xf32, strided<[256, 64, 8, 1], offset: 8>>)
+  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 6, 6] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x6x6xf32, strided<[256, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%x : memref<1x4x6x6xf32>) outs(%v : memref<1x4x6x6xf32, strided<[256, 64, 8, 1], offset: 9>>)
+  return
+}
+func.func @two_values(%x: memref<1x4x7x8xf32>, %p: memref<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %top = memref.subview %p[0, 0, 0, 0] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>)
+  %v = memref.subview %p[0, 0, 1, 0] [1, 4, 7, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>
+  %half = memref.subview %p[0, 0, 0, 4] [1, 4, 1, 4] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x1x4xf32, strided<[256, 64, 8, 1], offset: 4>>
+  linalg.fill ins(%one : f32) outs(%half : memref<1x4x1x4xf32, strided<[256, 64, 8, 1], offset: 4>>)
+  linalg.copy ins(%x : memref<1x4x7x8xf32>) outs(%v : memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>)
+  return
+}
+func.func @read_between(%x: memref<1x4x7x8xf32>, %p: memref<1x4x8x8xf32>) -> f32 {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %top = memref.subview %p[0, 0, 0, 0] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>
+  linalg.fill ins(%cst : f32) outs(%top : memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>)
+  %r = memref.load %p[%c0, %c0, %c0, %c0] : memref<1x4x8x8xf32>
+  %v = memref.subview %p[0, 0, 1, 0] [1, 4, 7, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>
+  linalg.copy ins(%x : memref<1x4x7x8xf32>) outs(%v : memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>)
+  return %r : f32
+}
+func.func @self_copy(%p: memref<1x4x8x8xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %top = memref.subview %p[0, 0, 0, 0] [1, 4, 1, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>
+  linalg.fill ins(%cst : f32) outs(%top : memref<1x4x1x8xf32, strided<[256, 64, 8, 1]>>)
+  %src = memref.subview %p[0, 0, 0, 0] [1, 4, 7, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x7x8xf32, strided<[256, 64, 8, 1]>>
+  %v = memref.subview %p[0, 0, 1, 0] [1, 4, 7, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>
+  linalg.copy ins(%src : memref<1x4x7x8xf32, strided<[256, 64, 8, 1]>>) outs(%v : memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>)
   return
 }

@@ -734,6 +734,14 @@ def shape_cases(gen):
     cases.append(Case("pad", [x.numpy()], y,
                       lambda v, t, r: op_line("nn.pad", v, t, r,
                                               f"pads = {arr([0, 0, 1, 2, 0, 1, 3, 0])}, value = 0.5 : f64")))
+    # Large enough for threads (dlas-vectorize-row-copies writes border and
+    # interior in one parallel nest), rows of more than 8 vectors, a
+    # padded batch dim.
+    x = rand(2, 40, 30, 70, gen=gen)
+    y = F.pad(x, (3, 5, 2, 1, 1, 0, 0, 1), value=-1.25)
+    cases.append(Case("pad_wide", [x.numpy()], y,
+                      lambda v, t, r: op_line("nn.pad", v, t, r,
+                                              f"pads = {arr([0, 1, 2, 3, 1, 0, 1, 5])}, value = -1.25 : f64")))
     img = rand(1, 3, 5, 6, gen=gen)
     resize_specs = [
         ("nearest_scale2", "mode = #nn<resize_mode nearest>, scales = array<f64: 2.0, 2.0>",
