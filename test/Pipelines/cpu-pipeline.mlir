@@ -37,7 +37,8 @@
 // BADTARGET: unknown target 'pentium9'
 
 // NOMICRO-NOT: vector.fma
-// PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} (m0={{[0-9]+}}, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) key 'm4_n80_k27' for M=4 N=80 K=27, A packed at run time
+// (8x8: rows of half a 16-lane vector, so the compact flat form: N = 64.)
+// PRINT: remark: microkernel {{[0-9]+}}x{{[0-9]+}} (m0={{[0-9]+}}, vectors={{[0-9]+}}, kc={{[0-9]+}}, mc={{[0-9]+}}) key 'm4_n64_k27' for M=4 N=64 K=27, A packed at run time
 
 // LLVM-NOT: nn.
 // LLVM-NOT: linalg.

@@ -77,6 +77,12 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
 /// 196 of 208 (1.06).
 constexpr double kMinLaneWaste = 1.15;
 
+/// The most output rows one column vector of a compact flat convolution
+/// may cover where the row width divides the vector (a masked load per
+/// row): 4 (4x4 maps on 16 lanes) measured 1.8x faster than the padded
+/// width, 8 (2x2) no faster.
+constexpr int64_t kMaxCompactRowsPerVector = 4;
+
 /// Whether `conv` (batch 1, F output channels, P = OH*OW positions) should
 /// run as the transposed GEMM Y^T[P, F] = X^T[P, K] x W^T[K, F]: the
 /// microkernel vectorizes the GEMM's last dim, the positions in the NCHW
@@ -1434,13 +1440,26 @@ struct SelectConvAlgorithmPass
         // min of 300 runs: 4-channel groups, 64 channels at 56x56
         // 0.28-0.30 -> 0.26 ms, 32 channels at 32x32 0.056-0.060 ->
         // 0.047-0.051; 40 -> 80 channels at 56x56 2.22-2.24 -> 2.10-2.12).
+        // Rows of a half or a quarter vector (8 or 4 of 16 lanes) are
+        // compact too: the kernel's column vectors start at multiples of
+        // the vector, so each covers 2 or 4 whole rows, a masked load each,
+        // and the padded-width form would compute 25-50% more columns and
+        // copy the output out (x86-64-v4 on Zen 4, 1 thread, best of 4
+        // processes: 24 -> 24 channels at 8x8 0.0087 -> 0.0069 ms, 40 -> 72
+        // at 8x8 0.037 -> 0.032, at 4x4 0.016 -> 0.009; 128 channels 8x8
+        // G(16) 0.0148 -> 0.0139). At 2x2 (8 loads a vector) it gained
+        // nothing.
         dlas::CPUTargetAttr target = dlas::lookupCPUTarget(conv);
         bool cheapMaskedLoads = !target || target.hasFeature("avx512f");
         int64_t outputWidth = resultType.getDimSize(resultType.getRank() - 1);
-        bool wholeVectorRows = target && outputWidth % target.lanes(32) == 0;
+        int64_t lanes = target ? target.lanes(32) : 16;
+        bool wholeVectorRows = target && outputWidth % lanes == 0;
+        bool rowsPerVector = lanes % outputWidth == 0 &&
+                             lanes / outputWidth <= kMaxCompactRowsPerVector;
         bool compact =
             microkernels &&
-            ((cheapMaskedLoads && outputWidth >= compactFlatMinWidth) ||
+            ((cheapMaskedLoads &&
+              (outputWidth >= compactFlatMinWidth || rowsPerVector)) ||
              wholeVectorRows);
         if (allOnes(strides) ? succeeded(rewriteFlat(rewriter, conv, kind,
                                                      dilations, compact))

@@ -50,3 +50,49 @@ func.func @rows_of_28(%x: tensor<1x8x30x30xf32>, %w: tensor<8x8x3x3xf32>, %o: te
   %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x30x30xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x28x28xf32>) -> tensor<1x8x28x28xf32>
   return %0 : tensor<1x8x28x28xf32>
 }
+
+// Rows of 8 and 4 (a half and a quarter of a 16-lane vector) are compact on
+// AVX-512 whatever the threshold: each vector covers whole rows. Rows of 2
+// (8 rows a vector) and 12 (a vector straddles rows) keep the padded
+// width; on x86-64-v3 (no cheap masked loads) rows of 4 stay padded and
+// rows of 8 are whole vectors.
+// ROWS-LABEL: func @rows_of_8
+// ROWS-NOT: tensor.extract_slice
+// ROWS: outs(%{{.*}} : tensor<1x8x64xf32>)
+// ROWS-LABEL: func @rows_of_4
+// ROWS-NOT: tensor.extract_slice
+// ROWS: outs(%{{.*}} : tensor<1x8x16xf32>)
+// ROWS-LABEL: func @rows_of_2
+// ROWS: outs(%{{.*}} : tensor<1x8x8xf32>)
+// ROWS: tensor.extract_slice
+// ROWS-LABEL: func @rows_of_12
+// ROWS: outs(%{{.*}} : tensor<1x8x168xf32>)
+// ROWS: tensor.extract_slice
+// V3ROWS-LABEL: func @rows_of_8
+// V3ROWS-NOT: tensor.extract_slice
+// V3ROWS: outs(%{{.*}} : tensor<1x8x64xf32>)
+// V3ROWS-LABEL: func @rows_of_4
+// V3ROWS: outs(%{{.*}} : tensor<1x8x24xf32>)
+// V3ROWS: tensor.extract_slice
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v4 --dlas-select-conv-algorithm="microkernels=true compact-flat-min-width=64" | FileCheck %s --check-prefix=ROWS
+// RUN: dlas-opt %s --dlas-attach-target=target=x86-64-v3 --dlas-select-conv-algorithm="microkernels=true" | FileCheck %s --check-prefix=V3ROWS
+func.func @rows_of_8(%x: tensor<1x8x10x10xf32>, %w: tensor<8x8x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+func.func @rows_of_4(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %o: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+func.func @rows_of_2(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x3x3xf32>, %o: tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
+  return %0 : tensor<1x8x2x2xf32>
+}
+func.func @rows_of_12(%x: tensor<1x8x14x14xf32>, %w: tensor<8x8x3x3xf32>, %o: tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32> {
+  // expected-remark @+1 {{convolution algorithm: flat (stride 1, dense: flat implicit GEMM for the microkernel)}}
+  %0 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x14x14xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32>
+  return %0 : tensor<1x8x12x12xf32>
+}
