@@ -80,17 +80,7 @@ memref::SubViewOp interiorCopiedAfter(const WholeFill &fill) {
       auto [source, target] = *copy;
       auto subview = target.getDefiningOp<memref::SubViewOp>();
       if (!subview || subview.getSource() != fill.buffer ||
-          aliases.contains(source))
-        return nullptr;
-      auto isStatic = [](ArrayRef<int64_t> values) {
-        return llvm::none_of(values, ShapedType::isDynamic);
-      };
-      if (!isStatic(subview.getStaticOffsets()) ||
-          !isStatic(subview.getStaticSizes()) ||
-          !llvm::all_of(subview.getStaticStrides(),
-                        [](int64_t s) { return s == 1; }) ||
-          subview.getSourceType().getRank() !=
-              cast<MemRefType>(subview.getType()).getRank())
+          aliases.contains(source) || !dlas::isStaticBox(subview))
         return nullptr;
       return subview;
     }

@@ -2,6 +2,7 @@
 #ifndef DLAS_TRANSFORMS_BUFFERS_H
 #define DLAS_TRANSFORMS_BUFFERS_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -17,6 +18,16 @@ inline bool isContiguousMemRef(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   return memref && (memref.getLayout().isIdentity() ||
                     memref::isStaticShapeAndContiguousRowMajor(memref));
+}
+
+/// Whether `subview` selects a box of its source: static offsets and
+/// sizes, unit strides, the source's rank kept.
+inline bool isStaticBox(memref::SubViewOp subview) {
+  return subview.getSourceType().getRank() ==
+             subview.getType().getRank() &&
+         ShapedType::isStaticShape(subview.getStaticOffsets()) &&
+         ShapedType::isStaticShape(subview.getStaticSizes()) &&
+         subview.hasUnitStride();
 }
 
 /// The buffer `value` is a view of (through any chain of views), or

@@ -259,12 +259,7 @@ void emitRowCopy(OpBuilder &b, linalg::CopyOp op, bool parallel) {
 struct Box {
   SmallVector<int64_t> offsets, sizes;
 
-  int64_t volume() const {
-    int64_t v = 1;
-    for (int64_t s : sizes)
-      v *= s;
-    return v;
-  }
+  int64_t volume() const { return ShapedType::getNumElements(sizes); }
   bool overlaps(const Box &other) const {
     for (auto [o, s, p, q] :
          llvm::zip(offsets, sizes, other.offsets, other.sizes))
@@ -278,17 +273,7 @@ struct Box {
 /// it that keeps its rank.
 std::optional<Box> boxOf(Value view, Value buffer) {
   auto subview = view.getDefiningOp<memref::SubViewOp>();
-  if (!subview || subview.getSource() != buffer ||
-      subview.getSourceType().getRank() !=
-          cast<MemRefType>(subview.getType()).getRank())
-    return std::nullopt;
-  auto isStatic = [](ArrayRef<int64_t> values) {
-    return llvm::none_of(values, ShapedType::isDynamic);
-  };
-  if (!isStatic(subview.getStaticOffsets()) ||
-      !isStatic(subview.getStaticSizes()) ||
-      !llvm::all_of(subview.getStaticStrides(),
-                    [](int64_t s) { return s == 1; }))
+  if (!subview || subview.getSource() != buffer || !dlas::isStaticBox(subview))
     return std::nullopt;
   return Box{llvm::to_vector(subview.getStaticOffsets()),
              llvm::to_vector(subview.getStaticSizes())};
