@@ -265,6 +265,10 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   VectorizeRowCopiesOptions rowCopyOptions;
   rowCopyOptions.parallel = options.threading;
   rowCopyOptions.minParallelElements = options.minParallelIterations;
+  // A lower min-parallel-iterations (tests forcing threads) lowers both.
+  rowCopyOptions.minParallelReadElements =
+      std::min<int64_t>(rowCopyOptions.minParallelReadElements,
+                        options.minParallelIterations);
   pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));
   VectorizeReductionsOptions reductionOptions;
   reductionOptions.parallel = options.threading;

@@ -1182,7 +1182,12 @@ def VectorizeRowCopies : Pass<"dlas-vectorize-row-copies"> {
     Option<"minParallelElements", "min-parallel-elements", "int64_t", "32768",
            "Elements a copy writes at least to run its rows in parallel "
            "(a parallel region's fork and join cost more than a smaller "
-           "copy; see dlas-affine-parallelize)">
+           "copy; see dlas-affine-parallelize)">,
+    Option<"minParallelReadElements", "min-parallel-read-elements", "int64_t",
+           "4096",
+           "Elements a padded copy writes at least to run its rows in "
+           "parallel when a parallel loop reads the buffer afterwards "
+           "(each thread then writes what its own core reads next)">
   ];
   let statistics = [
     Statistic<"numIm2Col", "im2col", "im2col patch copies vectorized">,

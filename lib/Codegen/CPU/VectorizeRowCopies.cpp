@@ -284,6 +284,15 @@ std::optional<Box> boxOf(Value view, Value buffer) {
 /// bufferized tensor.pad): one loop nest writes each padded row whole,
 /// its border and its interior, instead of sequential border fills before
 /// the copy's parallel loop.
+/// Whether an op inside an scf.parallel uses `buffer` or a view of it.
+bool readInParallelLoop(Value buffer) {
+  for (Value alias : dlas::aliasesOf(buffer))
+    for (Operation *user : alias.getUsers())
+      if (user->getParentOfType<scf::ParallelOp>())
+        return true;
+  return false;
+}
+
 struct PaddedCopy {
   linalg::CopyOp copy;
   Value buffer;
@@ -441,7 +450,7 @@ struct VectorizeRowCopiesPass
     for (linalg::CopyOp op : copies) {
       b.setInsertionPoint(op);
       if (std::optional<PaddedCopy> padded = paddedCopyOf(op)) {
-        emitPaddedCopy(b, *padded, worthThreads(padded->buffer));
+        emitPaddedCopy(b, *padded, worthThreadsBeforeParallelReaders(*padded));
         for (Operation *fill : padded->fills)
           fill->erase();
         op->erase();
@@ -460,6 +469,22 @@ struct VectorizeRowCopiesPass
     auto type = cast<MemRefType>(output.getType());
     return parallel && (!type.hasStaticShape() ||
                         type.getNumElements() >= minParallelElements);
+  }
+
+  /// Whether a padded copy runs its rows in parallel. A buffer that a
+  /// parallel loop reads afterwards (a kernel's threads sharing the
+  /// groups or tiles of a convolution) is written by the threads from
+  /// minParallelReadElements on: split the same way (a grouped kernel's
+  /// threads take contiguous groups, the copy contiguous channels), each
+  /// thread writes the rows its own core reads next, instead of one core
+  /// writing them all and every other core pulling its rows across (and
+  /// the writer invalidating them again on the next call).
+  bool worthThreadsBeforeParallelReaders(const PaddedCopy &padded) const {
+    if (worthThreads(padded.buffer))
+      return true;
+    auto type = cast<MemRefType>(padded.buffer.getType());
+    return parallel && type.getNumElements() >= minParallelReadElements &&
+           readInParallelLoop(padded.buffer);
   }
 };
 

@@ -2,6 +2,8 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{parallel=0}))" | FileCheck %s --check-prefix=SERIAL
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-vectorize-row-copies{min-parallel-elements=60000}))" | FileCheck %s --check-prefix=SMALL
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies{min-parallel-elements=1}))" | FileCheck %s --check-prefix=PIPE
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies))" | FileCheck %s --check-prefix=READERS
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies{min-parallel-read-elements=20000}))" | FileCheck %s --check-prefix=FEWREAD
 
 // 56-wide rows of bytes: a 32-byte vector and one flush with the row's end.
 // CHECK-LABEL: func.func @stride1
@@ -296,5 +298,68 @@ func.func @self_copy(%p: memref<1x4x8x8xf32>) {
   %src = memref.subview %p[0, 0, 0, 0] [1, 4, 7, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x7x8xf32, strided<[256, 64, 8, 1]>>
   %v = memref.subview %p[0, 0, 1, 0] [1, 4, 7, 8] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>
   linalg.copy ins(%src : memref<1x4x7x8xf32, strided<[256, 64, 8, 1]>>) outs(%v : memref<1x4x7x8xf32, strided<[256, 64, 8, 1], offset: 8>>)
+  return
+}
+
+// A padded buffer of 12800 elements (WRN-40-2's 128-channel 8x8 map),
+// below min-parallel-elements (32768): written by one thread unless a
+// parallel loop reads it afterwards (a grouped kernel's threads, each on
+// its own channels), from min-parallel-read-elements (4096) on. Views of
+// the buffer count as reads; a sequential reader does not.
+// READERS-LABEL: func.func @parallel_reader
+// READERS: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128)
+// READERS: scf.parallel
+// READERS-LABEL: func.func @sequential_reader
+// READERS-NOT: scf.parallel
+// READERS: scf.for %{{.*}} = %{{.*}} to %c128
+// READERS-NOT: scf.parallel
+// READERS-LABEL: func.func @small_parallel_reader
+// READERS-NOT: scf.parallel
+// READERS: scf.for %{{.*}} = %{{.*}} to %c8
+// READERS: scf.parallel
+// FEWREAD-LABEL: func.func @parallel_reader
+// FEWREAD: scf.for %{{.*}} = %{{.*}} to %c128
+// FEWREAD: scf.parallel
+func.func @parallel_reader(%x: memref<1x128x8x8xf32>, %y: memref<16xf32>) {
+  %p = memref.alloc() : memref<1x128x10x10xf32>
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x128x10x10xf32>)
+  %v = memref.subview %p[0, 0, 1, 1] [1, 128, 8, 8] [1, 1, 1, 1] : memref<1x128x10x10xf32> to memref<1x128x8x8xf32, strided<[12800, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<1x128x8x8xf32>) outs(%v : memref<1x128x8x8xf32, strided<[12800, 100, 10, 1], offset: 11>>)
+  %g = memref.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 16, 8, 10, 10] : memref<1x128x10x10xf32> into memref<1x16x8x10x10xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %e = memref.load %g[%c0, %i, %c0, %c0, %c0] : memref<1x16x8x10x10xf32>
+    memref.store %e, %y[%i] : memref<16xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @sequential_reader(%x: memref<1x128x8x8xf32>) -> f32 {
+  %p = memref.alloc() : memref<1x128x10x10xf32>
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x128x10x10xf32>)
+  %v = memref.subview %p[0, 0, 1, 1] [1, 128, 8, 8] [1, 1, 1, 1] : memref<1x128x10x10xf32> to memref<1x128x8x8xf32, strided<[12800, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<1x128x8x8xf32>) outs(%v : memref<1x128x8x8xf32, strided<[12800, 100, 10, 1], offset: 11>>)
+  %e = memref.load %p[%c0, %c0, %c0, %c0] : memref<1x128x10x10xf32>
+  return %e : f32
+}
+func.func @small_parallel_reader(%x: memref<1x8x8x8xf32>, %y: memref<8xf32>) {
+  %p = memref.alloc() : memref<1x8x10x10xf32>
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x8x10x10xf32>)
+  %v = memref.subview %p[0, 0, 1, 1] [1, 8, 8, 8] [1, 1, 1, 1] : memref<1x8x10x10xf32> to memref<1x8x8x8xf32, strided<[800, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<1x8x8x8xf32>) outs(%v : memref<1x8x8x8xf32, strided<[800, 100, 10, 1], offset: 11>>)
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %e = memref.load %p[%c0, %i, %c0, %c0] : memref<1x8x10x10xf32>
+    memref.store %e, %y[%i] : memref<8xf32>
+    scf.reduce
+  }
   return
 }
