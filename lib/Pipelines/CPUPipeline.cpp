@@ -269,7 +269,9 @@ void dlas::buildLoopLoweringStage(OpPassManager &pm,
   rowCopyOptions.minParallelReadElements =
       std::min<int64_t>(rowCopyOptions.minParallelReadElements,
                         options.minParallelIterations);
-  pm.addNestedPass<func::FuncOp>(createVectorizeRowCopies(rowCopyOptions));
+  // On the module: a small padded copy asks OpenMP for the thread count,
+  // declared there (see min-parallel-read-elements).
+  pm.addPass(createVectorizeRowCopies(rowCopyOptions));
   VectorizeReductionsOptions reductionOptions;
   reductionOptions.parallel = options.threading;
   pm.addNestedPass<func::FuncOp>(createVectorizeReductions(reductionOptions));

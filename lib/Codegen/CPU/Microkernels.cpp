@@ -499,9 +499,7 @@ FailureOr<Operation *> dlas::soleUserBefore(Value v, Operation *op,
   return found;
 }
 
-/// omp_get_max_threads() as an index, declared in `op`'s module on first
-/// use.
-static Value openMPMaxThreads(OpBuilder &b, Location loc, Operation *op) {
+Value dlas::openMPMaxThreads(OpBuilder &b, Location loc, Operation *op) {
   constexpr llvm::StringLiteral name = "omp_get_max_threads";
   auto module = op->getParentOfType<ModuleOp>();
   auto fnType = b.getFunctionType({}, {b.getI32Type()});

@@ -450,7 +450,7 @@ struct VectorizeRowCopiesPass
     for (linalg::CopyOp op : copies) {
       b.setInsertionPoint(op);
       if (std::optional<PaddedCopy> padded = paddedCopyOf(op)) {
-        emitPaddedCopy(b, *padded, worthThreadsBeforeParallelReaders(*padded));
+        emitPaddedCopyForReaders(b, *padded);
         for (Operation *fill : padded->fills)
           fill->erase();
         op->erase();
@@ -469,6 +469,35 @@ struct VectorizeRowCopiesPass
     auto type = cast<MemRefType>(output.getType());
     return parallel && (!type.hasStaticShape() ||
                         type.getNumElements() >= minParallelElements);
+  }
+
+  /// `padded` as one nest: in parallel where worthThreads says so; where
+  /// only parallel readers make it worth it (a small buffer), in parallel
+  /// when OpenMP has more than one thread and sequentially otherwise (one
+  /// thread would pay a parallel region's entry for nothing, about 0.5 us
+  /// on WRN-40-2's 13 us 128-channel 8x8 G(16) layer). Asking OpenMP takes
+  /// a declaration in the module, which only a run on the module may add
+  /// (the CPU pipeline's); a run nested on functions emits the parallel
+  /// nest alone.
+  void emitPaddedCopyForReaders(OpBuilder &b, const PaddedCopy &padded) {
+    bool threads = worthThreads(padded.buffer);
+    if (threads || !worthThreadsBeforeParallelReaders(padded) ||
+        !isa<ModuleOp>(getOperation())) {
+      emitPaddedCopy(b, padded,
+                     threads || worthThreadsBeforeParallelReaders(padded));
+      return;
+    }
+    linalg::CopyOp copy = padded.copy;
+    Location loc = copy.getLoc();
+    Value several = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ugt,
+        dlas::openMPMaxThreads(b, loc, copy), constantIndex(b, loc, 1));
+    auto branch = scf::IfOp::create(b, loc, several, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    emitPaddedCopy(b, padded, /*parallel=*/true);
+    b.setInsertionPointToStart(branch.elseBlock());
+    emitPaddedCopy(b, padded, /*parallel=*/false);
   }
 
   /// Whether a padded copy runs its rows in parallel. A buffer that a

@@ -4,6 +4,7 @@
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies{min-parallel-elements=1}))" | FileCheck %s --check-prefix=PIPE
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies))" | FileCheck %s --check-prefix=READERS
 // RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders,dlas-vectorize-row-copies{min-parallel-read-elements=20000}))" | FileCheck %s --check-prefix=FEWREAD
+// RUN: dlas-opt %s --pass-pipeline="builtin.module(func.func(dlas-fill-pad-borders),dlas-vectorize-row-copies)" | FileCheck %s --check-prefix=MODULE
 
 // 56-wide rows of bytes: a 32-byte vector and one flush with the row's end.
 // CHECK-LABEL: func.func @stride1
@@ -317,6 +318,24 @@ func.func @self_copy(%p: memref<1x4x8x8xf32>) {
 // READERS-NOT: scf.parallel
 // READERS: scf.for %{{.*}} = %{{.*}} to %c8
 // READERS: scf.parallel
+// On the module (the CPU pipeline's run), the small buffer's nest asks
+// OpenMP first: parallel with more than one thread, sequential with one.
+// MODULE: func.func private @omp_get_max_threads() -> i32
+// MODULE-LABEL: func.func @parallel_reader
+// MODULE: %[[T:.*]] = call @omp_get_max_threads() : () -> i32
+// MODULE: %[[N:.*]] = arith.index_cast %[[T]] : i32 to index
+// MODULE: %[[MANY:.*]] = arith.cmpi ugt, %[[N]], %c1
+// MODULE: scf.if %[[MANY]] {
+// MODULE: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128)
+// MODULE: } else {
+// MODULE-NOT: scf.parallel
+// MODULE: scf.for %{{.*}} = %{{.*}} to %c128
+// MODULE: }
+// MODULE: scf.parallel (%{{.*}}) = (%c0) to (%c16)
+// MODULE-LABEL: func.func @sequential_reader
+// MODULE-NOT: scf.if
+// MODULE-LABEL: func.func @small_parallel_reader
+// MODULE-NOT: scf.if
 // FEWREAD-LABEL: func.func @parallel_reader
 // FEWREAD: scf.for %{{.*}} = %{{.*}} to %c128
 // FEWREAD: scf.parallel

@@ -229,6 +229,10 @@ Value mulAddGeneric(OpBuilder &b, Location loc, Value input, Value filter,
                     Value init, ArrayRef<AffineMap> maps, unsigned reductions,
                     StringRef tag);
 
+/// omp_get_max_threads() as an index, declared in `op`'s module on first
+/// use.
+Value openMPMaxThreads(OpBuilder &b, Location loc, Operation *op);
+
 /// Splits [0, count) into `parts` contiguous chunks (0: one per OpenMP
 /// thread, asked at run time) and runs `body(first, end)` for each in an
 /// scf.parallel, which the CPU pipeline hands to OpenMP. One chunk per
