@@ -5,7 +5,8 @@ For each model (torchvision, seeded random weights and trained-looking
 batch-norm statistics, batch 1, 224x224) and each thread count:
 
 * DLAS: the ONNX export compiled and run by `dlas-run` (median of --repeat
-  runs after 3 warm-ups), its output checked against PyTorch's
+  runs after 50 warm-ups: the first tens of calls of a 2-thread process
+  ran up to 2x slower on the Zen 4 VM), its output checked against PyTorch's
   (max |d - t| <= 1e-4 max |t|) in the same run;
 * PyTorch 1.13 in every configuration that changes its speed, each in a
   fresh process (median of --repeat runs after 3 warm-ups, no_grad,
@@ -79,7 +80,7 @@ def time_torch(name, threads, repeat, capabilities, isa_env):
 def time_dlas(dlas_run, base, threads, repeat, target, extra=()):
     cmd = [dlas_run, base + ".onnx", "--target", target, *extra, "--input", base + ".input.npy",
            "--expect", base + ".expected.npy", "--max-rel-err", "1e-4",
-           "--num-threads", str(threads), "--warmup", "3", "--repeat", str(repeat)]
+           "--num-threads", str(threads), "--warmup", "50", "--repeat", str(repeat)]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     out = proc.stdout
