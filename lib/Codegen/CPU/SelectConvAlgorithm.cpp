@@ -620,30 +620,35 @@ LogicalResult rewriteFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
   return success();
 }
 
-/// A strided dense convolution on flattened phase planes. The padded input
-/// is split into its sh*sw phases, Q[n, c, ph, pw, i, j] =
-/// X[n, c, i*sh + ph, j*sw + pw]: one copy of the input, where im2col
-/// copies it KH*KW/(sh*sw) times (2.25x at 3x3 stride 2, 12x for ResNet's
-/// 7x7 stem). Tap (kh, kw) of output p = oh*Wq + ow then reads phase
-/// (kh mod sh, kw mod sw) at p + (kh floordiv sh)*Wq + kw floordiv sw: with
-/// each channel's phases laid end to end this is the flat implicit GEMM of
-/// stride 1 (Wq - OW extra columns per row, computed and dropped).
+/// A strided dense or grouped convolution on flattened phase planes. The
+/// padded input is split into its sh*sw phases, Q[n, (g,) c, ph, pw, i, j]
+/// = X[n, (g,) c, i*sh + ph, j*sw + pw]: one copy of the input, where
+/// im2col copies it KH*KW/(sh*sw) times (2.25x at 3x3 stride 2, 12x for
+/// ResNet's 7x7 stem). Tap (kh, kw) of output p = oh*Wq + ow then reads
+/// phase (kh mod sh, kw mod sw) at p + (kh floordiv sh)*Wq + kw floordiv
+/// sw: with each channel's phases laid end to end this is the flat
+/// implicit GEMM of stride 1 (Wq - OW extra columns per row, computed and
+/// dropped), per group a batch of the GEMM for a grouped convolution.
 ///
 /// `compact`: only the OH*OW output positions, as for rewriteFlat.
-LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
-                                 linalg::Conv2DNchwFchwOp conv,
-                                 ArrayRef<int64_t> strides, bool compact) {
+LogicalResult rewriteStridedFlat(RewriterBase &rewriter, linalg::LinalgOp conv,
+                                 ConvKind kind, ArrayRef<int64_t> strides,
+                                 bool compact) {
+  assert((kind == ConvKind::Dense || kind == ConvKind::Grouped) &&
+         "phase split for dense and grouped convolutions");
   Location loc = conv.getLoc();
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  Value init = conv.getOutputs()[0];
+  Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
+  Value init = conv.getDpsInits()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto initType = cast<RankedTensorType>(init.getType());
   Type elementType = inputType.getElementType();
-  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
-  int64_t hp = inputType.getDimSize(2), wp = inputType.getDimSize(3);
-  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t rank = inputType.getRank(); // 4 (dense) or 5 (grouped)
+  // The dims before the spatial ones: (n, c) or (n, g, c).
+  ArrayRef<int64_t> lead = inputType.getShape().drop_back(2);
+  int64_t hp = inputType.getDimSize(rank - 2), wp = inputType.getDimSize(rank - 1);
+  int64_t kh = filterType.getDimSize(rank - 2), kw = filterType.getDimSize(rank - 1);
+  int64_t oh = initType.getDimSize(rank - 2), ow = initType.getDimSize(rank - 1);
   int64_t sh = strides[0], sw = strides[1];
   // One more phase row than the taps need keeps the flat overrun of the
   // last row's right-hand taps in bounds.
@@ -656,41 +661,59 @@ LogicalResult rewriteStridedFlat(RewriterBase &rewriter,
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   auto par = utils::IteratorType::parallel,
        red = utils::IteratorType::reduction;
-  // Q[n, c, ph, pw, i, j] = X[n, c, i*sh + ph, j*sw + pw].
-  auto phasesType = RankedTensorType::get({n, c, sh, sw, hq, wq}, elementType);
-  Value empty = tensor::EmptyOp::create(rewriter, loc, phasesType.getShape(),
-                                        elementType);
+  // Q[lead..., ph, pw, i, j] = X[lead..., i*sh + ph, j*sw + pw].
+  unsigned l = lead.size(), splitDims = l + 4;
+  SmallVector<int64_t> phasesShape(lead);
+  phasesShape.append({sh, sw, hq, wq});
+  auto phasesType = RankedTensorType::get(phasesShape, elementType);
+  SmallVector<AffineExpr> source;
+  for (unsigned i = 0; i < l; ++i)
+    source.push_back(d(i));
+  source.push_back(d(l + 2) * sh + d(l));
+  source.push_back(d(l + 3) * sw + d(l + 1));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, phasesShape, elementType);
   auto split = linalg::GenericOp::create(
       rewriter, loc, phasesType, ValueRange{padded}, ValueRange{empty},
       SmallVector<AffineMap>{
-          AffineMap::get(6, 0,
-                         {d(0), d(1), d(4) * sh + d(2), d(5) * sw + d(3)}, ctx),
-          AffineMap::getMultiDimIdentityMap(6, ctx)},
-      SmallVector<utils::IteratorType>(6, par),
+          AffineMap::get(splitDims, 0, source, ctx),
+          AffineMap::getMultiDimIdentityMap(splitDims, ctx)},
+      SmallVector<utils::IteratorType>(splitDims, par),
       [](OpBuilder &b, Location loc, ValueRange args) {
         linalg::YieldOp::create(b, loc, args[0]);
       });
-  Value phases = tensor::CollapseShapeOp::create(
-      rewriter, loc, split.getResult(0),
-      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4, 5}});
+  SmallVector<ReassociationIndices> flatPhases;
+  for (unsigned i = 0; i < l; ++i)
+    flatPhases.push_back({static_cast<int64_t>(i)});
+  flatPhases.push_back({l, l + 1, l + 2, l + 3});
+  Value phases = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                 split.getResult(0), flatPhases);
   int64_t width = compact ? ow : wq; // of the output rows computed
   Value out = collapseSpatial(
       rewriter, loc, padSpatialHigh(rewriter, loc, init, 0, width - ow));
 
-  // (n, f, p, c, kh, kw)
-  AffineExpr tapOffset =
-      (d(4) % sh * sw + d(5) % sw) * (hq * wq) + d(4).floorDiv(sh) * wq +
-      d(5).floorDiv(sw);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0,
-                     {d(0), d(3), flatInputPosition(d(2), width, wq) + tapOffset},
-                     ctx),
-      AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
-      AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, out.getType(), ValueRange{phases, filter}, out, maps,
-      SmallVector<utils::IteratorType>{par, par, par, red, red, red},
-      multiplyAccumulate);
+  // Dense (n, f, p, c, kh, kw); grouped (n, g, f, p, c, kh, kw).
+  unsigned b = kind == ConvKind::Grouped ? 1 : 0; // the group dim's shift
+  AffineExpr tapH = d(b + 4), tapW = d(b + 5);
+  AffineExpr tapOffset = (tapH % sh * sw + tapW % sw) * (hq * wq) +
+                         tapH.floorDiv(sh) * wq + tapW.floorDiv(sw);
+  AffineExpr position = flatInputPosition(d(b + 2), width, wq) + tapOffset;
+  SmallVector<AffineMap> maps =
+      kind == ConvKind::Grouped
+          ? SmallVector<AffineMap>{AffineMap::get(
+                                       7, 0, {d(0), d(1), d(4), position}, ctx),
+                                   AffineMap::get(
+                                       7, 0, {d(1), d(2), d(4), d(5), d(6)}, ctx),
+                                   AffineMap::get(7, 0,
+                                                  {d(0), d(1), d(2), d(3)}, ctx)}
+          : SmallVector<AffineMap>{
+                AffineMap::get(6, 0, {d(0), d(3), position}, ctx),
+                AffineMap::get(6, 0, {d(1), d(3), d(4), d(5)}, ctx),
+                AffineMap::get(6, 0, {d(0), d(1), d(2)}, ctx)};
+  SmallVector<utils::IteratorType> iterators(b + 3, par);
+  iterators.append(3, red);
+  auto generic = linalg::GenericOp::create(rewriter, loc, out.getType(),
+                                           ValueRange{phases, filter}, out,
+                                           maps, iterators, multiplyAccumulate);
   replaceWithFlatResult(rewriter, conv, generic.getResult(0), width);
   return success();
 }
@@ -1053,7 +1076,9 @@ ConvAlgorithm requestedAlgorithm(linalg::LinalgOp conv, ConvAlgorithm wanted,
                                  StringRef who, std::string &why) {
   auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
   bool unitStride = allOnes(convAttr(conv, "strides"));
-  bool stridedFlat = dense && allOnes(convAttr(conv, "dilations"));
+  bool stridedFlat =
+      (dense || isa<linalg::Conv2DNgchwGfchwOp>(conv.getOperation())) &&
+      allOnes(convAttr(conv, "dilations"));
   auto instead = [&](StringRef needs, ConvAlgorithm other) {
     why = (who + " " + dlas::convAlgorithmName(wanted) + " needs " + needs +
            "; " + dlas::convAlgorithmName(other) + " instead")
@@ -1066,7 +1091,8 @@ ConvAlgorithm requestedAlgorithm(linalg::LinalgOp conv, ConvAlgorithm wanted,
   if (wanted == ConvAlgorithm::Im2Col && !dense)
     return instead("a dense convolution", ConvAlgorithm::Direct);
   if (wanted == ConvAlgorithm::Flat && !unitStride && !stridedFlat)
-    return instead("stride 1, or a dense undilated kernel for its phase split",
+    return instead("stride 1, or a dense or grouped undilated kernel for its "
+                   "phase split",
                    ConvAlgorithm::Direct);
   if (wanted == ConvAlgorithm::Winograd && !(dense && winogradApplies(dense)))
     return instead("a dense 3x3 stride-1 undilated convolution with a "
@@ -1100,7 +1126,9 @@ costModelAlgorithm(linalg::LinalgOp conv,
   auto dense = dyn_cast<linalg::Conv2DNchwFchwOp>(conv.getOperation());
   bool pointwise = dense && isPointwise(dense);
   bool winogradApplicable = dense && winogradApplies(dense);
-  bool stridedFlat = dense && allOnes(convAttr(conv, "dilations"));
+  bool stridedFlat =
+      (dense || isa<linalg::Conv2DNgchwGfchwOp>(conv.getOperation())) &&
+      allOnes(convAttr(conv, "dilations"));
   bool microkernels = options.microkernels;
   // Rules from measurements on AVX-512 (bench/results): the innermost
   // vectorized loop should be long and contiguous, and copies are paid
@@ -1170,9 +1198,10 @@ costModelAlgorithm(linalg::LinalgOp conv,
                  ": flat implicit GEMM for the microkernel",
            ConvAlgorithm::Flat;
   if (!unitStride && stridedFlat && microkernels)
-    return why = "strided dense: flat implicit GEMM over the input's "
-                 "stride phases (one copy of the input, im2col makes "
-                 "KH*KW/(sh*sw))",
+    return why = std::string("strided ") +
+                 (dense ? "dense" : "grouped") +
+                 ": flat implicit GEMM over the input's stride phases (one "
+                 "copy of the input, im2col makes KH*KW/(sh*sw))",
            ConvAlgorithm::Flat;
   if (unitStride) {
     // The flat loop sweeps the whole output plane once per filter tap:
@@ -1464,10 +1493,7 @@ struct SelectConvAlgorithmPass
         if (allOnes(strides) ? succeeded(rewriteFlat(rewriter, conv, kind,
                                                      dilations, compact))
                              : succeeded(rewriteStridedFlat(
-                                   rewriter,
-                                   cast<linalg::Conv2DNchwFchwOp>(
-                                       conv.getOperation()),
-                                   strides, compact)))
+                                   rewriter, conv, kind, strides, compact)))
           ++numFlat;
         break;
       }

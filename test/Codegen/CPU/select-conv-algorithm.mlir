@@ -99,7 +99,7 @@ func.func @grouped_depthwise(%x: tensor<1x2x2x12x12xf32>, %w: tensor<2x3x2x3x3xf
   %0 = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x2x12x12xf32>, tensor<2x3x2x3x3xf32>) outs(%o : tensor<1x2x3x8x8xf32>) -> tensor<1x2x3x8x8xf32>
   // expected-remark @+1 {{convolution algorithm: flat}}
   %1 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%do : tensor<1x4x10x11xf32>) -> tensor<1x4x10x11xf32>
-  // FLATREMARKS: remark: convolution algorithm: direct (forced flat needs stride 1, or a dense undilated kernel for its phase split; direct instead)
+  // FLATREMARKS: remark: convolution algorithm: direct (forced flat needs stride 1, or a dense or grouped undilated kernel for its phase split; direct instead)
   // expected-remark @+1 {{convolution algorithm: direct (strided depthwise: no copy-free long loop)}}
   %2 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%dx, %dw : tensor<1x4x12x13xf32>, tensor<4x3x3xf32>) outs(%so : tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
   return %0, %1, %2 : tensor<1x2x3x8x8xf32>, tensor<1x4x10x11xf32>, tensor<1x4x5x6xf32>

@@ -110,6 +110,11 @@ CONV_MATRIX = [
     # of the input 2 apart, columns 1 apart), and a batch of two.
     (1, 4, 12, 20, 6, 3, (2, 1), (1, 1, 1, 1), (2, 1), 1, True),
     (2, 8, 9, 18, 8, 3, 1, (1, 1, 1, 1), 1, 1, True),
+    # Strided grouped convolutions whose groups fill no vector: the phase
+    # split per group (flat implicit GEMM, the group a batch dim).
+    (1, 32, 15, 15, 32, 3, 2, (1, 1, 1, 1), 1, 8, True),    # 4 a group, s2
+    (2, 12, 11, 14, 18, 3, 3, (1, 0, 2, 1), 1, 3, False),   # s3, batch 2
+    (1, 16, 16, 17, 16, 3, (2, 1), (1, 1, 1, 1), 1, 4, True),  # s2x1
 ]
 
 
